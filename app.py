@@ -1,0 +1,17 @@
+"""Dompet: creates the Chalice app and registers the blueprints, nothing else."""
+
+from chalice import Chalice
+
+from chalicelib.auth.routes import bp as auth
+from chalicelib.platform.http import platform_bp
+from chalicelib.platform.networks import registry
+from chalicelib.platform.settings import load_settings
+from chalicelib.system.routes import bp as system
+
+load_settings()  # a bad setting stops start-up here, naming the variable
+registry()
+
+app = Chalice(app_name="dompet")
+app.register_blueprint(platform_bp)
+app.register_blueprint(system)
+app.register_blueprint(auth)

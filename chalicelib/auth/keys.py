@@ -1,0 +1,140 @@
+"""The Ed25519 key set that signs the service's JWTs.
+
+It lives in Secrets Manager (`dompet/<stage>/jwt-signing-keys`) as
+`{"keys": [{"kid", "privateKey" (base64url raw 32 bytes), "createdAt" (epoch s)}]}`.
+The newest key signs; older keys stay published in the JWKS until every token
+they signed has expired (MAX_TOKEN_LIFETIME_S after they stopped signing).
+Only the scheduled `rotate_signing_keys` function writes the secret; the API reads
+it and caches it for a few minutes.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from chalicelib.platform import aws
+from chalicelib.platform.clock import epoch
+from chalicelib.platform.logging import logger
+from chalicelib.platform.settings import load_settings
+
+SECRET = "jwt-signing-keys"
+MAX_TOKEN_LIFETIME_S = 30 * 86_400  # no JWT the service issues lives longer
+CACHE_S = 300
+
+
+class SigningKeysMissingError(RuntimeError):
+    """The key set was never initialised: run rotate_signing_keys once."""
+
+
+@dataclass(frozen=True)
+class SigningKey:
+    kid: str
+    private_bytes: bytes
+    created_at: int
+
+    def private_key(self) -> Any:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        return Ed25519PrivateKey.from_private_bytes(self.private_bytes)
+
+    def public_key(self) -> Any:
+        return self.private_key().public_key()
+
+    def jwk(self) -> dict[str, str]:
+        from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+        raw = self.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        return {"kty": "OKP", "crv": "Ed25519", "alg": "EdDSA", "use": "sig", "kid": self.kid, "x": _b64(raw)}
+
+
+@dataclass(frozen=True)
+class KeySet:
+    keys: tuple[SigningKey, ...]  # newest first
+
+    def current(self) -> SigningKey:
+        if not self.keys:
+            raise SigningKeysMissingError("no JWT signing key: run the rotate_signing_keys function once")
+        return self.keys[0]
+
+    def find(self, kid: str) -> SigningKey | None:
+        return next((key for key in self.keys if key.kid == kid), None)
+
+    def jwks(self) -> dict[str, list[dict[str, str]]]:
+        return {"keys": [key.jwk() for key in self.keys]}
+
+
+_cache: tuple[float, KeySet] | None = None
+
+
+def load(refresh: bool = False) -> KeySet:
+    global _cache
+    if _cache and not refresh and _cache[0] > time.monotonic():
+        return _cache[1]
+    key_set = _read()
+    _cache = (time.monotonic() + CACHE_S, key_set)
+    return key_set
+
+
+def forget() -> None:
+    global _cache
+    _cache = None
+
+
+def rotate(now: int | None = None) -> KeySet:
+    """Add a key when the current one is older than the rotation period; drop keys past their grace."""
+    now = epoch() if now is None else now
+    keys = list(_read().keys)
+    period = load_settings().signing_key_rotation_days * 86_400
+    added = not keys or now - keys[0].created_at >= period
+    if added:
+        keys.insert(0, SigningKey(kid=_new_kid(now), private_bytes=secrets.token_bytes(32), created_at=now))
+        logger.info("jwt signing key added", extra={"kid": keys[0].kid})
+    # keys[i] stopped signing when keys[i-1] was created.
+    kept = keys[:1] + [key for newer, key in itertools.pairwise(keys) if now - newer.created_at < MAX_TOKEN_LIFETIME_S]
+    for dropped in keys[len(kept) :]:
+        logger.info("jwt signing key retired", extra={"kid": dropped.kid})
+    key_set = KeySet(tuple(kept))
+    if added or len(kept) < len(keys):
+        _write(key_set)
+    forget()
+    return key_set
+
+
+def _read() -> KeySet:
+    sm = aws.client("secretsmanager")
+    try:
+        raw = sm.get_secret_value(SecretId=aws.secret_id(SECRET))["SecretString"]
+    except sm.exceptions.ResourceNotFoundException:
+        return KeySet(())
+    try:
+        entries = json.loads(raw)["keys"]
+    except (ValueError, KeyError, TypeError):
+        # A freshly created secret holds a placeholder; rotate() initialises it.
+        return KeySet(())
+    keys = [SigningKey(e["kid"], _unb64(e["privateKey"]), int(e["createdAt"])) for e in entries]
+    return KeySet(tuple(sorted(keys, key=lambda k: k.created_at, reverse=True)))
+
+
+def _write(key_set: KeySet) -> None:
+    body = {
+        "keys": [{"kid": k.kid, "privateKey": _b64(k.private_bytes), "createdAt": k.created_at} for k in key_set.keys]
+    }
+    aws.client("secretsmanager").put_secret_value(SecretId=aws.secret_id(SECRET), SecretString=json.dumps(body))
+
+
+def _new_kid(now: int) -> str:
+    return f"{time.strftime('%Y%m%d', time.gmtime(now))}-{secrets.token_hex(4)}"
+
+
+def _b64(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))

@@ -1,0 +1,88 @@
+"""Auth routes (both families), the JWKS and the signing-key rotation schedule."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from chalice import Blueprint, Rate, Response
+
+from chalicelib.auth import guards, keys, service
+from chalicelib.auth.models import LoginRequest, RefreshRequest, SessionInfo, TokenPair, WhoAmI
+from chalicelib.platform.http import Call, Reply, route
+
+bp = Blueprint(__name__)
+
+
+@route(
+    bp,
+    "/api/v1/auth/login",
+    "POST",
+    summary="Log a user in on behalf of the client's backend",
+    description="The client's backend vouches for its user `subId`. Users without a wallet get an access token "
+    "(it may only create, recover or import a wallet), users with one a wallet token.",
+    tag="Auth",
+    guard=guards.client_secret,
+    body=LoginRequest,
+    response=TokenPair,
+    message="login successfully",
+)
+def login(call: Call) -> Reply:
+    return Reply(service.login(call.principal, call.body.subId), "login successfully")
+
+
+@route(
+    bp,
+    "/api/v1/auth/refresh",
+    "POST",
+    summary="Exchange a refresh token for a new token pair",
+    description="Refresh tokens are single use; presenting a used one again revokes every token of that login.",
+    tag="Auth",
+    guard=guards.client_secret,
+    body=RefreshRequest,
+    response=TokenPair,
+    message="token refreshed successfully",
+)
+def refresh(call: Call) -> Reply:
+    return Reply(service.refresh_tokens(call.principal, call.body.refreshToken), "token refreshed successfully")
+
+
+@route(
+    bp,
+    "/api/v1/auth/session",
+    "GET",
+    summary="Who the token belongs to",
+    tag="Auth",
+    guard=guards.any_user_token,
+    response=SessionInfo,
+)
+def session(call: Call) -> Reply:
+    return Reply(service.session(call.principal))
+
+
+@route(
+    bp,
+    "/api/v1/auth/whoami",
+    "GET",
+    summary="The app a signed request comes from",
+    tag="Auth",
+    guard=guards.signed_request,
+    response=WhoAmI,
+)
+def whoami(call: Call) -> Reply:
+    app = call.principal
+    return Reply(WhoAmI(appId=app.appId, clientId=app.clientId, organizationId=app.organizationId))
+
+
+@bp.route("/.well-known/jwks.json", methods=["GET"])
+def jwks() -> Response:
+    # A bare JWK Set (RFC 7517), not the envelope, so JWT libraries can read it directly.
+    return Response(
+        body=json.dumps(keys.load().jwks()),
+        headers={"Content-Type": "application/jwk-set+json", "Cache-Control": "public, max-age=300"},
+    )
+
+
+@bp.schedule(Rate(1, unit=Rate.DAYS))
+def rotate_signing_keys(event: Any) -> None:
+    keys.rotate()

@@ -1,0 +1,84 @@
+"""Login, token refresh and session lookup."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from chalicelib.auth import refresh, tokens, users
+from chalicelib.auth.guards import WalletPrincipal
+from chalicelib.auth.models import SessionInfo, TokenPair
+from chalicelib.auth.tokens import TokenKind
+from chalicelib.auth.users import User
+from chalicelib.platform.clock import iso
+from chalicelib.platform.errors import unauthorized
+from chalicelib.platform.settings import load_settings
+from chalicelib.tenancy.models import Client
+
+USER_NOT_FOUND = "USER_NOT_FOUND"
+
+
+def login(client: Client, sub_id: str) -> TokenPair:
+    user = users.get_or_create(client.clientId, sub_id)
+    return _token_pair(user, refresh.issue(client.clientId, sub_id))
+
+
+def refresh_tokens(client: Client, refresh_token: str) -> TokenPair:
+    grant = refresh.redeem(refresh_token, client.clientId)
+    user = users.get(grant.client_id, grant.sub_id)
+    if user is None:
+        raise unauthorized(refresh.INVALID_REFRESH_TOKEN, "Refresh token is invalid or expired")
+    return _token_pair(user, refresh.issue(grant.client_id, grant.sub_id, grant.family_id))
+
+
+def session(principal: WalletPrincipal) -> SessionInfo:
+    claims = principal.claims
+    user = users.get(claims.client_id, claims.sub_id)
+    if user is None or user.userId != claims.user_id:
+        raise unauthorized(USER_NOT_FOUND, "The token's user no longer exists")
+    return SessionInfo(
+        userId=user.userId,
+        clientId=user.clientId,
+        subId=user.subId,
+        tokenType=claims.kind.value,
+        expiresAt=_iso(claims.expires_at),
+        isWalletCreated=user.has_wallet,
+        address=user.walletAddress,
+    )
+
+
+def wallet_token_for(user: User, ttl_s: int | None = None) -> tokens.IssuedToken:
+    return tokens.issue(
+        TokenKind.WALLET,
+        user_id=user.userId,
+        client_id=user.clientId,
+        sub_id=user.subId,
+        ttl_s=ttl_s or load_settings().wallet_token_ttl_s,
+    )
+
+
+def _token_pair(user: User, refresh_token: str) -> TokenPair:
+    if user.has_wallet:
+        issued = wallet_token_for(user)
+        return TokenPair(
+            isWalletCreated=True,
+            walletToken=issued.token,
+            refreshToken=refresh_token,
+            expiresAt=_iso(issued.claims.expires_at),
+        )
+    issued = tokens.issue(
+        TokenKind.ACCESS,
+        user_id=user.userId,
+        client_id=user.clientId,
+        sub_id=user.subId,
+        ttl_s=load_settings().access_token_ttl_s,
+    )
+    return TokenPair(
+        isWalletCreated=False,
+        accessToken=issued.token,
+        refreshToken=refresh_token,
+        expiresAt=_iso(issued.claims.expires_at),
+    )
+
+
+def _iso(epoch_s: int) -> str:
+    return iso(datetime.fromtimestamp(epoch_s, UTC))

@@ -1,0 +1,87 @@
+"""Family S: HMAC-SHA256 request signatures (see docs/authentication.md).
+
+    X-SIGNATURE = hex(HMAC-SHA256(app secret, X-TIMESTAMP "." METHOD "." path_with_query "." raw body))
+
+Checks, in order: headers present, timestamp parseable, within the window, app
+known, signature matches (constant time), and for POST/PUT/DELETE the signature
+not seen before within the window (a conditional write, so two concurrent replays
+cannot both pass).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from datetime import UTC, datetime
+
+from chalice.app import Request
+
+from chalicelib.platform import aws
+from chalicelib.platform.clock import epoch
+from chalicelib.platform.errors import unauthorized
+from chalicelib.platform.http import path_with_query, raw_body_bytes
+from chalicelib.platform.settings import load_settings
+from chalicelib.tenancy import service as tenancy
+from chalicelib.tenancy.models import App
+
+MISSING_SIGNATURE_HEADERS = "MISSING_SIGNATURE_HEADERS"
+INVALID_TIMESTAMP = "INVALID_TIMESTAMP"
+STALE_TIMESTAMP = "STALE_TIMESTAMP"
+UNKNOWN_APP = "UNKNOWN_APP"
+INVALID_SIGNATURE = "INVALID_SIGNATURE"
+REPLAYED_REQUEST = "REPLAYED_REQUEST"
+
+HEADERS = ("X-APP-ID", "X-TIMESTAMP", "X-SIGNATURE")
+REPLAY_PROTECTED = frozenset({"POST", "PUT", "DELETE", "PATCH"})
+
+
+def string_to_sign(timestamp: str, method: str, path_and_query: str, body: bytes) -> bytes:
+    return b".".join([timestamp.encode(), method.upper().encode(), path_and_query.encode(), body])
+
+
+def sign(secret: str, timestamp: str, method: str, path_and_query: str, body: bytes) -> str:
+    return hmac.new(
+        secret.encode(), string_to_sign(timestamp, method, path_and_query, body), hashlib.sha256
+    ).hexdigest()
+
+
+def parse_timestamp(value: str) -> datetime:
+    moment = datetime.fromisoformat(value)  # Python 3.11 accepts RFC 3339, including "Z"
+    if moment.tzinfo is None:
+        raise ValueError("timestamp needs a UTC offset")
+    return moment.astimezone(UTC)
+
+
+def verify(request: Request) -> App:
+    missing = [name for name in HEADERS if not request.headers.get(name)]
+    if missing:
+        raise unauthorized(MISSING_SIGNATURE_HEADERS, "Missing request signature headers", missing=missing)
+    app_id, timestamp, signature = (request.headers[name] for name in HEADERS)
+    try:
+        signed_at = parse_timestamp(timestamp)
+    except ValueError:
+        raise unauthorized(INVALID_TIMESTAMP, "X-TIMESTAMP must be an RFC 3339 time with offset") from None
+    window = load_settings().signature_window_s
+    if abs(epoch() - signed_at.timestamp()) > window:
+        raise unauthorized(STALE_TIMESTAMP, f"X-TIMESTAMP is more than {window} seconds from server time")
+    found = tenancy.app_with_secret(app_id)
+    if found is None:
+        raise unauthorized(UNKNOWN_APP, "Unknown app id")
+    app, secret = found
+    expected = sign(secret, timestamp, request.method, path_with_query(request), raw_body_bytes(request))
+    if not hmac.compare_digest(expected, signature.strip().lower()):
+        raise unauthorized(INVALID_SIGNATURE, "Request signature does not match")
+    if request.method.upper() in REPLAY_PROTECTED:
+        _remember(app_id, expected, int(signed_at.timestamp()) + window)
+    return app
+
+
+def _remember(app_id: str, signature: str, valid_until: int) -> None:
+    table = aws.table("auth-state")
+    try:
+        table.put_item(
+            Item={"pk": f"SIG#{app_id}#{signature}", "sk": "STATE", "expiresAt": valid_until + 60},
+            ConditionExpression="attribute_not_exists(pk)",
+        )
+    except table.meta.client.exceptions.ConditionalCheckFailedException:
+        raise unauthorized(REPLAYED_REQUEST, "This signed request was already used") from None

@@ -1,0 +1,103 @@
+"""The service's JWTs (EdDSA, `kid` in the header, keys published at /.well-known/jwks.json).
+
+Two kinds: an *access* token for a user without a wallet (it may only create,
+recover or import one) and a *wallet* token for wallet operations. Claims:
+iss, aud, sub (user id), cid (client id), sid (the client's subject id), kind,
+iat, exp, jti.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from enum import StrEnum
+
+from chalicelib.auth import keys
+from chalicelib.platform.clock import epoch
+from chalicelib.platform.errors import unauthorized
+from chalicelib.platform.settings import load_settings
+
+AUDIENCE = "dompet-wallet-api"
+INVALID_TOKEN = "INVALID_TOKEN"
+TOKEN_EXPIRED = "TOKEN_EXPIRED"
+
+
+class TokenKind(StrEnum):
+    ACCESS = "access"
+    WALLET = "wallet"
+
+
+@dataclass(frozen=True)
+class Claims:
+    user_id: str
+    client_id: str
+    sub_id: str
+    kind: TokenKind
+    issued_at: int
+    expires_at: int
+    token_id: str
+
+
+@dataclass(frozen=True)
+class IssuedToken:
+    claims: Claims
+    token: str
+
+
+def issue(kind: TokenKind, *, user_id: str, client_id: str, sub_id: str, ttl_s: int) -> IssuedToken:
+    import jwt
+
+    now = epoch()
+    ttl_s = min(ttl_s, keys.MAX_TOKEN_LIFETIME_S)
+    claims = Claims(user_id, client_id, sub_id, kind, now, now + ttl_s, str(uuid.uuid4()))
+    key = keys.load().current()
+    payload = {
+        "iss": load_settings().jwt_issuer,
+        "aud": AUDIENCE,
+        "sub": user_id,
+        "cid": client_id,
+        "sid": sub_id,
+        "kind": kind.value,
+        "iat": claims.issued_at,
+        "exp": claims.expires_at,
+        "jti": claims.token_id,
+    }
+    token = jwt.encode(payload, key.private_key(), algorithm="EdDSA", headers={"kid": key.kid})
+    return IssuedToken(claims, token)
+
+
+def verify(token: str) -> Claims:
+    import jwt
+
+    try:
+        kid = jwt.get_unverified_header(token).get("kid")
+    except jwt.PyJWTError:
+        raise unauthorized(INVALID_TOKEN, "Token is malformed") from None
+    key_set = keys.load()
+    key = key_set.find(kid) if isinstance(kid, str) else None
+    if key is None and isinstance(kid, str):
+        key = keys.load(refresh=True).find(kid)  # the key may have been rotated in since we cached
+    if key is None:
+        raise unauthorized(INVALID_TOKEN, "Token was not signed by this service")
+    try:
+        payload = jwt.decode(
+            token,
+            key.public_key(),
+            algorithms=["EdDSA"],
+            audience=AUDIENCE,
+            issuer=load_settings().jwt_issuer,
+            options={"require": ["exp", "iat", "sub", "aud", "iss", "jti"]},
+        )
+        return Claims(
+            user_id=str(payload["sub"]),
+            client_id=str(payload["cid"]),
+            sub_id=str(payload["sid"]),
+            kind=TokenKind(payload["kind"]),
+            issued_at=int(payload["iat"]),
+            expires_at=int(payload["exp"]),
+            token_id=str(payload["jti"]),
+        )
+    except jwt.ExpiredSignatureError:
+        raise unauthorized(TOKEN_EXPIRED, "Token has expired") from None
+    except (jwt.PyJWTError, KeyError, ValueError):
+        raise unauthorized(INVALID_TOKEN, "Token is invalid") from None

@@ -1,0 +1,57 @@
+"""End users, keyed by the client and the client's own subject id (`subId`).
+
+Item: pk `CLIENT#<clientId>`, sk `SUB#<subId>`: userId, createdAt and, once a
+wallet exists, walletAddress.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from pydantic import BaseModel
+
+from chalicelib.platform import aws
+from chalicelib.platform.clock import iso_now
+
+
+class User(BaseModel):
+    userId: str
+    clientId: str
+    subId: str
+    createdAt: str
+    walletAddress: str | None = None
+
+    @property
+    def has_wallet(self) -> bool:
+        return self.walletAddress is not None
+
+
+def _key(client_id: str, sub_id: str) -> dict[str, str]:
+    return {"pk": f"CLIENT#{client_id}", "sk": f"SUB#{sub_id}"}
+
+
+def get(client_id: str, sub_id: str) -> User | None:
+    item: dict[str, Any] | None = (
+        aws.table("users").get_item(Key=_key(client_id, sub_id), ConsistentRead=True).get("Item")
+    )
+    return User.model_validate({k: v for k, v in item.items() if k in User.model_fields}) if item else None
+
+
+def get_or_create(client_id: str, sub_id: str) -> User:
+    existing = get(client_id, sub_id)
+    if existing:
+        return existing
+    user = User(userId=str(uuid.uuid4()), clientId=client_id, subId=sub_id, createdAt=iso_now())
+    table = aws.table("users")
+    try:
+        table.put_item(
+            Item={**_key(client_id, sub_id), **user.model_dump(exclude_none=True)},
+            ConditionExpression="attribute_not_exists(pk)",
+        )
+    except table.meta.client.exceptions.ConditionalCheckFailedException:
+        # A concurrent first login created it: use that one.
+        raced = get(client_id, sub_id)
+        assert raced is not None
+        return raced
+    return user

@@ -1,0 +1,61 @@
+"""API errors with stable machine-readable codes.
+
+An error response is the usual envelope; the code lives in `data.code` so that
+every response keeps the shape `{status, message, data}`:
+
+    {"status": 400, "message": "Request validation failed",
+     "data": {"code": "VALIDATION_ERROR", "errors": [{"field": "subId", "message": "..."}]}}
+
+The full list of codes is in docs/errors.md; codes never change meaning.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = details
+
+    def data(self) -> dict[str, Any]:
+        return {"code": self.code, **self.details}
+
+
+def bad_request(code: str, message: str, **details: Any) -> ApiError:
+    return ApiError(400, code, message, **details)
+
+
+def unauthorized(code: str, message: str, **details: Any) -> ApiError:
+    return ApiError(401, code, message, **details)
+
+
+def forbidden(code: str, message: str, **details: Any) -> ApiError:
+    return ApiError(403, code, message, **details)
+
+
+def not_found(code: str, message: str, **details: Any) -> ApiError:
+    return ApiError(404, code, message, **details)
+
+
+def conflict(code: str, message: str, **details: Any) -> ApiError:
+    return ApiError(409, code, message, **details)
+
+
+def upstream_unavailable(code: str, message: str, **details: Any) -> ApiError:
+    return ApiError(502, code, message, **details)
+
+
+# Codes produced by the platform itself; domain packages define their own beside their logic.
+VALIDATION_ERROR = "VALIDATION_ERROR"
+MALFORMED_JSON = "MALFORMED_JSON"
+UNSUPPORTED_MEDIA_TYPE = "UNSUPPORTED_MEDIA_TYPE"
+METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
+NOT_FOUND = "NOT_FOUND"
+BAD_REQUEST = "BAD_REQUEST"
+INTERNAL_ERROR = "INTERNAL_ERROR"
+UPSTREAM_UNAVAILABLE = "UPSTREAM_UNAVAILABLE"

@@ -1,0 +1,209 @@
+"""Routes: authentication, validation and the envelope around every handler.
+
+A handler is declared with `route(...)`, which records a `RouteSpec` (the OpenAPI
+document is generated from these) and wraps the view so that a request flows
+auth guard -> body/query validation -> handler -> envelope. Errors raised
+anywhere below become an error envelope; unexpected ones are logged by type only
+(never with a traceback or values, which may hold secrets) and answered as 500.
+"""
+
+from __future__ import annotations
+
+import functools
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+from urllib.parse import quote
+
+from chalice import Blueprint, Response
+from chalice.app import Request
+from pydantic import BaseModel, ValidationError
+
+from chalicelib.platform import errors
+from chalicelib.platform.envelope import envelope, error_envelope
+from chalicelib.platform.logging import logger
+
+JSON = "application/json"
+M = TypeVar("M", bound=BaseModel)
+
+
+class Guard(Protocol):
+    """Authenticates a request; returns the principal or raises ApiError."""
+
+    scheme: tuple[str, ...]  # OpenAPI security schemes that must all be present, see openapi.py
+
+    def __call__(self, request: Request) -> Any: ...
+
+
+@dataclass
+class Reply:
+    """What a handler returns: the `data` of the envelope and its message."""
+
+    data: Any = None
+    message: str = "ok"
+    status: int = 200
+
+
+@dataclass(frozen=True)
+class RouteSpec:
+    method: str
+    path: str
+    summary: str
+    tag: str
+    guard: Guard | None
+    body: type[BaseModel] | None
+    query: type[BaseModel] | None
+    response: type[BaseModel] | None
+    message: str
+    error_statuses: tuple[int, ...] = field(default_factory=tuple)
+    description: str = ""
+
+
+ROUTES: list[RouteSpec] = []
+
+
+@dataclass(frozen=True)
+class Call:
+    """Everything a handler may need about the request it serves."""
+
+    request: Request
+    principal: Any
+    body: Any
+    query: Any
+    path_params: dict[str, str]
+
+
+def route(
+    bp: Blueprint,
+    path: str,
+    method: str,
+    *,
+    summary: str,
+    tag: str,
+    guard: Guard | None = None,
+    body: type[BaseModel] | None = None,
+    query: type[BaseModel] | None = None,
+    response: type[BaseModel] | None = None,
+    message: str = "ok",
+    error_statuses: tuple[int, ...] = (),
+    description: str = "",
+    content_types: tuple[str, ...] = (JSON,),
+) -> Callable[[Callable[[Call], Reply]], Callable[..., Response]]:
+    spec = RouteSpec(method, path, summary, tag, guard, body, query, response, message, error_statuses, description)
+    ROUTES.append(spec)
+
+    def decorate(handler: Callable[[Call], Reply]) -> Callable[..., Response]:
+        @functools.wraps(handler)
+        def view(**path_params: str) -> Response:
+            request = bp.current_request
+            request_id = _request_id(request)
+            headers = {"X-Request-Id": request_id}
+            try:
+                principal = guard(request) if guard else None
+                call = Call(
+                    request=request,
+                    principal=principal,
+                    body=parse_body(request, body) if body else None,
+                    query=parse_query(request, query) if query else None,
+                    path_params=path_params,
+                )
+                reply = handler(call)
+            except errors.ApiError as exc:
+                if exc.status >= 500:
+                    logger.warning("upstream error", extra={"code": exc.code, "route": path, "requestId": request_id})
+                return error_envelope(exc, headers)
+            except Exception as exc:  # noqa: BLE001 - the one place unexpected errors are turned into a 500
+                logger.error(
+                    "unhandled error", extra={"errorType": type(exc).__name__, "route": path, "requestId": request_id}
+                )
+                return error_envelope(
+                    errors.ApiError(500, errors.INTERNAL_ERROR, "Internal server error", requestId=request_id), headers
+                )
+            return envelope(reply.status, reply.message, reply.data, headers)
+
+        bp.route(path, methods=[method], content_types=list(content_types))(view)
+        return view
+
+    return decorate
+
+
+def _request_id(request: Request) -> str:
+    context = request.lambda_context
+    return getattr(context, "aws_request_id", None) or str(uuid.uuid4())
+
+
+def field_errors(exc: ValidationError) -> list[dict[str, str]]:
+    return [
+        {"field": ".".join(str(p) for p in item["loc"]) or "(body)", "message": item["msg"], "type": item["type"]}
+        for item in exc.errors(include_url=False, include_input=False)
+    ]
+
+
+def parse_body(request: Request, model: type[M]) -> M:
+    raw = request.raw_body or b"{}"
+    try:
+        return model.model_validate_json(raw, strict=True)
+    except ValidationError as exc:
+        problems = field_errors(exc)
+        if any(p["type"] == "json_invalid" for p in problems):
+            raise errors.bad_request(errors.MALFORMED_JSON, "Request body is not valid JSON") from None
+        if any(p["type"] == "model_type" and p["field"] == "(body)" for p in problems):
+            raise errors.bad_request(errors.MALFORMED_JSON, "Request body must be a JSON object") from None
+        raise errors.bad_request(errors.VALIDATION_ERROR, "Request validation failed", errors=problems) from None
+
+
+def parse_query(request: Request, model: type[M]) -> M:
+    params = dict(request.query_params or {})
+    try:
+        return model.model_validate(params)
+    except ValidationError as exc:
+        raise errors.bad_request(
+            errors.VALIDATION_ERROR, "Invalid query parameters", errors=field_errors(exc)
+        ) from None
+
+
+def path_with_query(request: Request) -> str:
+    """The request path (without the API Gateway stage) and its query as the client sent it.
+
+    API Gateway hands over decoded parameters, so the query is rebuilt in the order
+    received with RFC 3986 percent-encoding; docs/authentication.md asks signers for
+    exactly that form.
+    """
+    event = request.to_original_event()
+    path = event.get("path") or request.context.get("path") or request.path
+    params = event.get("multiValueQueryStringParameters") or {}
+    pairs = [f"{quote(k, safe='-_.~')}={quote(v, safe='-_.~')}" for k, values in params.items() for v in values]
+    return f"{path}?{'&'.join(pairs)}" if pairs else path
+
+
+def raw_body_bytes(request: Request) -> bytes:
+    raw = request.raw_body
+    return raw if isinstance(raw, bytes) else raw.encode()
+
+
+# Chalice answers some errors itself (405, 415, unparseable events) with its own body
+# shape; this middleware rewrites them into the envelope.
+_CHALICE_CODES = {
+    "BadRequestError": errors.BAD_REQUEST,
+    "NotFoundError": errors.NOT_FOUND,
+    "MethodNotAllowedError": errors.METHOD_NOT_ALLOWED,
+    "UnsupportedMediaType": errors.UNSUPPORTED_MEDIA_TYPE,
+    "InternalServerError": errors.INTERNAL_ERROR,
+}
+
+platform_bp = Blueprint(__name__)
+
+
+@platform_bp.middleware("http")
+def envelope_chalice_errors(event: Request, get_response: Callable[[Request], Response]) -> Response:
+    response = get_response(event)
+    body = response.body
+    if response.status_code >= 400 and isinstance(body, dict) and "Code" in body:
+        code = _CHALICE_CODES.get(
+            str(body["Code"]), errors.BAD_REQUEST if response.status_code < 500 else errors.INTERNAL_ERROR
+        )
+        message = "Internal server error" if response.status_code >= 500 else str(body.get("Message", "Bad request"))
+        keep = {k: str(v) for k, v in response.headers.items() if k.lower() == "allow"}
+        return envelope(response.status_code, message, {"code": code}, keep)
+    return response

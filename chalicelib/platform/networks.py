@@ -1,0 +1,80 @@
+"""The networks registry: which EVM chains the service talks to.
+
+Loaded from the JSON file named by DOMPET_NETWORKS_FILE (`{"networks": [...]}`,
+fields below); validated at start-up, so a bad registry stops the service with a
+message naming the entry and field. Later issues add contract addresses.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from chalicelib.platform.settings import SettingsError, load_settings
+
+ADDRESS = r"^0x[0-9a-fA-F]{40}$"
+
+
+class Network(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$", description="Name callers use in `network`.")
+    chainId: int = Field(gt=0)
+    rpcUrls: tuple[str, ...] = Field(min_length=1, description="Tried in turn.")
+    nativeSymbol: str = Field(min_length=1, max_length=12)
+    nativeDecimals: int = Field(18, ge=0, le=36)
+    confirmations: int = Field(1, ge=0, le=1000, description="Blocks after which a transfer counts as final.")
+    tokens: dict[str, str] = Field(default_factory=dict, description="Well-known token contracts by code, e.g. usdt.")
+
+    @model_validator(mode="after")
+    def _check(self) -> Network:
+        for url in self.rpcUrls:
+            if not url.startswith(("http://", "https://")):
+                raise ValueError(f"rpcUrls: {url!r} is not an http(s) URL")
+        for code, address in self.tokens.items():
+            if not _is_address(address):
+                raise ValueError(f"tokens.{code}: not a 20-byte hex address")
+        return self
+
+
+class Registry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    networks: tuple[Network, ...]
+
+    @model_validator(mode="after")
+    def _unique(self) -> Registry:
+        for attr in ("name", "chainId"):
+            values = [getattr(n, attr) for n in self.networks]
+            duplicates = {v for v in values if values.count(v) > 1}
+            if duplicates:
+                raise ValueError(f"duplicate network {attr}: {sorted(duplicates)}")
+        return self
+
+    def by_name(self, name: str) -> Network | None:
+        return next((n for n in self.networks if n.name == name), None)
+
+    def by_chain_id(self, chain_id: int) -> Network | None:
+        return next((n for n in self.networks if n.chainId == chain_id), None)
+
+
+def _is_address(value: str) -> bool:
+    import re
+
+    return re.fullmatch(ADDRESS, value) is not None
+
+
+@functools.cache
+def registry() -> Registry:
+    path = load_settings().networks_file
+    try:
+        return Registry.model_validate(json.loads(path.read_text()))
+    except json.JSONDecodeError as exc:
+        raise SettingsError(
+            f"DOMPET_NETWORKS_FILE: {path} is not valid JSON ({exc.msg} at line {exc.lineno})"
+        ) from None
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        raise SettingsError(f"DOMPET_NETWORKS_FILE: {path}: {problems}") from None

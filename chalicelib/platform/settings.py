@@ -1,0 +1,72 @@
+"""Typed settings from `DOMPET_*` environment variables.
+
+`load_settings()` is called when the app starts; a bad value stops start-up with
+`SettingsError`, whose message names the variable (never its value, which may be
+secret).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+ENV_PREFIX = "DOMPET_"
+
+
+class SettingsError(RuntimeError):
+    """A setting is missing or invalid; the message names it."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, frozen=True, extra="ignore")
+
+    stage: str = Field(
+        "local", pattern=r"^[a-z][a-z0-9-]{0,19}$", description="Deployment stage; part of every resource name."
+    )
+    region: str = Field(
+        default_factory=lambda: os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1",
+        pattern=r"^[a-z]{2}(-[a-z]+)+-\d$",
+        description="AWS region (defaults to AWS_REGION).",
+    )
+    bucket_suffix: str = Field("", pattern=r"^[a-z0-9-]*$", description="Appended to bucket names (they are global).")
+    networks_file: Path = Field(
+        PROJECT_ROOT / "chalicelib" / "config" / "networks.json",
+        description="JSON networks registry; relative paths are taken from the project root.",
+    )
+    jwt_issuer: str = Field("dompet", min_length=1, description="`iss` of issued JWTs.")
+    access_token_ttl_s: int = Field(900, ge=60, le=86_400, description="Lifetime of an access token (no wallet yet).")
+    wallet_token_ttl_s: int = Field(3600, ge=60, le=30 * 86_400, description="Default lifetime of a wallet token.")
+    refresh_token_ttl_s: int = Field(30 * 86_400, ge=3600, le=365 * 86_400, description="Lifetime of a refresh token.")
+    signing_key_rotation_days: int = Field(30, ge=1, le=365, description="Age at which the JWT signing key is rotated.")
+    signature_window_s: int = Field(300, ge=30, le=900, description="Accepted clock difference of X-TIMESTAMP.")
+    app_secret_cache_s: int = Field(300, ge=0, le=3600, description="How long a decrypted app secret stays in memory.")
+    log_level: str = Field("INFO", pattern=r"^(DEBUG|INFO|WARNING|ERROR)$", description="Log level.")
+
+    @field_validator("networks_file")
+    @classmethod
+    def _resolve(cls, value: Path) -> Path:
+        path = value if value.is_absolute() else PROJECT_ROOT / value
+        if not path.is_file():
+            raise ValueError(f"file not found: {path}")
+        return path
+
+
+def describe_error(error: ValidationError) -> str:
+    problems = []
+    for item in error.errors():
+        field = ".".join(str(p) for p in item["loc"]) or "?"
+        problems.append(f"{ENV_PREFIX}{field.upper()}: {item['msg']}")
+    return "invalid settings: " + "; ".join(problems)
+
+
+@functools.cache
+def load_settings() -> Settings:
+    try:
+        return Settings()
+    except ValidationError as exc:
+        raise SettingsError(describe_error(exc)) from None

@@ -1,0 +1,90 @@
+"""Service routes without authentication: health, the OpenAPI document and its HTML page."""
+
+from __future__ import annotations
+
+import functools
+import json
+
+from chalice import Blueprint, Response
+from pydantic import BaseModel
+
+from chalicelib.platform import aws, resources
+from chalicelib.platform.chain import rpc_call
+from chalicelib.platform.errors import ApiError
+from chalicelib.platform.http import Call, Reply, route
+from chalicelib.platform.networks import registry
+from chalicelib.platform.settings import load_settings
+
+bp = Blueprint(__name__)
+
+NOT_READY = "NOT_READY"
+VERSION = "0.1.0"
+
+
+class Component(BaseModel):
+    name: str
+    ok: bool
+    detail: str | None = None
+
+
+class Health(BaseModel):
+    service: str
+    version: str
+    stage: str
+    components: list[Component]
+
+
+@route(
+    bp,
+    "/health",
+    "GET",
+    summary="Readiness of the service and what it depends on",
+    tag="Service",
+    error_statuses=(503,),
+)
+def health(call: Call) -> Reply:
+    components = [_table_status(table.name) for table in resources.TABLES]
+    components += [_network_status(network.name) for network in registry().networks]
+    report = Health(service="dompet", version=VERSION, stage=load_settings().stage, components=components)
+    if not all(c.ok for c in components):
+        raise ApiError(503, NOT_READY, "Some dependencies are unavailable", **report.model_dump())
+    return Reply(report, "healthy")
+
+
+def _table_status(name: str) -> Component:
+    try:
+        status = aws.table(name).table_status
+    except Exception as exc:  # noqa: BLE001 - any failure means not ready; only its type is reported
+        return Component(name=f"table:{name}", ok=False, detail=type(exc).__name__)
+    return Component(name=f"table:{name}", ok=status == "ACTIVE", detail=status)
+
+
+def _network_status(name: str) -> Component:
+    network = registry().by_name(name)
+    assert network is not None
+    try:
+        chain_id = int(rpc_call(network, "eth_chainId", timeout_s=2.0), 16)
+    except Exception as exc:  # noqa: BLE001 - as above
+        return Component(name=f"network:{name}", ok=False, detail=type(exc).__name__)
+    ok = chain_id == network.chainId
+    return Component(name=f"network:{name}", ok=ok, detail=None if ok else f"node reports chain id {chain_id}")
+
+
+@functools.cache
+def _openapi_json() -> str:
+    from chalicelib.platform import openapi
+
+    return json.dumps(openapi.build(version=VERSION))
+
+
+# The two documents below are served bare (not in the envelope) so that tools can read them.
+@bp.route("/openapi.json", methods=["GET"])
+def openapi_document() -> Response:
+    return Response(body=_openapi_json(), headers={"Content-Type": "application/json"})
+
+
+@bp.route("/docs", methods=["GET"])
+def docs_page() -> Response:
+    from chalicelib.system.docs_page import render
+
+    return Response(body=render(json.loads(_openapi_json())), headers={"Content-Type": "text/html; charset=utf-8"})

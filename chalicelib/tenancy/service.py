@@ -1,0 +1,106 @@
+"""Creating tenants and resolving their credentials.
+
+Client secrets are stored only as SHA-256 hashes. App secrets must be readable to
+verify HMAC signatures, so they are stored encrypted under the `app-secrets` KMS
+key with the app id in the encryption context (a ciphertext moved to another app's
+item does not decrypt), and cached decrypted in memory for a short while.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+from chalicelib.platform import aws
+from chalicelib.platform.clock import iso_now
+from chalicelib.platform.secrets import digest, new_secret
+from chalicelib.platform.settings import load_settings
+from chalicelib.tenancy import store
+from chalicelib.tenancy.models import App, Client, IssuedCredentials, Organization
+
+CLIENT_SECRET_PREFIX = "dcs"
+APP_SECRET_PREFIX = "das"
+
+_app_secret_cache: dict[str, tuple[float, str]] = {}
+
+
+class TenancyError(ValueError):
+    """A referenced organization or client does not exist."""
+
+
+def create_organization(name: str) -> Organization:
+    org = Organization(organizationId=str(uuid.uuid4()), name=name, createdAt=iso_now())
+    store.put_organization(org)
+    return org
+
+
+def create_client(organization_id: str, name: str) -> tuple[Client, str]:
+    if store.get_organization(organization_id) is None:
+        raise TenancyError(f"organization {organization_id} does not exist")
+    secret = new_secret(CLIENT_SECRET_PREFIX)
+    client = Client(clientId=str(uuid.uuid4()), organizationId=organization_id, name=name, createdAt=iso_now())
+    store.put_client(client, digest(secret))
+    return client, secret
+
+
+def create_app(client_id: str, name: str) -> tuple[App, str]:
+    client = store.get_client(client_id)
+    if client is None:
+        raise TenancyError(f"client {client_id} does not exist")
+    secret = new_secret(APP_SECRET_PREFIX)
+    app = App(
+        appId=str(uuid.uuid4()),
+        clientId=client.clientId,
+        organizationId=client.organizationId,
+        name=name,
+        createdAt=iso_now(),
+    )
+    ciphertext = aws.client("kms").encrypt(
+        KeyId=aws.key_alias("app-secrets"),
+        Plaintext=secret.encode(),
+        EncryptionContext=_context(app.appId),
+    )["CiphertextBlob"]
+    store.put_app(app, ciphertext)
+    return app, secret
+
+
+def create_tenant(name: str) -> IssuedCredentials:
+    """An organization with one client and one app, for onboarding and the local demo."""
+    org = create_organization(name)
+    client, client_secret = create_client(org.organizationId, f"{name} client")
+    app, app_secret = create_app(client.clientId, f"{name} app")
+    return IssuedCredentials(
+        organizationId=org.organizationId,
+        clientId=client.clientId,
+        clientSecret=client_secret,
+        appId=app.appId,
+        appSecret=app_secret,
+    )
+
+
+def client_for_secret(secret: str) -> Client | None:
+    client_id = store.client_id_for_secret_hash(digest(secret))
+    return store.get_client(client_id) if client_id else None
+
+
+def app_with_secret(app_id: str) -> tuple[App, str] | None:
+    found = store.get_app(app_id)
+    if found is None:
+        return None
+    app, ciphertext = found
+    cached = _app_secret_cache.get(app_id)
+    if cached and cached[0] > time.monotonic():
+        return app, cached[1]
+    secret = (
+        aws.client("kms")
+        .decrypt(CiphertextBlob=ciphertext, EncryptionContext=_context(app_id), KeyId=aws.key_alias("app-secrets"))[
+            "Plaintext"
+        ]
+        .decode()
+    )
+    _app_secret_cache[app_id] = (time.monotonic() + load_settings().app_secret_cache_s, secret)
+    return app, secret
+
+
+def _context(app_id: str) -> dict[str, str]:
+    return {"appId": app_id, "purpose": "app-request-signing"}

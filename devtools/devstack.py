@@ -1,0 +1,221 @@
+"""`make dev`: the whole service on this machine, the embedded default.
+
+Starts, in order: an in-process moto server with every resource bootstrapped, two
+anvil chains (two named networks with different chain ids) with the test
+contracts deployed, a demo organization/client/app, the local worker runner, and
+`chalice local`. Writes `.local/stack.json` once `/health` answers 200, then runs
+until Ctrl-C (or SIGTERM), which stops every process it started.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+STAGE = "local"
+REGION = "us-east-1"
+NETWORKS = (("local-a", 31337), ("local-b", 31338))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="make dev", description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--api-port", type=int, default=int(os.environ.get("DOMPET_API_PORT", "8000")))
+    parser.add_argument("--moto-port", type=int, default=int(os.environ.get("DOMPET_MOTO_PORT", "5000")))
+    parser.add_argument(
+        "--chain-ports", default=os.environ.get("DOMPET_CHAIN_PORTS", "8545,8546"), help="two ports, comma-separated"
+    )
+    parser.add_argument("--state-dir", type=Path, default=ROOT / ".local")
+    args = parser.parse_args(argv)
+    chain_ports = [int(p) for p in args.chain_ports.split(",")]
+    if len(chain_ports) != len(NETWORKS):
+        parser.error(f"--chain-ports needs {len(NETWORKS)} ports")
+
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+
+    state_dir: Path = args.state_dir.resolve()
+    logs = state_dir / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    (state_dir / "stack.json").unlink(missing_ok=True)
+
+    with ExitStack() as running:
+        env = _aws_env(args.moto_port, state_dir)
+        os.environ.update(env)  # this process bootstraps, seeds and runs the workers against moto
+        running.callback(_say, "stopped")
+
+        _say(f"moto on 127.0.0.1:{args.moto_port}")
+        running.enter_context(_MotoServer(args.moto_port))
+
+        # Chains first: the networks registry they produce is a setting the service validates at start.
+        from devtools import chain
+
+        _say("compiling test contracts")
+        chain.compile_contracts()
+        networks = []
+        for (name, chain_id), port in zip(NETWORKS, chain_ports, strict=True):
+            anvil = chain.start_anvil(port, chain_id, log_path=logs / f"anvil-{name}.log")
+            running.callback(anvil.stop)
+            tokens = chain.deploy_test_contracts(anvil.rpc_url)
+            networks.append({"name": name, "chainId": chain_id, "rpcUrl": anvil.rpc_url, "tokens": tokens})
+            _say(f"{name}: chain {chain_id} at {anvil.rpc_url}, tokens {tokens}")
+        _write_networks(state_dir / "networks.json", networks)
+
+        from devtools import bootstrap
+
+        bootstrap.create_resources(STAGE, REGION)
+        bootstrap.initialise()
+
+        from chalicelib.tenancy import service
+
+        demo = service.create_tenant("Demo")
+
+        from app import app
+        from devtools.workers import WorkerRunner
+
+        workers = WorkerRunner(app, region=REGION)
+        workers.start()
+        running.callback(workers.stop)
+        for line in workers.describe():
+            _say(f"worker: {line}")
+
+        api_url = f"http://127.0.0.1:{args.api_port}"
+        api = _chalice_local(args.api_port, logs / "chalice.log")
+        running.callback(_terminate, api)
+        _wait_healthy(api_url, api, stop)
+        if stop.is_set():
+            return 130
+
+        stack = {
+            "apiUrl": api_url,
+            "networks": networks,
+            "demo": demo.model_dump(),
+            "awsEndpointUrl": env["AWS_ENDPOINT_URL"],
+            "stage": STAGE,
+        }
+        (state_dir / "stack.json").write_text(json.dumps(stack, indent=2))
+        _say(f"ready: {api_url}/health, docs at {api_url}/docs; stack in {state_dir / 'stack.json'}; Ctrl-C stops")
+
+        while not stop.is_set():
+            if api.poll() is not None:
+                _say(f"chalice local exited with {api.returncode}; see {logs / 'chalice.log'}")
+                return 1
+            stop.wait(1)
+    return 0
+
+
+def _aws_env(moto_port: int, state_dir: Path) -> dict[str, str]:
+    return {
+        "AWS_ENDPOINT_URL": f"http://127.0.0.1:{moto_port}",
+        "AWS_ACCESS_KEY_ID": "local",
+        "AWS_SECRET_ACCESS_KEY": "local",
+        "AWS_DEFAULT_REGION": REGION,
+        "AWS_REGION": REGION,
+        "DOMPET_STAGE": STAGE,
+        "DOMPET_NETWORKS_FILE": str(state_dir / "networks.json"),
+    }
+
+
+class _MotoServer:
+    def __init__(self, port: int) -> None:
+        import logging
+
+        from moto.server import ThreadedMotoServer
+
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per AWS call is noise here
+        self.server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+
+    def __enter__(self) -> _MotoServer:
+        self.server.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.stop()
+
+
+def _write_networks(path: Path, networks: list[dict[str, Any]]) -> None:
+    registry = {
+        "networks": [
+            {
+                "name": n["name"],
+                "chainId": n["chainId"],
+                "rpcUrls": [n["rpcUrl"]],
+                "nativeSymbol": "ETH",
+                "nativeDecimals": 18,
+                "confirmations": 1,
+                "tokens": n["tokens"],
+            }
+            for n in networks
+        ]
+    }
+    path.write_text(json.dumps(registry, indent=2))
+
+
+def _chalice_local(port: int, log_path: Path) -> subprocess.Popen[bytes]:
+    log = log_path.open("ab")
+    # No autoreload: it watches the whole tree, and the logs under .local change all the time.
+    # Its own process group, so that a stop reaches everything it started.
+    return subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "chalice"),
+            "local",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--stage",
+            STAGE,
+            "--no-autoreload",
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+
+
+def _terminate(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def _wait_healthy(api_url: str, api: subprocess.Popen[bytes], stop: threading.Event, timeout_s: float = 90) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not stop.is_set():
+        if api.poll() is not None:
+            raise SystemExit(f"chalice local exited with {api.returncode} before becoming healthy")
+        try:
+            with urllib.request.urlopen(f"{api_url}/health", timeout=5) as response:  # noqa: S310 - loopback
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        if time.monotonic() > deadline:
+            raise SystemExit(f"{api_url}/health did not answer 200 within {timeout_s:.0f} s")
+        stop.wait(0.5)
+
+
+def _say(message: str) -> None:
+    print(f"[dompet] {message}", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

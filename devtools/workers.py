@@ -1,0 +1,219 @@
+"""Local worker runner: what Lambda's event sources do on AWS, done against moto.
+
+It reads the event sources the Chalice app registered (SQS queues, schedules),
+long-polls each queue and calls the very handler function Lambda would call with
+a Lambda-shaped event, deleting messages only when the handler succeeded (or
+those not listed in a partial-batch response). A failed message becomes visible
+again after the queue's visibility timeout and moves to its dead-letter queue
+after `maxReceiveCount` receives, as on AWS. Rate schedules fire every period
+(first after one period, as on AWS); cron schedules are not run locally but can
+be invoked by hand:
+
+    python -m devtools.workers invoke rotate_signing_keys
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import re
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+log = logging.getLogger("dompet.workers")
+
+_RATE = re.compile(r"^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$")
+_SECONDS = {"minute": 60, "hour": 3600, "day": 86_400}
+
+
+@dataclass
+class LocalContext:
+    """The parts of the Lambda context object handlers use."""
+
+    function_name: str
+    aws_request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    memory_limit_in_mb: int = 512
+    deadline: float = field(default_factory=lambda: time.monotonic() + 900)
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, int((self.deadline - time.monotonic()) * 1000))
+
+
+def rate_seconds(expression: Any) -> int | None:
+    """Seconds between runs of a rate() schedule; None for cron()."""
+    text = expression.to_string() if hasattr(expression, "to_string") else str(expression)
+    match = _RATE.match(text)
+    if not match:
+        return None
+    return int(match.group(1)) * _SECONDS[match.group(2).rstrip("s")]
+
+
+def scheduled_event(region: str) -> dict[str, Any]:
+    return {
+        "version": "0",
+        "id": str(uuid.uuid4()),
+        "detail-type": "Scheduled Event",
+        "source": "aws.events",
+        "account": "123456789012",
+        "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "region": region,
+        "resources": [],
+        "detail": {},
+    }
+
+
+class WorkerRunner:
+    def __init__(self, app: Any, region: str, poll_wait_s: int = 1) -> None:
+        from chalice.app import ScheduledEventConfig, SQSEventConfig
+
+        self.region = region
+        self.poll_wait_s = poll_wait_s
+        self.app = app
+        self.queues = [s for s in app.event_sources if isinstance(s, SQSEventConfig)]
+        self.schedules = [s for s in app.event_sources if isinstance(s, ScheduledEventConfig)]
+        self._next_run: dict[str, float] = {}
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def _sqs(self) -> Any:
+        import boto3
+
+        return boto3.session.Session(region_name=self.region).client("sqs")
+
+    def poll_once(self, source: Any) -> int:
+        """Deliver one batch from the source's queue; returns how many messages were handed over."""
+        sqs = self._sqs()
+        url = sqs.get_queue_url(QueueName=source.queue)["QueueUrl"]
+        arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        messages = sqs.receive_message(
+            QueueUrl=url,
+            MaxNumberOfMessages=min(10, source.batch_size),
+            WaitTimeSeconds=self.poll_wait_s,
+            AttributeNames=["All"],
+            MessageAttributeNames=["All"],
+        ).get("Messages", [])
+        if not messages:
+            return 0
+        event = {
+            "Records": [
+                {
+                    "messageId": m["MessageId"],
+                    "receiptHandle": m["ReceiptHandle"],
+                    "body": m["Body"],
+                    "attributes": m.get("Attributes", {}),
+                    "messageAttributes": m.get("MessageAttributes", {}),
+                    "md5OfBody": m.get("MD5OfBody", ""),
+                    "eventSource": "aws:sqs",
+                    "eventSourceARN": arn,
+                    "awsRegion": self.region,
+                }
+                for m in messages
+            ]
+        }
+        try:
+            result = self._handler(source)(event, LocalContext(source.name))
+        except Exception as exc:  # noqa: BLE001 - as on Lambda: the batch is retried, then dead-lettered
+            log.warning("%s failed (%s); the batch will be retried", source.name, type(exc).__name__)
+            return len(messages)
+        failed = (
+            {f["itemIdentifier"] for f in (result or {}).get("batchItemFailures", [])}
+            if isinstance(result, dict)
+            else set()
+        )
+        for m in messages:
+            if m["MessageId"] not in failed:
+                sqs.delete_message(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"])
+        return len(messages)
+
+    def invoke_scheduled(self, source: Any) -> None:
+        self._handler(source)(scheduled_event(self.region), LocalContext(source.name))
+
+    def _handler(self, source: Any) -> Callable[[dict[str, Any], Any], Any]:
+        # The wrapped handler Chalice registered: the object Lambda's handler string resolves to.
+        handler: Callable[[dict[str, Any], Any], Any] = self.app.handler_map[source.name]
+        return handler
+
+    def run_due_schedules(self, now: float) -> list[str]:
+        ran = []
+        for source in self.schedules:
+            period = rate_seconds(source.schedule_expression)
+            if period is None:
+                continue
+            due = self._next_run.setdefault(source.name, now + period)
+            if now >= due:
+                self._next_run[source.name] = now + period
+                try:
+                    self.invoke_scheduled(source)
+                    ran.append(source.name)
+                except Exception as exc:  # noqa: BLE001 - a failed run is retried next period, as on AWS
+                    log.warning("%s failed (%s)", source.name, type(exc).__name__)
+        return ran
+
+    def start(self) -> None:
+        for source in self.queues:
+            self._threads.append(self._loop(f"sqs:{source.name}", functools.partial(self.poll_once, source)))
+        self._threads.append(self._loop("schedules", self._schedule_step))
+
+    def _schedule_step(self) -> None:
+        self.run_due_schedules(time.time())
+        self._stop.wait(1)
+
+    def _loop(self, name: str, step: Callable[[], Any]) -> threading.Thread:
+        def run() -> None:
+            while not self._stop.is_set():
+                try:
+                    step()
+                except Exception as exc:  # noqa: BLE001 - keep the loop alive (e.g. moto restarting)
+                    log.warning("worker %s: %s", name, type(exc).__name__)
+                    self._stop.wait(1)
+
+        thread = threading.Thread(target=run, name=name, daemon=True)
+        thread.start()
+        return thread
+
+    def stop(self) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=self.poll_wait_s + 5)
+
+    def describe(self) -> list[str]:
+        lines = [f"sqs {s.queue} -> {s.handler_string}" for s in self.queues]
+        for s in self.schedules:
+            expression = s.schedule_expression
+            text = expression.to_string() if hasattr(expression, "to_string") else str(expression)
+            lines.append(f"{text} -> {s.handler_string}" + ("" if rate_seconds(expression) else " (run by hand)"))
+        return lines
+
+
+def main(argv: list[str]) -> int:
+    """`invoke NAME`: run one scheduled function now (against AWS_ENDPOINT_URL, e.g. the local stack)."""
+    if len(argv) != 2 or argv[0] != "invoke":
+        print("usage: python -m devtools.workers invoke FUNCTION_NAME", file=sys.stderr)
+        return 2
+    from app import app
+
+    runner = WorkerRunner(app, region=_region())
+    source = next((s for s in runner.schedules if s.name == argv[1]), None)
+    if source is None:
+        print(f"no scheduled function {argv[1]!r}; known: {[s.name for s in runner.schedules]}", file=sys.stderr)
+        return 1
+    runner.invoke_scheduled(source)
+    print(json.dumps({"invoked": source.name}))
+    return 0
+
+
+def _region() -> str:
+    from chalicelib.platform.settings import load_settings
+
+    return load_settings().region
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

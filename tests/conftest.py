@@ -1,0 +1,61 @@
+"""Test environment: AWS is moto in process, with every resource bootstrapped from resources.py."""
+
+from __future__ import annotations
+
+import os
+
+# Before any project import: settings are read once per process.
+for _name in ("AWS_ENDPOINT_URL", "AWS_PROFILE", "AWS_SESSION_TOKEN"):
+    os.environ.pop(_name, None)
+os.environ.update(
+    {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_REGION": "us-east-1",
+        "DOMPET_STAGE": "test",
+        "DOMPET_LOG_LEVEL": "INFO",
+    }
+)
+
+from collections.abc import Iterator  # noqa: E402
+
+import pytest  # noqa: E402
+from moto import mock_aws  # noqa: E402
+
+from chalicelib.auth import keys  # noqa: E402
+from chalicelib.platform import aws  # noqa: E402
+from chalicelib.tenancy import service as tenancy  # noqa: E402
+from chalicelib.tenancy.models import IssuedCredentials  # noqa: E402
+from devtools import bootstrap  # noqa: E402
+
+
+def reset_caches() -> None:
+    aws.reset()
+    keys.forget()
+    tenancy._app_secret_cache.clear()
+
+
+@pytest.fixture
+def aws_env() -> Iterator[None]:
+    reset_caches()
+    with mock_aws():
+        bootstrap.create_resources("test", "us-east-1")
+        bootstrap.initialise()
+        yield
+    reset_caches()
+
+
+@pytest.fixture
+def tenant(aws_env: None) -> IssuedCredentials:
+    return tenancy.create_tenant("Acme")
+
+
+@pytest.fixture
+def api(aws_env: None) -> Iterator[object]:
+    from chalice.test import Client
+
+    from app import app
+
+    with Client(app) as client:
+        yield client.http

@@ -1,0 +1,221 @@
+"""The local stack end to end: what `make dev` starts, checked from outside over HTTP.
+
+Starts `python -m devtools.devstack` on free ports with its own state directory,
+waits for `.local/stack.json`, calls the running service the way an integrator
+would, then sends SIGINT and checks that every process it started is gone.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+import requests
+
+from devtools.chain import free_port
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("dompet_sign", ROOT / "scripts" / "dompet_sign.py")
+dompet_sign = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(dompet_sign)
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    state = tmp_path_factory.mktemp("stack")
+    ports = {"api": free_port(), "moto": free_port(), "chains": [free_port(), free_port()]}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "DOMPET_"))}
+    log = (state / "devstack.out").open("wb")
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "devtools.devstack",
+            "--api-port",
+            str(ports["api"]),
+            "--moto-port",
+            str(ports["moto"]),
+            "--chain-ports",
+            ",".join(map(str, ports["chains"])),
+            "--state-dir",
+            str(state),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    stack_file = state / "stack.json"
+    deadline = time.monotonic() + 180
+    while not stack_file.exists():
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail("local stack did not come up:\n" + (state / "devstack.out").read_text()[-4000:])
+        time.sleep(0.5)
+    info = json.loads(stack_file.read_text())
+    yield {"info": info, "process": process, "ports": ports, "state": state}
+    if process.poll() is None:
+        process.kill()
+        process.wait()
+
+
+def signed(info, method, path, body=b"", timestamp=None, app_id=None, secret=None):
+    url = info["apiUrl"] + path
+    headers = dompet_sign.signed_headers(
+        app_id or info["demo"]["appId"], secret or info["demo"]["appSecret"], method, url, body, timestamp=timestamp
+    )
+    return requests.request(method, url, headers=headers, data=body or None, timeout=10)
+
+
+def test_stack_file_describes_the_stack(stack):
+    info = stack["info"]
+    assert info["apiUrl"] == f"http://127.0.0.1:{stack['ports']['api']}"
+    assert [(n["name"], n["chainId"]) for n in info["networks"]] == [("local-a", 31337), ("local-b", 31338)]
+    for network in info["networks"]:
+        assert set(network["tokens"]) == {"usdt", "erc20", "erc721", "erc1155"}
+    assert set(info["demo"]) >= {"organizationId", "clientId", "clientSecret", "appId", "appSecret"}
+    a, b = info["networks"]
+    assert a["tokens"]["usdt"] != b["tokens"]["usdt"]
+
+
+def test_tokens_are_deployed_on_both_chains(stack):
+    for network in stack["info"]["networks"]:
+        usdt = network["tokens"]["usdt"]
+        answer = requests.post(
+            network["rpcUrl"],
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "eth_call",
+                "params": [{"to": usdt, "data": "0x313ce567"}, "latest"],
+            },
+            timeout=5,
+        ).json()
+        assert int(answer["result"], 16) == 6  # decimals()
+        chain_id = requests.post(
+            network["rpcUrl"], json={"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []}, timeout=5
+        ).json()["result"]
+        assert int(chain_id, 16) == network["chainId"]
+
+
+def test_health_openapi_and_docs(stack):
+    api = stack["info"]["apiUrl"]
+    health = requests.get(f"{api}/health", timeout=10)
+    assert health.status_code == 200
+    names = {c["name"] for c in health.json()["data"]["components"]}
+    assert {"network:local-a", "network:local-b", "table:tenancy"} <= names
+    doc = requests.get(f"{api}/openapi.json", timeout=10).json()
+    assert doc["openapi"] == "3.1.0" and "/api/v1/auth/login" in doc["paths"] and "/api/v1/auth/whoami" in doc["paths"]
+    page = requests.get(f"{api}/docs", timeout=10)
+    assert page.status_code == 200 and "/api/v1/auth/session" in page.text
+
+
+def test_family_s_whoami(stack):
+    info = stack["info"]
+    ok = signed(info, "GET", "/api/v1/auth/whoami")
+    assert ok.status_code == 200 and ok.json()["data"]["appId"] == info["demo"]["appId"]
+
+    old = (datetime.now(UTC) - timedelta(minutes=15)).isoformat(timespec="seconds").replace("+00:00", "Z")
+    cases = {
+        "INVALID_SIGNATURE": signed(info, "GET", "/api/v1/auth/whoami", secret="das_wrong"),
+        "STALE_TIMESTAMP": signed(info, "GET", "/api/v1/auth/whoami", timestamp=old),
+        "UNKNOWN_APP": signed(info, "GET", "/api/v1/auth/whoami", app_id="00000000-0000-4000-8000-000000000000"),
+        "MISSING_SIGNATURE_HEADERS": requests.get(f"{info['apiUrl']}/api/v1/auth/whoami", timeout=10),
+    }
+    for code, response in cases.items():
+        assert response.status_code == 401, code
+        assert response.json()["status"] == 401 and response.json()["data"]["code"] == code
+
+
+def test_family_w_login_and_session(stack):
+    info = stack["info"]
+    api, secret = info["apiUrl"], info["demo"]["clientSecret"]
+    login = requests.post(
+        f"{api}/api/v1/auth/login", json={"subId": "e2e-user"}, headers={"x-client-secret": secret}, timeout=10
+    )
+    assert login.status_code == 200
+    data = login.json()["data"]
+    assert data["isWalletCreated"] is False and data["accessToken"] and data["refreshToken"]
+
+    def session(token, client_secret):
+        return requests.get(
+            f"{api}/api/v1/auth/session",
+            headers={"Authorization": f"Bearer {token}", "x-client-secret": client_secret},
+            timeout=10,
+        )
+
+    assert session(data["accessToken"], secret).status_code == 200
+    wrong_secret = session(data["accessToken"], "dcs_wrong")
+    assert wrong_secret.status_code == 401 and wrong_secret.json()["data"]["code"] == "INVALID_CLIENT_SECRET"
+    tampered = data["accessToken"][:-3] + ("aaa" if not data["accessToken"].endswith("aaa") else "bbb")
+    bad = session(tampered, secret)
+    assert bad.status_code == 401 and bad.json()["data"]["code"] == "INVALID_TOKEN"
+
+    refreshed = requests.post(
+        f"{api}/api/v1/auth/refresh",
+        json={"refreshToken": data["refreshToken"]},
+        headers={"x-client-secret": secret},
+        timeout=10,
+    )
+    assert refreshed.status_code == 200 and refreshed.json()["data"]["accessToken"]
+
+
+def test_bad_input_is_400_naming_the_field(stack):
+    info = stack["info"]
+    url, headers = f"{info['apiUrl']}/api/v1/auth/login", {"x-client-secret": info["demo"]["clientSecret"]}
+    malformed = requests.post(url, data=b"{oops", headers={**headers, "Content-Type": "application/json"}, timeout=10)
+    assert malformed.status_code == 400 and malformed.json()["data"]["code"] == "MALFORMED_JSON"
+    wrong_type = requests.post(url, json={"subId": 7}, headers=headers, timeout=10)
+    assert wrong_type.status_code == 400
+    assert wrong_type.json()["data"]["errors"][0]["field"] == "subId"
+
+
+def test_scheduled_function_runs_against_the_stack(stack):
+    env = {
+        **os.environ,
+        "AWS_ENDPOINT_URL": stack["info"]["awsEndpointUrl"],
+        "AWS_ACCESS_KEY_ID": "local",
+        "AWS_SECRET_ACCESS_KEY": "local",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "DOMPET_STAGE": "local",
+        "DOMPET_NETWORKS_FILE": str(stack["state"] / "networks.json"),
+    }
+    result = subprocess.run(
+        [sys.executable, "-m", "devtools.workers", "invoke", "rotate_signing_keys"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == {"invoked": "rotate_signing_keys"}
+
+
+def _port_open(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.5)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_ctrl_c_stops_everything(stack):
+    process = stack["process"]
+    ports = [stack["ports"]["api"], stack["ports"]["moto"], *stack["ports"]["chains"]]
+    assert all(_port_open(p) for p in ports)
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=30) == 0
+    deadline = time.monotonic() + 10
+    while any(_port_open(p) for p in ports) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(_port_open(p) for p in ports)

@@ -1,0 +1,75 @@
+"""/health, /openapi.json (valid OpenAPI 3.1) and the offline /docs page."""
+
+from __future__ import annotations
+
+import json
+
+from openapi_spec_validator import validate
+
+from chalicelib.platform import networks, settings
+
+AUTH_ROUTES = {
+    ("/api/v1/auth/login", "post"),
+    ("/api/v1/auth/refresh", "post"),
+    ("/api/v1/auth/session", "get"),
+    ("/api/v1/auth/whoami", "get"),
+}
+
+
+def test_openapi_document_is_valid_3_1_and_lists_auth_routes(api):
+    response = api.get("/openapi.json")
+    assert response.status_code == 200
+    doc = json.loads(response.body)
+    assert doc["openapi"] == "3.1.0"
+    validate(doc)
+    listed = {(path, method) for path, methods in doc["paths"].items() for method in methods}
+    assert listed >= AUTH_ROUTES
+    login = doc["paths"]["/api/v1/auth/login"]["post"]
+    assert login["security"] == [{"clientSecret": []}]
+    assert login["requestBody"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/LoginRequest"
+    }
+    assert "subId" in doc["components"]["schemas"]["LoginRequest"]["properties"]
+    assert doc["paths"]["/api/v1/auth/whoami"]["get"]["security"] == [
+        {"appId": [], "appTimestamp": [], "appSignature": []}
+    ]
+    assert set(doc["paths"]["/api/v1/auth/session"]["get"]["responses"]) >= {"200", "401", "403"}
+
+
+def test_docs_page_is_self_contained_html(api):
+    response = api.get("/docs")
+    assert response.status_code == 200
+    assert response.headers["Content-Type"].startswith("text/html")
+    page = response.body.decode() if isinstance(response.body, bytes) else response.body
+    for path, _ in AUTH_ROUTES:
+        assert path in page
+    assert "<script" not in page and "http://" not in page.replace("http://x", "") and "https://" not in page
+
+
+def test_health_reports_tables_and_networks(api):
+    response = api.get("/health")
+    assert response.status_code == 200
+    data = response.json_body["data"]
+    assert data["service"] == "dompet" and data["stage"] == "test"
+    assert {c["name"] for c in data["components"]} >= {"table:tenancy", "table:users", "table:auth-state"}
+    assert all(c["ok"] for c in data["components"])
+
+
+def test_health_is_503_when_a_network_is_unreachable(api, tmp_path, monkeypatch):
+    path = tmp_path / "networks.json"
+    entry = {"name": "down", "chainId": 31399, "rpcUrls": ["http://127.0.0.1:9"], "nativeSymbol": "ETH"}
+    path.write_text(json.dumps({"networks": [entry]}))
+    monkeypatch.setenv("DOMPET_NETWORKS_FILE", str(path))
+    settings.load_settings.cache_clear()
+    networks.registry.cache_clear()
+    try:
+        response = api.get("/health")
+    finally:
+        monkeypatch.undo()
+        settings.load_settings.cache_clear()
+        networks.registry.cache_clear()
+    assert response.status_code == 503
+    body = response.json_body
+    assert body["data"]["code"] == "NOT_READY"
+    down = [c for c in body["data"]["components"] if not c["ok"]]
+    assert [c["name"] for c in down] == ["network:down"]

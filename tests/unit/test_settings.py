@@ -1,0 +1,110 @@
+"""A bad setting stops start-up with a message naming it (and never its value)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from chalicelib.platform import networks, settings
+
+
+def test_bad_setting_names_the_variable(monkeypatch, clean_registry):
+    monkeypatch.setenv("DOMPET_ACCESS_TOKEN_TTL_S", "forever")
+    settings.load_settings.cache_clear()
+    with pytest.raises(settings.SettingsError) as error:
+        settings.load_settings()
+    assert "DOMPET_ACCESS_TOKEN_TTL_S" in str(error.value)
+    assert "forever" not in str(error.value)  # values may be secrets
+
+
+def test_app_refuses_to_start_with_a_bad_setting(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-c", "import app"],
+        env={"DOMPET_STAGE": "Bad Stage!", "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        cwd=settings.PROJECT_ROOT,
+    )
+    assert result.returncode != 0
+    assert "DOMPET_STAGE" in result.stderr
+
+
+def _registry(tmp_path, monkeypatch, content: str) -> None:
+    path = tmp_path / "networks.json"
+    path.write_text(content)
+    monkeypatch.setenv("DOMPET_NETWORKS_FILE", str(path))
+    settings.load_settings.cache_clear()
+    networks.registry.cache_clear()
+
+
+@pytest.fixture
+def clean_registry():
+    yield
+    settings.load_settings.cache_clear()
+    networks.registry.cache_clear()
+
+
+def test_networks_registry_loads(tmp_path, monkeypatch, clean_registry):
+    entry = {"name": "local-a", "chainId": 31337, "rpcUrls": ["http://127.0.0.1:8545"], "nativeSymbol": "ETH"}
+    _registry(tmp_path, monkeypatch, json.dumps({"networks": [entry]}))
+    assert networks.registry().by_name("local-a").chainId == 31337
+    assert networks.registry().by_chain_id(31337).confirmations == 1
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("{oops", "not valid JSON"),
+        (
+            json.dumps({"networks": [{"name": "x", "chainId": 1, "rpcUrls": ["ftp://x"], "nativeSymbol": "ETH"}]}),
+            "rpcUrls",
+        ),
+        (
+            json.dumps({"networks": [{"name": "x", "chainId": "one", "rpcUrls": ["http://x"], "nativeSymbol": "E"}]}),
+            "chainId",
+        ),
+        (
+            json.dumps(
+                {
+                    "networks": [
+                        {"name": "a", "chainId": 1, "rpcUrls": ["http://x"], "nativeSymbol": "E"},
+                        {"name": "b", "chainId": 1, "rpcUrls": ["http://y"], "nativeSymbol": "E"},
+                    ]
+                }
+            ),
+            "duplicate network chainId",
+        ),
+        (
+            json.dumps(
+                {
+                    "networks": [
+                        {
+                            "name": "x",
+                            "chainId": 1,
+                            "rpcUrls": ["http://x"],
+                            "nativeSymbol": "E",
+                            "tokens": {"usdt": "0x12"},
+                        }
+                    ]
+                }
+            ),
+            "tokens.usdt",
+        ),
+    ],
+)
+def test_bad_networks_registry_names_the_problem(tmp_path, monkeypatch, clean_registry, content, expected):
+    _registry(tmp_path, monkeypatch, content)
+    with pytest.raises(settings.SettingsError) as error:
+        networks.registry()
+    assert "DOMPET_NETWORKS_FILE" in str(error.value) and expected in str(error.value)
+
+
+def test_missing_networks_file_is_named(monkeypatch, clean_registry):
+    monkeypatch.setenv("DOMPET_NETWORKS_FILE", "/nonexistent/networks.json")
+    settings.load_settings.cache_clear()
+    with pytest.raises(settings.SettingsError) as error:
+        settings.load_settings()
+    assert "DOMPET_NETWORKS_FILE" in str(error.value)

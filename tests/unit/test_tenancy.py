@@ -1,0 +1,56 @@
+"""Organizations, clients and apps: secrets are shown once and stored only hashed or encrypted."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from botocore.exceptions import ClientError
+
+from chalicelib.platform import aws
+from chalicelib.tenancy import admin, service, store
+
+
+def _dump() -> str:
+    return json.dumps(aws.table("tenancy").scan()["Items"], default=lambda v: bytes(v).hex())
+
+
+def test_admin_command_creates_a_tenant_and_prints_secrets_once(aws_env, capsys):
+    assert admin.main(["create-tenant", "--name", "Acme"]) == 0
+    issued = json.loads(capsys.readouterr().out)
+    assert set(issued) == {"organizationId", "clientId", "clientSecret", "appId", "appSecret"}
+    assert service.client_for_secret(issued["clientSecret"]).clientId == issued["clientId"]
+    app, secret = service.app_with_secret(issued["appId"])
+    assert secret == issued["appSecret"] and app.clientId == issued["clientId"]
+
+
+def test_admin_command_builds_a_tenant_step_by_step(aws_env, capsys):
+    admin.main(["create-organization", "--name", "Org"])
+    org = json.loads(capsys.readouterr().out)["organizationId"]
+    admin.main(["create-client", "--organization-id", org, "--name", "Backend"])
+    client = json.loads(capsys.readouterr().out)
+    admin.main(["create-app", "--client-id", client["clientId"], "--name", "Shop"])
+    app = json.loads(capsys.readouterr().out)
+    assert app["organizationId"] == org and app["clientId"] == client["clientId"]
+
+
+def test_admin_command_refuses_unknown_parents(aws_env, capsys):
+    assert admin.main(["create-client", "--organization-id", "nope", "--name", "x"]) == 1
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_secrets_are_never_stored_in_plaintext(tenant):
+    dump = _dump()
+    assert tenant.clientSecret not in dump
+    assert tenant.appSecret not in dump
+    assert tenant.appSecret.encode().hex() not in dump
+
+
+def test_app_secret_ciphertext_is_bound_to_its_app(tenant):
+    other = service.create_tenant("Other")
+    _, ciphertext = store.get_app(tenant.appId)
+    with pytest.raises(ClientError):
+        aws.client("kms").decrypt(
+            CiphertextBlob=ciphertext,
+            EncryptionContext={"appId": other.appId, "purpose": "app-request-signing"},
+        )
