@@ -1,0 +1,1 @@
+"""AWS CDK app for Dompet: `infra.stack.DompetStack`, entry point `infra.app` (see docs/deploy.md)."""

@@ -1,0 +1,403 @@
+"""The Dompet stack: every resource in `chalicelib/platform/resources.py`, the Chalice
+app, and one least-privilege IAM role per Lambda function.
+
+Deliberate choices (each one is the answer to something that bit or would bite):
+
+* The construct id of the stack is the stage. `chalice.cdk.Chalice` takes its
+  Chalice stage name from `scope.to_string()`, the construct path of the stack, so
+  this is what makes `.chalice/config.json`'s `stages.<stage>` apply.
+* Roles are set on the packaged functions afterwards, not through Chalice config.
+  The construct passes `stage_config` to `chalice package` as *top-level*
+  overrides, and Chalice never reads per-function `lambda_functions` from them
+  (only from config.json). So Chalice is told `manage_iam_role: false` with a
+  placeholder ARN, and every function's `Role` is overridden here; a function
+  in app.py without an entry in `resources.FUNCTIONS` fails the synth.
+* Environment variables are set the same way, not through Chalice config:
+  `chalice package` copies its environment variables into `os.environ` and
+  imports app.py, whose `load_settings()` would reject unresolved CDK tokens.
+* Gateway responses live in the API definition (`x-amazon-apigateway-gateway-
+  responses`), not as separate resources, so a change is part of the definition
+  SAM hashes and is redeployed to the stage.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, get_args
+
+from aws_cdk import CfnResource, Duration, RemovalPolicy, Stack, Token, triggers
+from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_s3 as s3
+from aws_cdk import aws_secretsmanager as secretsmanager
+from aws_cdk import aws_sqs as sqs
+from chalice.cdk import Chalice
+from chalice.utils import to_cfn_resource_name
+from constructs import Construct
+
+from chalicelib.platform import resources
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+STAGE_PATTERN = re.compile(r"^[a-z][a-z0-9-]{0,19}$")  # same rule as Settings.stage
+LOG_LEVEL = "INFO"
+SIGNING_KEY_ROTATOR = "rotate_signing_keys"  # invoked once after the first deployment
+# Never deployed: every function's Role is overridden (and checked) after packaging.
+ROLE_PLACEHOLDER = "replaced-per-function-by-infra-stack"
+
+KEY_ACTIONS: dict[str, tuple[str, ...]] = {
+    "encrypt": ("kms:Encrypt",),
+    "decrypt": ("kms:Decrypt",),
+    "encrypt_decrypt": ("kms:Encrypt", "kms:Decrypt"),
+}
+SECRET_READ = ("secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret")
+SECRET_WRITE = ("secretsmanager:PutSecretValue", "secretsmanager:UpdateSecretVersionStage")
+SECRET_ACTIONS: dict[str, tuple[str, ...]] = {
+    "read": SECRET_READ,
+    "write": SECRET_WRITE,
+    "read_write": SECRET_READ + SECRET_WRITE,
+}
+
+
+@dataclass(frozen=True)
+class GatewayError:
+    status: int
+    code: str
+    message: str
+
+
+# Every API Gateway response type with its standard status, so errors raised before
+# the request reaches Lambda still answer in the envelope. Templates are not VTL:
+# the status cannot be looked up at run time, hence one entry per type. Without
+# IAM auth or API keys, MISSING_AUTHENTICATION_TOKEN means "no such route".
+GATEWAY_ERRORS: dict[str, GatewayError] = {
+    "MISSING_AUTHENTICATION_TOKEN": GatewayError(404, "NOT_FOUND", "Not found"),
+    "RESOURCE_NOT_FOUND": GatewayError(404, "NOT_FOUND", "Not found"),
+    "BAD_REQUEST_PARAMETERS": GatewayError(400, "BAD_REQUEST", "Bad request"),
+    "BAD_REQUEST_BODY": GatewayError(400, "BAD_REQUEST", "Bad request"),
+    "UNAUTHORIZED": GatewayError(401, "UNAUTHORIZED", "Unauthorized"),
+    "ACCESS_DENIED": GatewayError(403, "FORBIDDEN", "Forbidden"),
+    "EXPIRED_TOKEN": GatewayError(403, "FORBIDDEN", "Forbidden"),
+    "INVALID_API_KEY": GatewayError(403, "FORBIDDEN", "Forbidden"),
+    "INVALID_SIGNATURE": GatewayError(403, "FORBIDDEN", "Forbidden"),
+    "WAF_FILTERED": GatewayError(403, "FORBIDDEN", "Forbidden"),
+    "REQUEST_TOO_LARGE": GatewayError(413, "REQUEST_TOO_LARGE", "Request too large"),
+    "UNSUPPORTED_MEDIA_TYPE": GatewayError(415, "UNSUPPORTED_MEDIA_TYPE", "Unsupported media type"),
+    "THROTTLED": GatewayError(429, "TOO_MANY_REQUESTS", "Too many requests"),
+    "QUOTA_EXCEEDED": GatewayError(429, "TOO_MANY_REQUESTS", "Too many requests"),
+    "API_CONFIGURATION_ERROR": GatewayError(500, "GATEWAY_ERROR", "Gateway error"),
+    "AUTHORIZER_CONFIGURATION_ERROR": GatewayError(500, "GATEWAY_ERROR", "Gateway error"),
+    "AUTHORIZER_FAILURE": GatewayError(500, "GATEWAY_ERROR", "Gateway error"),
+    "INTEGRATION_FAILURE": GatewayError(504, "GATEWAY_ERROR", "Gateway error"),
+    "INTEGRATION_TIMEOUT": GatewayError(504, "GATEWAY_ERROR", "Gateway timeout"),
+    # Fallbacks for types AWS may add. Their status is not overridden because that
+    # would also change the status of every 4XX/5XX type not listed above.
+    "DEFAULT_4XX": GatewayError(400, "BAD_REQUEST", "Bad request"),
+    "DEFAULT_5XX": GatewayError(500, "GATEWAY_ERROR", "Gateway error"),
+}
+
+_TRIGGER_CODE = """
+import os
+import boto3
+from botocore.config import Config
+
+# Waits for the target (whose own timeout is shorter); no retry, a failure fails the deployment.
+LAMBDA = boto3.client("lambda", config=Config(read_timeout=170, retries={"total_max_attempts": 1}))
+
+def handler(event, context):
+    response = LAMBDA.invoke(FunctionName=os.environ["TARGET_FUNCTION"])
+    if "FunctionError" in response:
+        raise RuntimeError(response["Payload"].read().decode())
+"""
+
+
+def sam_logical_id(function_name: str) -> str:
+    """Logical id `chalice package` gives a Lambda function (it renames the REST API handler)."""
+    return "APIHandler" if function_name == "api_handler" else to_cfn_resource_name(function_name)
+
+
+@contextmanager
+def _packaging_sandbox(region: str) -> Iterator[None]:
+    """What `chalice package` needs around it, and the mess it makes, undone.
+
+    It needs a region name (for the API Gateway service principal), never
+    credentials. It copies config.json's environment variables into `os.environ`
+    (restored, so the synth process keeps no stage's settings) and writes a
+    27 MB package into `./chalice.out/<uuid>/` on every synth (a temporary
+    directory instead: the construct stages the zip into cdk.out and reads the
+    template before it returns).
+    """
+    saved_environ, saved_cwd = dict(os.environ), os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="chalice-") as scratch:
+        os.environ["AWS_DEFAULT_REGION"] = region
+        os.chdir(scratch)
+        try:
+            yield
+        finally:
+            os.chdir(saved_cwd)
+            os.environ.clear()
+            os.environ.update(saved_environ)
+
+
+class DompetStack(Stack):
+    def __init__(
+        self,
+        scope: Construct,
+        *,
+        stage: str,
+        tables: tuple[resources.Table, ...] = resources.TABLES,
+        queues: tuple[resources.Queue, ...] = resources.QUEUES,
+        keys: tuple[resources.Key, ...] = resources.KEYS,
+        secrets: tuple[resources.Secret, ...] = resources.SECRETS,
+        buckets: tuple[resources.Bucket, ...] = resources.BUCKETS,
+        functions: tuple[resources.Function, ...] = resources.FUNCTIONS,
+        source_dir: Path = PROJECT_ROOT,
+        **kwargs: Any,
+    ) -> None:
+        if not STAGE_PATTERN.match(stage):
+            raise ValueError(f"invalid stage {stage!r}: lower-case letters, digits and '-', at most 20")
+        super().__init__(scope, stage, stack_name=f"dompet-{stage}", **kwargs)
+        if self.to_string() != stage:
+            raise ValueError("DompetStack must be created directly in the App: Chalice takes the stage from its path")
+        self.stage = stage
+        self.bucket_suffix = f"-{self.account}-{self.region}"
+
+        self.tables = {t.name: self._table(t) for t in tables}
+        self.queues = {q.name: self._queue(q) for q in queues}
+        self.keys = {k.name: self._key(k) for k in keys}
+        self.secrets = {s.name: self._secret(s) for s in secrets}
+        self.buckets = {b.name: self._bucket(b) for b in buckets}
+        self.roles = {f.name: self._role(f) for f in functions}
+
+        self.chalice = self._chalice_app(source_dir)
+        self._assign_roles_and_environment(functions)
+        self._add_gateway_responses()
+        if SIGNING_KEY_ROTATOR in self.roles:
+            self._initialise_signing_keys()
+
+    # --- data resources -------------------------------------------------------
+
+    def _table(self, definition: resources.Table) -> dynamodb.Table:
+        # resources.py has no attribute types: every key attribute is a string.
+        def attribute(name: str | None) -> dynamodb.Attribute | None:
+            return dynamodb.Attribute(name=name, type=dynamodb.AttributeType.STRING) if name else None
+
+        table = dynamodb.Table(
+            self,
+            f"{to_cfn_resource_name(definition.name)}Table",
+            table_name=resources.table_name(self.stage, definition.name),
+            partition_key=attribute(definition.partition_key),
+            sort_key=attribute(definition.sort_key),
+            billing_mode=dynamodb.BillingMode.PAY_PER_REQUEST,
+            point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(
+                point_in_time_recovery_enabled=True
+            ),
+            time_to_live_attribute=definition.ttl_attribute,
+            removal_policy=RemovalPolicy.RETAIN,
+        )
+        for index in definition.indexes:
+            table.add_global_secondary_index(
+                index_name=index.name,
+                partition_key=attribute(index.partition_key),
+                sort_key=attribute(index.sort_key),
+            )
+        return table
+
+    def _queue(self, definition: resources.Queue) -> sqs.Queue:
+        construct_id = to_cfn_resource_name(definition.name)
+        dlq = sqs.Queue(
+            self,
+            f"{construct_id}DeadLetterQueue",
+            queue_name=resources.dlq_name(self.stage, definition.name),
+            retention_period=Duration.seconds(definition.dlq_retention_s),
+            encryption=sqs.QueueEncryption.SQS_MANAGED,
+            enforce_ssl=True,
+        )
+        return sqs.Queue(
+            self,
+            f"{construct_id}Queue",
+            queue_name=resources.queue_name(self.stage, definition.name),
+            visibility_timeout=Duration.seconds(definition.visibility_timeout_s),
+            retention_period=Duration.seconds(definition.retention_s),
+            dead_letter_queue=sqs.DeadLetterQueue(max_receive_count=definition.max_receive_count, queue=dlq),
+            encryption=sqs.QueueEncryption.SQS_MANAGED,
+            enforce_ssl=True,
+        )
+
+    def _key(self, definition: resources.Key) -> kms.Key:
+        return kms.Key(
+            self,
+            f"{to_cfn_resource_name(definition.name)}Key",
+            alias=resources.key_alias(self.stage, definition.name),
+            description=definition.purpose,
+            key_spec=kms.KeySpec(definition.spec),
+            key_usage=kms.KeyUsage(definition.usage),
+            # KMS rotates symmetric encryption keys only; it rejects the flag elsewhere.
+            enable_key_rotation=definition.spec == "SYMMETRIC_DEFAULT",
+        )
+
+    def _secret(self, definition: resources.Secret) -> secretsmanager.Secret:
+        # The initial value is a generated placeholder; its owner (e.g.
+        # rotate_signing_keys for the JWT keys) treats it as "not initialised".
+        return secretsmanager.Secret(
+            self,
+            f"{to_cfn_resource_name(definition.name)}Secret",
+            secret_name=resources.secret_name(self.stage, definition.name),
+            description=definition.purpose,
+        )
+
+    def _bucket(self, definition: resources.Bucket) -> s3.Bucket:
+        return s3.Bucket(
+            self,
+            f"{to_cfn_resource_name(definition.name)}Bucket",
+            bucket_name=resources.bucket_name(self.stage, definition.name, self.bucket_suffix),
+            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+            encryption=s3.BucketEncryption.S3_MANAGED,
+            enforce_ssl=True,
+            lifecycle_rules=[s3.LifecycleRule(expiration=Duration.days(definition.expire_after_days))],
+        )
+
+    # --- roles and grants -----------------------------------------------------
+
+    def _role(self, function: resources.Function) -> iam.Role:
+        role = iam.Role(
+            self,
+            f"{to_cfn_resource_name(function.name)}Role",
+            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+            description=f"Lambda {function.name}: {function.purpose}"[:1000],
+            managed_policies=[
+                iam.ManagedPolicy.from_aws_managed_policy_name("service-role/AWSLambdaBasicExecutionRole")
+            ],
+        )
+        for grant in function.grants:
+            self._grant(role, grant)
+        return role
+
+    def _grant(self, role: iam.Role, grant: resources.Grant) -> None:
+        where = f"{grant.kind} {grant.name!r} ({grant.access})"
+        reads, writes = grant.access in ("read", "read_write"), grant.access in ("write", "read_write")
+        if grant.access not in get_args(resources.KeyAccess if grant.kind == "key" else resources.Access):
+            raise ValueError(f"grant {where}: unknown access")
+        try:
+            if grant.kind == "table":
+                table = self.tables[grant.name]
+                if reads:
+                    table.grant_read_data(role)
+                if writes:
+                    table.grant_write_data(role)
+            elif grant.kind == "bucket":
+                bucket = self.buckets[grant.name]
+                if reads:
+                    bucket.grant_read(role)
+                if writes:
+                    bucket.grant_write(role)
+            elif grant.kind == "queue":
+                queue = self.queues[grant.name]
+                if reads:
+                    queue.grant_consume_messages(role)
+                if writes:
+                    queue.grant_send_messages(role)
+            elif grant.kind == "key":
+                self.keys[grant.name].grant(role, *KEY_ACTIONS[grant.access])
+            elif grant.kind == "secret":
+                # Explicit actions: Secret.grant_write would add UpdateSecret, which can change the key and policy.
+                iam.Grant.add_to_principal(
+                    grantee=role,
+                    actions=list(SECRET_ACTIONS[grant.access]),
+                    resource_arns=[self.secrets[grant.name].secret_arn],
+                )
+            else:
+                raise ValueError(f"grant {where}: unknown resource kind")
+        except KeyError:
+            raise ValueError(f"grant {where}: no such {grant.kind} in the definitions") from None
+
+    # --- the Chalice app ------------------------------------------------------
+
+    def _chalice_app(self, source_dir: Path) -> Chalice:
+        region = self.region
+        if Token.is_unresolved(region):  # env-agnostic stack: fall back to the caller's region
+            region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or ""
+        if not region:
+            raise ValueError("chalice package needs a region: give the stack an env or set AWS_REGION")
+        stage_config = {
+            "manage_iam_role": False,
+            "iam_role_arn": ROLE_PLACEHOLDER,
+            "autogen_policy": False,
+        }
+        with _packaging_sandbox(region):
+            return Chalice(self, "Chalice", source_dir=str(source_dir), stage_config=stage_config)
+
+    def _packaged(self, resource_type: str) -> dict[str, CfnResource]:
+        return {
+            child.node.id: child
+            for child in self.chalice.sam_template.node.children
+            if isinstance(child, CfnResource) and child.cfn_resource_type == resource_type
+        }
+
+    def _assign_roles_and_environment(self, functions: tuple[resources.Function, ...]) -> None:
+        if self._packaged("AWS::IAM::Role") or self._packaged("AWS::IAM::Policy"):
+            raise ValueError("Chalice generated IAM resources: drop manage_iam_role/iam_role_arn from config.json")
+        packaged = self._packaged("AWS::Serverless::Function")
+        expected = {sam_logical_id(f.name): f for f in functions}
+        if unknown := sorted(set(packaged) - set(expected)):
+            raise ValueError(f"app.py defines Lambda functions {unknown} with no entry in resources.FUNCTIONS")
+        if missing := sorted(set(expected) - set(packaged)):
+            raise ValueError(f"resources.FUNCTIONS defines {missing}, which app.py does not")
+        environment = {
+            "DOMPET_STAGE": self.stage,
+            "DOMPET_BUCKET_SUFFIX": self.bucket_suffix,
+            "DOMPET_LOG_LEVEL": LOG_LEVEL,
+        }
+        for logical_id, function in expected.items():
+            role = self.roles[function.name]
+            packaged[logical_id].add_property_override("Role", role.role_arn)
+            # The role's policies must exist before the function: an SQS event source
+            # is validated against them, and the trigger below invokes at once.
+            packaged[logical_id].node.add_dependency(role)
+            for name, value in environment.items():
+                self.chalice.add_environment_variable(name, value, logical_id)
+
+    def _add_gateway_responses(self) -> None:
+        apis = self._packaged("AWS::Serverless::Api")
+        if not apis:
+            return  # no routes, no REST API
+        responses: dict[str, dict[str, Any]] = {}
+        for response_type, error in GATEWAY_ERRORS.items():
+            envelope = {"status": error.status, "message": error.message, "data": {"code": error.code}}
+            body = json.dumps(envelope, separators=(",", ":"))
+            responses[response_type] = {"responseTemplates": {"application/json": body}}
+            if not response_type.startswith("DEFAULT_"):
+                responses[response_type]["statusCode"] = str(error.status)
+        for api in apis.values():
+            api.add_property_override("DefinitionBody.x-amazon-apigateway-gateway-responses", responses)
+
+    def _initialise_signing_keys(self) -> None:
+        """Run rotate_signing_keys once after the first deployment, before the API exists.
+
+        `triggers.Trigger` needs an L2 function (it invokes a version), and the
+        Chalice functions are SAM resources, so a tiny trigger function invokes
+        it and fails the deployment if it fails.
+        """
+        rotator = self.chalice.get_resource(sam_logical_id(SIGNING_KEY_ROTATOR))
+        rotator_arn = rotator.get_att("Arn").to_string()
+        trigger = triggers.TriggerFunction(
+            self,
+            "InitialiseSigningKeys",
+            runtime=lambda_.Runtime.PYTHON_3_11,
+            handler="index.handler",
+            code=lambda_.Code.from_inline(_TRIGGER_CODE),
+            timeout=Duration.minutes(3),
+            environment={"TARGET_FUNCTION": rotator_arn},
+            execute_on_handler_change=False,
+        )
+        trigger.add_to_role_policy(iam.PolicyStatement(actions=["lambda:InvokeFunction"], resources=[rotator_arn]))
+        trigger.execute_after(rotator, self.roles[SIGNING_KEY_ROTATOR], *self.secrets.values())
+        trigger.execute_before(*self._packaged("AWS::Serverless::Api").values())

@@ -1,0 +1,427 @@
+"""Synthesizes the CDK stack without AWS credentials and checks resources and grants.
+
+The synth runs once per session in a child process (this file, run as a script):
+`chalice package` imports app.py, which loads and caches settings, and copies
+config.json's environment into `os.environ`; none of that should leak into the
+test session. On a clean machine the first run downloads the Lambda wheels for
+requirements.txt from PyPI; chalice caches them in `.chalice/deployments/`.
+
+Expectations are derived from `resources.py`, so they follow the definitions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aws_cdk.assertions import Match, Template
+
+from chalicelib.platform import resources
+from chalicelib.platform.resources import Grant
+
+ROOT = Path(__file__).resolve().parents[2]
+ACCOUNT, REGION = "123456789012", "eu-west-1"
+SUFFIX = f"-{ACCOUNT}-{REGION}"
+
+# QUEUES is empty today: this extra definition proves queues synthesize, with grants.
+EXTRA_QUEUE = resources.Queue(name="webhooks", purpose="Test only.", visibility_timeout_s=90, max_receive_count=3)
+
+
+def _with_grant(functions: tuple[resources.Function, ...], name: str, grant: Grant) -> tuple[resources.Function, ...]:
+    return tuple(dataclasses.replace(f, grants=(*f.grants, grant)) if f.name == name else f for f in functions)
+
+
+SCENARIOS: dict[str, dict[str, Any]] = {
+    "default": {"stage": "test"},
+    "queues": {
+        "stage": "testq",
+        "queues": (*resources.QUEUES, EXTRA_QUEUE),
+        "functions": _with_grant(
+            _with_grant(resources.FUNCTIONS, "api_handler", Grant("queue", EXTRA_QUEUE.name, "write")),
+            "rotate_signing_keys",
+            Grant("queue", EXTRA_QUEUE.name, "read"),
+        ),
+    },
+    # A function in app.py without a definition must fail the synth, not run with some other role.
+    "undefined_function": {"stage": "testu", "functions": resources.FUNCTIONS[:-1]},
+}
+
+# (read side, write side) per resource kind; a key's read side is decrypt, its write side encrypt.
+ACTIONS: dict[str, tuple[set[str], set[str]]] = {
+    "table": (
+        {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:Scan"},
+        {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem"},
+    ),
+    "queue": ({"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility"}, {"sqs:SendMessage"}),
+    "bucket": ({"s3:GetObject"}, {"s3:PutObject", "s3:DeleteObject"}),
+    "secret": (
+        {"secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"},
+        {"secretsmanager:PutSecretValue", "secretsmanager:UpdateSecretVersionStage"},
+    ),
+    "key": ({"kms:Decrypt"}, {"kms:Encrypt"}),
+}
+SERVICE = {"table": "dynamodb", "queue": "sqs", "bucket": "s3", "secret": "secretsmanager", "key": "kms"}
+EXACT_KINDS = {"key", "secret"}  # no CDK helper involved: exactly the listed actions
+READS = {"read", "read_write", "decrypt", "encrypt_decrypt"}
+WRITES = {"write", "read_write", "encrypt", "encrypt_decrypt"}
+
+
+# --- synth (child process) ------------------------------------------------------
+
+
+def _synthesize(workdir: Path) -> dict[str, dict[str, Any]]:
+    import aws_cdk as cdk
+
+    from infra.stack import DompetStack
+
+    context = json.loads((ROOT / "cdk.json").read_text())["context"]  # the feature flags `cdk deploy` uses
+    results: dict[str, dict[str, Any]] = {}
+    for name, kwargs in SCENARIOS.items():
+        app = cdk.App(outdir=str(workdir / name), context=context)
+        try:
+            stack = DompetStack(app, env=cdk.Environment(account=ACCOUNT, region=REGION), **kwargs)
+        except ValueError as exc:
+            results[name] = {"error": str(exc)}
+            continue
+        results[name] = {"template": app.synth().get_stack_by_name(stack.stack_name).template}
+    return results
+
+
+@pytest.fixture(scope="session")
+def synthesized(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    workdir = tmp_path_factory.mktemp("cdk")
+    nowhere = workdir / "no-aws-config"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}  # no credentials, no region
+    env |= {
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+        "AWS_CONFIG_FILE": str(nowhere),
+        "AWS_SHARED_CREDENTIALS_FILE": str(nowhere),
+        "AWS_EC2_METADATA_DISABLED": "true",
+    }
+    run = subprocess.run(
+        [sys.executable, __file__, str(workdir)], cwd=workdir, env=env, capture_output=True, text=True, timeout=900
+    )
+    if run.returncode != 0:
+        pytest.fail(f"synth failed:\n{run.stdout[-2000:]}\n{run.stderr[-6000:]}")
+    return json.loads((workdir / "templates.json").read_text())  # type: ignore[no-any-return]
+
+
+def _template(synthesized: dict[str, dict[str, Any]], scenario: str) -> Template:
+    assert "template" in synthesized[scenario], synthesized[scenario].get("error")
+    return Template.from_json(synthesized[scenario]["template"])
+
+
+@pytest.fixture(scope="session")
+def template(synthesized: dict[str, dict[str, Any]]) -> Template:
+    return _template(synthesized, "default")
+
+
+# --- template helpers -----------------------------------------------------------
+
+
+def _one(template: Template, resource_type: str, **properties: Any) -> tuple[str, Mapping[str, Any]]:
+    found = template.find_resources(resource_type, {"Properties": properties})
+    assert len(found) == 1, f"expected one {resource_type} with {properties}, found {sorted(found)}"
+    return next(iter(found.items()))
+
+
+def _refers_to(value: Any, logical_id: str) -> bool:
+    if isinstance(value, dict):
+        if value.get("Ref") == logical_id or value.get("Fn::GetAtt", [None])[0] == logical_id:
+            return True
+        return any(_refers_to(v, logical_id) for v in value.values())
+    if isinstance(value, list):
+        return any(_refers_to(v, logical_id) for v in value)
+    return False
+
+
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+def _statements(template: Template, role_id: str) -> list[dict[str, Any]]:
+    policies = template.find_resources(
+        "AWS::IAM::Policy", {"Properties": {"Roles": Match.array_with([{"Ref": role_id}])}}
+    )
+    return [s for policy in policies.values() for s in policy["Properties"]["PolicyDocument"]["Statement"]]
+
+
+def _actions_on(template: Template, role_id: str, logical_id: str) -> set[str]:
+    return {
+        action
+        for statement in _statements(template, role_id)
+        if statement["Effect"] == "Allow" and _refers_to(statement["Resource"], logical_id)
+        for action in _as_list(statement["Action"])
+    }
+
+
+def _allows(actions: set[str], wanted: str) -> bool:
+    return any(fnmatchcase(wanted, granted) for granted in actions)
+
+
+def _resource_id(template: Template, stage: str, kind: str, name: str) -> str:
+    if kind == "table":
+        return _one(template, "AWS::DynamoDB::Table", TableName=resources.table_name(stage, name))[0]
+    if kind == "queue":
+        return _one(template, "AWS::SQS::Queue", QueueName=resources.queue_name(stage, name))[0]
+    if kind == "secret":
+        return _one(template, "AWS::SecretsManager::Secret", Name=resources.secret_name(stage, name))[0]
+    if kind == "bucket":
+        return _one(template, "AWS::S3::Bucket", BucketName=resources.bucket_name(stage, name, SUFFIX))[0]
+    alias = _one(template, "AWS::KMS::Alias", AliasName=resources.key_alias(stage, name))[1]
+    return str(alias["Properties"]["TargetKeyId"]["Fn::GetAtt"][0])
+
+
+def _role_id(template: Template, function_name: str) -> str:
+    from infra.stack import sam_logical_id
+
+    role = template.to_json()["Resources"][sam_logical_id(function_name)]["Properties"]["Role"]
+    assert set(role) == {"Fn::GetAtt"}, f"{function_name} does not use a role from this stack: {role}"
+    return str(role["Fn::GetAtt"][0])
+
+
+# --- resources ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("table", resources.TABLES, ids=lambda t: t.name)
+def test_table(template: Template, table: resources.Table) -> None:
+    key_schema = [{"AttributeName": table.partition_key, "KeyType": "HASH"}]
+    if table.sort_key:
+        key_schema.append({"AttributeName": table.sort_key, "KeyType": "RANGE"})
+    indexes = [
+        Match.object_like(
+            {
+                "IndexName": i.name,
+                "KeySchema": Match.array_with([{"AttributeName": i.partition_key, "KeyType": "HASH"}]),
+            }
+        )
+        for i in table.indexes
+    ]
+    template.has_resource(
+        "AWS::DynamoDB::Table",
+        {
+            "Properties": {
+                "TableName": resources.table_name("test", table.name),
+                "KeySchema": key_schema,
+                "BillingMode": "PAY_PER_REQUEST",
+                "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True},
+                "TimeToLiveSpecification": (
+                    {"AttributeName": table.ttl_attribute, "Enabled": True} if table.ttl_attribute else Match.absent()
+                ),
+                "GlobalSecondaryIndexes": indexes or Match.absent(),
+            },
+            "DeletionPolicy": "Retain",
+            "UpdateReplacePolicy": "Retain",
+        },
+    )
+
+
+@pytest.mark.parametrize("key", resources.KEYS, ids=lambda k: k.name)
+def test_key_and_alias(template: Template, key: resources.Key) -> None:
+    key_id, _ = _one(
+        template,
+        "AWS::KMS::Key",
+        Description=key.purpose,
+        EnableKeyRotation=True,
+        KeySpec=key.spec,
+        KeyUsage=key.usage,
+    )
+    template.has_resource_properties(
+        "AWS::KMS::Alias",
+        {"AliasName": resources.key_alias("test", key.name), "TargetKeyId": {"Fn::GetAtt": [key_id, "Arn"]}},
+    )
+
+
+@pytest.mark.parametrize("secret", resources.SECRETS, ids=lambda s: s.name)
+def test_secret(template: Template, secret: resources.Secret) -> None:
+    template.has_resource_properties(
+        "AWS::SecretsManager::Secret", {"Name": resources.secret_name("test", secret.name)}
+    )
+
+
+@pytest.mark.parametrize("bucket", resources.BUCKETS, ids=lambda b: b.name)
+def test_bucket(template: Template, bucket: resources.Bucket) -> None:
+    bucket_id, _ = _one(
+        template,
+        "AWS::S3::Bucket",
+        BucketName=resources.bucket_name("test", bucket.name, SUFFIX),
+        LifecycleConfiguration={"Rules": [{"ExpirationInDays": bucket.expire_after_days, "Status": "Enabled"}]},
+        PublicAccessBlockConfiguration=dict.fromkeys(
+            ("BlockPublicAcls", "BlockPublicPolicy", "IgnorePublicAcls", "RestrictPublicBuckets"), True
+        ),
+        BucketEncryption={
+            "ServerSideEncryptionConfiguration": [{"ServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}]
+        },
+    )
+    template.has_resource_properties(
+        "AWS::S3::BucketPolicy",
+        {
+            "Bucket": {"Ref": bucket_id},
+            "PolicyDocument": {
+                "Statement": Match.array_with(
+                    [Match.object_like({"Effect": "Deny", "Condition": {"Bool": {"aws:SecureTransport": "false"}}})]
+                )
+            },
+        },
+    )
+
+
+@pytest.mark.parametrize("queue", SCENARIOS["queues"]["queues"], ids=lambda q: q.name)
+def test_queue_with_dead_letter_queue(synthesized: dict[str, dict[str, Any]], queue: resources.Queue) -> None:
+    template = _template(synthesized, "queues")
+    dlq_id, _ = _one(
+        template,
+        "AWS::SQS::Queue",
+        QueueName=resources.dlq_name("testq", queue.name),
+        MessageRetentionPeriod=queue.dlq_retention_s,
+    )
+    template.has_resource_properties(
+        "AWS::SQS::Queue",
+        {
+            "QueueName": resources.queue_name("testq", queue.name),
+            "VisibilityTimeout": queue.visibility_timeout_s,
+            "MessageRetentionPeriod": queue.retention_s,
+            "RedrivePolicy": {
+                "deadLetterTargetArn": {"Fn::GetAtt": [dlq_id, "Arn"]},
+                "maxReceiveCount": queue.max_receive_count,
+            },
+        },
+    )
+
+
+# --- functions, roles and grants ------------------------------------------------
+
+
+def test_functions_are_exactly_the_defined_ones(template: Template) -> None:
+    from infra.stack import sam_logical_id
+
+    template.resource_count_is("AWS::Serverless::Function", len(resources.FUNCTIONS))
+    for function in resources.FUNCTIONS:
+        assert sam_logical_id(function.name) in template.find_resources("AWS::Serverless::Function")
+    template.all_resources_properties(
+        "AWS::Serverless::Function",
+        {
+            "Environment": {
+                "Variables": {"DOMPET_STAGE": "test", "DOMPET_BUCKET_SUFFIX": SUFFIX, "DOMPET_LOG_LEVEL": "INFO"}
+            },
+            "Role": {"Fn::GetAtt": [Match.any_value(), "Arn"]},
+            "Policies": Match.absent(),  # Chalice generated no policy
+        },
+    )
+
+
+def test_undefined_function_fails_the_synth(synthesized: dict[str, dict[str, Any]]) -> None:
+    from infra.stack import sam_logical_id
+
+    error = synthesized["undefined_function"].get("error", "")
+    assert "no entry in resources.FUNCTIONS" in error and sam_logical_id(resources.FUNCTIONS[-1].name) in error
+
+
+def test_each_function_has_its_own_role_with_only_basic_execution(template: Template) -> None:
+    role_ids = [_role_id(template, f.name) for f in resources.FUNCTIONS]
+    assert len(set(role_ids)) == len(role_ids)
+    roles = template.find_resources("AWS::IAM::Role")
+    for role_id in role_ids:
+        props = roles[role_id]["Properties"]
+        assert props["AssumeRolePolicyDocument"]["Statement"] == [
+            {"Action": "sts:AssumeRole", "Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}}
+        ]
+        (managed,) = props["ManagedPolicyArns"]
+        assert json.dumps(managed).endswith(':iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"]]}')
+        assert "Policies" not in props
+
+
+@pytest.mark.parametrize("scenario", ["default", "queues"])
+def test_grants_are_exactly_the_defined_ones(synthesized: dict[str, dict[str, Any]], scenario: str) -> None:
+    template = _template(synthesized, scenario)
+    stage = SCENARIOS[scenario]["stage"]
+    definitions = {
+        "table": resources.TABLES,
+        "queue": SCENARIOS[scenario].get("queues", resources.QUEUES),
+        "key": resources.KEYS,
+        "secret": resources.SECRETS,
+        "bucket": resources.BUCKETS,
+    }
+    for function in SCENARIOS[scenario].get("functions", resources.FUNCTIONS):
+        role_id = _role_id(template, function.name)
+        granted = {(g.kind, g.name): g.access for g in function.grants}
+        services = {SERVICE[g.kind] for g in function.grants}
+        for statement in _statements(template, role_id):
+            for action in _as_list(statement["Action"]):
+                assert action.split(":")[0] in services, f"{function.name} may {action} without a grant"
+        for kind, items in definitions.items():
+            for item in items:
+                actions = _actions_on(template, role_id, _resource_id(template, stage, kind, item.name))
+                where = f"{function.name} on {kind} {item.name}"
+                access = granted.get((kind, item.name))
+                if access is None:
+                    assert actions == set(), f"{where}: no grant, yet {actions}"
+                    continue
+                read, write = ACTIONS[kind]
+                required = (read if access in READS else set()) | (write if access in WRITES else set())
+                forbidden = (read | write) - required
+                assert all(_allows(actions, a) for a in required), f"{where} ({access}): missing {required - actions}"
+                assert not any(_allows(actions, a) for a in forbidden), f"{where} ({access}): has {actions}"
+                assert all(a.startswith(SERVICE[kind] + ":") for a in actions), f"{where}: {actions}"
+                if kind in EXACT_KINDS:
+                    assert actions == required, where
+
+
+def test_api_handler_and_rotator_examples(template: Template) -> None:
+    api = _role_id(template, "api_handler")
+    tenancy = _resource_id(template, "test", "table", "tenancy")
+    app_secrets = _resource_id(template, "test", "key", "app-secrets")
+    assert _allows(_actions_on(template, api, tenancy), "dynamodb:GetItem")
+    assert not _allows(_actions_on(template, api, tenancy), "dynamodb:PutItem")
+    assert _allows(_actions_on(template, api, app_secrets), "kms:Decrypt")
+    assert not _allows(_actions_on(template, api, app_secrets), "kms:Encrypt")
+
+    rotator = _role_id(template, "rotate_signing_keys")
+    actions = {a for s in _statements(template, rotator) for a in _as_list(s["Action"])}
+    assert not any(a.startswith("dynamodb:") or a == "*" for a in actions)
+
+
+# --- API Gateway and the signing-key trigger --------------------------------------
+
+
+def test_gateway_errors_answer_in_the_envelope(template: Template) -> None:
+    (api,) = template.find_resources("AWS::Serverless::Api").values()
+    responses = api["Properties"]["DefinitionBody"]["x-amazon-apigateway-gateway-responses"]
+    assert {"DEFAULT_4XX", "DEFAULT_5XX", "MISSING_AUTHENTICATION_TOKEN"} <= set(responses)
+    bodies = {name: json.loads(r["responseTemplates"]["application/json"]) for name, r in responses.items()}
+    for response_type, body in bodies.items():
+        assert set(body) == {"status", "message", "data"} and set(body["data"]) == {"code"}, response_type
+        if "statusCode" in responses[response_type]:
+            assert int(responses[response_type]["statusCode"]) == body["status"], response_type
+        else:  # only the fallbacks keep each type's own status
+            assert response_type.startswith("DEFAULT_"), response_type
+    assert responses["MISSING_AUTHENTICATION_TOKEN"]["statusCode"] == "404"  # unknown route
+    assert bodies["MISSING_AUTHENTICATION_TOKEN"]["data"]["code"] == "NOT_FOUND"
+    assert bodies["DEFAULT_5XX"]["data"]["code"] == "GATEWAY_ERROR"
+
+
+def test_signing_keys_are_initialised_before_the_api_exists(template: Template) -> None:
+    from infra.stack import sam_logical_id
+
+    rotator_arn = {"Fn::GetAtt": [sam_logical_id("rotate_signing_keys"), "Arn"]}
+    trigger_id, trigger = _one(template, "Custom::Trigger")
+    assert sam_logical_id("rotate_signing_keys") in trigger["DependsOn"]
+    template.has_resource("AWS::Serverless::Api", {"DependsOn": Match.array_with([trigger_id])})
+    _, invoker = _one(template, "AWS::Lambda::Function", Environment={"Variables": {"TARGET_FUNCTION": rotator_arn}})
+    invoker_role = invoker["Properties"]["Role"]["Fn::GetAtt"][0]
+    assert _statements(template, invoker_role) == [
+        {"Action": "lambda:InvokeFunction", "Effect": "Allow", "Resource": rotator_arn}
+    ]
+
+
+if __name__ == "__main__":
+    out = Path(sys.argv[1])
+    (out / "templates.json").write_text(json.dumps(_synthesize(out)))
