@@ -7,6 +7,7 @@ from chalicelib.platform.http import platform_bp
 from chalicelib.platform.networks import registry
 from chalicelib.platform.settings import load_settings
 from chalicelib.system.routes import bp as system
+from chalicelib.wallets.routes import bp as wallets
 
 load_settings()  # a bad setting stops start-up here, naming the variable
 registry()
@@ -15,3 +16,4 @@ app = Chalice(app_name="dompet")
 app.register_blueprint(platform_bp)
 app.register_blueprint(system)
 app.register_blueprint(auth)
+app.register_blueprint(wallets)

@@ -29,3 +29,19 @@ def rpc_call(network: Network, method: str, params: list[Any] | None = None, tim
             raise RpcError(str(answer["error"].get("message", "rpc error")))
         return answer.get("result")
     raise upstream_unavailable(UPSTREAM_UNAVAILABLE, f"No RPC endpoint of network {network.name} is reachable")
+
+
+INVALID_ADDRESS = "INVALID_ADDRESS"
+
+
+def checksum_address(value: str, field: str) -> str:
+    """EIP-55 form of a 20-byte hex address; a mixed-case input must already be correctly checksummed."""
+    from eth_utils import is_checksum_address, is_hex_address, to_checksum_address
+
+    from chalicelib.platform.errors import bad_request
+
+    if not is_hex_address(value):
+        raise bad_request(INVALID_ADDRESS, f"{field} is not a 20-byte hex address", field=field)
+    if value[2:] not in (value[2:].lower(), value[2:].upper()) and not is_checksum_address(value):
+        raise bad_request(INVALID_ADDRESS, f"{field} has a wrong EIP-55 checksum", field=field)
+    return str(to_checksum_address(value))

@@ -12,9 +12,13 @@ import json
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from chalicelib.platform.errors import bad_request
 from chalicelib.platform.settings import SettingsError, load_settings
 
 ADDRESS = r"^0x[0-9a-fA-F]{40}$"
+NETWORK_REQUIRED = "NETWORK_REQUIRED"
+UNKNOWN_NETWORK = "UNKNOWN_NETWORK"
+NETWORK_MISMATCH = "NETWORK_MISMATCH"
 
 
 class Network(BaseModel):
@@ -78,3 +82,24 @@ def registry() -> Registry:
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
         raise SettingsError(f"DOMPET_NETWORKS_FILE: {path}: {problems}") from None
+
+
+def resolve(name: str | None, chain_id: str | None) -> Network:
+    """The network a request names by `network` or `chainId` (a decimal string); both must agree."""
+    if not name and not chain_id:
+        raise bad_request(NETWORK_REQUIRED, "Give network or chainId")
+    by_name = registry().by_name(name) if name else None
+    if name and by_name is None:
+        raise bad_request(UNKNOWN_NETWORK, f"Unknown network {name!r}", field="network")
+    by_id = None
+    if chain_id:
+        if not chain_id.isdigit() or len(chain_id) > 20:
+            raise bad_request(UNKNOWN_NETWORK, "chainId must be a decimal string", field="chainId")
+        by_id = registry().by_chain_id(int(chain_id))
+        if by_id is None:
+            raise bad_request(UNKNOWN_NETWORK, f"No configured network has chainId {chain_id}", field="chainId")
+    if by_name and by_id and by_name != by_id:
+        raise bad_request(NETWORK_MISMATCH, f"network {name!r} is not chainId {chain_id}")
+    network = by_name or by_id
+    assert network is not None
+    return network

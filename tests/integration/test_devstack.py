@@ -162,6 +162,14 @@ def test_family_w_login_and_session(stack):
     bad = session(tampered, secret)
     assert bad.status_code == 401 and bad.json()["data"]["code"] == "INVALID_TOKEN"
 
+    wallet_route = requests.post(
+        f"{api}/api/v1/wallet/balance-coin",
+        json={"network": "local-a"},
+        headers={"Authorization": f"Bearer {data['accessToken']}", "x-client-secret": secret},
+        timeout=10,
+    )
+    assert wallet_route.status_code == 403 and wallet_route.json()["data"]["code"] == "WALLET_TOKEN_REQUIRED"
+
     refreshed = requests.post(
         f"{api}/api/v1/auth/refresh",
         json={"refreshToken": data["refreshToken"]},
