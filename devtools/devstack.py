@@ -31,10 +31,12 @@ NETWORKS = (("local-a", 31337), ("local-b", 31338))
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="make dev", description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--api-port", type=int, default=int(os.environ.get("DOMPET_API_PORT", "8000")))
-    parser.add_argument("--moto-port", type=int, default=int(os.environ.get("DOMPET_MOTO_PORT", "5000")))
+    parser.add_argument("--api-port", type=int, default=int(os.environ.get("DOMPET_DEV_API_PORT", "8000")))
+    parser.add_argument("--moto-port", type=int, default=int(os.environ.get("DOMPET_DEV_MOTO_PORT", "5000")))
     parser.add_argument(
-        "--chain-ports", default=os.environ.get("DOMPET_CHAIN_PORTS", "8545,8546"), help="two ports, comma-separated"
+        "--chain-ports",
+        default=os.environ.get("DOMPET_DEV_CHAIN_PORTS", "8545,8546"),
+        help="two ports, comma-separated",
     )
     parser.add_argument("--state-dir", type=Path, default=ROOT / ".local")
     args = parser.parse_args(argv)

@@ -9,8 +9,8 @@ Examples:
         --body '{"url":"https://example.com/hook"}' --curl
 
 Without --app-id/--app-secret the demo app of the local stack (.local/stack.json) is used.
-The URL's query must be percent-encoded as RFC 3986 (what urllib.parse.quote does);
-the path is the service path without any API Gateway stage prefix.
+The query is put in the service's canonical form (docs/authentication.md) before signing
+and sending; the path is the service path without any API Gateway stage prefix.
 """
 
 from __future__ import annotations
@@ -25,14 +25,32 @@ import urllib.error
 import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
+
+
+def canonical_query(query: str) -> str:
+    """The query as the service rebuilds it: names in order of first appearance, each name's values
+    together in order, RFC 3986 percent-encoding, `+` a literal plus (as API Gateway reads it)."""
+    grouped: dict[str, list[str]] = {}
+    for pair in filter(None, query.split("&")):
+        name, _, value = pair.partition("=")
+        grouped.setdefault(unquote(name), []).append(unquote(value))
+    return "&".join(f"{quote(n, safe='-_.~')}={quote(v, safe='-_.~')}" for n, values in grouped.items() for v in values)
+
+
+def canonical_url(url: str) -> str:
+    """The URL to send: its query in canonical form, so that what is signed is what arrives."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(query=canonical_query(parts.query), fragment=""))
 
 
 def signed_headers(
     app_id: str, app_secret: str, method: str, url: str, body: bytes, timestamp: str | None = None
 ) -> dict[str, str]:
+    """Headers for a request to `url`; send it to canonical_url(url)."""
     parts = urlsplit(url)
-    path_with_query = parts.path + (f"?{parts.query}" if parts.query else "")
+    query = canonical_query(parts.query)
+    path_with_query = parts.path + (f"?{query}" if query else "")
     timestamp = timestamp or datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     message = b".".join([timestamp.encode(), method.upper().encode(), path_with_query.encode(), body])
     signature = hmac.new(app_secret.encode(), message, hashlib.sha256).hexdigest()
@@ -60,14 +78,15 @@ def main() -> int:
         demo = json.loads(Path(args.stack).read_text())["demo"]
         app_id, app_secret = demo["appId"], demo["appSecret"]
     body = args.body.encode()
-    headers = signed_headers(app_id, app_secret, args.method, args.url, body)
+    url = canonical_url(args.url)
+    headers = signed_headers(app_id, app_secret, args.method, url, body)
 
     if args.curl:
         flags = " ".join(f"-H {shlex.quote(f'{k}: {v}')}" for k, v in headers.items())
         data = f" --data-raw {shlex.quote(args.body)}" if body else ""
-        print(f"curl -sS -X {args.method.upper()} {flags}{data} {shlex.quote(args.url)}")
+        print(f"curl -sS -X {args.method.upper()} {flags}{data} {shlex.quote(url)}")
     elif args.send:
-        request = urllib.request.Request(args.url, data=body or None, method=args.method.upper(), headers=headers)  # noqa: S310
+        request = urllib.request.Request(url, data=body or None, method=args.method.upper(), headers=headers)  # noqa: S310
         try:
             with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310 - the user's URL
                 print(response.status, response.read().decode())

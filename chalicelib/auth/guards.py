@@ -8,12 +8,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from chalice.app import Request
 
 from chalicelib.auth import signing, tokens
-from chalicelib.auth.tokens import Claims, TokenKind
+from chalicelib.auth.models import WalletPrincipal
+from chalicelib.auth.tokens import TokenKind
 from chalicelib.platform.errors import forbidden, unauthorized
 from chalicelib.tenancy import service as tenancy
 from chalicelib.tenancy.models import App, Client
@@ -24,12 +23,6 @@ MISSING_TOKEN = "MISSING_TOKEN"
 TOKEN_CLIENT_MISMATCH = "TOKEN_CLIENT_MISMATCH"
 WALLET_TOKEN_REQUIRED = "WALLET_TOKEN_REQUIRED"
 ACCESS_TOKEN_REQUIRED = "ACCESS_TOKEN_REQUIRED"
-
-
-@dataclass(frozen=True)
-class WalletPrincipal:
-    client: Client
-    claims: Claims
 
 
 class ClientSecretGuard:

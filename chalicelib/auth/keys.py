@@ -81,9 +81,24 @@ def load(refresh: bool = False) -> KeySet:
     return key_set
 
 
+_last_refresh = 0.0
+UNKNOWN_KID_REFRESH_S = 30
+
+
+def find(kid: str) -> SigningKey | None:
+    """The key with this kid; an unknown kid re-reads the secret (a rotation elsewhere), at most every 30 s."""
+    global _last_refresh
+    key = load().find(kid)
+    if key is None and time.monotonic() - _last_refresh > UNKNOWN_KID_REFRESH_S:
+        _last_refresh = time.monotonic()
+        key = load(refresh=True).find(kid)
+    return key
+
+
 def forget() -> None:
-    global _cache
+    global _cache, _last_refresh
     _cache = None
+    _last_refresh = 0.0
 
 
 def rotate(now: int | None = None) -> KeySet:
@@ -113,11 +128,15 @@ def _read() -> KeySet:
     except sm.exceptions.ResourceNotFoundException:
         return KeySet(())
     try:
-        entries = json.loads(raw)["keys"]
-    except (ValueError, KeyError, TypeError):
-        # A freshly created secret holds a placeholder; rotate() initialises it.
+        content = json.loads(raw)
+    except ValueError:
+        content = None
+    if not isinstance(content, dict) or "keys" not in content:
+        # A freshly created secret holds a placeholder ("{}" locally, a random string from CDK);
+        # rotate() initialises it. A key set that exists but does not parse raises instead of
+        # being overwritten, which would invalidate every token.
         return KeySet(())
-    keys = [SigningKey(e["kid"], _unb64(e["privateKey"]), int(e["createdAt"])) for e in entries]
+    keys = [SigningKey(e["kid"], _unb64(e["privateKey"]), int(e["createdAt"])) for e in content["keys"]]
     return KeySet(tuple(sorted(keys, key=lambda k: k.created_at, reverse=True)))
 
 

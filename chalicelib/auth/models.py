@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_serializer
+from pydantic import BaseModel, ConfigDict, Field
+
+from chalicelib.auth.tokens import Claims
+from chalicelib.tenancy.models import Client
+
+
+@dataclass(frozen=True)
+class WalletPrincipal:
+    """Who a Family W request comes from: the client (by its secret) and the user (by the token)."""
+
+    client: Client
+    claims: Claims
 
 
 class LoginRequest(BaseModel):
@@ -25,19 +37,18 @@ class RefreshRequest(BaseModel):
     refreshToken: str = Field(min_length=1, max_length=256)
 
 
+def _absent(value: object) -> bool:
+    return value is None
+
+
 class TokenPair(BaseModel):
     """`accessToken` for a user without a wallet, `walletToken` once the wallet exists; never both."""
 
     isWalletCreated: bool
-    accessToken: str | None = None
-    walletToken: str | None = None
+    accessToken: str | None = Field(None, exclude_if=_absent, description="Present while the user has no wallet.")
+    walletToken: str | None = Field(None, exclude_if=_absent, description="Present once the user has a wallet.")
     refreshToken: str
     expiresAt: str = Field(description="Expiry of the access or wallet token (UTC, RFC 3339).")
-
-    @model_serializer(mode="wrap")
-    def _drop_absent_token(self, handler: Any) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        return {k: v for k, v in data.items() if v is not None}
 
 
 class SessionInfo(BaseModel):

@@ -9,7 +9,7 @@ from chalice import Blueprint, Rate, Response
 
 from chalicelib.auth import guards, keys, service
 from chalicelib.auth.models import LoginRequest, RefreshRequest, SessionInfo, TokenPair, WhoAmI
-from chalicelib.platform.http import Call, Reply, route
+from chalicelib.platform.http import Call, Reply, document_route, route
 
 bp = Blueprint(__name__)
 
@@ -36,7 +36,8 @@ def login(call: Call) -> Reply:
     "/api/v1/auth/refresh",
     "POST",
     summary="Exchange a refresh token for a new token pair",
-    description="Refresh tokens are single use; presenting a used one again revokes every token of that login.",
+    description="Refresh tokens are single use; presenting a used one again revokes every refresh token of that "
+    "login (access and wallet tokens already issued stay valid until they expire).",
     tag="Auth",
     guard=guards.client_secret,
     body=RefreshRequest,
@@ -74,7 +75,7 @@ def whoami(call: Call) -> Reply:
     return Reply(WhoAmI(appId=app.appId, clientId=app.clientId, organizationId=app.organizationId))
 
 
-@bp.route("/.well-known/jwks.json", methods=["GET"])
+@document_route(bp, "/.well-known/jwks.json")
 def jwks() -> Response:
     # A bare JWK Set (RFC 7517), not the envelope, so JWT libraries can read it directly.
     return Response(

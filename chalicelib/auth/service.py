@@ -5,8 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from chalicelib.auth import refresh, tokens, users
-from chalicelib.auth.guards import WalletPrincipal
-from chalicelib.auth.models import SessionInfo, TokenPair
+from chalicelib.auth.models import SessionInfo, TokenPair, WalletPrincipal
 from chalicelib.auth.tokens import TokenKind
 from chalicelib.auth.users import User
 from chalicelib.platform.clock import iso

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from datetime import UTC, datetime
 
 from chalice.app import Request
@@ -32,6 +33,8 @@ INVALID_SIGNATURE = "INVALID_SIGNATURE"
 REPLAYED_REQUEST = "REPLAYED_REQUEST"
 
 HEADERS = ("X-APP-ID", "X-TIMESTAMP", "X-SIGNATURE")
+_SIGNATURE = re.compile(r"[0-9a-fA-F]{64}")
+_APP_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 REPLAY_PROTECTED = frozenset({"POST", "PUT", "DELETE", "PATCH"})
 
 
@@ -59,17 +62,19 @@ def verify(request: Request) -> App:
     app_id, timestamp, signature = (request.headers[name] for name in HEADERS)
     try:
         signed_at = parse_timestamp(timestamp)
-    except ValueError:
+    except (ValueError, OverflowError):
         raise unauthorized(INVALID_TIMESTAMP, "X-TIMESTAMP must be an RFC 3339 time with offset") from None
     window = load_settings().signature_window_s
     if abs(epoch() - signed_at.timestamp()) > window:
         raise unauthorized(STALE_TIMESTAMP, f"X-TIMESTAMP is more than {window} seconds from server time")
-    found = tenancy.app_with_secret(app_id)
+    # Checked before any lookup: a malformed id or signature never reaches DynamoDB or compare_digest.
+    found = tenancy.app_with_secret(app_id) if _APP_ID.fullmatch(app_id) else None
     if found is None:
         raise unauthorized(UNKNOWN_APP, "Unknown app id")
     app, secret = found
     expected = sign(secret, timestamp, request.method, path_with_query(request), raw_body_bytes(request))
-    if not hmac.compare_digest(expected, signature.strip().lower()):
+    signature = signature.strip()
+    if not _SIGNATURE.fullmatch(signature) or not hmac.compare_digest(expected, signature.lower()):
         raise unauthorized(INVALID_SIGNATURE, "Request signature does not match")
     if request.method.upper() in REPLAY_PROTECTED:
         _remember(app_id, expected, int(signed_at.timestamp()) + window)

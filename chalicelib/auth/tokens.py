@@ -20,6 +20,7 @@ from chalicelib.platform.settings import load_settings
 AUDIENCE = "dompet-wallet-api"
 INVALID_TOKEN = "INVALID_TOKEN"
 TOKEN_EXPIRED = "TOKEN_EXPIRED"
+LEEWAY_S = 5  # clock skew between the function instance that issued a token and the one that checks it
 
 
 class TokenKind(StrEnum):
@@ -73,10 +74,7 @@ def verify(token: str) -> Claims:
         kid = jwt.get_unverified_header(token).get("kid")
     except jwt.PyJWTError:
         raise unauthorized(INVALID_TOKEN, "Token is malformed") from None
-    key_set = keys.load()
-    key = key_set.find(kid) if isinstance(kid, str) else None
-    if key is None and isinstance(kid, str):
-        key = keys.load(refresh=True).find(kid)  # the key may have been rotated in since we cached
+    key = keys.find(kid) if isinstance(kid, str) else None
     if key is None:
         raise unauthorized(INVALID_TOKEN, "Token was not signed by this service")
     try:
@@ -87,6 +85,7 @@ def verify(token: str) -> Claims:
             audience=AUDIENCE,
             issuer=load_settings().jwt_issuer,
             options={"require": ["exp", "iat", "sub", "aud", "iss", "jti"]},
+            leeway=LEEWAY_S,
         )
         return Claims(
             user_id=str(payload["sub"]),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import Any
 
 from chalice import Response
@@ -26,7 +27,7 @@ def envelope(status: int, message: str, data: Any = None, headers: dict[str, str
     if data is not None:
         body["data"] = to_jsonable(data)
     return Response(
-        body=json.dumps(body, separators=(",", ":")),
+        body=json.dumps(body, separators=(",", ":"), default=_json_default),
         status_code=status,
         headers={**JSON_HEADERS, **(headers or {})},
     )
@@ -34,3 +35,12 @@ def envelope(status: int, message: str, data: Any = None, headers: dict[str, str
 
 def error_envelope(error: ApiError, headers: dict[str, str] | None = None) -> Response:
     return envelope(error.status, error.message, error.data(), headers)
+
+
+def _json_default(value: Any) -> Any:
+    # DynamoDB hands numbers back as Decimal; integral ones are integers on the wire.
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else str(value)
+    if isinstance(value, (bytes, bytearray)):
+        raise TypeError("bytes must be encoded by the model before they reach the envelope")
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")

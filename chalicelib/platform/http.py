@@ -97,32 +97,57 @@ def route(
         @functools.wraps(handler)
         def view(**path_params: str) -> Response:
             request = bp.current_request
-            request_id = _request_id(request)
-            headers = {"X-Request-Id": request_id}
-            try:
-                principal = guard(request) if guard else None
+
+            def respond() -> Response:
                 call = Call(
                     request=request,
-                    principal=principal,
+                    principal=guard(request) if guard else None,
                     body=parse_body(request, body) if body else None,
                     query=parse_query(request, query) if query else None,
                     path_params=path_params,
                 )
                 reply = handler(call)
-            except errors.ApiError as exc:
-                if exc.status >= 500:
-                    logger.warning("upstream error", extra={"code": exc.code, "route": path, "requestId": request_id})
-                return error_envelope(exc, headers)
-            except Exception as exc:  # noqa: BLE001 - the one place unexpected errors are turned into a 500
-                logger.error(
-                    "unhandled error", extra={"errorType": type(exc).__name__, "route": path, "requestId": request_id}
-                )
-                return error_envelope(
-                    errors.ApiError(500, errors.INTERNAL_ERROR, "Internal server error", requestId=request_id), headers
-                )
-            return envelope(reply.status, reply.message, reply.data, headers)
+                return envelope(reply.status, reply.message, reply.data)
 
-        bp.route(path, methods=[method], content_types=list(content_types))(view)
+            return guarded(request, path, respond)
+
+        # A route without a body takes any Content-Type (a GET sent with one is still a GET).
+        accepted = list(content_types) if body else ["*/*"]
+        bp.route(path, methods=[method], content_types=accepted)(view)
+        return view
+
+    return decorate
+
+
+def guarded(request: Request, route_path: str, respond: Callable[[], Response]) -> Response:
+    """Run `respond`, turning any error into an envelope; every response gets X-Request-Id."""
+    request_id = _request_id(request)
+    try:
+        response = respond()
+    except errors.ApiError as exc:
+        if exc.status >= 500:
+            logger.warning("upstream error", extra={"code": exc.code, "route": route_path, "requestId": request_id})
+        response = error_envelope(exc)
+    except Exception as exc:  # noqa: BLE001 - the one place unexpected errors are turned into a 500
+        logger.error(
+            "unhandled error", extra={"errorType": type(exc).__name__, "route": route_path, "requestId": request_id}
+        )
+        response = error_envelope(
+            errors.ApiError(500, errors.INTERNAL_ERROR, "Internal server error", requestId=request_id)
+        )
+    response.headers["X-Request-Id"] = request_id
+    return response
+
+
+def document_route(bp: Blueprint, path: str) -> Callable[[Callable[[], Response]], Callable[[], Response]]:
+    """A GET route that serves a bare document (OpenAPI, HTML, JWKS) with the same error handling."""
+
+    def decorate(produce: Callable[[], Response]) -> Callable[[], Response]:
+        @functools.wraps(produce)
+        def view() -> Response:
+            return guarded(bp.current_request, path, produce)
+
+        bp.route(path, methods=["GET"], content_types=["*/*"])(view)
         return view
 
     return decorate
@@ -133,11 +158,24 @@ def _request_id(request: Request) -> str:
     return getattr(context, "aws_request_id", None) or str(uuid.uuid4())
 
 
+MAX_FIELD_ERRORS = 50
+
+
 def field_errors(exc: ValidationError) -> list[dict[str, str]]:
+    """One entry per bad field, at most MAX_FIELD_ERRORS (a hostile body must not make a huge answer)."""
     return [
-        {"field": ".".join(str(p) for p in item["loc"]) or "(body)", "message": item["msg"], "type": item["type"]}
-        for item in exc.errors(include_url=False, include_input=False)
+        {
+            "field": (".".join(str(p) for p in item["loc"]) or "(body)")[:200],
+            "message": item["msg"][:300],
+            "type": item["type"],
+        }
+        for item in exc.errors(include_url=False, include_input=False)[:MAX_FIELD_ERRORS]
     ]
+
+
+def validation_failed(message: str, exc: ValidationError) -> errors.ApiError:
+    extra = {"truncated": True} if exc.error_count() > MAX_FIELD_ERRORS else {}
+    return errors.bad_request(errors.VALIDATION_ERROR, message, errors=field_errors(exc), **extra)
 
 
 def parse_body(request: Request, model: type[M]) -> M:
@@ -150,7 +188,7 @@ def parse_body(request: Request, model: type[M]) -> M:
             raise errors.bad_request(errors.MALFORMED_JSON, "Request body is not valid JSON") from None
         if any(p["type"] == "model_type" and p["field"] == "(body)" for p in problems):
             raise errors.bad_request(errors.MALFORMED_JSON, "Request body must be a JSON object") from None
-        raise errors.bad_request(errors.VALIDATION_ERROR, "Request validation failed", errors=problems) from None
+        raise validation_failed("Request validation failed", exc) from None
 
 
 def parse_query(request: Request, model: type[M]) -> M:

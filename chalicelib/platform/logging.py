@@ -6,8 +6,12 @@ request bodies or tracebacks.
 
 from __future__ import annotations
 
-import os
-
 from aws_lambda_powertools import Logger
 
-logger = Logger(service="dompet", level=os.environ.get("DOMPET_LOG_LEVEL", "INFO"))
+# The level is applied from the validated settings at start-up (see configure()), so a bad
+# DOMPET_LOG_LEVEL is reported like every other bad setting.
+logger = Logger(service="dompet", level="INFO")
+
+
+def configure(level: str) -> None:
+    logger.setLevel(level)

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from chalicelib.platform.errors import bad_request
+from chalicelib.platform.errors import VALIDATION_ERROR, bad_request
 from chalicelib.platform.settings import SettingsError, load_settings
 
 ADDRESS = r"^0x[0-9a-fA-F]{40}$"
+_LOOPBACK = re.compile(r"^http://(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(/|$)")
+_CHAIN_ID = re.compile(r"[0-9]{1,20}")
 NETWORK_REQUIRED = "NETWORK_REQUIRED"
 UNKNOWN_NETWORK = "UNKNOWN_NETWORK"
 NETWORK_MISMATCH = "NETWORK_MISMATCH"
@@ -35,8 +38,9 @@ class Network(BaseModel):
     @model_validator(mode="after")
     def _check(self) -> Network:
         for url in self.rpcUrls:
-            if not url.startswith(("http://", "https://")):
-                raise ValueError(f"rpcUrls: {url!r} is not an http(s) URL")
+            # Plain http only to this machine (local chains); anything remote must be https.
+            if not (url.startswith("https://") or _LOOPBACK.match(url)):
+                raise ValueError("rpcUrls: each must be https:// (http:// only for 127.0.0.1/localhost)")
         for code, address in self.tokens.items():
             if not _is_address(address):
                 raise ValueError(f"tokens.{code}: not a 20-byte hex address")
@@ -65,8 +69,6 @@ class Registry(BaseModel):
 
 
 def _is_address(value: str) -> bool:
-    import re
-
     return re.fullmatch(ADDRESS, value) is not None
 
 
@@ -87,19 +89,31 @@ def registry() -> Registry:
 def resolve(name: str | None, chain_id: str | None) -> Network:
     """The network a request names by `network` or `chainId` (a decimal string); both must agree."""
     if not name and not chain_id:
-        raise bad_request(NETWORK_REQUIRED, "Give network or chainId")
+        raise _chain_error(NETWORK_REQUIRED, "Give network or chainId", "network", "required when chainId is empty")
     by_name = registry().by_name(name) if name else None
     if name and by_name is None:
-        raise bad_request(UNKNOWN_NETWORK, f"Unknown network {name!r}", field="network")
+        raise _chain_error(UNKNOWN_NETWORK, f"Unknown network {name[:40]!r}", "network", "not a configured network")
     by_id = None
     if chain_id:
-        if not chain_id.isdigit() or len(chain_id) > 20:
-            raise bad_request(UNKNOWN_NETWORK, "chainId must be a decimal string", field="chainId")
+        if not _CHAIN_ID.fullmatch(chain_id):
+            raise bad_request(
+                VALIDATION_ERROR,
+                "Request validation failed",
+                errors=[{"field": "chainId", "message": "must be a decimal string", "type": "chain_id"}],
+            )
         by_id = registry().by_chain_id(int(chain_id))
         if by_id is None:
-            raise bad_request(UNKNOWN_NETWORK, f"No configured network has chainId {chain_id}", field="chainId")
+            raise _chain_error(
+                UNKNOWN_NETWORK, f"No configured network has chainId {chain_id}", "chainId", "not configured"
+            )
     if by_name and by_id and by_name != by_id:
-        raise bad_request(NETWORK_MISMATCH, f"network {name!r} is not chainId {chain_id}")
+        raise _chain_error(
+            NETWORK_MISMATCH, f"network {name!r} is not chainId {chain_id}", "chainId", "names another network"
+        )
     network = by_name or by_id
     assert network is not None
     return network
+
+
+def _chain_error(code: str, message: str, field: str, reason: str) -> Exception:
+    return bad_request(code, message, errors=[{"field": field, "message": reason, "type": code.lower()}])

@@ -67,6 +67,48 @@ ERROR_ENVELOPE: dict[str, Any] = {
     },
 }
 
+DOCUMENTS: dict[str, dict[str, Any]] = {
+    "/.well-known/jwks.json": {
+        "get": {
+            "operationId": "getJwks",
+            "summary": "Public keys of the service's JWTs (a bare JWK Set, RFC 7517, not the envelope)",
+            "tags": ["Auth"],
+            "security": [],
+            "responses": {
+                "200": {
+                    "description": "JWK Set",
+                    "content": {
+                        "application/jwk-set+json": {
+                            "schema": {
+                                "type": "object",
+                                "properties": {"keys": {"type": "array", "items": {"type": "object"}}},
+                            }
+                        }
+                    },
+                }
+            },
+        }
+    },
+    "/openapi.json": {
+        "get": {
+            "operationId": "getOpenapi",
+            "summary": "This document",
+            "tags": ["Service"],
+            "security": [],
+            "responses": {"200": {"description": "OpenAPI 3.1 document"}},
+        }
+    },
+    "/docs": {
+        "get": {
+            "operationId": "getDocs",
+            "summary": "This document as a page (no scripts, works offline)",
+            "tags": ["Service"],
+            "security": [],
+            "responses": {"200": {"description": "HTML", "content": {"text/html": {}}}},
+        }
+    },
+}
+
 STATUS_TEXT = {
     400: "Invalid request",
     401: "Not authenticated",
@@ -75,19 +117,25 @@ STATUS_TEXT = {
     409: "Conflict",
     422: "Cannot be processed",
     429: "Too many requests",
+    500: "Unexpected failure (data.requestId)",
     502: "Upstream (chain, bundler) unavailable",
     503: "Not ready",
 }
 
 
-def build(title: str = "Dompet", version: str = "1.0.0") -> dict[str, Any]:
-    models = _models(ROUTES)
+def build(
+    title: str = "Dompet", version: str = "1.0.0", registered: set[tuple[str, str]] | None = None
+) -> dict[str, Any]:
+    """The document for the declared routes (only those the app registered, when `registered` is given)."""
+    routes = [r for r in ROUTES if registered is None or (r.path, r.method) in registered]
+    models = _models(routes)
     _, schemas = models_json_schema([(m, "serialization") for m in models], ref_template=REF)
     components: dict[str, Any] = dict(schemas.get("$defs", {}))
     components["ErrorEnvelope"] = ERROR_ENVELOPE
     paths: dict[str, dict[str, Any]] = {}
-    for spec in ROUTES:
+    for spec in routes:
         paths.setdefault(spec.path, {})[spec.method.lower()] = _operation(spec)
+    paths.update(DOCUMENTS)
     return {
         "openapi": "3.1.0",
         "info": {
@@ -133,6 +181,7 @@ def _operation(spec: RouteSpec) -> dict[str, Any]:
         error_statuses.add(400)
     if spec.guard:
         error_statuses |= {401, 403} if "bearerToken" in spec.guard.scheme else {401}
+    error_statuses.add(500)
     for status in sorted(error_statuses):
         responses[str(status)] = {
             "description": STATUS_TEXT.get(status, "Error"),

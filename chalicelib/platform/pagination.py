@@ -19,9 +19,11 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from chalicelib.platform import aws
+from chalicelib.platform.errors import ApiError
 
 MAX_LIMIT = 100
 COUNTER_SK = "COUNT"
+LIST_BUSY = "LIST_BUSY"
 T = TypeVar("T")
 
 
@@ -71,10 +73,6 @@ def pagination(total: int, query: PageQuery) -> Pagination:
 
 def sequence_key(seq: int) -> str:
     return f"SEQ#{seq:012d}"
-
-
-class ContendedAppendError(RuntimeError):
-    """Too many concurrent appends to one list; the caller may retry later."""
 
 
 class AppendOnlyList:
@@ -128,10 +126,13 @@ class AppendOnlyList:
                 return n + 1
             except ddb.exceptions.TransactionCanceledException as exc:
                 reasons = [r.get("Code") for r in exc.response.get("CancellationReasons", [])]
-                if reasons[:1] != ["ConditionalCheckFailed"]:
-                    raise  # not a lost race on the counter: a real failure of an `also` item
+                # A lost race on the counter shows as its condition failing, or (DynamoDB serialising
+                # concurrent transactions on one item) as a TransactionConflict anywhere.
+                lost_race = reasons[:1] == ["ConditionalCheckFailed"] or "TransactionConflict" in reasons
+                if not lost_race:
+                    raise  # a real failure, e.g. the condition of an `also` item
                 time.sleep(random.uniform(0, 0.02 * 2**attempt))  # noqa: S311 - jitter, not security
-        raise ContendedAppendError(f"list {self.list_key} is too busy")
+        raise ApiError(503, LIST_BUSY, "Too many concurrent writes; retry shortly")
 
     def page(self, query: PageQuery) -> tuple[list[dict[str, Any]], int]:
         """Records of page `query.page`, newest first, and the exact total."""

@@ -64,9 +64,32 @@ def describe_error(error: ValidationError) -> str:
     return "invalid settings: " + "; ".join(problems)
 
 
+# Read by the local tooling (devtools), not by the service.
+TOOLING_PREFIX = f"{ENV_PREFIX}DEV_"
+
+
+def unknown_variables() -> list[str]:
+    """DOMPET_* variables that name no setting: most likely a misspelling."""
+    known = {f"{ENV_PREFIX}{name.upper()}" for name in Settings.model_fields}
+    return sorted(
+        name
+        for name in os.environ
+        if name.upper().startswith(ENV_PREFIX)
+        and not name.upper().startswith(TOOLING_PREFIX)
+        and name.upper() not in known
+    )
+
+
 @functools.cache
 def load_settings() -> Settings:
+    unknown = unknown_variables()
+    if unknown:
+        raise SettingsError(f"invalid settings: {', '.join(unknown)}: no such setting")
     try:
-        return Settings()
+        settings = Settings()
     except ValidationError as exc:
         raise SettingsError(describe_error(exc)) from None
+    from chalicelib.platform.logging import configure
+
+    configure(settings.log_level)
+    return settings

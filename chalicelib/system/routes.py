@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 
 from chalice import Blueprint, Response
@@ -11,7 +10,7 @@ from pydantic import BaseModel
 from chalicelib.platform import aws, resources
 from chalicelib.platform.chain import rpc_call
 from chalicelib.platform.errors import ApiError
-from chalicelib.platform.http import Call, Reply, route
+from chalicelib.platform.http import Call, Reply, document_route, route
 from chalicelib.platform.networks import registry
 from chalicelib.platform.settings import load_settings
 
@@ -70,21 +69,28 @@ def _network_status(name: str) -> Component:
     return Component(name=f"network:{name}", ok=ok, detail=None if ok else f"node reports chain id {chain_id}")
 
 
-@functools.cache
-def _openapi_json() -> str:
-    from chalicelib.platform import openapi
+_documents: dict[str, str] = {}
 
-    return json.dumps(openapi.build(version=VERSION))
+
+def _openapi_json() -> str:
+    if "openapi" not in _documents:
+        from chalicelib.platform import openapi
+
+        registered = {(path, method) for path, methods in bp.current_app.routes.items() for method in methods}
+        _documents["openapi"] = json.dumps(openapi.build(version=VERSION, registered=registered))
+    return _documents["openapi"]
 
 
 # The two documents below are served bare (not in the envelope) so that tools can read them.
-@bp.route("/openapi.json", methods=["GET"])
+@document_route(bp, "/openapi.json")
 def openapi_document() -> Response:
     return Response(body=_openapi_json(), headers={"Content-Type": "application/json"})
 
 
-@bp.route("/docs", methods=["GET"])
+@document_route(bp, "/docs")
 def docs_page() -> Response:
-    from chalicelib.system.docs_page import render
+    if "html" not in _documents:
+        from chalicelib.system.docs_page import render
 
-    return Response(body=render(json.loads(_openapi_json())), headers={"Content-Type": "text/html; charset=utf-8"})
+        _documents["html"] = render(json.loads(_openapi_json()))
+    return Response(body=_documents["html"], headers={"Content-Type": "text/html; charset=utf-8"})

@@ -7,8 +7,7 @@ import json
 import pytest
 from eth_account import Account
 
-from chalicelib.platform import aws, networks, settings
-from chalicelib.wallets import service as wallet_service
+from chalicelib.platform import aws, erc20, networks, settings
 from devtools import chain
 
 pytestmark = pytest.mark.integration
@@ -39,7 +38,7 @@ def wallet_api(local_chain, api, tenant, monkeypatch):
     monkeypatch.setenv("DOMPET_NETWORKS_FILE", str(local_chain["networks_file"]))
     settings.load_settings.cache_clear()
     networks.registry.cache_clear()
-    wallet_service._token_meta.clear()
+    erc20._info.clear()
     address = Account.create().address
     w3 = Web3(Web3.HTTPProvider(local_chain["rpc"]))
     w3.provider.make_request("anvil_setBalance", [address, hex(1_234_500_000_000_000_000)])
@@ -121,7 +120,8 @@ def test_access_token_is_refused_on_a_wallet_route(wallet_api):
         ({}, 400, "NETWORK_REQUIRED"),
         ({"network": "mars"}, 400, "UNKNOWN_NETWORK"),
         ({"chainId": "1"}, 400, "UNKNOWN_NETWORK"),
-        ({"chainId": "0x7a69"}, 400, "UNKNOWN_NETWORK"),
+        ({"chainId": "0x7a69"}, 400, "VALIDATION_ERROR"),
+        ({"chainId": "\u00b2"}, 400, "VALIDATION_ERROR"),
         ({"network": "local-a", "chainId": "31338"}, 400, "NETWORK_MISMATCH"),
         ({"network": "local-a", "chainId": "31339"}, 400, "UNKNOWN_NETWORK"),
         ({"chainId": 31337}, 400, "VALIDATION_ERROR"),

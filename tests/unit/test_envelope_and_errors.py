@@ -132,3 +132,16 @@ def test_wallet_token_is_refused_where_an_access_token_is_required(tenant):
         guards.access_token(request)
     assert (refused.value.status, refused.value.code) == (403, "ACCESS_TOKEN_REQUIRED")
     assert guards.wallet_token(request).claims.kind is TokenKind.WALLET
+
+
+def test_a_flood_of_bad_fields_gets_a_bounded_answer(api, tenant):
+    body = json.dumps({f"field{i}": i for i in range(5000)}).encode()
+    response = login(api, tenant, body)
+    assert response.status_code == 400
+    data = response.json_body["data"]
+    assert len(data["errors"]) == 50 and data["truncated"] is True
+    assert len(response.body) < 20_000
+
+
+def test_get_routes_accept_any_content_type(api):
+    assert api.get("/health", headers={"Content-Type": "text/plain"}).status_code == 200

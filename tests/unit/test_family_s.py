@@ -161,3 +161,53 @@ def test_body_and_query_are_covered_by_the_signature(tenant):
             Request(_event("PUT", "/api/v1/webhooks/settings", None, post_headers, b'{"url":"https://evil.example/a"}'))
         )
     assert bad_body.value.code == "INVALID_SIGNATURE"
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["email=a@b.com", "a=1&b=2&a=3", "flag", "x=%7E", "note=a+b", "q=%E2%82%AC%20x&z=", "page=1&limit=20"],
+)
+def test_the_helper_and_the_server_agree_on_queries(api, tenant, query):
+    """Whatever query an integrator writes, the helper signs exactly what the service rebuilds."""
+    url = dompet_sign.canonical_url(f"http://x/api/v1/auth/whoami?{query}")
+    headers = dompet_sign.signed_headers(tenant.appId, tenant.appSecret, "GET", url, b"")
+    path = url.removeprefix("http://x")
+    # API Gateway reads the query without turning '+' into a space.
+    from urllib.parse import unquote
+
+    grouped: dict[str, list[str]] = {}
+    for pair in filter(None, path.split("?", 1)[1].split("&")):
+        name, _, value = pair.partition("=")
+        grouped.setdefault(unquote(name), []).append(unquote(value))
+    event = _event("GET", "/api/v1/auth/whoami", grouped, headers, b"")
+    assert signing.verify(Request(event)).appId == tenant.appId
+    assert api.get(path, headers=headers).status_code == 200  # and through chalice's local gateway
+
+
+@pytest.mark.parametrize(
+    ("header", "value", "code"),
+    [
+        ("X-SIGNATURE", "é" * 64, "INVALID_SIGNATURE"),
+        ("X-SIGNATURE", "zz" * 32, "INVALID_SIGNATURE"),
+        ("X-TIMESTAMP", "0001-01-01T00:00:00+01:00", "INVALID_TIMESTAMP"),
+        ("X-TIMESTAMP", "9999-12-31T23:59:59-01:00", "INVALID_TIMESTAMP"),
+        ("X-APP-ID", "a" * 3000, "UNKNOWN_APP"),
+        ("X-APP-ID", "APP#x", "UNKNOWN_APP"),
+    ],
+)
+def test_odd_headers_are_401_not_500(tenant, header, value, code):
+    headers = dompet_sign.signed_headers(tenant.appId, tenant.appSecret, "GET", "http://x/api/v1/auth/whoami", b"")
+    headers[header] = value
+    with pytest.raises(ApiError) as error:
+        signing.verify(Request(_event("GET", "/api/v1/auth/whoami", None, headers, b"")))
+    assert (error.value.status, error.value.code) == (401, code)
+
+
+@pytest.mark.parametrize(("seconds", "accepted"), [(-299, True), (299, True), (-301, False), (301, False)])
+def test_the_window_is_300_seconds(api, tenant, seconds, accepted):
+    stamp = now_rfc3339(timedelta(seconds=seconds))
+    headers = dompet_sign.signed_headers(
+        tenant.appId, tenant.appSecret, "GET", "http://x/api/v1/auth/whoami", b"", timestamp=stamp
+    )
+    response = whoami(api, headers)
+    assert (response.status_code == 200) is accepted, response.json_body

@@ -99,7 +99,10 @@ def list_api(aws_env):
     @route(bp, "/things", "GET", summary="things", tag="Test", query=page_query(default_limit=20))
     def things(call: Call) -> Reply:
         found, total = records.page(call.query)
-        return Reply(Page[dict](data=[{"n": int(r["n"])} for r in found], pagination=pagination(total, call.query)))
+        # Raw DynamoDB items (numbers are Decimal): the envelope must serialise them.
+        return Reply(
+            Page[dict[str, int]](data=[{"n": r["n"]} for r in found], pagination=pagination(total, call.query))
+        )
 
     app = Chalice("list-test")
     app.register_blueprint(platform_bp)
@@ -133,3 +136,45 @@ def test_list_route_defaults_and_limits(list_api):
 def test_page_query_model_is_a_page_query():
     assert issubclass(Query10, PageQuery)
     assert Query10().limit == 10 and Query10().page == 1
+
+
+def test_a_transaction_conflict_is_retried(aws_env, monkeypatch):
+    """DynamoDB reports concurrent transactions on one item as TransactionConflict: a lost race, retried."""
+    items = AppendOnlyList("tenancy", "TEST#conflict")
+    ddb = aws.client("dynamodb")
+    real = ddb.transact_write_items
+    calls = []
+
+    def conflicting_once(**kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise ddb.exceptions.TransactionCanceledException(
+                {
+                    "Error": {"Code": "TransactionCanceledException", "Message": "conflict"},
+                    "CancellationReasons": [{"Code": "TransactionConflict"}, {"Code": "None"}],
+                },
+                "TransactWriteItems",
+            )
+        return real(**kwargs)
+
+    monkeypatch.setattr(ddb, "transact_write_items", conflicting_once)
+    assert items.append({"n": 1}) == 1 and len(calls) == 2
+
+
+def test_a_failing_companion_item_is_not_retried(aws_env):
+    from chalicelib.platform.errors import ApiError
+
+    items = AppendOnlyList("tenancy", "TEST#companion")
+    table = aws.table("tenancy").name
+    taken = {
+        "Put": {
+            "TableName": table,
+            "Item": {"pk": {"S": "TEST#by-id"}, "sk": {"S": "x"}},
+            "ConditionExpression": "attribute_not_exists(pk)",
+        }
+    }
+    items.append({"n": 1}, also=[taken])
+    with pytest.raises(Exception) as error:
+        items.append({"n": 2}, also=[taken])
+    assert not isinstance(error.value, ApiError)
+    assert items.count() == 1  # nothing half-written

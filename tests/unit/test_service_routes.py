@@ -73,3 +73,27 @@ def test_health_is_503_when_a_network_is_unreachable(api, tmp_path, monkeypatch)
     assert body["data"]["code"] == "NOT_READY"
     down = [c for c in body["data"]["components"] if not c["ok"]]
     assert [c["name"] for c in down] == ["network:down"]
+
+
+def test_every_response_schema_lists_its_fields(api):
+    doc = json.loads(api.get("/openapi.json").body)
+    schemas = doc["components"]["schemas"]
+    for path, methods in doc["paths"].items():
+        for method, operation in methods.items():
+            success = operation["responses"]["200"].get("content", {}).get("application/json", {}).get("schema", {})
+            ref = success.get("properties", {}).get("data", {}).get("$ref")
+            if ref:
+                model = schemas[ref.rsplit("/", 1)[-1]]
+                assert model.get("properties"), f"{method} {path}: response model without fields"
+            assert "500" in operation["responses"] or path in ("/openapi.json", "/docs", "/.well-known/jwks.json")
+    token_pair = schemas["TokenPair"]["properties"]
+    assert {"isWalletCreated", "accessToken", "walletToken", "refreshToken", "expiresAt"} <= set(token_pair)
+    assert "/.well-known/jwks.json" in doc["paths"]
+
+
+def test_the_document_lists_only_routes_the_app_serves(api):
+    from chalicelib.platform.http import ROUTES
+
+    doc = json.loads(api.get("/openapi.json").body)
+    declared_elsewhere = {r.path for r in ROUTES} - set(doc["paths"])
+    assert "/things" in declared_elsewhere or "/things" not in {r.path for r in ROUTES}

@@ -59,19 +59,25 @@ def test_networks_registry_loads(tmp_path, monkeypatch, clean_registry):
     [
         ("{oops", "not valid JSON"),
         (
+            json.dumps(
+                {"networks": [{"name": "x", "chainId": 1, "rpcUrls": ["http://rpc.example.com"], "nativeSymbol": "E"}]}
+            ),
+            "https",
+        ),
+        (
             json.dumps({"networks": [{"name": "x", "chainId": 1, "rpcUrls": ["ftp://x"], "nativeSymbol": "ETH"}]}),
             "rpcUrls",
         ),
         (
-            json.dumps({"networks": [{"name": "x", "chainId": "one", "rpcUrls": ["http://x"], "nativeSymbol": "E"}]}),
+            json.dumps({"networks": [{"name": "x", "chainId": "one", "rpcUrls": ["https://x"], "nativeSymbol": "E"}]}),
             "chainId",
         ),
         (
             json.dumps(
                 {
                     "networks": [
-                        {"name": "a", "chainId": 1, "rpcUrls": ["http://x"], "nativeSymbol": "E"},
-                        {"name": "b", "chainId": 1, "rpcUrls": ["http://y"], "nativeSymbol": "E"},
+                        {"name": "a", "chainId": 1, "rpcUrls": ["https://x"], "nativeSymbol": "E"},
+                        {"name": "b", "chainId": 1, "rpcUrls": ["https://y"], "nativeSymbol": "E"},
                     ]
                 }
             ),
@@ -84,7 +90,7 @@ def test_networks_registry_loads(tmp_path, monkeypatch, clean_registry):
                         {
                             "name": "x",
                             "chainId": 1,
-                            "rpcUrls": ["http://x"],
+                            "rpcUrls": ["https://x"],
                             "nativeSymbol": "E",
                             "tokens": {"usdt": "0x12"},
                         }
@@ -108,3 +114,25 @@ def test_missing_networks_file_is_named(monkeypatch, clean_registry):
     with pytest.raises(settings.SettingsError) as error:
         settings.load_settings()
     assert "DOMPET_NETWORKS_FILE" in str(error.value)
+
+
+def test_bad_log_level_is_a_named_setting_error(monkeypatch, clean_registry):
+    monkeypatch.setenv("DOMPET_LOG_LEVEL", "TRACE")
+    settings.load_settings.cache_clear()
+    with pytest.raises(settings.SettingsError) as error:
+        settings.load_settings()
+    assert "DOMPET_LOG_LEVEL" in str(error.value)
+
+
+def test_misspelt_setting_is_refused(monkeypatch, clean_registry):
+    monkeypatch.setenv("DOMPET_SIGNATURE_WINDOW", "600")
+    settings.load_settings.cache_clear()
+    with pytest.raises(settings.SettingsError) as error:
+        settings.load_settings()
+    assert "DOMPET_SIGNATURE_WINDOW" in str(error.value)
+
+
+def test_tooling_variables_are_not_settings(monkeypatch, clean_registry):
+    monkeypatch.setenv("DOMPET_DEV_API_PORT", "9000")
+    settings.load_settings.cache_clear()
+    assert settings.load_settings().stage == "test"
