@@ -1,0 +1,38 @@
+//! # dompet-mpc
+//!
+//! 2-of-3 threshold ECDSA on secp256k1 for Dompet, as a thin wrapper around the audited
+//! [`cggmp21`] crate. No cryptography is implemented here: this crate
+//!
+//! * drives cggmp21's protocols (key generation, aux info generation, signing) as synchronous,
+//!   protocol-agnostic [`Session`]s that exchange opaque byte messages ([`wire`]);
+//! * (de)serialises shares, aux info and primes as tagged CBOR blobs ([`blob`]);
+//! * wraps the trusted dealer (key import) and derives Ethereum addresses / `ecrecover`-ready
+//!   signatures ([`eth`]);
+//! * wipes secrets: serialised secrets live in [`zeroize::Zeroizing`] buffers, and GMP (which
+//!   holds cggmp21's Paillier secrets) frees through a wiping allocator ([`gmp_alloc`]);
+//! * reads OS randomness through a wiping buffer ([`rng`]);
+//! * exposes all of it to Python (feature `python`, module `dompet_mpc`).
+
+#![forbid(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs)]
+
+pub mod blob;
+mod error;
+pub mod eth;
+pub mod gmp_alloc;
+mod protocols;
+pub mod rng;
+mod session;
+pub mod wire;
+
+#[cfg(feature = "python")]
+mod python;
+
+pub use blob::BlobKind;
+pub use error::{ErrorKind, MpcError, Result};
+pub use protocols::{
+    aux_info, complete_key_share, keygen, pregenerate_primes, share_info, signing,
+    trusted_dealer_split, ShareInfo,
+};
+pub use session::Session;
+pub use wire::{recipient, sender, Protocol};

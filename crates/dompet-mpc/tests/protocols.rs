@@ -1,0 +1,484 @@
+//! End-to-end tests of the protocols through the public API, with an in-memory router.
+//!
+//! Prime generation (tens of seconds) is skipped by using the public, *insecure* fixture primes
+//! in `testdata/insecure_test_primes.hex`; everything else runs for real. One aux info run and
+//! one key generation are shared by all tests.
+
+use std::collections::VecDeque;
+use std::sync::OnceLock;
+
+use dompet_mpc::{BlobKind, ErrorKind, Session};
+use k256::ecdsa::{signature::hazmat::PrehashVerifier, RecoveryId, Signature, VerifyingKey};
+use sha3::{Digest, Keccak256};
+use zeroize::Zeroizing;
+
+const TEST_PRIMES: &str = include_str!("../testdata/insecure_test_primes.hex");
+
+fn test_primes() -> Vec<Vec<u8>> {
+    TEST_PRIMES
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| from_hex(l.trim()))
+        .collect()
+}
+
+fn from_hex(text: &str) -> Vec<u8> {
+    assert!(text.len() % 2 == 0, "odd hex length");
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).expect("fixture is hex"))
+        .collect()
+}
+
+fn to_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Delivers every message until no party has anything left to send.
+fn run(mut sessions: Vec<Session>) -> Vec<Zeroizing<Vec<u8>>> {
+    let mut queue: VecDeque<Zeroizing<Vec<u8>>> = VecDeque::new();
+    for s in &mut sessions {
+        queue.extend(s.start().expect("start"));
+    }
+    while let Some(msg) = queue.pop_front() {
+        let from = dompet_mpc::sender(&msg).unwrap();
+        let to = dompet_mpc::recipient(&msg).unwrap();
+        for s in &mut sessions {
+            let deliver = match to {
+                Some(j) => s.party() == j,
+                None => s.party() != from,
+            };
+            if deliver {
+                queue.extend(s.handle(&msg).expect("handle"));
+            }
+        }
+    }
+    sessions
+        .iter()
+        .map(|s| {
+            assert!(s.done(), "{s:?} did not finish");
+            s.result().unwrap()
+        })
+        .collect()
+}
+
+/// Like [`run`], but every party runs in its own thread (sessions are `Send`), so the heavy
+/// aux info generation uses both cores.
+fn run_threaded(sessions: Vec<Session>) -> Vec<Zeroizing<Vec<u8>>> {
+    use std::sync::mpsc;
+    let (senders, receivers): (Vec<_>, Vec<_>) = sessions
+        .iter()
+        .map(|_| mpsc::channel::<Zeroizing<Vec<u8>>>())
+        .unzip();
+    let index: Vec<u16> = sessions.iter().map(Session::party).collect();
+    let route = move |senders: &[mpsc::Sender<Zeroizing<Vec<u8>>>],
+                      msgs: Vec<Zeroizing<Vec<u8>>>| {
+        for msg in msgs {
+            let from = dompet_mpc::sender(&msg).unwrap();
+            let to = dompet_mpc::recipient(&msg).unwrap();
+            for (k, tx) in senders.iter().enumerate() {
+                let party = index[k];
+                if to.map_or(party != from, |j| j == party) {
+                    // A finished party may have dropped its receiver; that is fine.
+                    let _ = tx.send(msg.clone());
+                }
+            }
+        }
+    };
+    let handles: Vec<_> = sessions
+        .into_iter()
+        .zip(receivers)
+        .map(|(mut session, rx)| {
+            let senders = senders.clone();
+            let route = route.clone();
+            std::thread::spawn(move || {
+                route(&senders, session.start().expect("start"));
+                while !session.done() {
+                    let msg = rx.recv().expect("peer hung up");
+                    route(&senders, session.handle(&msg).expect("handle"));
+                }
+                session.result().unwrap()
+            })
+        })
+        .collect();
+    handles.into_iter().map(|h| h.join().unwrap()).collect()
+}
+
+struct Fixture {
+    aux: Vec<Zeroizing<Vec<u8>>>,
+    key_shares: Vec<Zeroizing<Vec<u8>>>,
+}
+
+fn fixture() -> &'static Fixture {
+    static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        let primes = test_primes();
+        assert_eq!(primes.len(), 3, "fixture must hold 3 prime pairs");
+        let started = std::time::Instant::now();
+        let aux = run_threaded(
+            (0..3u16)
+                .map(|i| dompet_mpc::aux_info(b"test-aux", i, 3, &primes[usize::from(i)]).unwrap())
+                .collect(),
+        );
+        eprintln!("aux info generation (3 parties): {:?}", started.elapsed());
+        let started = std::time::Instant::now();
+        let cores = run((0..3u16)
+            .map(|i| dompet_mpc::keygen(b"test-keygen", i, 3, 2).unwrap())
+            .collect());
+        eprintln!("key generation (3 parties): {:?}", started.elapsed());
+        let key_shares = cores
+            .iter()
+            .zip(&aux)
+            .map(|(core, aux)| dompet_mpc::complete_key_share(core, aux).unwrap())
+            .collect();
+        Fixture { aux, key_shares }
+    })
+}
+
+fn sign(
+    key_shares: &[Zeroizing<Vec<u8>>],
+    signers: &[u16],
+    digest: &[u8; 32],
+    eid: &[u8],
+) -> Vec<u8> {
+    let started = std::time::Instant::now();
+    let sigs = run(signers
+        .iter()
+        .map(|&i| dompet_mpc::signing(eid, &key_shares[usize::from(i)], signers, digest).unwrap())
+        .collect());
+    assert!(sigs.windows(2).all(|w| w[0] == w[1]), "signers disagree");
+    eprintln!("signing {signers:?}: {:?}", started.elapsed());
+    sigs[0].to_vec()
+}
+
+/// Verifies like `ecrecover`: low s, recovery to the expected key and address.
+fn check_signature(sig: &[u8], digest: &[u8; 32], public_key: &[u8], address: &str) {
+    assert_eq!(sig.len(), 65);
+    let signature = Signature::from_slice(&sig[..64]).unwrap();
+    assert!(signature.normalize_s().is_none(), "s must be low");
+    let key = VerifyingKey::from_sec1_bytes(public_key).unwrap();
+    key.verify_prehash(digest, &signature).unwrap();
+    assert!(sig[64] <= 1, "recovery id must be 0 or 1");
+    let recovered = VerifyingKey::recover_from_prehash(
+        digest,
+        &signature,
+        RecoveryId::from_byte(sig[64]).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(recovered, key);
+    let point = recovered.to_encoded_point(false);
+    let hash = Keccak256::digest(&point.as_bytes()[1..]);
+    assert_eq!(to_hex(&hash[12..]), address[2..].to_lowercase());
+}
+
+#[test]
+fn keygen_then_sign_with_every_pair() {
+    let fx = fixture();
+    let info: Vec<_> = fx
+        .key_shares
+        .iter()
+        .map(|s| dompet_mpc::share_info(s).unwrap())
+        .collect();
+    for (i, inf) in info.iter().enumerate() {
+        assert_eq!(usize::from(inf.party), i);
+        assert_eq!((inf.n, inf.threshold, inf.kind), (3, 2, BlobKind::KeyShare));
+        assert_eq!(inf.public_key, info[0].public_key);
+    }
+    for (n, pair) in [[0u16, 1], [0, 2], [1, 2]].iter().enumerate() {
+        let digest: [u8; 32] = Keccak256::digest(format!("message {n}")).into();
+        let eid = format!("test-sign-{n}");
+        let sig = sign(&fx.key_shares, pair, &digest, eid.as_bytes());
+        check_signature(&sig, &digest, &info[0].public_key, &info[0].address);
+    }
+}
+
+#[test]
+fn signer_order_does_not_matter() {
+    let fx = fixture();
+    let digest = [0x42u8; 32];
+    let sigs = run(vec![
+        dompet_mpc::signing(b"order", &fx.key_shares[2], &[2, 0], &digest).unwrap(),
+        dompet_mpc::signing(b"order", &fx.key_shares[0], &[0, 2], &digest).unwrap(),
+    ]);
+    let info = dompet_mpc::share_info(&fx.key_shares[0]).unwrap();
+    check_signature(&sigs[0], &digest, &info.public_key, &info.address);
+}
+
+#[test]
+fn trusted_dealer_import_of_0x11() {
+    let fx = fixture();
+    let key = Zeroizing::new([0x11u8; 32]);
+    let cores = dompet_mpc::trusted_dealer_split(&*key, 3, 2).unwrap();
+    assert_eq!(cores.len(), 3);
+    for (i, core) in cores.iter().enumerate() {
+        let info = dompet_mpc::share_info(core).unwrap();
+        assert_eq!(info.address, "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A");
+        assert_eq!(
+            (usize::from(info.party), info.kind),
+            (i, BlobKind::CoreShare)
+        );
+    }
+    // The group's aux info completes imported shares too (aux info is not tied to a key).
+    let shares: Vec<_> = cores
+        .iter()
+        .zip(&fx.aux)
+        .map(|(core, aux)| dompet_mpc::complete_key_share(core, aux).unwrap())
+        .collect();
+    let digest = [0x99u8; 32];
+    let sig = sign(&shares, &[1, 2], &digest, b"import-sign");
+    let info = dompet_mpc::share_info(&shares[1]).unwrap();
+    check_signature(
+        &sig,
+        &digest,
+        &info.public_key,
+        "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A",
+    );
+}
+
+#[test]
+fn trusted_dealer_rejects_bad_keys() {
+    for key in [
+        &[0u8; 32][..],
+        &[0xffu8; 32][..],
+        &[1u8; 31][..],
+        &[1u8; 33][..],
+    ] {
+        let err = dompet_mpc::trusted_dealer_split(key, 3, 2).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidInput, "{err}");
+    }
+    assert!(dompet_mpc::trusted_dealer_split(&[1u8; 32], 3, 4).is_err());
+    assert!(dompet_mpc::trusted_dealer_split(&[1u8; 32], 3, 1).is_err());
+}
+
+#[test]
+fn complete_key_share_rejects_aux_of_another_party() {
+    let fx = fixture();
+    let cores = dompet_mpc::trusted_dealer_split(&[7u8; 32], 3, 2).unwrap();
+    let err = dompet_mpc::complete_key_share(&cores[0], &fx.aux[1]).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidInput);
+    // Arguments swapped: blob kinds are checked.
+    let err = dompet_mpc::complete_key_share(&fx.aux[0], &cores[0]).unwrap_err();
+    assert!(err.to_string().contains("expected core key share"), "{err}");
+}
+
+#[test]
+fn signing_argument_validation() {
+    let fx = fixture();
+    let share = &fx.key_shares[0];
+    let digest = [1u8; 32];
+    let cases: [(&[u16], &[u8]); 5] = [
+        (&[0], &digest),          // too few
+        (&[0, 1, 2], &digest),    // too many
+        (&[1, 2], &digest),       // not including the share owner
+        (&[0, 5], &digest),       // out of range
+        (&[0, 1], &digest[..31]), // digest too short
+    ];
+    for (signers, d) in cases {
+        let err = dompet_mpc::signing(b"x", share, signers, d).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidInput, "{signers:?}: {err}");
+    }
+    assert!(dompet_mpc::signing(b"", share, &[0, 1], &digest).is_err());
+    assert!(dompet_mpc::signing(b"x", &fx.aux[0], &[0, 1], &digest).is_err());
+    assert!(dompet_mpc::signing(b"x", b"garbage", &[0, 1], &digest).is_err());
+}
+
+#[test]
+fn bad_messages_are_errors_not_panics() {
+    let fx = fixture();
+    let digest = [3u8; 32];
+    let mut a = dompet_mpc::signing(b"bad-msgs", &fx.key_shares[0], &[0, 1], &digest).unwrap();
+    let mut b = dompet_mpc::signing(b"bad-msgs", &fx.key_shares[1], &[0, 1], &digest).unwrap();
+
+    // Order of calls.
+    assert_eq!(
+        a.handle(b"whatever").unwrap_err().kind(),
+        ErrorKind::InvalidMessage
+    );
+    assert!(a.result().is_err());
+    let from_a = a.start().unwrap();
+    assert_eq!(a.start().unwrap_err().kind(), ErrorKind::State);
+    let from_b = b.start().unwrap();
+    assert!(!from_a.is_empty() && !from_b.is_empty());
+    let good = from_b[0].clone();
+
+    // Garbage, truncation, wrong execution, wrong protocol, wrong recipient, unknown sender:
+    // all rejected without disturbing the session.
+    let mut wrong_eid =
+        dompet_mpc::signing(b"other-run", &fx.key_shares[1], &[0, 1], &digest).unwrap();
+    let other_run = wrong_eid.start().unwrap()[0].clone();
+    let mut keygen = dompet_mpc::keygen(b"bad-msgs", 1, 3, 2).unwrap();
+    let keygen_msg = keygen.start().unwrap()[0].clone();
+    let mut to_other = good.to_vec();
+    to_other[16..18].copy_from_slice(&2u16.to_be_bytes());
+    let mut from_stranger = good.to_vec();
+    from_stranger[14..16].copy_from_slice(&2u16.to_be_bytes());
+    let mut bad_payload = good[..18].to_vec();
+    bad_payload.extend_from_slice(b"\xff\x00garbage");
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", vec![]),
+        ("garbage", vec![0xAB; 100]),
+        ("truncated header", good[..10].to_vec()),
+        ("truncated payload", good[..good.len() / 2].to_vec()),
+        ("bad payload", bad_payload),
+        ("other execution", other_run.to_vec()),
+        ("other protocol", keygen_msg.to_vec()),
+        ("other recipient", to_other),
+        ("unknown sender", from_stranger),
+    ];
+    for (name, msg) in cases {
+        let err = a.handle(&msg).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidMessage, "{name}: {err}");
+        assert!(!a.failed(), "{name} must not end the session");
+    }
+
+    // Own broadcast echoed back: ignored.
+    if dompet_mpc::recipient(&from_a[0]).unwrap().is_none() {
+        assert!(a.handle(&from_a[0]).unwrap().is_empty());
+    }
+
+    // The session still completes after all that.
+    let mut queue: VecDeque<_> = from_a.into_iter().chain(from_b).collect();
+    let mut sessions = [a, b];
+    while let Some(msg) = queue.pop_front() {
+        let from = dompet_mpc::sender(&msg).unwrap();
+        for s in sessions.iter_mut().filter(|s| s.party() != from) {
+            queue.extend(s.handle(&msg).unwrap());
+        }
+    }
+    assert!(sessions.iter().all(Session::done));
+    // A redelivered message is ignored, a new one is an error.
+    assert!(sessions[0].handle(&good).unwrap().is_empty());
+    let mut late = good.to_vec();
+    *late.last_mut().unwrap() ^= 1;
+    assert_eq!(
+        sessions[0].handle(&late).unwrap_err().kind(),
+        ErrorKind::State
+    );
+}
+
+#[test]
+fn duplicate_deliveries_are_ignored() {
+    let fx = fixture();
+    let digest = [5u8; 32];
+    let mut sessions = [
+        dompet_mpc::signing(b"dup", &fx.key_shares[1], &[1, 2], &digest).unwrap(),
+        dompet_mpc::signing(b"dup", &fx.key_shares[2], &[1, 2], &digest).unwrap(),
+    ];
+    let mut queue: VecDeque<_> = sessions
+        .iter_mut()
+        .flat_map(|s| s.start().unwrap())
+        .collect();
+    while let Some(msg) = queue.pop_front() {
+        let from = dompet_mpc::sender(&msg).unwrap();
+        for s in sessions.iter_mut().filter(|s| s.party() != from) {
+            queue.extend(s.handle(&msg).unwrap());
+            // Redelivery of the same message (before or after completion) is a no-op.
+            assert!(s.handle(&msg).unwrap().is_empty());
+        }
+    }
+    assert!(sessions.iter().all(Session::done));
+}
+
+#[test]
+fn tampered_message_fails_the_protocol_cleanly() {
+    let fx = fixture();
+    let digest = [4u8; 32];
+    let new_pair = || {
+        [
+            dompet_mpc::signing(b"tamper", &fx.key_shares[0], &[0, 2], &digest).unwrap(),
+            dompet_mpc::signing(b"tamper", &fx.key_shares[2], &[0, 2], &digest).unwrap(),
+        ]
+    };
+    // A second run with the same execution id: its messages pass every envelope check and
+    // decode fine, but belong to different randomness.
+    let [_, mut foreign] = new_pair();
+    let foreign_msgs = foreign.start().unwrap();
+
+    let [mut a, mut b] = new_pair();
+    let mut queue: VecDeque<_> = a.start().unwrap().into_iter().collect();
+    // Party 2's first message is replaced by the foreign run's; the rest are genuine.
+    queue.extend(foreign_msgs.into_iter().take(1));
+    queue.extend(b.start().unwrap().into_iter().skip(1));
+    let mut failure = None;
+    while let Some(msg) = queue.pop_front() {
+        let target = if dompet_mpc::sender(&msg).unwrap() == 0 {
+            &mut b
+        } else {
+            &mut a
+        };
+        match target.handle(&msg) {
+            Ok(out) => queue.extend(out),
+            Err(err) => {
+                failure = Some(err);
+                break;
+            }
+        }
+    }
+    let err = failure.expect("the substitution must be detected");
+    eprintln!("tampering detected: {err:?}");
+    assert_eq!(err.kind(), ErrorKind::Protocol, "{err:?}");
+    assert!(a.failed());
+    assert_eq!(a.result().unwrap_err().kind(), ErrorKind::State);
+    assert_eq!(
+        a.handle(b"anything").unwrap_err().kind(),
+        ErrorKind::InvalidMessage
+    );
+}
+
+#[test]
+fn corrupted_payload_is_rejected() {
+    let fx = fixture();
+    let digest = [6u8; 32];
+    let mut a = dompet_mpc::signing(b"corrupt", &fx.key_shares[0], &[0, 1], &digest).unwrap();
+    let mut b = dompet_mpc::signing(b"corrupt", &fx.key_shares[1], &[0, 1], &digest).unwrap();
+    a.start().unwrap();
+    for msg in b.start().unwrap() {
+        // Flip bytes all over the payload: each variant is either rejected as undecodable
+        // (session intact) or fails the protocol; never a panic.
+        for i in (dompet_mpc::wire::HEADER_LEN..msg.len()).step_by(97) {
+            let mut bad = msg.to_vec();
+            bad[i] ^= 0xA5;
+            if let Err(err) = a.handle(&bad) {
+                assert!(
+                    matches!(
+                        err.kind(),
+                        ErrorKind::InvalidMessage | ErrorKind::Protocol | ErrorKind::State
+                    ),
+                    "{err:?}"
+                );
+            }
+            if a.failed() {
+                return;
+            }
+        }
+    }
+}
+
+#[test]
+fn debug_output_has_no_secrets() {
+    let fx = fixture();
+    let s = dompet_mpc::signing(b"dbg", &fx.key_shares[0], &[0, 1], &[0u8; 32]).unwrap();
+    let text = format!("{s:?}");
+    assert!(text.starts_with("Session {"), "{text}");
+    assert!(text.len() < 200, "{text}");
+}
+
+#[test]
+fn execution_id_and_group_validation() {
+    assert_eq!(
+        dompet_mpc::keygen(b"", 0, 3, 2).unwrap_err().kind(),
+        ErrorKind::InvalidInput
+    );
+    assert!(dompet_mpc::keygen(b"e", 3, 3, 2).is_err());
+    assert!(dompet_mpc::keygen(b"e", 0, 3, 1).is_err());
+    assert!(dompet_mpc::keygen(b"e", 0, 1, 1).is_err());
+    let primes = test_primes();
+    assert!(dompet_mpc::aux_info(b"e", 0, 3, b"nope").is_err());
+    assert!(dompet_mpc::aux_info(b"e", 4, 3, &primes[0]).is_err());
+}
+
+#[test]
+fn gmp_wiping_allocator_is_installed() {
+    let _ = fixture();
+    assert!(dompet_mpc::gmp_alloc::installed());
+}
