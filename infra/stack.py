@@ -10,7 +10,7 @@ Deliberate choices (each one is the answer to something that bit or would bite):
   The construct passes `stage_config` to `chalice package` as *top-level*
   overrides, and Chalice never reads per-function `lambda_functions` from them
   (only from config.json). So Chalice is told `manage_iam_role: false` with a
-  placeholder ARN, and every function's `Role` is overridden here; a function
+  stand-in role ARN, and every function's `Role` is overridden here; a function
   in app.py without an entry in `resources.FUNCTIONS` fails the synth.
 * Environment variables are set the same way, not through Chalice config:
   `chalice package` copies its environment variables into `os.environ` and
@@ -245,7 +245,7 @@ class DompetStack(Stack):
         )
 
     def _secret(self, definition: resources.Secret) -> secretsmanager.Secret:
-        # The initial value is a generated placeholder; its owner (e.g.
+        # The initial value is a generated random string; its owner (e.g.
         # rotate_signing_keys for the JWT keys) treats it as "not initialised".
         return secretsmanager.Secret(
             self,

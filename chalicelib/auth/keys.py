@@ -132,9 +132,9 @@ def _read() -> KeySet:
     except ValueError:
         content = None
     if not isinstance(content, dict) or "keys" not in content:
-        # A freshly created secret holds a placeholder ("{}" locally, a random string from CDK);
-        # rotate() initialises it. A key set that exists but does not parse raises instead of
-        # being overwritten, which would invalidate every token.
+        # A freshly created secret holds an initial value that is no key set ("{}" locally, a random
+        # string from CDK); rotate() initialises it. A key set that exists but does not parse raises
+        # instead of being overwritten, which would invalidate every token.
         return KeySet(())
     keys = [SigningKey(e["kid"], _unb64(e["privateKey"]), int(e["createdAt"])) for e in content["keys"]]
     return KeySet(tuple(sorted(keys, key=lambda k: k.created_at, reverse=True)))

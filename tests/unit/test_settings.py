@@ -108,28 +108,20 @@ def test_bad_networks_registry_names_the_problem(tmp_path, monkeypatch, clean_re
     assert "DOMPET_NETWORKS_FILE" in str(error.value) and expected in str(error.value)
 
 
-def test_missing_networks_file_is_named(monkeypatch, clean_registry):
-    monkeypatch.setenv("DOMPET_NETWORKS_FILE", "/nonexistent/networks.json")
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("DOMPET_NETWORKS_FILE", "/nonexistent/networks.json"),  # missing file
+        ("DOMPET_LOG_LEVEL", "TRACE"),  # validated before the logger uses it
+        ("DOMPET_SIGNATURE_WINDOW", "600"),  # misspelt: no such setting
+    ],
+)
+def test_each_bad_setting_is_named(monkeypatch, clean_registry, variable, value):
+    monkeypatch.setenv(variable, value)
     settings.load_settings.cache_clear()
     with pytest.raises(settings.SettingsError) as error:
         settings.load_settings()
-    assert "DOMPET_NETWORKS_FILE" in str(error.value)
-
-
-def test_bad_log_level_is_a_named_setting_error(monkeypatch, clean_registry):
-    monkeypatch.setenv("DOMPET_LOG_LEVEL", "TRACE")
-    settings.load_settings.cache_clear()
-    with pytest.raises(settings.SettingsError) as error:
-        settings.load_settings()
-    assert "DOMPET_LOG_LEVEL" in str(error.value)
-
-
-def test_misspelt_setting_is_refused(monkeypatch, clean_registry):
-    monkeypatch.setenv("DOMPET_SIGNATURE_WINDOW", "600")
-    settings.load_settings.cache_clear()
-    with pytest.raises(settings.SettingsError) as error:
-        settings.load_settings()
-    assert "DOMPET_SIGNATURE_WINDOW" in str(error.value)
+    assert variable in str(error.value)
 
 
 def test_tooling_variables_are_not_settings(monkeypatch, clean_registry):
