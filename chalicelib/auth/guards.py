@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from chalice.app import Request
 
-from chalicelib.auth import signing, tokens
+from chalicelib.auth import signing, tokens, users
 from chalicelib.auth.models import WalletPrincipal
 from chalicelib.auth.tokens import TokenKind
 from chalicelib.platform.errors import forbidden, unauthorized
@@ -23,6 +23,8 @@ MISSING_TOKEN = "MISSING_TOKEN"
 TOKEN_CLIENT_MISMATCH = "TOKEN_CLIENT_MISMATCH"
 WALLET_TOKEN_REQUIRED = "WALLET_TOKEN_REQUIRED"
 ACCESS_TOKEN_REQUIRED = "ACCESS_TOKEN_REQUIRED"
+USER_NOT_FOUND = "USER_NOT_FOUND"
+TOKEN_REVOKED = "TOKEN_REVOKED"
 
 
 class ClientSecretGuard:
@@ -53,13 +55,18 @@ class WalletFamilyGuard:
         claims = tokens.verify(token.strip())
         if claims.client_id != client.clientId:
             raise unauthorized(TOKEN_CLIENT_MISMATCH, "Token does not belong to this client")
+        user = users.get(claims.client_id, claims.sub_id)
+        if user is None or user.userId != claims.user_id:
+            raise unauthorized(USER_NOT_FOUND, "The token's user no longer exists")
+        if user.tokensValidAfter is not None and claims.issued_at < user.tokensValidAfter:
+            raise unauthorized(TOKEN_REVOKED, "Token was revoked; log in again")
         if claims.kind not in self.kinds:
             if TokenKind.WALLET in self.kinds:
                 raise forbidden(
                     WALLET_TOKEN_REQUIRED, "This operation needs a wallet token; create or recover a wallet first"
                 )
             raise forbidden(ACCESS_TOKEN_REQUIRED, "This operation needs an access token of a user without a wallet")
-        return WalletPrincipal(client=client, claims=claims)
+        return WalletPrincipal(client=client, claims=claims, user=user)
 
 
 class SignedRequestGuard:

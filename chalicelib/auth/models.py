@@ -8,15 +8,17 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from chalicelib.auth.tokens import Claims
+from chalicelib.auth.users import User
 from chalicelib.tenancy.models import Client
 
 
 @dataclass(frozen=True)
 class WalletPrincipal:
-    """Who a Family W request comes from: the client (by its secret) and the user (by the token)."""
+    """Who a Family W request comes from: the client (by its secret), the token and its user."""
 
     client: Client
     claims: Claims
+    user: User
 
 
 class LoginRequest(BaseModel):

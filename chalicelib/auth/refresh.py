@@ -3,8 +3,9 @@
 Stored only as SHA-256 hashes in the auth-state table (pk `RT#<hash>`) with a TTL.
 Each login starts a family; refreshing marks the presented token used and issues
 the next one in the family. Presenting a used token again means it leaked: the
-whole family is revoked (pk `RTFAMILY#<id>`), so the thief and the user both have
-to log in again.
+whole family is revoked (pk `RTFAMILY#<id>`) and so is every JWT issued to the
+user until then (users.revoke_tokens), so the thief and the user both have to log
+in again.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from chalicelib.auth import users
 from chalicelib.platform import aws
 from chalicelib.platform.clock import epoch
 from chalicelib.platform.errors import unauthorized
@@ -71,6 +73,7 @@ def redeem(token: str, client_id: str) -> RefreshGrant:
         )
     except table.meta.client.exceptions.ConditionalCheckFailedException:
         _revoke_family(family_id, now + load_settings().refresh_token_ttl_s)
+        users.revoke_tokens(client_id, str(item["subId"]), now)
         raise unauthorized(REFRESH_TOKEN_REUSED, "Refresh token was already used; log in again") from None
     return RefreshGrant(client_id=client_id, sub_id=str(item["subId"]), family_id=family_id)
 

@@ -37,7 +37,7 @@ def login(call: Call) -> Reply:
     "POST",
     summary="Exchange a refresh token for a new token pair",
     description="Refresh tokens are single use; presenting a used one again revokes every refresh token of that "
-    "login (access and wallet tokens already issued stay valid until they expire).",
+    "login and every access or wallet token issued to the user so far.",
     tag="Auth",
     guard=guards.client_secret,
     body=RefreshRequest,

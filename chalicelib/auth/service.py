@@ -13,8 +13,6 @@ from chalicelib.platform.errors import unauthorized
 from chalicelib.platform.settings import load_settings
 from chalicelib.tenancy.models import Client
 
-USER_NOT_FOUND = "USER_NOT_FOUND"
-
 
 def login(client: Client, sub_id: str) -> TokenPair:
     user = users.get_or_create(client.clientId, sub_id)
@@ -30,10 +28,7 @@ def refresh_tokens(client: Client, refresh_token: str) -> TokenPair:
 
 
 def session(principal: WalletPrincipal) -> SessionInfo:
-    claims = principal.claims
-    user = users.get(claims.client_id, claims.sub_id)
-    if user is None or user.userId != claims.user_id:
-        raise unauthorized(USER_NOT_FOUND, "The token's user no longer exists")
+    claims, user = principal.claims, principal.user
     return SessionInfo(
         userId=user.userId,
         clientId=user.clientId,

@@ -21,6 +21,7 @@ class User(BaseModel):
     subId: str
     createdAt: str
     walletAddress: str | None = None
+    tokensValidAfter: int | None = None  # epoch s; JWTs issued before it are revoked
 
     @property
     def has_wallet(self) -> bool:
@@ -55,3 +56,14 @@ def get_or_create(client_id: str, sub_id: str) -> User:
         assert raced is not None
         return raced
     return user
+
+
+def revoke_tokens(client_id: str, sub_id: str, now: int) -> None:
+    """Invalidate every JWT issued to the user so far (their refresh token leaked)."""
+    aws.table("users").update_item(
+        Key=_key(client_id, sub_id),
+        UpdateExpression="SET tokensValidAfter = :after",
+        ConditionExpression="attribute_exists(pk)",
+        # +1: `iat` has whole seconds, and a token issued in the revoking second must not survive.
+        ExpressionAttributeValues={":after": now + 1},
+    )

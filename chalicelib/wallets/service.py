@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from chalicelib.auth import users
 from chalicelib.auth.models import WalletPrincipal
 from chalicelib.platform import erc20
 from chalicelib.platform.amounts import format_units
@@ -15,11 +14,9 @@ WALLET_NOT_FOUND = "WALLET_NOT_FOUND"
 
 
 def wallet_address(principal: WalletPrincipal) -> str:
-    claims = principal.claims
-    user = users.get(claims.client_id, claims.sub_id)
-    if user is None or user.userId != claims.user_id or user.walletAddress is None:
+    if principal.user.walletAddress is None:
         raise not_found(WALLET_NOT_FOUND, "This user has no wallet")
-    return user.walletAddress
+    return principal.user.walletAddress
 
 
 def coin_balance(principal: WalletPrincipal, request: WalletRequest) -> Balance:
