@@ -18,13 +18,15 @@ os.environ.update(
     }
 )
 
-from collections.abc import Iterator  # noqa: E402
+import json  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 from moto import mock_aws  # noqa: E402
 
 from chalicelib.auth import keys  # noqa: E402
-from chalicelib.platform import aws  # noqa: E402
+from chalicelib.platform import aws, networks, settings  # noqa: E402
 from chalicelib.tenancy import service as tenancy  # noqa: E402
 from chalicelib.tenancy.models import IssuedCredentials  # noqa: E402
 from devtools import bootstrap  # noqa: E402
@@ -59,3 +61,24 @@ def api(aws_env: None) -> Iterator[object]:
 
     with Client(app) as client:
         yield client.http
+
+
+@pytest.fixture
+def use_networks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[list[dict] | str], Path]]:
+    """Point the service at a networks registry written for the test (entries, or raw file text)."""
+    written = 0
+
+    def use(content: list[dict] | str) -> Path:
+        nonlocal written
+        written += 1
+        path = tmp_path / f"networks-{written}.json"
+        path.write_text(content if isinstance(content, str) else json.dumps({"networks": content}))
+        monkeypatch.setenv("DOMPET_NETWORKS_FILE", str(path))
+        settings.load_settings.cache_clear()
+        networks.registry.cache_clear()
+        return path
+
+    yield use
+    # Runs before monkeypatch restores the environment: the next load reads the restored one.
+    settings.load_settings.cache_clear()
+    networks.registry.cache_clear()

@@ -150,13 +150,8 @@ def test_token_address_problems(wallet_api):
         assert (response.status_code, response.json_body["data"]["code"]) == (status, code), address
 
 
-def test_unreachable_rpc_is_502(wallet_api, tmp_path, monkeypatch):
+def test_unreachable_rpc_is_502(wallet_api, use_networks):
     token = wallet_api["login"]("rich", with_wallet=True)
-    path = tmp_path / "down.json"
-    entry = {"name": "local-a", "chainId": 31337, "rpcUrls": ["http://127.0.0.1:9"], "nativeSymbol": "ETH"}
-    path.write_text(json.dumps({"networks": [entry]}))
-    monkeypatch.setenv("DOMPET_NETWORKS_FILE", str(path))
-    settings.load_settings.cache_clear()
-    networks.registry.cache_clear()
+    use_networks([{"name": "local-a", "chainId": 31337, "rpcUrls": ["http://127.0.0.1:9"], "nativeSymbol": "ETH"}])
     response = wallet_api["call"]("/api/v1/wallet/balance-coin", {"network": "local-a"}, token)
     assert response.status_code == 502 and response.json_body["data"]["code"] == "UPSTREAM_UNAVAILABLE"

@@ -6,8 +6,6 @@ import json
 
 from openapi_spec_validator import validate
 
-from chalicelib.platform import networks, settings
-
 AUTH_ROUTES = {
     ("/api/v1/auth/login", "post"),
     ("/api/v1/auth/refresh", "post"),
@@ -55,19 +53,9 @@ def test_health_reports_tables_and_networks(api):
     assert all(c["ok"] for c in data["components"])
 
 
-def test_health_is_503_when_a_network_is_unreachable(api, tmp_path, monkeypatch):
-    path = tmp_path / "networks.json"
-    entry = {"name": "down", "chainId": 31399, "rpcUrls": ["http://127.0.0.1:9"], "nativeSymbol": "ETH"}
-    path.write_text(json.dumps({"networks": [entry]}))
-    monkeypatch.setenv("DOMPET_NETWORKS_FILE", str(path))
-    settings.load_settings.cache_clear()
-    networks.registry.cache_clear()
-    try:
-        response = api.get("/health")
-    finally:
-        monkeypatch.undo()
-        settings.load_settings.cache_clear()
-        networks.registry.cache_clear()
+def test_health_is_503_when_a_network_is_unreachable(api, use_networks):
+    use_networks([{"name": "down", "chainId": 31399, "rpcUrls": ["http://127.0.0.1:9"], "nativeSymbol": "ETH"}])
+    response = api.get("/health")
     assert response.status_code == 503
     body = response.json_body
     assert body["data"]["code"] == "NOT_READY"

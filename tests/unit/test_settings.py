@@ -32,14 +32,6 @@ def test_app_refuses_to_start_with_a_bad_setting(tmp_path):
     assert "DOMPET_STAGE" in result.stderr
 
 
-def _registry(tmp_path, monkeypatch, content: str) -> None:
-    path = tmp_path / "networks.json"
-    path.write_text(content)
-    monkeypatch.setenv("DOMPET_NETWORKS_FILE", str(path))
-    settings.load_settings.cache_clear()
-    networks.registry.cache_clear()
-
-
 @pytest.fixture
 def clean_registry():
     yield
@@ -47,9 +39,8 @@ def clean_registry():
     networks.registry.cache_clear()
 
 
-def test_networks_registry_loads(tmp_path, monkeypatch, clean_registry):
-    entry = {"name": "local-a", "chainId": 31337, "rpcUrls": ["http://127.0.0.1:8545"], "nativeSymbol": "ETH"}
-    _registry(tmp_path, monkeypatch, json.dumps({"networks": [entry]}))
+def test_networks_registry_loads(use_networks):
+    use_networks([{"name": "local-a", "chainId": 31337, "rpcUrls": ["http://127.0.0.1:8545"], "nativeSymbol": "ETH"}])
     assert networks.registry().by_name("local-a").chainId == 31337
     assert networks.registry().by_chain_id(31337).confirmations == 1
 
@@ -101,8 +92,8 @@ def test_networks_registry_loads(tmp_path, monkeypatch, clean_registry):
         ),
     ],
 )
-def test_bad_networks_registry_names_the_problem(tmp_path, monkeypatch, clean_registry, content, expected):
-    _registry(tmp_path, monkeypatch, content)
+def test_bad_networks_registry_names_the_problem(use_networks, content, expected):
+    use_networks(content)
     with pytest.raises(settings.SettingsError) as error:
         networks.registry()
     assert "DOMPET_NETWORKS_FILE" in str(error.value) and expected in str(error.value)
