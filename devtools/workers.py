@@ -82,16 +82,22 @@ class WorkerRunner:
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
 
+    @functools.cached_property
     def _sqs(self) -> Any:
         import boto3
 
         return boto3.session.Session(region_name=self.region).client("sqs")
 
+    @functools.cache  # noqa: B019 - one runner per process; a queue's URL and ARN never change
+    def _queue(self, name: str) -> tuple[str, str]:
+        url = self._sqs.get_queue_url(QueueName=name)["QueueUrl"]
+        arn = self._sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        return url, arn
+
     def poll_once(self, source: Any) -> int:
         """Deliver one batch from the source's queue; returns how many messages were handed over."""
-        sqs = self._sqs()
-        url = sqs.get_queue_url(QueueName=source.queue)["QueueUrl"]
-        arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        sqs = self._sqs
+        url, arn = self._queue(source.queue)
         messages = sqs.receive_message(
             QueueUrl=url,
             MaxNumberOfMessages=min(10, source.batch_size),

@@ -11,7 +11,7 @@ from chalicelib.platform import aws, resources
 from chalicelib.platform.chain import rpc_call
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.http import Call, Reply, document_route, route
-from chalicelib.platform.networks import registry
+from chalicelib.platform.networks import Network, registry
 from chalicelib.platform.settings import load_settings
 
 bp = Blueprint(__name__)
@@ -43,7 +43,7 @@ class Health(BaseModel):
 )
 def health(call: Call) -> Reply:
     components = [_table_status(table.name) for table in resources.TABLES]
-    components += [_network_status(network.name) for network in registry().networks]
+    components += [_network_status(network) for network in registry().networks]
     report = Health(service="dompet", version=VERSION, stage=load_settings().stage, components=components)
     if not all(c.ok for c in components):
         raise ApiError(503, NOT_READY, "Some dependencies are unavailable", **report.model_dump())
@@ -58,9 +58,8 @@ def _table_status(name: str) -> Component:
     return Component(name=f"table:{name}", ok=status == "ACTIVE", detail=status)
 
 
-def _network_status(name: str) -> Component:
-    network = registry().by_name(name)
-    assert network is not None
+def _network_status(network: Network) -> Component:
+    name = network.name
     try:
         chain_id = int(rpc_call(network, "eth_chainId", timeout_s=2.0), 16)
     except Exception as exc:  # noqa: BLE001 - as above
