@@ -5,13 +5,13 @@ BIN := $(VENV)/bin
 MPC := crates/dompet-mpc
 MPC_SOURCES := $(MPC)/Cargo.toml $(MPC)/Cargo.lock $(wildcard $(MPC)/src/*.rs)
 
-.PHONY: dev test deps lint fmt clean
+.PHONY: dev test deps lint fmt clean vendor
 
 deps: $(VENV)/.installed node_modules/.installed $(VENV)/.mpc-built
 
 $(VENV)/.installed: requirements.txt requirements-dev.lock
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet pip==26.2.1  # chalice 1.34 packages with pip and requires <26.3
 	$(BIN)/pip install --quiet -r requirements-dev.lock
 	touch $@
 
@@ -44,5 +44,15 @@ fmt: deps
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+# The MPC core for AWS Lambda (x86_64, Python 3.11, glibc 2.26): a manylinux2014 abi3 wheel linked with
+# zig, unpacked into vendor/, which `chalice package` (and so the CDK stack) ships as-is. Run before deploying.
+vendor: $(VENV)/.installed
+	$(BIN)/pip install --quiet --require-hashes -r requirements-build.lock
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/maturin build --release --quiet --zig --compatibility manylinux2014 \
+		--target x86_64-unknown-linux-gnu -m $(MPC)/Cargo.toml -o build/wheels
+	rm -rf vendor/dompet_mpc
+	$(BIN)/python -c "import glob, zipfile; w = sorted(glob.glob('build/wheels/dompet_mpc-*manylinux*.whl'))[-1]; \
+		z = zipfile.ZipFile(w); z.extractall('vendor', [n for n in z.namelist() if n.startswith('dompet_mpc/')])"
+
 clean:
-	rm -rf $(VENV) node_modules build .local cdk.out
+	rm -rf $(VENV) node_modules build .local cdk.out vendor .cache

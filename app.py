@@ -3,6 +3,7 @@
 from chalice import Chalice
 
 from chalicelib.auth.routes import bp as auth
+from chalicelib.mpc.functions import bp as mpc_parties
 from chalicelib.platform.http import platform_bp
 from chalicelib.platform.networks import registry
 from chalicelib.platform.settings import load_settings
@@ -17,3 +18,4 @@ app.register_blueprint(platform_bp)
 app.register_blueprint(system)
 app.register_blueprint(auth)
 app.register_blueprint(wallets)
+app.register_blueprint(mpc_parties)

@@ -32,6 +32,9 @@ NETWORKS = (("local-a", 31337), ("local-b", 31338))
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="make dev", description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--api-port", type=int, default=int(os.environ.get("DOMPET_DEV_API_PORT", "8000")))
+    parser.add_argument(
+        "--aux-sets", type=int, default=int(os.environ.get("DOMPET_DEV_AUX_SETS", "3")), help="wallets creatable"
+    )
     parser.add_argument("--moto-port", type=int, default=int(os.environ.get("DOMPET_DEV_MOTO_PORT", "5000")))
     parser.add_argument(
         "--chain-ports",
@@ -80,6 +83,13 @@ def main(argv: list[str] | None = None) -> int:
         bootstrap.create_resources(STAGE, REGION)
         bootstrap.initialise()
 
+        # Key material for new wallets. Real sets take minutes each (safe primes); the local stack
+        # seeds the pool from the crate's INSECURE fixture primes (cached in .cache/insecure-aux).
+        from devtools import aux_cache
+
+        _say(f"aux-info pool: {args.aux_sets} insecure local sets (first run ≈ 17 s each, then cached)")
+        aux_cache.fill_pool(args.aux_sets)
+
         from chalicelib.tenancy import service
 
         demo = service.create_tenant("Demo")
@@ -127,6 +137,8 @@ def _aws_env(moto_port: int, state_dir: Path) -> dict[str, str]:
         "AWS_REGION": REGION,
         "DOMPET_STAGE": STAGE,
         "DOMPET_NETWORKS_FILE": str(state_dir / "networks.json"),
+        # The cosigner and user party run as threads of the API process, with the same JSON payloads.
+        "DOMPET_PARTY_TRANSPORT": "in_process",
     }
 
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, get_args
 
-from aws_cdk import CfnResource, Duration, RemovalPolicy, Stack, Token, triggers
+from aws_cdk import ArnFormat, CfnResource, Duration, RemovalPolicy, Stack, Token, triggers
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
@@ -53,11 +53,13 @@ SIGNING_KEY_ROTATOR = "rotate_signing_keys"  # invoked once after the first depl
 # Never deployed: every function's Role is overridden (and checked) after packaging.
 ROLE_PLACEHOLDER = "replaced-per-function-by-infra-stack"
 
+# Envelope encryption (chalicelib/platform/envelope_crypto.py) seals with GenerateDataKey.
 KEY_ACTIONS: dict[str, tuple[str, ...]] = {
-    "encrypt": ("kms:Encrypt",),
+    "encrypt": ("kms:Encrypt", "kms:GenerateDataKey"),
     "decrypt": ("kms:Decrypt",),
-    "encrypt_decrypt": ("kms:Encrypt", "kms:Decrypt"),
+    "encrypt_decrypt": ("kms:Encrypt", "kms:GenerateDataKey", "kms:Decrypt"),
 }
+FUNCTION_ACTIONS: dict[str, tuple[str, ...]] = {"invoke": ("lambda:InvokeFunction",)}
 SECRET_READ = ("secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret")
 SECRET_WRITE = ("secretsmanager:PutSecretValue", "secretsmanager:UpdateSecretVersionStage")
 SECRET_ACTIONS: dict[str, tuple[str, ...]] = {
@@ -284,7 +286,8 @@ class DompetStack(Stack):
     def _grant(self, role: iam.Role, grant: resources.Grant) -> None:
         where = f"{grant.kind} {grant.name!r} ({grant.access})"
         reads, writes = grant.access in ("read", "read_write"), grant.access in ("write", "read_write")
-        if grant.access not in get_args(resources.KeyAccess if grant.kind == "key" else resources.Access):
+        allowed = {"key": get_args(resources.KeyAccess), "function": tuple(FUNCTION_ACTIONS)}
+        if grant.access not in allowed.get(grant.kind, get_args(resources.Access)):
             raise ValueError(f"grant {where}: unknown access")
         try:
             if grant.kind == "table":
@@ -313,6 +316,18 @@ class DompetStack(Stack):
                     grantee=role,
                     actions=list(SECRET_ACTIONS[grant.access]),
                     resource_arns=[self.secrets[grant.name].secret_arn],
+                )
+            elif grant.kind == "function":
+                resources.function(grant.name)  # must be defined
+                # By name (the stack sets every function's name), so no function depends on another's role.
+                arn = self.format_arn(
+                    service="lambda",
+                    resource="function",
+                    resource_name=resources.function_name(self.stage, grant.name),
+                    arn_format=ArnFormat.COLON_RESOURCE_NAME,
+                )
+                iam.Grant.add_to_principal(
+                    grantee=role, actions=list(FUNCTION_ACTIONS[grant.access]), resource_arns=[arn]
                 )
             else:
                 raise ValueError(f"grant {where}: unknown resource kind")
@@ -359,6 +374,11 @@ class DompetStack(Stack):
         for logical_id, function in expected.items():
             role = self.roles[function.name]
             packaged[logical_id].add_property_override("Role", role.role_arn)
+            packaged[logical_id].add_property_override(
+                "FunctionName", resources.function_name(self.stage, function.name)
+            )
+            packaged[logical_id].add_property_override("Timeout", function.timeout_s)
+            packaged[logical_id].add_property_override("MemorySize", function.memory_mb)
             # The role's policies must exist before the function: an SQS event source
             # is validated against them, and the trigger below invokes at once.
             packaged[logical_id].node.add_dependency(role)

@@ -15,6 +15,7 @@ os.environ.update(
         "AWS_REGION": "us-east-1",
         "DOMPET_STAGE": "test",
         "DOMPET_LOG_LEVEL": "INFO",
+        "DOMPET_PARTY_TRANSPORT": "in_process",
     }
 )
 
@@ -51,6 +52,14 @@ def aws_env() -> Iterator[None]:
 @pytest.fixture
 def tenant(aws_env: None) -> IssuedCredentials:
     return tenancy.create_tenant("Acme")
+
+
+@pytest.fixture
+def aux_sets(aws_env: None) -> Callable[[int], list[str]]:
+    """Put n aux-info sets into the pool (cached, insecure fixture primes; see devtools/aux_cache.py)."""
+    from devtools import aux_cache
+
+    return aux_cache.fill_pool
 
 
 @pytest.fixture

@@ -40,13 +40,14 @@ def session(principal: WalletPrincipal) -> SessionInfo:
     )
 
 
-def wallet_token_for(user: User, ttl_s: int | None = None) -> tokens.IssuedToken:
+def wallet_token_for(user: User, expires_at: int | None = None) -> tokens.IssuedToken:
     return tokens.issue(
         TokenKind.WALLET,
         user_id=user.userId,
         client_id=user.clientId,
         sub_id=user.subId,
-        ttl_s=ttl_s or load_settings().wallet_token_ttl_s,
+        ttl_s=load_settings().wallet_token_ttl_s,
+        expires_at=expires_at,
     )
 
 

@@ -45,12 +45,15 @@ class IssuedToken:
     token: str
 
 
-def issue(kind: TokenKind, *, user_id: str, client_id: str, sub_id: str, ttl_s: int) -> IssuedToken:
+def issue(
+    kind: TokenKind, *, user_id: str, client_id: str, sub_id: str, ttl_s: int, expires_at: int | None = None
+) -> IssuedToken:
+    """A signed JWT valid for `ttl_s`, or until `expires_at` (epoch s) when given; never beyond the maximum."""
     import jwt
 
     now = epoch()
-    ttl_s = min(ttl_s, keys.MAX_TOKEN_LIFETIME_S)
-    claims = Claims(user_id, client_id, sub_id, kind, now, now + ttl_s, str(uuid.uuid4()))
+    expiry = min(expires_at if expires_at is not None else now + ttl_s, now + keys.MAX_TOKEN_LIFETIME_S)
+    claims = Claims(user_id, client_id, sub_id, kind, now, expiry, str(uuid.uuid4()))
     key = keys.load().current()
     payload = {
         "iss": load_settings().jwt_issuer,

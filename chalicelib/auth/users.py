@@ -1,7 +1,7 @@
 """End users, keyed by the client and the client's own subject id (`subId`).
 
 Item: pk `CLIENT#<clientId>`, sk `SUB#<subId>`: userId, createdAt and, once a
-wallet exists, walletAddress.
+wallet is bound, walletId and walletAddress (written by wallets.store).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ class User(BaseModel):
     clientId: str
     subId: str
     createdAt: str
+    walletId: str | None = None
     walletAddress: str | None = None
     tokensValidAfter: int | None = None  # epoch s; JWTs issued before it are revoked
 
@@ -28,13 +29,13 @@ class User(BaseModel):
         return self.walletAddress is not None
 
 
-def _key(client_id: str, sub_id: str) -> dict[str, str]:
+def key(client_id: str, sub_id: str) -> dict[str, str]:
     return {"pk": f"CLIENT#{client_id}", "sk": f"SUB#{sub_id}"}
 
 
 def get(client_id: str, sub_id: str) -> User | None:
     item: dict[str, Any] | None = (
-        aws.table("users").get_item(Key=_key(client_id, sub_id), ConsistentRead=True).get("Item")
+        aws.table("users").get_item(Key=key(client_id, sub_id), ConsistentRead=True).get("Item")
     )
     return User.model_validate({k: v for k, v in item.items() if k in User.model_fields}) if item else None
 
@@ -47,7 +48,7 @@ def get_or_create(client_id: str, sub_id: str) -> User:
     table = aws.table("users")
     try:
         table.put_item(
-            Item={**_key(client_id, sub_id), **user.model_dump(exclude_none=True)},
+            Item={**key(client_id, sub_id), **user.model_dump(exclude_none=True)},
             ConditionExpression="attribute_not_exists(pk)",
         )
     except table.meta.client.exceptions.ConditionalCheckFailedException:
@@ -61,7 +62,7 @@ def get_or_create(client_id: str, sub_id: str) -> User:
 def revoke_tokens(client_id: str, sub_id: str, now: int) -> None:
     """Invalidate every JWT issued to the user so far (their refresh token leaked)."""
     aws.table("users").update_item(
-        Key=_key(client_id, sub_id),
+        Key=key(client_id, sub_id),
         UpdateExpression="SET tokensValidAfter = :after",
         ConditionExpression="attribute_exists(pk)",
         # +1: `iat` has whole seconds, and a token issued in the revoking second must not survive.

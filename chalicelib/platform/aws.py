@@ -7,6 +7,7 @@ server; tests use moto in process. Names come from resources.py and the stage.
 from __future__ import annotations
 
 import functools
+import os
 from typing import Any
 
 from chalicelib.platform import resources
@@ -16,8 +17,17 @@ from chalicelib.platform.settings import load_settings
 @functools.cache
 def client(service: str) -> Any:
     import boto3
+    from botocore.config import Config
 
-    return boto3.session.Session().client(service, region_name=load_settings().region)
+    config = None
+    if service == "s3":
+        # SigV4 presigned links; path-style so a local endpoint (moto) serves them without wildcard DNS.
+        local = bool(os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL"))
+        config = Config(signature_version="s3v4", s3={"addressing_style": "path" if local else "virtual"})
+    elif service == "lambda":
+        # A party function runs a whole MPC session; one attempt, the caller decides what a failure means.
+        config = Config(read_timeout=60, retries={"total_max_attempts": 1})
+    return boto3.session.Session().client(service, region_name=load_settings().region, config=config)
 
 
 @functools.cache
@@ -38,6 +48,11 @@ def key_alias(name: str) -> str:
 
 def secret_id(name: str) -> str:
     return resources.secret_name(load_settings().stage, name)
+
+
+def function_name(name: str) -> str:
+    resources.function(name)
+    return resources.function_name(load_settings().stage, name)
 
 
 def bucket(name: str) -> str:

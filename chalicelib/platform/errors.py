@@ -53,6 +53,8 @@ def upstream_unavailable(code: str, message: str, **details: Any) -> ApiError:
 # Codes produced by the platform itself; domain packages define their own beside their logic.
 VALIDATION_ERROR = "VALIDATION_ERROR"
 MALFORMED_JSON = "MALFORMED_JSON"
+MALFORMED_MULTIPART = "MALFORMED_MULTIPART"
+REQUEST_TOO_LARGE = "REQUEST_TOO_LARGE"
 UNSUPPORTED_MEDIA_TYPE = "UNSUPPORTED_MEDIA_TYPE"
 METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
 NOT_FOUND = "NOT_FOUND"

@@ -178,7 +178,13 @@ def validation_failed(message: str, exc: ValidationError) -> errors.ApiError:
     return errors.bad_request(errors.VALIDATION_ERROR, message, errors=field_errors(exc), **extra)
 
 
+MULTIPART = "multipart/form-data"
+MAX_MULTIPART_BYTES = 256 * 1024
+
+
 def parse_body(request: Request, model: type[M]) -> M:
+    if _media_type(request) == MULTIPART:
+        return _parse_multipart(request, model)
     raw = request.raw_body or b"{}"
     try:
         return model.model_validate_json(raw, strict=True)
@@ -188,6 +194,38 @@ def parse_body(request: Request, model: type[M]) -> M:
             raise errors.bad_request(errors.MALFORMED_JSON, "Request body is not valid JSON") from None
         if any(p["type"] == "model_type" and p["field"] == "(body)" for p in problems):
             raise errors.bad_request(errors.MALFORMED_JSON, "Request body must be a JSON object") from None
+        raise validation_failed("Request validation failed", exc) from None
+
+
+def _media_type(request: Request) -> str:
+    return str(request.headers.get("content-type", "")).split(";")[0].strip().lower()
+
+
+def _parse_multipart(request: Request, model: type[M]) -> M:
+    """Text fields and files of a form, each as a string field of `model` (files by their part name)."""
+    from email import policy
+    from email.parser import BytesParser
+
+    raw = raw_body_bytes(request)
+    if len(raw) > MAX_MULTIPART_BYTES:
+        raise errors.ApiError(413, errors.REQUEST_TOO_LARGE, "Request body is too large")
+    header = f"Content-Type: {request.headers.get('content-type', '')}\r\nMIME-Version: 1.0\r\n\r\n".encode()
+    message = BytesParser(policy=policy.HTTP).parsebytes(header + raw)
+    if not message.is_multipart():
+        raise errors.bad_request(errors.MALFORMED_MULTIPART, "Request body is not valid multipart/form-data")
+    fields: dict[str, str] = {}
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        payload = part.get_payload(decode=True)
+        if not isinstance(name, str) or not isinstance(payload, bytes):
+            raise errors.bad_request(errors.MALFORMED_MULTIPART, "Every form part needs a name")
+        try:
+            fields[name] = payload.decode("utf-8")
+        except UnicodeDecodeError:
+            raise errors.bad_request(errors.MALFORMED_MULTIPART, f"Form part {name[:40]!r} is not UTF-8 text") from None
+    try:
+        return model.model_validate(fields, strict=True)
+    except ValidationError as exc:
         raise validation_failed("Request validation failed", exc) from None
 
 

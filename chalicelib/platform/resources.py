@@ -73,9 +73,9 @@ class Bucket:
 class Grant:
     """What one function may do with one resource."""
 
-    kind: Literal["table", "queue", "key", "secret", "bucket"]
+    kind: Literal["table", "queue", "key", "secret", "bucket", "function"]
     name: str
-    access: str
+    access: str  # Access, KeyAccess, or "invoke" for a function
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,8 @@ class Function:
     name: str
     purpose: str
     grants: tuple[Grant, ...] = field(default_factory=tuple)
+    timeout_s: int = 28  # below API Gateway's 29 s for the API; longer for background work
+    memory_mb: int = 512  # Lambda's CPU share grows with memory; the MPC parties need it
 
 
 TABLES: tuple[Table, ...] = (
@@ -105,11 +107,41 @@ TABLES: tuple[Table, ...] = (
         purpose="Short-lived auth state: hashed refresh tokens and request-signature replay markers.",
         ttl_attribute="expiresAt",
     ),
+    Table(
+        name="wallets",
+        purpose="MPC wallets: address, owning client and user, hash of secret0; plus an address-uniqueness item.",
+    ),
+    Table(
+        name="signer-shares",
+        purpose="Key share A of each wallet, envelope-encrypted under KMS key share-a. Read by the API only.",
+    ),
+    Table(
+        name="cosigner-shares",
+        purpose="Key share B of each wallet, envelope-encrypted under KMS key share-b. Read by the cosigner only.",
+    ),
+    Table(
+        name="aux-pool",
+        purpose="Pre-generated cggmp21 auxiliary info, one set per future wallet; each party's part sealed for it.",
+    ),
+    Table(
+        name="mpc-mailbox",
+        purpose="Protocol messages between the parties of a running MPC session (encrypted per recipient).",
+        ttl_attribute="expiresAt",
+    ),
+    Table(
+        name="signing-audit",
+        purpose="One record per signature request: wallet, digest, parties, caller, time, outcome.",
+    ),
 )
 
 QUEUES: tuple[Queue, ...] = ()
 
-KEYS: tuple[Key, ...] = (Key(name="app-secrets", purpose="Encrypts app secrets (request signing) at rest."),)
+KEYS: tuple[Key, ...] = (
+    Key(name="app-secrets", purpose="Encrypts app secrets (request signing) at rest."),
+    Key(name="share-a", purpose="Encrypts key share A (the signer, in the API function) and its aux info."),
+    Key(name="share-b", purpose="Encrypts key share B (the cosigner function) and its aux info."),
+    Key(name="recovery", purpose="Encrypts share C inside each user's secret0; only the user-party function opens it."),
+)
 
 SECRETS: tuple[Secret, ...] = (
     Secret(
@@ -132,7 +164,51 @@ FUNCTIONS: tuple[Function, ...] = (
             Grant("table", "auth-state", "read_write"),
             Grant("key", "app-secrets", "decrypt"),
             Grant("secret", "jwt-signing-keys", "read"),
+            Grant("table", "wallets", "read_write"),
+            Grant("table", "signer-shares", "read_write"),
+            Grant("table", "aux-pool", "read_write"),
+            Grant("table", "mpc-mailbox", "read_write"),
+            Grant("table", "signing-audit", "read_write"),
+            Grant("key", "share-a", "encrypt_decrypt"),
+            Grant("bucket", "recovery", "read_write"),  # read: presigned GET links are signed with this role
+            Grant("function", "cosigner", "invoke"),
+            Grant("function", "user_party", "invoke"),
         ),
+    ),
+    Function(
+        name="cosigner",
+        purpose="MPC party B: holds key share B; joins key generation and signing sessions started by the API.",
+        grants=(
+            Grant("table", "cosigner-shares", "read_write"),
+            Grant("table", "aux-pool", "read"),
+            Grant("table", "mpc-mailbox", "read_write"),
+            Grant("key", "share-b", "encrypt_decrypt"),
+        ),
+        timeout_s=60,
+        memory_mb=1769,  # one full vCPU
+    ),
+    Function(
+        name="user_party",
+        purpose="MPC party C: the only holder of the recovery key; seals share C into secret0 and signs with it.",
+        grants=(
+            Grant("table", "aux-pool", "read"),
+            Grant("table", "mpc-mailbox", "read_write"),
+            Grant("key", "recovery", "encrypt_decrypt"),
+        ),
+        timeout_s=60,
+        memory_mb=1769,
+    ),
+    Function(
+        name="refill_aux_pool",
+        purpose="Scheduled: generates auxiliary info (safe primes, Paillier keys) for future wallets.",
+        grants=(
+            Grant("table", "aux-pool", "read_write"),
+            Grant("key", "share-a", "encrypt"),
+            Grant("key", "share-b", "encrypt"),
+            Grant("key", "recovery", "encrypt"),
+        ),
+        timeout_s=900,
+        memory_mb=3008,  # two vCPUs: the three parties' prime searches and proofs run in parallel
     ),
     Function(
         name="rotate_signing_keys",
@@ -160,6 +236,11 @@ def key_alias(stage: str, name: str) -> str:
 
 def secret_name(stage: str, name: str) -> str:
     return f"dompet/{stage}/{name}"
+
+
+def function_name(stage: str, name: str) -> str:
+    """Lambda function names are set by the stack, so callers can derive them like table names."""
+    return f"dompet-{stage}-{name.replace('_', '-')}"
 
 
 def bucket_name(stage: str, name: str, suffix: str = "") -> str:

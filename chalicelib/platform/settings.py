@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -46,6 +47,13 @@ class Settings(BaseSettings):
     signature_window_s: int = Field(300, ge=30, le=900, description="Accepted clock difference of X-TIMESTAMP.")
     app_secret_cache_s: int = Field(300, ge=0, le=3600, description="How long a decrypted app secret stays in memory.")
     log_level: str = Field("INFO", pattern=r"^(DEBUG|INFO|WARNING|ERROR)$", description="Log level.")
+    party_transport: Literal["lambda", "in_process"] = Field(
+        "lambda",
+        description="How the API reaches the cosigner and user-party functions: `lambda` (Invoke) on AWS, "
+        "`in_process` (threads calling the same handlers, same JSON payloads) locally and in tests.",
+    )
+    mpc_session_timeout_s: int = Field(20, ge=2, le=25, description="Deadline of one key generation or signing run.")
+    aux_pool_target: int = Field(20, ge=0, le=1000, description="Ready aux-info sets the refill job keeps in stock.")
 
     @field_validator("networks_file")
     @classmethod

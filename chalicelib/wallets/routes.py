@@ -5,11 +5,81 @@ from __future__ import annotations
 from chalice import Blueprint
 
 from chalicelib.auth import guards
-from chalicelib.platform.http import Call, Reply, route
-from chalicelib.wallets import service
-from chalicelib.wallets.models import Balance, TokenBalanceRequest, WalletRequest
+from chalicelib.platform.http import JSON, MULTIPART, Call, Reply, route
+from chalicelib.wallets import accounts, service
+from chalicelib.wallets.models import (
+    Balance,
+    CreateWalletRequest,
+    ImportWalletRequest,
+    RecoverWalletRequest,
+    TokenBalanceRequest,
+    WalletCreated,
+    WalletRequest,
+)
 
 bp = Blueprint(__name__)
+
+CREATED = "create wallet successfully"
+RECOVERED = "recover wallet successfully"
+IMPORTED = "import wallet successfully"
+
+
+@route(
+    bp,
+    "/api/v1/account/create",
+    "POST",
+    summary="Create the user's MPC wallet",
+    description="Runs 2-of-3 threshold key generation (signer, cosigner, user). The user's share comes back "
+    "once, sealed, as `secret0` (and as a file behind `secret0Link` for 5 minutes); no table stores it, "
+    "the service keeps a hash of it. Needs the token of a user without a wallet; "
+    "a second create is 409 `WALLET_EXISTS`.",
+    tag="Account",
+    guard=guards.any_user_token,
+    body=CreateWalletRequest,
+    response=WalletCreated,
+    message=CREATED,
+    error_statuses=(409, 503),
+)
+def create_wallet(call: Call) -> Reply:
+    return Reply(accounts.create(call.principal, call.body.expireDate), CREATED)
+
+
+@route(
+    bp,
+    "/api/v1/account/recover",
+    "POST",
+    summary="Bind an existing wallet to this user with its secret0",
+    description="JSON `{secret0}`, or multipart/form-data with the recovery file in part `file`. The wallet "
+    "moves to the presenting user (of the same client); its previous user loses it and every token issued "
+    "to them. Shares and secret0 stay the same (docs/mpc.md).",
+    tag="Account",
+    guard=guards.any_user_token,
+    body=RecoverWalletRequest,
+    response=WalletCreated,
+    message=RECOVERED,
+    error_statuses=(409, 422),
+    content_types=(JSON, MULTIPART),
+)
+def recover_wallet(call: Call) -> Reply:
+    return Reply(accounts.recover(call.principal, call.body.presented, call.body.expireDate), RECOVERED)
+
+
+@route(
+    bp,
+    "/api/v1/account/import",
+    "POST",
+    summary="Import an existing private key as this user's MPC wallet",
+    description="The key is split into shares A, B and C as a trusted dealer and wiped; from then on it exists "
+    "only as shares, like a created wallet.",
+    tag="Account",
+    guard=guards.any_user_token,
+    body=ImportWalletRequest,
+    response=WalletCreated,
+    message=IMPORTED,
+    error_statuses=(409, 503),
+)
+def import_wallet(call: Call) -> Reply:
+    return Reply(accounts.import_key(call.principal, call.body.privateKey, call.body.expireDate), IMPORTED)
 
 
 @route(

@@ -66,9 +66,16 @@ ACTIONS: dict[str, tuple[set[str], set[str]]] = {
         {"secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"},
         {"secretsmanager:PutSecretValue", "secretsmanager:UpdateSecretVersionStage"},
     ),
-    "key": ({"kms:Decrypt"}, {"kms:Encrypt"}),
+    "key": ({"kms:Decrypt"}, {"kms:Encrypt", "kms:GenerateDataKey"}),
 }
-SERVICE = {"table": "dynamodb", "queue": "sqs", "bucket": "s3", "secret": "secretsmanager", "key": "kms"}
+SERVICE = {
+    "table": "dynamodb",
+    "queue": "sqs",
+    "bucket": "s3",
+    "secret": "secretsmanager",
+    "key": "kms",
+    "function": "lambda",
+}
 EXACT_KINDS = {"key", "secret"}  # no CDK helper involved: exactly the listed actions
 READS = {"read", "read_write", "decrypt", "encrypt_decrypt"}
 WRITES = {"write", "read_write", "encrypt", "encrypt_decrypt"}
@@ -373,6 +380,41 @@ def test_grants_are_exactly_the_defined_ones(synthesized: dict[str, dict[str, An
                 assert all(a.startswith(SERVICE[kind] + ":") for a in actions), f"{where}: {actions}"
                 if kind in EXACT_KINDS:
                     assert actions == required, where
+
+
+def test_function_names_limits_and_invoke_grants(template: Template) -> None:
+    from infra.stack import sam_logical_id
+
+    functions = template.find_resources("AWS::Serverless::Function")
+    for function in resources.FUNCTIONS:
+        props = functions[sam_logical_id(function.name)]["Properties"]
+        assert props["FunctionName"] == resources.function_name("test", function.name)
+        assert (props["Timeout"], props["MemorySize"]) == (function.timeout_s, function.memory_mb)
+        invokes = {
+            arn.rsplit(":function:", 1)[-1]
+            for statement in _statements(template, _role_id(template, function.name))
+            if "lambda:InvokeFunction" in _as_list(statement["Action"])
+            for arn in _as_list(statement["Resource"])
+        }
+        expected = {resources.function_name("test", g.name) for g in function.grants if g.kind == "function"}
+        assert invokes == expected, function.name
+    # Only the API reaches the parties; the parties reach nobody.
+    assert {g.name for g in resources.function("api_handler").grants if g.kind == "function"} == {
+        "cosigner",
+        "user_party",
+    }
+
+
+def test_no_function_holds_two_share_keys(template: Template) -> None:
+    share_keys = {"share-a", "share-b", "recovery"}
+    for function in resources.FUNCTIONS:
+        role_id = _role_id(template, function.name)
+        readable = {
+            name
+            for name in share_keys
+            if _allows(_actions_on(template, role_id, _resource_id(template, "test", "key", name)), "kms:Decrypt")
+        }
+        assert len(readable) <= 1, f"{function.name} can open {readable}"
 
 
 def test_api_handler_and_rotator_examples(template: Template) -> None:

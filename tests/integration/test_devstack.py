@@ -57,7 +57,7 @@ def stack(tmp_path_factory):
         stderr=subprocess.STDOUT,
     )
     stack_file = state / "stack.json"
-    deadline = time.monotonic() + 180
+    deadline = time.monotonic() + 300  # a fresh clone also makes its aux-info sets
     while not stack_file.exists():
         if process.poll() is not None or time.monotonic() > deadline:
             process.kill()
@@ -119,6 +119,38 @@ def test_health_openapi_and_docs(stack):
     assert doc["openapi"] == "3.1.0" and "/api/v1/auth/login" in doc["paths"] and "/api/v1/auth/whoami" in doc["paths"]
     page = requests.get(f"{api}/docs", timeout=10)
     assert page.status_code == 200 and "/api/v1/auth/session" in page.text
+
+
+def test_wallet_create_download_and_recover(stack):
+    info = stack["info"]
+    api, secret = info["apiUrl"], info["demo"]["clientSecret"]
+
+    def call(path, token=None, **kwargs):
+        headers = {"x-client-secret": secret, **({"Authorization": f"Bearer {token}"} if token else {})}
+        return requests.post(api + path, headers=headers, timeout=30, **kwargs)
+
+    alice = call("/api/v1/auth/login", json={"subId": "alice"}).json()["data"]["accessToken"]
+    created = call("/api/v1/account/create", alice, json={})
+    assert created.status_code == 200, created.text
+    assert created.json()["message"] == "create wallet successfully"
+    wallet = created.json()["data"]
+    assert wallet["secret0Link"].startswith(info["awsEndpointUrl"] + "/")  # moto, path-style
+    download = requests.get(wallet["secret0Link"], timeout=10)
+    assert download.status_code == 200 and download.content == wallet["secret0"].encode()
+    assert f"{wallet['address']}.service" in download.headers["Content-Disposition"]
+    assert call("/api/v1/account/create", alice, json={}).status_code == 409
+
+    bob = call("/api/v1/auth/login", json={"subId": "bob"}).json()["data"]["accessToken"]
+    recovered = call(
+        "/api/v1/account/recover",
+        bob,
+        files={"file": (f"{wallet['address']}.service", download.content, "application/octet-stream")},
+    )
+    assert recovered.status_code == 200, recovered.text
+    bob_wallet = recovered.json()["data"]
+    assert bob_wallet["address"] == wallet["address"]
+    balance = call("/api/v1/wallet/balance-coin", bob_wallet["walletToken"], json={"network": "local-a"})
+    assert balance.status_code == 200 and balance.json()["data"]["address"] == wallet["address"]
 
 
 def test_family_s_whoami(stack):

@@ -1,0 +1,119 @@
+"""The cosigner (party 1) and user-party (party 2) handlers, and their request shape.
+
+Each runs in its own Lambda function (`functions.py`) or, locally, in a thread of
+the API process (`remote.py`); either way it gets a JSON request, joins the run
+through the mailbox with the only share it can open, and answers JSON. Refusals
+come back as `{"ok": false, "code": ...}`; only bugs raise.
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from chalicelib.mpc import aux_pool, shares
+from chalicelib.mpc.mailbox import Mailbox, RunFailedError, drive
+from chalicelib.platform.logging import logger
+from chalicelib.platform.settings import load_settings
+
+HEX32 = r"^[0-9a-f]{32}$"
+
+
+class PartyRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    action: Literal["keygen", "import", "sign"]
+    runId: str = Field(pattern=HEX32)
+    walletId: str = Field(pattern=HEX32)
+    peers: tuple[int, ...] = Field(min_length=1, max_length=2)
+    auxId: str | None = Field(None, pattern=HEX32)
+    coreShare: str | None = None  # import: this party's core share from the trusted-dealer split (base64)
+    digest: str | None = Field(None, pattern=r"^[0-9a-f]{64}$")
+    signers: tuple[int, int] | None = None
+    secret0: str | None = None  # user party, signing: the user's secret0
+
+
+def execution_id(action: str, wallet_id: str, run_id: str) -> bytes:
+    """Unique per run and the same for all its parties (cggmp21 "Execution ID")."""
+    return f"dompet:{action}:{wallet_id}:{run_id}".encode()
+
+
+def cosigner(event: dict[str, Any]) -> dict[str, Any]:
+    return _join(shares.COSIGNER, event)
+
+
+def user_party(event: dict[str, Any]) -> dict[str, Any]:
+    return _join(shares.USER, event)
+
+
+def _join(party: int, event: dict[str, Any]) -> dict[str, Any]:
+    try:
+        request = PartyRequest.model_validate(event)
+    except ValidationError:
+        return {"ok": False, "code": "BAD_PARTY_REQUEST"}
+    try:
+        if request.action == "sign":
+            return _sign(party, request)
+        return _make_share(party, request)
+    except RunFailedError as exc:
+        return {"ok": False, "code": "RUN_FAILED", "reason": exc.reason}
+    except shares.Secret0Error:
+        return {"ok": False, "code": "SECRET0_REJECTED"}
+
+
+def _make_share(party: int, request: PartyRequest) -> dict[str, Any]:
+    import dompet_mpc as mpc
+
+    if request.auxId is None:
+        return {"ok": False, "code": "BAD_PARTY_REQUEST"}
+    if request.action == "keygen":
+        session = mpc.keygen_session(execution_id("keygen", request.walletId, request.runId), party)
+        core = _run(party, request, session)
+    else:
+        if request.coreShare is None:
+            return {"ok": False, "code": "BAD_PARTY_REQUEST"}
+        core = base64.b64decode(request.coreShare)
+        if mpc.share_info(core)["party_index"] != party:
+            return {"ok": False, "code": "BAD_PARTY_REQUEST"}
+    key_share = mpc.complete_key_share(core, aux_pool.open_part(request.auxId, party))
+    answer: dict[str, Any] = {"ok": True, "address": mpc.eth_address(key_share)}
+    if party == shares.USER:
+        answer["secret0"] = shares.seal_secret0(request.walletId, key_share)
+    else:
+        shares.store_share(request.walletId, party, key_share)
+    return answer
+
+
+def _sign(party: int, request: PartyRequest) -> dict[str, Any]:
+    import dompet_mpc as mpc
+
+    if request.digest is None or request.signers is None or party not in request.signers:
+        return {"ok": False, "code": "BAD_PARTY_REQUEST"}
+    if party == shares.USER:
+        if request.secret0 is None:
+            return {"ok": False, "code": "BAD_PARTY_REQUEST"}
+        wallet_id, key_share = shares.open_secret0(request.secret0)
+        if wallet_id != request.walletId:
+            return {"ok": False, "code": "SECRET0_REJECTED"}
+    else:
+        key_share = shares.load_share(request.walletId, party)
+    eid = execution_id("sign", request.walletId, request.runId)
+    session = mpc.signing_session(eid, key_share, list(request.signers), bytes.fromhex(request.digest))
+    _run(party, request, session)
+    return {"ok": True}
+
+
+def _run(party: int, request: PartyRequest, session: Any) -> bytes:
+    deadline = time.monotonic() + load_settings().mpc_session_timeout_s
+    mailbox = Mailbox(request.runId, party, request.peers)
+    mailbox.open()
+    try:
+        return drive(session, mailbox, deadline)
+    except RunFailedError:
+        logger.warning("party run failed", extra={"party": party, "action": request.action, "runId": request.runId})
+        raise
+    finally:
+        mailbox.close()

@@ -1,0 +1,210 @@
+"""The API's side of the MPC service: party 0 (share A) and the runs it starts.
+
+* `generate_key` runs 2-of-3 key generation with the cosigner and the user party;
+* `import_key` splits an existing private key as a trusted dealer and hands each
+  party its core share;
+* `sign` signs a 32-byte digest with share A and either the cosigner (share B) or,
+  when the caller presents the user's `secret0`, the user party (share C), and
+  writes an audit record either way.
+
+Failures are `MpcRunError`s with a stable code; callers map them to responses.
+"""
+
+from __future__ import annotations
+
+import base64
+import secrets
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from typing import Any
+
+from chalicelib.mpc import aux_pool, remote, shares
+from chalicelib.mpc.mailbox import Mailbox, RunFailedError, drive
+from chalicelib.mpc.parties import execution_id
+from chalicelib.platform import aws
+from chalicelib.platform.clock import iso_now
+from chalicelib.platform.logging import logger
+from chalicelib.platform.settings import load_settings
+
+COSIGNER_FUNCTION = "cosigner"
+USER_PARTY_FUNCTION = "user_party"
+DIGEST_LEN = 32
+
+
+class MpcRunError(Exception):
+    """A run could not produce a key or a signature (no wallet refers to anything it stored)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class KeyMaterial:
+    address: str
+    secret0: str  # share C sealed for the user; no table stores it, only its hash
+
+
+def generate_key(wallet_id: str, aux_id: str) -> KeyMaterial:
+    import dompet_mpc as mpc
+
+    run_id = secrets.token_hex(16)
+    request = {"action": "keygen", "runId": run_id, "walletId": wallet_id, "auxId": aux_id}
+    calls = {
+        COSIGNER_FUNCTION: remote.call(COSIGNER_FUNCTION, {**request, "peers": [0, 2]}),
+        USER_PARTY_FUNCTION: remote.call(USER_PARTY_FUNCTION, {**request, "peers": [0, 1]}),
+    }
+    deadline = _deadline()
+    session = mpc.keygen_session(execution_id("keygen", wallet_id, run_id), shares.SIGNER)
+    core = _drive_party0(run_id, (1, 2), session, calls, deadline)
+    key_share = mpc.complete_key_share(core, aux_pool.open_part(aux_id, shares.SIGNER))
+    return _finish_key(wallet_id, key_share, _answers(calls, deadline))
+
+
+def import_key(wallet_id: str, aux_id: str, private_key: bytearray) -> KeyMaterial:
+    """Split `private_key` into three core shares (it is wiped here, whatever happens)."""
+    import dompet_mpc as mpc
+
+    try:
+        cores = mpc.trusted_dealer_split(private_key)
+    except mpc.InvalidInputError:
+        raise MpcRunError("INVALID_PRIVATE_KEY", "Not a valid secp256k1 private key") from None
+    finally:
+        private_key[:] = bytes(len(private_key))
+    deadline = _deadline()
+    request = {"action": "import", "runId": secrets.token_hex(16), "walletId": wallet_id, "auxId": aux_id}
+    calls = {
+        name: remote.call(name, {**request, "peers": [0], "coreShare": base64.b64encode(cores[party]).decode()})
+        for name, party in ((COSIGNER_FUNCTION, shares.COSIGNER), (USER_PARTY_FUNCTION, shares.USER))
+    }
+    key_share = mpc.complete_key_share(cores[shares.SIGNER], aux_pool.open_part(aux_id, shares.SIGNER))
+    del cores
+    return _finish_key(wallet_id, key_share, _answers(calls, deadline))
+
+
+def sign(wallet_id: str, address: str, digest: bytes, caller: str, secret0: str | None = None) -> bytes:
+    """65 bytes r || s || recovery id (low s) that `ecrecover`s to `address`.
+
+    The caller checks `secret0` against the wallet first (wallets.service); here it is
+    only passed on to the user party, which alone can open it.
+    """
+    import dompet_mpc as mpc
+
+    if len(digest) != DIGEST_LEN:
+        raise ValueError("digest must be 32 bytes")
+    helper, party = (USER_PARTY_FUNCTION, shares.USER) if secret0 else (COSIGNER_FUNCTION, shares.COSIGNER)
+    signers = [shares.SIGNER, party]
+    run_id = secrets.token_hex(16)
+    request: dict[str, Any] = {
+        "action": "sign",
+        "runId": run_id,
+        "walletId": wallet_id,
+        "peers": [shares.SIGNER],
+        "digest": digest.hex(),
+        "signers": signers,
+    }
+    if secret0:
+        request["secret0"] = secret0
+    started = time.monotonic()
+    deadline = _deadline()
+    outcome, signature = "failed", b""
+    try:
+        calls = {helper: remote.call(helper, request)}
+        key_share = shares.load_share(wallet_id, shares.SIGNER)
+        session = mpc.signing_session(execution_id("sign", wallet_id, run_id), key_share, signers, digest)
+        del key_share
+        signature = _drive_party0(run_id, (party,), session, calls, deadline)
+        _answers(calls, deadline)
+        if not _recovers_to(signature, digest, address):
+            raise MpcRunError("SIGNING_FAILED", "The signature did not verify")
+        outcome = "signed"
+        return signature
+    finally:
+        _audit(wallet_id, run_id, digest, signers, caller, outcome, time.monotonic() - started)
+
+
+def _deadline() -> float:
+    """One deadline for the whole run: driving our party and waiting for the others' answers."""
+    return time.monotonic() + load_settings().mpc_session_timeout_s
+
+
+def _drive_party0(
+    run_id: str, peers: tuple[int, ...], session: Any, calls: dict[str, Future[dict[str, Any]]], deadline: float
+) -> bytes:
+    mailbox = Mailbox(run_id, shares.SIGNER, peers)
+    mailbox.open()
+    try:
+        return drive(session, mailbox, deadline, alive=_peers_alive(calls))
+    except RunFailedError as exc:
+        logger.warning("mpc run failed", extra={"runId": run_id, "reason": exc.reason})
+        raise MpcRunError("SIGNER_UNAVAILABLE", "The signing parties could not complete the run") from None
+    finally:
+        mailbox.close()
+
+
+def _peers_alive(calls: dict[str, Future[dict[str, Any]]]) -> Callable[[], None]:
+    def check() -> None:
+        for name, call in calls.items():
+            if call.done() and (call.exception() is not None or not call.result().get("ok")):
+                raise RunFailedError(f"{name} stopped")
+
+    return check
+
+
+def _answers(calls: dict[str, Future[dict[str, Any]]], deadline: float) -> dict[str, dict[str, Any]]:
+    answers: dict[str, dict[str, Any]] = {}
+    for name, call in calls.items():
+        try:
+            answer = call.result(timeout=max(0.0, deadline - time.monotonic()) + 1.0)
+        except (remote.PartyUnavailableError, FutureTimeout):
+            answer = {"ok": False, "code": "UNREACHABLE"}
+        if not answer.get("ok"):
+            logger.warning("mpc party refused", extra={"party": name, "code": answer.get("code")})
+            raise MpcRunError("SIGNER_UNAVAILABLE", "The signing parties could not complete the run")
+        answers[name] = answer
+    return answers
+
+
+def _finish_key(wallet_id: str, key_share: bytes, answers: dict[str, dict[str, Any]]) -> KeyMaterial:
+    import dompet_mpc as mpc
+
+    address = mpc.eth_address(key_share)
+    if {a["address"] for a in answers.values()} != {address}:
+        raise MpcRunError("SIGNER_UNAVAILABLE", "The parties did not agree on the key")
+    shares.store_share(wallet_id, shares.SIGNER, key_share)
+    return KeyMaterial(address=address, secret0=answers[USER_PARTY_FUNCTION]["secret0"])
+
+
+def _recovers_to(signature: bytes, digest: bytes, address: str) -> bool:
+    from eth_keys.main import KeyAPI
+
+    try:
+        return bool(
+            KeyAPI.Signature(signature).recover_public_key_from_msg_hash(digest).to_checksum_address() == address
+        )
+    except Exception:  # noqa: BLE001 - any malformed signature is simply not valid
+        return False
+
+
+def _audit(
+    wallet_id: str, run_id: str, digest: bytes, signers: list[int], caller: str, outcome: str, seconds: float
+) -> None:
+    now = iso_now()
+    aws.table("signing-audit").put_item(
+        Item={
+            "pk": f"WALLET#{wallet_id}",
+            "sk": f"SIG#{now}#{run_id}",
+            "walletId": wallet_id,
+            "runId": run_id,
+            "digest": digest.hex(),
+            "parties": ["signer", "user" if shares.USER in signers else "cosigner"],
+            "caller": caller,
+            "outcome": outcome,
+            "createdAt": now,
+            "durationMs": int(seconds * 1000),
+        }
+    )

@@ -1,0 +1,232 @@
+"""Creating, recovering and importing a user's MPC wallet, and signing with it.
+
+Create and import take one aux-info set from the pool, run the parties (see
+chalicelib/mpc) and bind the wallet to the user in one transaction; recovery
+binds an existing wallet to the user presenting its `secret0`. All three answer
+with a wallet token, a refresh token, `secret0` and a fresh download link.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Callable
+from datetime import UTC, date, datetime, time
+from typing import Literal
+
+from chalicelib.auth import refresh
+from chalicelib.auth.keys import MAX_TOKEN_LIFETIME_S
+from chalicelib.auth.models import WalletPrincipal
+from chalicelib.auth.service import wallet_token_for
+from chalicelib.auth.users import User
+from chalicelib.mpc import aux_pool, shares
+from chalicelib.mpc import service as mpc
+from chalicelib.platform.clock import iso_now
+from chalicelib.platform.errors import ApiError, bad_request, conflict, not_found, unauthorized
+from chalicelib.platform.logging import logger
+from chalicelib.wallets import recovery_files, store
+from chalicelib.wallets.models import WalletCreated
+from chalicelib.wallets.service import WALLET_NOT_FOUND
+
+WALLET_EXISTS = "WALLET_EXISTS"
+WALLET_CREATION_IN_PROGRESS = "WALLET_CREATION_IN_PROGRESS"
+KEY_ALREADY_IMPORTED = "KEY_ALREADY_IMPORTED"
+WALLET_POOL_EMPTY = "WALLET_POOL_EMPTY"
+SIGNER_UNAVAILABLE = "SIGNER_UNAVAILABLE"
+INVALID_EXPIRE_DATE = "INVALID_EXPIRE_DATE"
+INVALID_PRIVATE_KEY = "INVALID_PRIVATE_KEY"
+MISSING_SECRET0 = "MISSING_SECRET0"
+MALFORMED_SECRET0 = "MALFORMED_SECRET0"
+UNKNOWN_SECRET0 = "UNKNOWN_SECRET0"
+INVALID_SECRET = "INVALID_SECRET"
+
+MIN_TOKEN_LIFETIME_S = 60
+_PRIVATE_KEY = re.compile(r"^(0x)?[0-9a-fA-F]{64}$")
+
+
+def create(principal: WalletPrincipal, expire_date: str | None) -> WalletCreated:
+    expires_at = token_expiry(expire_date)
+    wallet_id = secrets.token_hex(16)
+    return _provision(
+        principal.user, wallet_id, expires_at, lambda aux_id: mpc.generate_key(wallet_id, aux_id), "created"
+    )
+
+
+def import_key(principal: WalletPrincipal, private_key: str, expire_date: str | None) -> WalletCreated:
+    expires_at = token_expiry(expire_date)
+    if not _PRIVATE_KEY.match(private_key):
+        raise bad_request(INVALID_PRIVATE_KEY, "privateKey must be 64 hex digits, optionally 0x-prefixed")
+    key = bytearray.fromhex(private_key.removeprefix("0x"))
+    try:  # the key is wiped whatever happens (mpc.import_key wipes it as soon as it is split)
+        address = _address_of(key)  # also rejects 0 and values >= the curve order
+        if address is None:
+            raise bad_request(INVALID_PRIVATE_KEY, "Not a valid secp256k1 private key")
+        if store.address_taken(address):
+            raise conflict(KEY_ALREADY_IMPORTED, "This key is already a wallet of this service")
+        wallet_id = secrets.token_hex(16)
+        return _provision(
+            principal.user, wallet_id, expires_at, lambda aux_id: mpc.import_key(wallet_id, aux_id, key), "imported"
+        )
+    finally:
+        key[:] = bytes(len(key))
+
+
+def recover(principal: WalletPrincipal, secret0: str | None, expire_date: str | None) -> WalletCreated:
+    expires_at = token_expiry(expire_date)
+    if not secret0 or not secret0.strip():
+        raise bad_request(MISSING_SECRET0, "Send {secret0} as JSON, or the recovery file as multipart part `file`")
+    try:
+        wallet_id = shares.wallet_id_of(secret0)
+    except shares.Secret0Error:
+        raise bad_request(MALFORMED_SECRET0, "This is not a secret0 issued by this service") from None
+    wallet = store.get(wallet_id)
+    # A wallet of another client is treated as unknown: clients never learn about each other's wallets.
+    if (
+        wallet is None
+        or wallet.clientId != principal.user.clientId
+        or not shares.secret0_matches(secret0, wallet.secret0Hash)
+    ):
+        raise ApiError(422, UNKNOWN_SECRET0, "This secret0 does not belong to any wallet of this client")
+    try:
+        wallet = store.rebind(wallet, principal.user)
+    except store.BindingConflictError as exc:
+        raise _conflict(exc) from None
+    user = principal.user.model_copy(update={"walletId": wallet.walletId, "walletAddress": wallet.address})
+    logger.info("wallet recovered", extra={"walletId": wallet.walletId})
+    return _answer(user, wallet.address, secret0.strip(), expires_at)
+
+
+def token_expiry(expire_date: str | None) -> int | None:
+    """`expireDate` as epoch seconds, or None for the default lifetime."""
+    if expire_date is None:
+        return None
+    try:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", expire_date):
+            when = datetime.combine(date.fromisoformat(expire_date), time(0), tzinfo=UTC)
+        else:
+            when = datetime.fromisoformat(expire_date.replace("Z", "+00:00").replace("z", "+00:00"))
+            if when.tzinfo is None:
+                raise ValueError("no offset")
+    except ValueError:
+        raise bad_request(
+            INVALID_EXPIRE_DATE, "expireDate must be an RFC 3339 date-time with offset, or a date (YYYY-MM-DD)"
+        ) from None
+    seconds = (when - datetime.now(UTC)).total_seconds()
+    if seconds < MIN_TOKEN_LIFETIME_S or seconds > MAX_TOKEN_LIFETIME_S:
+        raise bad_request(INVALID_EXPIRE_DATE, "expireDate must be between 1 minute and 30 days from now")
+    return int(when.timestamp())
+
+
+def wallet_of(principal: WalletPrincipal) -> store.Wallet:
+    wallet = store.get(principal.user.walletId) if principal.user.walletId else None
+    if wallet is None or wallet.subId != principal.user.subId:
+        raise not_found(WALLET_NOT_FOUND, "This user has no wallet")
+    return wallet
+
+
+def check_secret(wallet: store.Wallet, secret: str | None) -> None:
+    """`secret`, when given, must be this wallet's secret0 (then share C signs instead of B)."""
+    if secret is not None and not shares.secret0_matches(secret, wallet.secret0Hash):
+        raise unauthorized(INVALID_SECRET, "secret is not this wallet's secret0")
+
+
+def sign_digest(principal: WalletPrincipal, digest: bytes, secret: str | None = None) -> bytes:
+    """Sign a digest the service computed itself, with A+B, or A+C when `secret` is given."""
+    wallet = wallet_of(principal)
+    check_secret(wallet, secret)
+    caller = f"client:{principal.client.clientId}/user:{principal.user.userId}"
+    try:
+        return mpc.sign(wallet.walletId, wallet.address, digest, caller, secret.strip() if secret else None)
+    except mpc.MpcRunError as exc:
+        raise ApiError(503, SIGNER_UNAVAILABLE, exc.message) from None
+
+
+def _provision(
+    user: User,
+    wallet_id: str,
+    expires_at: int | None,
+    make_key: Callable[[str], mpc.KeyMaterial],
+    origin: Literal["created", "imported"],
+) -> WalletCreated:
+    try:
+        store.reserve_user(user, wallet_id)
+    except store.BindingConflictError as exc:
+        raise _conflict(exc) from None
+    aux_id: str | None = None
+    used = False  # once a party has seen the aux set it must never serve another wallet
+    try:
+        try:
+            aux_id = aux_pool.claim(wallet_id)
+        except aux_pool.PoolEmptyError:
+            raise ApiError(
+                503, WALLET_POOL_EMPTY, "No key material is ready for a new wallet; retry in a few minutes"
+            ) from None
+        used = True
+        try:
+            material = make_key(aux_id)
+        except mpc.MpcRunError as exc:
+            invalid_key = exc.code == INVALID_PRIVATE_KEY
+            raise ApiError(
+                400 if invalid_key else 503, INVALID_PRIVATE_KEY if invalid_key else SIGNER_UNAVAILABLE, exc.message
+            ) from None
+        bound = user.model_copy(update={"walletId": wallet_id, "walletAddress": material.address})
+        # Everything the answer needs is made before the binding commits: after it, nothing may fail,
+        # or the user would hold a wallet whose secret0 nobody ever saw.
+        answer = _answer(bound, material.address, material.secret0, expires_at)
+        now = iso_now()
+        store.create(
+            store.Wallet(
+                walletId=wallet_id,
+                address=material.address,
+                clientId=user.clientId,
+                subId=user.subId,
+                userId=user.userId,
+                secret0Hash=shares.secret0_hash(material.secret0),
+                origin=origin,
+                createdAt=now,
+                updatedAt=now,
+            )
+        )
+    except BaseException as exc:
+        store.release_user(user, wallet_id)
+        if aux_id is not None:
+            (aux_pool.consume(aux_id) if used else aux_pool.release(aux_id, wallet_id))
+        if isinstance(exc, store.BindingConflictError):
+            raise _conflict(exc) from None
+        raise
+    try:
+        aux_pool.consume(aux_id)
+    except Exception as exc:  # noqa: BLE001 - the wallet exists; a leftover claimed set is skipped by claim()
+        logger.warning("aux set not deleted", extra={"auxId": aux_id, "errorType": type(exc).__name__})
+    logger.info("wallet provisioned", extra={"walletId": wallet_id, "origin": origin})
+    return answer
+
+
+def _answer(user: User, address: str, secret0: str, expires_at: int | None) -> WalletCreated:
+    return WalletCreated(
+        walletToken=wallet_token_for(user, expires_at).token,
+        refreshToken=refresh.issue(user.clientId, user.subId),
+        secret0=secret0,
+        secret0Link=recovery_files.publish(address, secret0),
+        address=address,
+    )
+
+
+def _address_of(key: bytearray) -> str | None:
+    from eth_keys.main import KeyAPI
+    from eth_utils import ValidationError
+
+    try:
+        return str(KeyAPI.PrivateKey(bytes(key)).public_key.to_checksum_address())
+    except (ValidationError, ValueError):
+        return None
+
+
+def _conflict(exc: store.BindingConflictError) -> ApiError:
+    if exc.reason == "wallet_exists":
+        return conflict(WALLET_EXISTS, "This user already has a wallet")
+    if exc.reason == "address_taken":
+        return conflict(KEY_ALREADY_IMPORTED, "This key is already a wallet of this service")
+    if exc.reason == "moved":
+        return conflict(WALLET_CREATION_IN_PROGRESS, "The wallet was just recovered by another request; retry")
+    return conflict(WALLET_CREATION_IN_PROGRESS, "A wallet operation for this user is in progress; retry shortly")

@@ -1,0 +1,275 @@
+"""The signing service and the custody guarantees, with the real MPC core, moto and in-process parties.
+
+* sign() with A+B, and with A+C when the user's secret0 is given; a wrong secret is 401;
+  every request leaves an audit record;
+* the DynamoDB tables plus any single KMS key hold at most one key share per wallet (so
+  they cannot sign), and no plaintext share appears in any stored item, S3 object or log line.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections import defaultdict
+from typing import Any
+
+import dompet_mpc as mpc
+import pytest
+from boto3.dynamodb.types import Binary
+from eth_keys import keys as eth_keys
+from eth_utils import keccak
+
+from chalicelib.auth import users
+from chalicelib.auth.models import WalletPrincipal
+from chalicelib.auth.tokens import Claims, TokenKind
+from chalicelib.mpc import aux_pool, shares
+from chalicelib.platform import aws, resources
+from chalicelib.platform.envelope_crypto import Sealed
+from chalicelib.platform.errors import ApiError
+from chalicelib.tenancy import service as tenancy
+from chalicelib.wallets import accounts
+from chalicelib.wallets import store as wallet_store
+
+
+def principal_for(tenant: Any, sub_id: str) -> WalletPrincipal:
+    user = users.get_or_create(tenant.clientId, sub_id)
+    claims = Claims(user.userId, tenant.clientId, sub_id, TokenKind.ACCESS, 0, 2**31, "t")
+    return WalletPrincipal(client=tenancy.client_for_secret(tenant.clientSecret), claims=claims, user=user)
+
+
+def refreshed(principal: WalletPrincipal) -> WalletPrincipal:
+    user = users.get(principal.user.clientId, principal.user.subId)
+    assert user is not None
+    return WalletPrincipal(client=principal.client, claims=principal.claims, user=user)
+
+
+@pytest.fixture
+def wallet(tenant: Any, aux_sets: Any) -> tuple[WalletPrincipal, Any]:
+    aux_sets(1)
+    principal = principal_for(tenant, "alice")
+    created = accounts.create(principal, None)
+    return refreshed(principal), created
+
+
+def recovered_address(signature: bytes, digest: bytes) -> str:
+    return str(eth_keys.Signature(signature).recover_public_key_from_msg_hash(digest).to_checksum_address())
+
+
+def audit_records(wallet_id: str) -> list[dict[str, Any]]:
+    from boto3.dynamodb.conditions import Key
+
+    items: list[dict[str, Any]] = aws.table("signing-audit").query(
+        KeyConditionExpression=Key("pk").eq(f"WALLET#{wallet_id}")
+    )["Items"]
+    return items
+
+
+def test_signer_and_cosigner_sign_without_the_user(wallet):
+    principal, created = wallet
+    digest = keccak(b"pay 1 wei")
+    signature = accounts.sign_digest(principal, digest)
+    assert len(signature) == 65 and signature[64] in (0, 1)
+    assert recovered_address(signature, digest) == created.address
+
+    (record,) = audit_records(principal.user.walletId)
+    assert record["digest"] == digest.hex() and record["outcome"] == "signed"
+    assert record["parties"] == ["signer", "cosigner"]
+    assert record["caller"] == f"client:{principal.client.clientId}/user:{principal.user.userId}"
+    assert record["createdAt"].endswith("Z")
+
+
+def test_user_secret_signs_with_share_c_instead_of_the_cosigner(wallet):
+    principal, created = wallet
+    # Without share B the cosigner cannot take part, so a signature proves share C signed.
+    aws.table("cosigner-shares").delete_item(Key={"pk": f"WALLET#{principal.user.walletId}", "sk": "SHARE#1"})
+    digest = keccak(b"pay 2 wei")
+    signature = accounts.sign_digest(principal, digest, secret=created.secret0)
+    assert recovered_address(signature, digest) == created.address
+    assert [r["parties"] for r in audit_records(principal.user.walletId)] == [["signer", "user"]]
+
+    # And with the cosigner unable to sign, a request without the secret fails cleanly, and is audited.
+    with pytest.raises(ApiError) as failure:
+        accounts.sign_digest(principal, digest)
+    assert (failure.value.status, failure.value.code) == (503, "SIGNER_UNAVAILABLE")
+    outcomes = sorted(r["outcome"] for r in audit_records(principal.user.walletId))
+    assert outcomes == ["failed", "signed"]
+
+
+@pytest.mark.parametrize("secret", ["nonsense", "dompet-s0.1.x", ""])
+def test_a_secret_that_is_not_this_wallets_secret0_is_401(wallet, secret):
+    principal, _ = wallet
+    with pytest.raises(ApiError) as failure:
+        accounts.sign_digest(principal, keccak(b"x"), secret=secret)
+    assert (failure.value.status, failure.value.code) == (401, "INVALID_SECRET")
+    assert audit_records(principal.user.walletId) == []
+
+
+def test_another_wallets_secret0_is_401(wallet, tenant, aux_sets):
+    principal, _ = wallet
+    aux_sets(1)
+    other = accounts.create(principal_for(tenant, "bob"), None)
+    with pytest.raises(ApiError) as failure:
+        accounts.sign_digest(principal, keccak(b"x"), secret=other.secret0)
+    assert failure.value.code == "INVALID_SECRET"
+
+
+# --- custody: what the stored data and one KMS key give ---------------------------------------
+
+
+def dump_tables() -> dict[str, list[dict[str, Any]]]:
+    dump = {}
+    for table in resources.TABLES:
+        dump[table.name] = aws.table(table.name).scan(ConsistentRead=True)["Items"]
+    return dump
+
+
+def dump_bucket() -> list[bytes]:
+    s3, bucket = aws.client("s3"), aws.bucket("recovery")
+    keys = [o["Key"] for o in s3.list_objects_v2(Bucket=bucket).get("Contents", [])]
+    return [s3.get_object(Bucket=bucket, Key=k)["Body"].read() for k in keys]
+
+
+def sealed_values(dump: dict[str, list[dict[str, Any]]]) -> list[tuple[str, dict[str, Any], Sealed]]:
+    """Every envelope-sealed value in the dump, with the item it belongs to."""
+    found = []
+    for table, items in dump.items():
+        for item in items:
+            candidates = [item] + [v for v in item.values() if isinstance(v, dict)]
+            for value in candidates:
+                if {"v", "key", "nonce", "ct"} <= set(value):
+                    found.append((table, item, Sealed.from_item(value)))
+    return found
+
+
+def open_with_one_key(key_name: str, sealed: Sealed, context: dict[str, str]) -> bytes | None:
+    """What an attacker holding only `key_name` (and the dump, so every context) can open."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    kms = aws.client("kms")
+    key_id = kms.describe_key(KeyId=aws.key_alias(key_name))["KeyMetadata"]["KeyId"]
+    try:
+        response = kms.decrypt(CiphertextBlob=sealed.encrypted_key, EncryptionContext=context)
+    except kms.exceptions.ClientError:
+        return None
+    if response["KeyId"].split("/")[-1] != key_id:
+        return None  # that data key is under another KMS key
+    aad = json.dumps(context, sort_keys=True, separators=(",", ":")).encode()
+    return AESGCM(response["Plaintext"]).decrypt(sealed.nonce, sealed.ciphertext, aad)
+
+
+def contexts_for(item: dict[str, Any]) -> list[dict[str, str]]:
+    ids = {str(v) for v in item.values() if isinstance(v, str)} | {
+        item["pk"].split("#", 1)[-1],
+        item["sk"].split("#", 1)[-1],
+    }
+    return [
+        context(i, party)
+        for i in ids
+        for party in (0, 1, 2)
+        for context in (shares.share_context, aux_pool.aux_context)
+    ]
+
+
+def test_tables_plus_any_single_kms_key_cannot_sign(wallet, tenant, aux_sets):
+    aux_sets(2)  # one spare set stays in the pool, as in production
+    accounts.import_key(principal_for(tenant, "bob"), "0x" + "11" * 32, None)
+    dump = dump_tables()
+    assert dump["wallets"] and dump["signer-shares"] and dump["cosigner-shares"] and dump["aux-pool"]
+
+    for key in resources.KEYS:
+        key_shares: dict[str, set[int]] = defaultdict(set)
+        for _, item, sealed in sealed_values(dump):
+            for context in contexts_for(item):
+                plain = open_with_one_key(key.name, sealed, context)
+                if plain is None:
+                    continue
+                info = mpc.share_info(plain) if context["purpose"] == "key-share" else None
+                if info is not None:
+                    assert info["kind"] == "key_share"
+                    key_shares[info["address"]].add(info["party_index"])
+        for address, parties in key_shares.items():
+            assert len(parties) <= 1, f"KMS key {key.name} opens shares {parties} of {address}"
+        assert key.name != "recovery" or not key_shares, "share C must never be stored"
+        if key.name in ("share-a", "share-b"):  # the check sees the shares it is meant to see
+            assert len(key_shares) == 2, key.name
+
+    # secret0 (share C) is not stored anywhere: only its hash is.
+    wallet_items = [i for i in dump["wallets"] if i["sk"] == "META" and "secret0Hash" in i]
+    assert len(wallet_items) == 2
+    flat = json.dumps(dump, default=repr)
+    assert wallet[1].secret0 not in flat and wallet[1].secret0.split(".")[-1] not in flat
+
+
+def _windows(blob: bytes, size: int = 32) -> set[bytes]:
+    return {blob[i : i + size] for i in range(0, len(blob) - size + 1)}
+
+
+def _stored_bytes(dump: dict[str, list[dict[str, Any]]], objects: list[bytes]) -> list[bytes]:
+    blobs: list[bytes] = list(objects)
+
+    def walk(value: Any) -> None:
+        if isinstance(value, Binary):
+            blobs.append(bytes(value))
+        elif isinstance(value, bytes):
+            blobs.append(value)
+        elif isinstance(value, str):
+            blobs.append(value.encode())
+        elif isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, (list, set, tuple)):
+            for v in value:
+                walk(v)
+
+    walk(dump)
+    return blobs
+
+
+def test_no_plaintext_share_in_any_stored_item_object_or_log(tenant, aux_sets, capsys, caplog):
+    aux_sets(2)
+    caplog.set_level("DEBUG")
+    principal = principal_for(tenant, "alice")
+    created = accounts.create(principal, None)
+    principal = refreshed(principal)
+    accounts.sign_digest(principal, keccak(b"one"))
+    accounts.sign_digest(principal, keccak(b"two"), secret=created.secret0)
+    # An import (core shares travel in the party requests) and a failing signature run (error paths log).
+    imported = accounts.import_key(principal_for(tenant, "bob"), "0x" + "11" * 32, None)
+
+    wallet_id = principal.user.walletId
+    plaintext = [
+        shares.load_share(wallet_id, shares.SIGNER),
+        shares.load_share(wallet_id, shares.COSIGNER),
+        shares.open_secret0(created.secret0)[1],
+    ]
+    bob = wallet_store.get(users.get(tenant.clientId, "bob").walletId)
+    plaintext += [
+        shares.load_share(bob.walletId, shares.SIGNER),
+        shares.load_share(bob.walletId, shares.COSIGNER),
+        shares.open_secret0(imported.secret0)[1],
+    ]
+    assert {mpc.share_info(p)["party_index"] for p in plaintext} == {0, 1, 2}
+    aws.table("cosigner-shares").delete_item(Key={"pk": f"WALLET#{wallet_id}", "sk": "SHARE#1"})
+    with pytest.raises(ApiError):
+        accounts.sign_digest(principal, keccak(b"three"))
+
+    stored = _stored_bytes(dump_tables(), dump_bucket())
+    out, err = capsys.readouterr()
+    logs = (out + err + caplog.text).encode()
+    haystacks = [*stored, logs]
+    for share in plaintext:
+        windows = _windows(share)
+        encodings = [share.hex().encode(), base64.b64encode(share), base64.urlsafe_b64encode(share)]
+        for blob in haystacks:
+            assert not any(blob[i : i + 32] in windows for i in range(len(blob) - 31)), "share bytes stored/logged"
+            assert not any(e[:64] in blob for e in encodings), "encoded share stored/logged"
+    assert b"wallet provisioned" in logs and b"party function failed" in logs, "the capture must see the logs"
+
+
+def test_wallet_record_and_binding(wallet):
+    principal, created = wallet
+    record = wallet_store.get(principal.user.walletId)
+    assert record is not None
+    assert record.address == created.address and record.origin == "created"
+    assert record.subId == "alice" and record.secret0Hash == shares.secret0_hash(created.secret0)
+    assert principal.user.walletAddress == created.address
