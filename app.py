@@ -8,6 +8,7 @@ from chalicelib.platform.http import platform_bp
 from chalicelib.platform.networks import registry
 from chalicelib.platform.settings import load_settings
 from chalicelib.system.routes import bp as system
+from chalicelib.wallets.functions import bp as wallet_tracker
 from chalicelib.wallets.routes import bp as wallets
 
 load_settings()  # a bad setting stops start-up here, naming the variable
@@ -19,3 +20,4 @@ app.register_blueprint(system)
 app.register_blueprint(auth)
 app.register_blueprint(wallets)
 app.register_blueprint(mpc_parties)
+app.register_blueprint(wallet_tracker)

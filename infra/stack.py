@@ -384,6 +384,22 @@ class DompetStack(Stack):
             packaged[logical_id].node.add_dependency(role)
             for name, value in environment.items():
                 self.chalice.add_environment_variable(name, value, logical_id)
+            self._bind_queue_events(packaged[logical_id], function)
+
+    def _bind_queue_events(self, packaged: CfnResource, function: resources.Function) -> None:
+        """Point the function's SQS event source at this stack's queue.
+
+        Chalice writes the queue ARN from the name app.py computed at import, with
+        whatever stage the synth process had; the stack knows the real queue. Chalice
+        gives a function at most one SQS event, named `<Function>SqsEventSource`.
+        """
+        if len(function.consumes) > 1:
+            raise ValueError(f"{function.name}: Chalice allows one SQS event source per function")
+        for queue_name in function.consumes:
+            event = to_cfn_resource_name(f"{function.name}-sqs-event-source")
+            queue = self.queues[queue_name]
+            packaged.add_property_override(f"Events.{event}.Properties.Queue", queue.queue_arn)
+            packaged.node.add_dependency(queue)
 
     def _add_gateway_responses(self) -> None:
         apis = self._packaged("AWS::Serverless::Api")

@@ -33,6 +33,27 @@ from chalicelib.tenancy.models import IssuedCredentials  # noqa: E402
 from devtools import bootstrap  # noqa: E402
 
 
+def _serialise_moto() -> None:
+    """moto's in-process backends are plain dicts, not safe for concurrent requests (a Query while
+    another thread writes fails with "dictionary changed size"). Real AWS serves each request
+    atomically; one lock around moto's request handling gives tests the same."""
+    import threading
+
+    from moto.core.botocore_stubber import BotocoreStubber
+
+    lock = threading.RLock()
+    handle = BotocoreStubber.process_request
+
+    def process_request(self, request):  # type: ignore[no-untyped-def]
+        with lock:
+            return handle(self, request)
+
+    BotocoreStubber.process_request = process_request  # type: ignore[method-assign]
+
+
+_serialise_moto()
+
+
 def reset_caches() -> None:
     aws.reset()
     keys.forget()

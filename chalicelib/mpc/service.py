@@ -13,11 +13,14 @@ Failures are `MpcRunError`s with a stable code; callers map them to responses.
 from __future__ import annotations
 
 import base64
+import os
 import secrets
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +31,12 @@ from chalicelib.platform import aws
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.logging import logger
 from chalicelib.platform.settings import load_settings
+
+# MPC runs are CPU-bound (≈ 1 s of proofs per party). Where many share a process (chalice local, tests,
+# the in-process parties) they would all slow down together past their deadlines, so they queue here
+# instead; on Lambda an API instance serves one request at a time and this never waits.
+_RUN_SLOTS = threading.BoundedSemaphore(max(1, (os.cpu_count() or 2) // 2))
+RUN_QUEUE_WAIT_S = 120.0
 
 COSIGNER_FUNCTION = "cosigner"
 USER_PARTY_FUNCTION = "user_party"
@@ -49,7 +58,22 @@ class KeyMaterial:
     secret0: str  # share C sealed for the user; no table stores it, only its hash
 
 
+@contextmanager
+def _run_slot() -> Iterator[None]:
+    if not _RUN_SLOTS.acquire(timeout=RUN_QUEUE_WAIT_S):
+        raise MpcRunError("SIGNER_UNAVAILABLE", "The signing service is busy; retry shortly")
+    try:
+        yield
+    finally:
+        _RUN_SLOTS.release()
+
+
 def generate_key(wallet_id: str, aux_id: str) -> KeyMaterial:
+    with _run_slot():
+        return _generate_key(wallet_id, aux_id)
+
+
+def _generate_key(wallet_id: str, aux_id: str) -> KeyMaterial:
     import dompet_mpc as mpc
 
     run_id = secrets.token_hex(16)
@@ -89,13 +113,18 @@ def import_key(wallet_id: str, aux_id: str, private_key: bytearray) -> KeyMateri
 def sign(wallet_id: str, address: str, digest: bytes, caller: str, secret0: str | None = None) -> bytes:
     """65 bytes r || s || recovery id (low s) that `ecrecover`s to `address`.
 
-    The caller checks `secret0` against the wallet first (wallets.service); here it is
+    The caller checks `secret0` against the wallet first (wallets.accounts); here it is
     only passed on to the user party, which alone can open it.
     """
-    import dompet_mpc as mpc
-
     if len(digest) != DIGEST_LEN:
         raise ValueError("digest must be 32 bytes")
+    with _run_slot():
+        return _sign(wallet_id, address, digest, caller, secret0)
+
+
+def _sign(wallet_id: str, address: str, digest: bytes, caller: str, secret0: str | None) -> bytes:
+    import dompet_mpc as mpc
+
     helper, party = (USER_PARTY_FUNCTION, shares.USER) if secret0 else (COSIGNER_FUNCTION, shares.COSIGNER)
     signers = [shares.SIGNER, party]
     run_id = secrets.token_hex(16)

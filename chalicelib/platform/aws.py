@@ -50,6 +50,12 @@ def secret_id(name: str) -> str:
     return resources.secret_name(load_settings().stage, name)
 
 
+def queue(name: str) -> str:
+    if not any(q.name == name for q in resources.QUEUES):
+        raise KeyError(f"no queue named {name!r} in chalicelib/platform/resources.py")
+    return resources.queue_name(load_settings().stage, name)
+
+
 def function_name(name: str) -> str:
     resources.function(name)
     return resources.function_name(load_settings().stage, name)

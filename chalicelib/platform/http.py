@@ -21,7 +21,7 @@ from chalice.app import Request
 from pydantic import BaseModel, ValidationError
 
 from chalicelib.platform import errors
-from chalicelib.platform.envelope import envelope, error_envelope
+from chalicelib.platform.envelope import envelope, error_envelope, to_jsonable
 from chalicelib.platform.logging import logger
 
 JSON = "application/json"
@@ -58,6 +58,7 @@ class RouteSpec:
     message: str
     error_statuses: tuple[int, ...] = field(default_factory=tuple)
     description: str = ""
+    idempotent: bool = False
 
 
 ROUTES: list[RouteSpec] = []
@@ -89,8 +90,11 @@ def route(
     error_statuses: tuple[int, ...] = (),
     description: str = "",
     content_types: tuple[str, ...] = (JSON,),
+    idempotent: bool = False,
 ) -> Callable[[Callable[[Call], Reply]], Callable[..., Response]]:
-    spec = RouteSpec(method, path, summary, tag, guard, body, query, response, message, error_statuses, description)
+    spec = RouteSpec(
+        method, path, summary, tag, guard, body, query, response, message, error_statuses, description, idempotent
+    )
     ROUTES.append(spec)
 
     def decorate(handler: Callable[[Call], Reply]) -> Callable[..., Response]:
@@ -106,8 +110,10 @@ def route(
                     query=parse_query(request, query) if query else None,
                     path_params=path_params,
                 )
-                reply = handler(call)
-                return envelope(reply.status, reply.message, reply.data)
+                if not idempotent:
+                    reply = handler(call)
+                    return envelope(reply.status, reply.message, reply.data)
+                return _idempotently(request, method, call, handler)
 
             return guarded(request, path, respond)
 
@@ -117,6 +123,22 @@ def route(
         return view
 
     return decorate
+
+
+def _idempotently(request: Request, method: str, call: Call, handler: Callable[[Call], Reply]) -> Response:
+    """Honour `Idempotency-Key` (see platform/idempotency.py): replay a stored answer or run and store it."""
+    from chalicelib.platform import idempotency
+
+    fingerprint = idempotency.request_hash(method, path_with_query(request), raw_body_bytes(request))
+    scope = idempotency.scope_of(call.principal, default=lambda: "anonymous")
+    with idempotency.guard(request.headers.get(idempotency.HEADER), scope, fingerprint) as slot:
+        if slot.replay is not None:
+            stored = slot.replay
+            return envelope(stored.status, stored.message, stored.data, {"Idempotent-Replayed": "true"})
+        reply = handler(call)
+        data = to_jsonable(reply.data)
+        slot.complete(reply.status, reply.message, data)
+        return envelope(reply.status, reply.message, data)
 
 
 def guarded(request: Request, route_path: str, respond: Callable[[], Response]) -> Response:

@@ -207,6 +207,16 @@ def _operation(spec: RouteSpec) -> dict[str, Any]:
             parameters.append(
                 {"name": name, "in": "query", "required": name in schema.get("required", []), "schema": prop}
             )
+    if spec.idempotent:
+        parameters.append(
+            {
+                "name": "Idempotency-Key",
+                "in": "header",
+                "required": False,
+                "description": "Same key and body: the first response again, nothing new is done (24 h, per user).",
+                "schema": {"type": "string", "pattern": "^[A-Za-z0-9_\\-:.]{1,128}$"},
+            }
+        )
     if parameters:
         operation["parameters"] = parameters
     return operation
@@ -217,5 +227,6 @@ def _path_params(path: str) -> list[str]:
 
 
 def _operation_id(spec: RouteSpec) -> str:
-    words = [p for p in spec.path.split("/") if p and not p.startswith("{") and p not in ("api", "v1")]
+    # A path parameter reads as "By<Name>", so /transactions and /transactions/{hash} stay distinct.
+    words = ["by-" + p[1:-1] if p.startswith("{") else p for p in spec.path.split("/") if p and p not in ("api", "v1")]
     return spec.method.lower() + "".join(w[:1].upper() + w[1:] for w in "-".join(words).replace(".", "-").split("-"))

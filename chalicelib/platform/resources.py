@@ -89,6 +89,7 @@ class Function:
     name: str
     purpose: str
     grants: tuple[Grant, ...] = field(default_factory=tuple)
+    consumes: tuple[str, ...] = ()  # queues whose messages trigger it (one SQS event source each)
     timeout_s: int = 28  # below API Gateway's 29 s for the API; longer for background work
     memory_mb: int = 512  # Lambda's CPU share grows with memory; the MPC parties need it
 
@@ -132,9 +133,26 @@ TABLES: tuple[Table, ...] = (
         name="signing-audit",
         purpose="One record per signature request: wallet, digest, parties, caller, time, outcome.",
     ),
+    Table(
+        name="wallet-transactions",
+        purpose="Every transaction a wallet sent (by hash) and each wallet's list of them, with tracking status.",
+    ),
+    Table(name="nonces", purpose="Next nonce and given-back nonces per wallet address and chain."),
+    Table(
+        name="idempotency",
+        purpose="Idempotency-Key reservations and the responses they replay.",
+        ttl_attribute="expiresAt",
+    ),
 )
 
-QUEUES: tuple[Queue, ...] = ()
+QUEUES: tuple[Queue, ...] = (
+    Queue(
+        name="tx-tracker",
+        purpose="Delayed checks of sent transactions until they are mined, failed or dropped.",
+        visibility_timeout_s=180,  # six times the consumer's timeout, as AWS advises
+        max_receive_count=10,
+    ),
+)
 
 KEYS: tuple[Key, ...] = (
     Key(name="app-secrets", purpose="Encrypts app secrets (request signing) at rest."),
@@ -173,7 +191,22 @@ FUNCTIONS: tuple[Function, ...] = (
             Grant("bucket", "recovery", "read_write"),  # read: presigned GET links are signed with this role
             Grant("function", "cosigner", "invoke"),
             Grant("function", "user_party", "invoke"),
+            Grant("table", "wallet-transactions", "read_write"),
+            Grant("table", "nonces", "read_write"),
+            Grant("table", "idempotency", "read_write"),
+            Grant("queue", "tx-tracker", "write"),
         ),
+    ),
+    Function(
+        name="track_transaction",
+        purpose="SQS: follows a sent transaction to mined, failed or dropped; re-queues itself with a delay.",
+        grants=(
+            Grant("table", "wallet-transactions", "read_write"),
+            Grant("table", "nonces", "read_write"),
+            Grant("queue", "tx-tracker", "read_write"),
+        ),
+        consumes=("tx-tracker",),
+        timeout_s=30,
     ),
     Function(
         name="cosigner",

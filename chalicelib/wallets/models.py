@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
+
+from chalicelib.platform.pagination import Pagination
 
 
 class WalletRequest(BaseModel):
@@ -76,3 +80,99 @@ class WalletCreated(BaseModel):
     secret0: str = Field(description="Share C sealed for this wallet; the user saves it as `<address>.service`.")
     secret0Link: str = Field(description="Presigned download of that file; expires 300 s after this response.")
     address: str = Field(description="The wallet's checksummed address.")
+
+
+class SendCoinRequest(WalletRequest):
+    to: str = Field(max_length=42, description="Recipient address.")
+    amount: str = Field(
+        max_length=100, description="Native coin in ether units, an exact decimal string (≤ 18 places)."
+    )
+
+
+class SendTokenRequest(WalletRequest):
+    to: str = Field(max_length=42, description="Recipient address.")
+    amount: str = Field(max_length=100, description="Token amount in the token's units (its decimals() places).")
+    tokenAddress: str = Field(max_length=42, description="ERC-20 contract address.")
+
+
+class TransferErc721Request(WalletRequest):
+    to: str = Field(max_length=42, description="Recipient address.")
+    tokenId: str = Field(max_length=78, description="The token id, a decimal uint256.")
+    tokenAddress: str = Field(max_length=42, description="ERC-721 contract address.")
+
+
+class RawTransaction(BaseModel):
+    """A raw transaction, every field a hex string. Missing gas fields are filled in by the service."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    from_: str = Field(alias="from", max_length=42, description="Must be the wallet's address.")
+    to: str | None = Field(None, max_length=42)
+    data: str | None = Field(None, max_length=262_144, description="0x-prefixed call data.")
+    nonce: str | None = Field(None, max_length=66, description="Hex; default: the wallet's next nonce.")
+    gasPrice: str | None = Field(None, max_length=66, description="Hex wei; given: a legacy (type 0) transaction.")
+    gasLimit: str | None = Field(None, max_length=66, description="Hex; default: estimated.")
+    value: str | None = Field(None, max_length=66, description="Hex wei; default 0x0.")
+
+
+class SendTransactionRequest(WalletRequest):
+    transaction: RawTransaction
+
+
+class TxSignature(BaseModel):
+    type_: str = Field(alias="_type", description='Always "signature".')
+    networkV: str | None
+    r: str
+    s: str
+    v: int
+
+
+class TxReceipt(BaseModel):
+    """ethers v6's JSON of a pending transaction (see docs/wallets.md)."""
+
+    type_: str = Field(alias="_type", description='Always "TransactionReceipt".')
+    accessList: list[Any] | None
+    blockNumber: int | None
+    blockHash: str | None
+    chainId: str
+    data: str
+    from_: str = Field(alias="from")
+    gasLimit: str
+    gasPrice: str | None
+    hash: str
+    maxFeePerGas: str | None
+    maxPriorityFeePerGas: str | None
+    nonce: int
+    signature: TxSignature
+    to: str | None
+    type: int
+    value: str
+
+
+class SendResult(BaseModel):
+    txReceipt: TxReceipt
+
+
+class TransactionView(BaseModel):
+    hash: str
+    status: str = Field(description="signing, pending, mined, failed or dropped.")
+    network: str
+    chainId: str
+    kind: str = Field(description="coin, token, erc721 or raw.")
+    from_: str = Field(alias="from")
+    to: str | None
+    value: str = Field(description="Native coin sent, in wei (decimal string).")
+    nonce: int
+    blockNumber: int | None
+    blockHash: str | None
+    gasUsed: str | None
+    effectiveGasPrice: str | None
+    failedReason: str | None
+    createdAt: str
+    updatedAt: str
+    txReceipt: TxReceipt = Field(description="The receipt answered when it was sent.")
+
+
+class TransactionPage(BaseModel):
+    data: list[TransactionView]
+    pagination: Pagination

@@ -6,13 +6,21 @@ from chalice import Blueprint
 
 from chalicelib.auth import guards
 from chalicelib.platform.http import JSON, MULTIPART, Call, Reply, route
-from chalicelib.wallets import accounts, service
+from chalicelib.platform.pagination import page_query, pagination
+from chalicelib.wallets import accounts, sending, service, tracking
 from chalicelib.wallets.models import (
     Balance,
     CreateWalletRequest,
     ImportWalletRequest,
     RecoverWalletRequest,
+    SendCoinRequest,
+    SendResult,
+    SendTokenRequest,
+    SendTransactionRequest,
     TokenBalanceRequest,
+    TransactionPage,
+    TransactionView,
+    TransferErc721Request,
     WalletCreated,
     WalletRequest,
 )
@@ -112,3 +120,113 @@ def balance_coin(call: Call) -> Reply:
 )
 def balance_token(call: Call) -> Reply:
     return Reply(service.token_balance(call.principal, call.body), "get balance successfully")
+
+
+SENT = sending.SENT
+
+
+@route(
+    bp,
+    "/api/v1/wallet/send-coin",
+    "POST",
+    summary="Send native coin",
+    description="`amount` in ether units as an exact decimal string. Honours `Idempotency-Key`.",
+    tag="Wallet",
+    guard=guards.wallet_token,
+    body=SendCoinRequest,
+    response=SendResult,
+    message=SENT,
+    error_statuses=(401, 404, 409, 422, 502, 503),
+    idempotent=True,
+)
+def send_coin(call: Call) -> Reply:
+    return sending.send_coin(call.principal, call.body)
+
+
+@route(
+    bp,
+    "/api/v1/wallet/send-token",
+    "POST",
+    summary="Send ERC-20 tokens",
+    description="`amount` in the token's units; its decimals are read from the contract. Honours `Idempotency-Key`.",
+    tag="Wallet",
+    guard=guards.wallet_token,
+    body=SendTokenRequest,
+    response=SendResult,
+    message=SENT,
+    error_statuses=(401, 404, 409, 422, 502, 503),
+    idempotent=True,
+)
+def send_token(call: Call) -> Reply:
+    return sending.send_token(call.principal, call.body)
+
+
+@route(
+    bp,
+    "/api/v1/wallet/transfer-erc721",
+    "POST",
+    summary="Transfer an ERC-721 token (safeTransferFrom)",
+    description="The wallet must own `tokenId`. Honours `Idempotency-Key`.",
+    tag="Wallet",
+    guard=guards.wallet_token,
+    body=TransferErc721Request,
+    response=SendResult,
+    message=SENT,
+    error_statuses=(401, 404, 409, 422, 502, 503),
+    idempotent=True,
+)
+def transfer_erc721(call: Call) -> Reply:
+    return sending.transfer_erc721(call.principal, call.body)
+
+
+@route(
+    bp,
+    "/api/v1/wallet/send-transaction",
+    "POST",
+    summary="Sign and send a raw transaction",
+    description="Hex fields; `from` must be the wallet. Missing nonce, gas or fees are filled in; a given "
+    "`gasPrice` makes a legacy transaction. Honours `Idempotency-Key`.",
+    tag="Wallet",
+    guard=guards.wallet_token,
+    body=SendTransactionRequest,
+    response=SendResult,
+    message=SENT,
+    error_statuses=(401, 404, 409, 422, 502, 503),
+    idempotent=True,
+)
+def send_transaction(call: Call) -> Reply:
+    return sending.send_transaction(call.principal, call.body)
+
+
+TransactionsQuery = page_query(20)
+
+
+@route(
+    bp,
+    "/api/v1/wallet/transactions",
+    "GET",
+    summary="Transactions sent from the wallet, newest first",
+    tag="Wallet",
+    guard=guards.wallet_token,
+    query=TransactionsQuery,
+    response=TransactionPage,
+)
+def list_transactions(call: Call) -> Reply:
+    wallet = accounts.wallet_of(call.principal)
+    records, total = tracking.page(wallet.walletId, call.query)
+    return Reply({"data": records, "pagination": pagination(total, call.query).model_dump()})
+
+
+@route(
+    bp,
+    "/api/v1/wallet/transactions/{hash}",
+    "GET",
+    summary="One transaction sent from the wallet, with its tracking status",
+    tag="Wallet",
+    guard=guards.wallet_token,
+    response=TransactionView,
+    error_statuses=(404,),
+)
+def get_transaction(call: Call) -> Reply:
+    wallet = accounts.wallet_of(call.principal)
+    return Reply(tracking.view(wallet.walletId, call.path_params["hash"]))

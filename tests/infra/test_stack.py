@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ACCOUNT, REGION = "123456789012", "eu-west-1"
 SUFFIX = f"-{ACCOUNT}-{REGION}"
 
-# QUEUES is empty today: this extra definition proves queues synthesize, with grants.
+# An extra definition beside QUEUES proves any queue synthesizes, with grants.
 EXTRA_QUEUE = resources.Queue(name="webhooks", purpose="Test only.", visibility_timeout_s=90, max_receive_count=3)
 
 
@@ -380,6 +380,19 @@ def test_grants_are_exactly_the_defined_ones(synthesized: dict[str, dict[str, An
                 assert all(a.startswith(SERVICE[kind] + ":") for a in actions), f"{where}: {actions}"
                 if kind in EXACT_KINDS:
                     assert actions == required, where
+
+
+def test_queue_consumers_read_the_stacks_queue(template: Template) -> None:
+    from infra.stack import sam_logical_id
+
+    functions = template.find_resources("AWS::Serverless::Function")
+    for function in resources.FUNCTIONS:
+        events = functions[sam_logical_id(function.name)]["Properties"].get("Events", {})
+        sqs = [e for e in events.values() if e["Type"] == "SQS"]
+        assert len(sqs) == len(function.consumes), function.name
+        for event, queue in zip(sqs, function.consumes, strict=True):
+            arn = event["Properties"]["Queue"]
+            assert arn == {"Fn::GetAtt": [_resource_id(template, "test", "queue", queue), "Arn"]}, function.name
 
 
 def test_function_names_limits_and_invoke_grants(template: Template) -> None:

@@ -152,6 +152,28 @@ def test_wallet_create_download_and_recover(stack):
     balance = call("/api/v1/wallet/balance-coin", bob_wallet["walletToken"], json={"network": "local-a"})
     assert balance.status_code == 200 and balance.json()["data"]["address"] == wallet["address"]
 
+    # A send, then the tracker (SQS with delays, run by the local worker runner) settles it.
+    rpc = info["networks"][0]["rpcUrl"]
+    fund = {"jsonrpc": "2.0", "id": 1, "method": "anvil_setBalance", "params": [wallet["address"], hex(10**18)]}
+    requests.post(rpc, json=fund, timeout=5).raise_for_status()
+    to = "0x000000000000000000000000000000000000dEaD"
+    sent = call(
+        "/api/v1/wallet/send-coin", bob_wallet["walletToken"], json={"network": "local-a", "to": to, "amount": "0.1"}
+    )
+    assert sent.status_code == 200, sent.text
+    tx_hash = sent.json()["data"]["txReceipt"]["hash"]
+    deadline = time.monotonic() + 60
+    while True:
+        view = requests.get(
+            f"{api}/api/v1/wallet/transactions/{tx_hash}",
+            headers={"x-client-secret": secret, "Authorization": f"Bearer {bob_wallet['walletToken']}"},
+            timeout=10,
+        ).json()["data"]
+        if view["status"] != "pending" or time.monotonic() > deadline:
+            break
+        time.sleep(1)
+    assert view["status"] == "mined" and view["blockNumber"] >= 1
+
 
 def test_family_s_whoami(stack):
     info = stack["info"]

@@ -1,0 +1,172 @@
+"""End-to-end `send-coin` latency, in process: the Chalice handler, moto, anvil and the real MPC parties.
+
+    .venv/bin/python bench/send_bench.py [--runs 50]
+
+Each run is one `POST /api/v1/wallet/send-coin` through `chalice.test.Client` (the route, guard,
+validation, service, envelope), with the cosigner as an in-process party over the DynamoDB mailbox.
+The total is split by timing the stages where they are called:
+
+* authentication: the wallet-token guard (client secret, JWT, user lookup);
+* MPC signing: `accounts.sign_digest` (secret check, share A, the two-party run, the audit record);
+* broadcast: `eth_sendRawTransaction` and the node's view of the pending transaction;
+* storage: the transaction record, its status and the tracker message;
+* building: the rest (network, balance and fee reads, gas estimate, nonce, encoding, envelope).
+
+Also measures the cold-start import of `app.py` (what Lambda loads for these routes) in fresh
+interpreters. Prints Markdown for docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.update(
+    {
+        "AWS_ACCESS_KEY_ID": "bench",
+        "AWS_SECRET_ACCESS_KEY": "bench",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "DOMPET_STAGE": "bench",
+        "DOMPET_PARTY_TRANSPORT": "in_process",
+        "DOMPET_LOG_LEVEL": "WARNING",
+    }
+)
+for name in ("AWS_ENDPOINT_URL", "AWS_PROFILE"):
+    os.environ.pop(name, None)
+
+STAGES = ("authentication", "building", "MPC signing", "broadcast", "storage")
+timings: dict[str, list[float]] = defaultdict(list)
+current: dict[str, float] = defaultdict(float)
+
+
+@contextmanager
+def timed(stage: str) -> Iterator[None]:
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        current[stage] += time.perf_counter() - start
+
+
+def wrap(owner: Any, name: str, stage: str, when: Callable[..., bool] = lambda *a, **k: True) -> None:
+    original = getattr(owner, name)
+
+    def timed_call(*args: Any, **kwargs: Any) -> Any:
+        if not when(*args, **kwargs):
+            return original(*args, **kwargs)
+        with timed(stage):
+            return original(*args, **kwargs)
+
+    setattr(owner, name, timed_call)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def cold_import(runs: int) -> list[float]:
+    code = "import time; t = time.perf_counter(); import app; print(time.perf_counter() - t)"
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "0"}
+    results = []
+    for _ in range(runs):
+        out = subprocess.run(
+            [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+        )
+        results.append(float(out.stdout.strip()) * 1000)
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=50)
+    args = parser.parse_args()
+
+    from moto import mock_aws
+
+    from devtools import aux_cache, bootstrap, chain
+
+    with chain.start_anvil(chain.free_port(), 31337) as anvil, mock_aws():
+        registry = ROOT / ".local" / "bench-networks.json"
+        registry.parent.mkdir(exist_ok=True)
+        entry = {"name": "local-a", "chainId": 31337, "rpcUrls": [anvil.rpc_url], "nativeSymbol": "ETH"}
+        registry.write_text(json.dumps({"networks": [entry]}))
+        os.environ["DOMPET_NETWORKS_FILE"] = str(registry)
+
+        bootstrap.create_resources("bench", "us-east-1")
+        bootstrap.initialise()
+        aux_cache.fill_pool(1)
+
+        from chalice.test import Client
+
+        from app import app
+        from chalicelib.auth import guards
+        from chalicelib.tenancy import service as tenancy
+        from chalicelib.wallets import accounts, sending, tracking
+
+        wrap(guards.WalletFamilyGuard, "__call__", "authentication")
+        wrap(accounts, "sign_digest", "MPC signing")
+        wrap(sending, "_rpc", "broadcast", when=lambda network, method, *a, **k: method == "eth_sendRawTransaction")
+        wrap(sending, "_node_gas_price", "broadcast")
+        for name in ("record", "mark_pending"):
+            wrap(tracking, name, "storage")
+
+        tenant = tenancy.create_tenant("Bench")
+        headers = {"Content-Type": "application/json", "x-client-secret": tenant.clientSecret}
+        with Client(app) as client:
+            login = client.http.post("/api/v1/auth/login", body=json.dumps({"subId": "bench"}), headers=headers)
+            access = login.json_body["data"]["accessToken"]
+            created = client.http.post(
+                "/api/v1/account/create", body="{}", headers={**headers, "Authorization": f"Bearer {access}"}
+            ).json_body["data"]
+            chain_call = {"jsonrpc": "2.0", "id": 1, "method": "anvil_setBalance"}
+            import urllib.request
+
+            request = urllib.request.Request(
+                anvil.rpc_url,
+                data=json.dumps({**chain_call, "params": [created["address"], hex(10**21)]}).encode(),
+                headers={"Content-Type": "application/json"},
+            )
+            urllib.request.urlopen(request, timeout=5).read()
+            wallet_headers = {**headers, "Authorization": f"Bearer {created['walletToken']}"}
+            body = json.dumps(
+                {"network": "local-a", "to": "0x000000000000000000000000000000000000dEaD", "amount": "0.001"}
+            )
+            client.http.post("/api/v1/wallet/send-coin", body=body, headers=wallet_headers)  # warm-up
+            for _ in range(args.runs):
+                current.clear()
+                start = time.perf_counter()
+                response = client.http.post("/api/v1/wallet/send-coin", body=body, headers=wallet_headers)
+                total = time.perf_counter() - start
+                assert response.status_code == 200, response.json_body
+                accounted = sum(current[s] for s in STAGES if s != "building")
+                current["building"] = total - accounted
+                for stage in STAGES:
+                    timings[stage].append(current[stage] * 1000)
+                timings["total"].append(total * 1000)
+
+    imports = cold_import(10)
+    print("| stage | runs | p50 ms | p95 ms |\n|---|---|---|---|")
+    for stage in (*STAGES, "total"):
+        values = timings[stage]
+        print(f"| {stage} | {len(values)} | {statistics.median(values):.1f} | {percentile(values, 0.95):.1f} |")
+    print(
+        f"| cold import of app.py (fresh interpreter) | {len(imports)} | {statistics.median(imports):.0f} | "
+        f"{percentile(imports, 0.95):.0f} |"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,400 @@
+"""Wallet sends end to end: the API with a wallet created by the real MPC parties, moto, and anvil.
+
+Every send is checked on chain after mining; the receipt is compared with ethers v6.10's JSON of
+the same transaction fetched from the node (npm `ethers`, devtools/ethers_tx_json.mjs).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+import uuid
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from eth_account import Account
+
+from chalicelib.auth import users
+from chalicelib.auth.models import WalletPrincipal
+from chalicelib.auth.tokens import Claims, TokenKind
+from chalicelib.platform import aws, erc20, networks, settings
+from chalicelib.tenancy import service as tenancy
+from chalicelib.wallets import sending, tracking
+from chalicelib.wallets.models import SendCoinRequest
+from devtools import chain
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+RECEIPT_FIELDS = {
+    "_type",
+    "accessList",
+    "blockNumber",
+    "blockHash",
+    "chainId",
+    "data",
+    "from",
+    "gasLimit",
+    "gasPrice",
+    "hash",
+    "maxFeePerGas",
+    "maxPriorityFeePerGas",
+    "nonce",
+    "signature",
+    "to",
+    "type",
+    "value",
+}
+
+
+@pytest.fixture(scope="module")
+def local_chain(tmp_path_factory):
+    with chain.start_anvil(chain.free_port(), 31337) as anvil:
+        tokens = chain.deploy_test_contracts(anvil.rpc_url)
+        path = tmp_path_factory.mktemp("networks") / "networks.json"
+        entry = {"name": "local-a", "chainId": 31337, "rpcUrls": [anvil.rpc_url], "nativeSymbol": "ETH"}
+        down = {"name": "down", "chainId": 31339, "rpcUrls": ["http://127.0.0.1:9"], "nativeSymbol": "ETH"}
+        path.write_text(json.dumps({"networks": [{**entry, "tokens": tokens}, down]}))
+        yield {"rpc": anvil.rpc_url, "tokens": tokens, "networks_file": path}
+
+
+@pytest.fixture
+def w3(local_chain):
+    from web3 import Web3
+
+    return Web3(Web3.HTTPProvider(local_chain["rpc"]))
+
+
+@pytest.fixture
+def wallet(local_chain, api, tenant, aux_sets, monkeypatch, w3):
+    """A wallet made by the real parties, funded with 10 ETH, 1.5 USDT-6, 2 tokens of 18 decimals and an NFT."""
+    monkeypatch.setenv("DOMPET_NETWORKS_FILE", str(local_chain["networks_file"]))
+    settings.load_settings.cache_clear()
+    networks.registry.cache_clear()
+    erc20._info.clear()
+    aux_sets(1)
+    headers = {"Content-Type": "application/json", "x-client-secret": tenant.clientSecret}
+    access = api.post("/api/v1/auth/login", body=json.dumps({"subId": "alice"}), headers=headers).json_body
+    token = access["data"]["accessToken"]
+    created = api.post(
+        "/api/v1/account/create", body="{}", headers={**headers, "Authorization": f"Bearer {token}"}
+    ).json_body["data"]
+    address = created["address"]
+    w3.provider.make_request("anvil_setBalance", [address, hex(10 * 10**18)])
+    minter = w3.eth.accounts[0]
+    nft_id = uuid.uuid4().int >> 64  # the chain lives for the module; each wallet gets its own token
+    for key, args in (("usdt", (address, 1_500_000)), ("erc20", (address, 2 * 10**18)), ("erc721", (address, nft_id))):
+        contract = _contract(w3, local_chain, key)
+        w3.eth.wait_for_transaction_receipt(contract.functions.mint(*args).transact({"from": minter}))
+
+    def post(path, body, key=None):
+        extra = {"Idempotency-Key": key} if key else {}
+        return api.post(
+            path,
+            body=json.dumps(body),
+            headers={**headers, "Authorization": f"Bearer {created['walletToken']}", **extra},
+        )
+
+    def get(path):
+        return api.get(path, headers={**headers, "Authorization": f"Bearer {created['walletToken']}"})
+
+    yield {"address": address, "secret0": created["secret0"], "post": post, "get": get, "nft": nft_id}
+    # This test's registry (with an unreachable network) must not outlive it in the cached settings.
+    settings.load_settings.cache_clear()
+    networks.registry.cache_clear()
+
+
+def _contract(w3, local_chain, key):
+    artifact = chain.load_artifact(chain.TEST_CONTRACTS[key])
+    return w3.eth.contract(address=local_chain["tokens"][key], abi=artifact["abi"])
+
+
+def _ethers_json(rpc_url: str, tx_hash: str) -> dict:
+    out = subprocess.run(
+        ["node", str(ROOT / "devtools" / "ethers_tx_json.mjs"), rpc_url, tx_hash],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout
+    return json.loads(out)
+
+
+def _audit_count() -> int:
+    return len(aws.table("signing-audit").scan()["Items"])
+
+
+def test_send_coin_moves_exactly_the_amount_and_the_receipt_is_ethers_json(wallet, local_chain, w3):
+    recipient = Account.create().address
+    w3.provider.make_request("evm_setAutomine", [False])  # fetch the transaction while it is pending
+    try:
+        response = wallet["post"]("/api/v1/wallet/send-coin", {"network": "local-a", "to": recipient, "amount": "0.25"})
+        assert response.status_code == 200, response.json_body
+        assert response.json_body["message"] == "transaction is processing"
+        receipt = response.json_body["data"]["txReceipt"]
+        assert set(receipt) == RECEIPT_FIELDS
+        assert receipt["_type"] == "TransactionReceipt" and receipt["blockNumber"] is None
+        assert receipt["blockHash"] is None and receipt["chainId"] == "31337"
+        assert receipt["value"] == str(25 * 10**16) and isinstance(receipt["nonce"], int)
+        assert set(receipt["signature"]) == {"_type", "networkV", "r", "s", "v"}
+
+        theirs = _ethers_json(local_chain["rpc"], receipt["hash"])
+        theirs.pop("index", None)  # null for a pending transaction fetched from a node, absent when sent
+        assert theirs == receipt
+    finally:
+        w3.provider.make_request("evm_mine", [])
+        w3.provider.make_request("evm_setAutomine", [True])
+    mined = w3.eth.wait_for_transaction_receipt(receipt["hash"])
+    assert mined.status == 1
+    assert w3.eth.get_balance(recipient) == 25 * 10**16
+
+
+def test_legacy_raw_transaction_with_hex_fields_is_mined_and_matches_ethers(wallet, local_chain, w3):
+    recipient = Account.create().address
+    nonce = w3.eth.get_transaction_count(wallet["address"])
+    raw = {
+        "from": wallet["address"],
+        "to": recipient,
+        "data": "0x",
+        "nonce": hex(nonce),
+        "gasPrice": hex(3 * 10**9),
+        "gasLimit": hex(21_000),
+        "value": hex(12345),
+    }
+    w3.provider.make_request("evm_setAutomine", [False])
+    try:
+        response = wallet["post"]("/api/v1/wallet/send-transaction", {"chainId": "31337", "transaction": raw})
+        assert response.status_code == 200, response.json_body
+        receipt = response.json_body["data"]["txReceipt"]
+        assert receipt["type"] == 0 and receipt["gasPrice"] == str(3 * 10**9) and receipt["maxFeePerGas"] is None
+        theirs = _ethers_json(local_chain["rpc"], receipt["hash"])
+        theirs.pop("index", None)
+        assert theirs == receipt
+    finally:
+        w3.provider.make_request("evm_mine", [])
+        w3.provider.make_request("evm_setAutomine", [True])
+    assert w3.eth.wait_for_transaction_receipt(receipt["hash"]).status == 1
+    assert w3.eth.get_balance(recipient) == 12345
+
+
+def test_send_token_of_six_decimals(wallet, local_chain, w3):
+    recipient = Account.create().address
+    usdt = _contract(w3, local_chain, "usdt")
+    body = {"network": "local-a", "to": recipient, "amount": "1.5", "tokenAddress": local_chain["tokens"]["usdt"]}
+    response = wallet["post"]("/api/v1/wallet/send-token", body)
+    assert response.status_code == 200, response.json_body
+    receipt = response.json_body["data"]["txReceipt"]
+    assert receipt["to"] == local_chain["tokens"]["usdt"] and receipt["value"] == "0"
+    assert w3.eth.wait_for_transaction_receipt(receipt["hash"]).status == 1
+    assert usdt.functions.balanceOf(recipient).call() == 1_500_000
+    assert usdt.functions.balanceOf(wallet["address"]).call() == 0
+
+
+def test_send_token_of_eighteen_decimals_with_the_users_secret(wallet, local_chain, w3):
+    recipient = Account.create().address
+    token = _contract(w3, local_chain, "erc20")
+    body = {
+        "network": "local-a",
+        "to": recipient,
+        "amount": "0.000000000000000001",
+        "tokenAddress": local_chain["tokens"]["erc20"],
+        "secret": wallet["secret0"],
+    }
+    response = wallet["post"]("/api/v1/wallet/send-token", body)
+    assert response.status_code == 200, response.json_body
+    assert w3.eth.wait_for_transaction_receipt(response.json_body["data"]["txReceipt"]["hash"]).status == 1
+    assert token.functions.balanceOf(recipient).call() == 1
+    parties = {tuple(i["parties"]) for i in aws.table("signing-audit").scan()["Items"]}
+    assert parties == {("signer", "user")}
+
+
+def test_transfer_erc721_changes_owner(wallet, local_chain, w3):
+    recipient = Account.create().address
+    nft = _contract(w3, local_chain, "erc721")
+    nft_id = wallet["nft"]
+    body = {
+        "network": "local-a",
+        "to": recipient,
+        "tokenId": str(nft_id),
+        "tokenAddress": local_chain["tokens"]["erc721"],
+    }
+    response = wallet["post"]("/api/v1/wallet/transfer-erc721", body)
+    assert response.status_code == 200, response.json_body
+    assert w3.eth.wait_for_transaction_receipt(response.json_body["data"]["txReceipt"]["hash"]).status == 1
+    assert nft.functions.ownerOf(nft_id).call() == recipient
+    again = wallet["post"]("/api/v1/wallet/transfer-erc721", body)
+    assert again.status_code == 422 and again.json_body["data"]["code"] == "NOT_TOKEN_OWNER"
+
+
+def test_concurrent_sends_get_consecutive_nonces_and_are_all_mined(wallet, local_chain, w3, tenant):
+    user = users.get(tenant.clientId, "alice")
+    principal = WalletPrincipal(
+        tenancy.client_for_secret(tenant.clientSecret),
+        Claims(user.userId, tenant.clientId, "alice", TokenKind.WALLET, 0, 2**31, "t"),
+        user,
+    )
+    recipient = Account.create().address
+    start = w3.eth.get_transaction_count(wallet["address"])
+    results: list[dict] = []
+    errors: list[BaseException] = []
+
+    def send() -> None:
+        try:
+            request = SendCoinRequest(network="local-a", to=recipient, amount="0.001")
+            results.append(sending.send_coin(principal, request).data["txReceipt"])
+        except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=send) for _ in range(20)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert sorted(r["nonce"] for r in results) == list(range(start, start + 20))
+    for r in results:
+        assert w3.eth.wait_for_transaction_receipt(r["hash"]).status == 1
+    assert w3.eth.get_balance(recipient) == 20 * 10**15
+
+
+def test_one_idempotency_key_one_transaction(wallet, w3):
+    recipient = Account.create().address
+    key = str(uuid.uuid4())
+    body = {"network": "local-a", "to": recipient, "amount": "0.5"}
+    first = wallet["post"]("/api/v1/wallet/send-coin", body, key=key)
+    second = wallet["post"]("/api/v1/wallet/send-coin", body, key=key)
+    assert first.status_code == second.status_code == 200
+    assert first.json_body == second.json_body
+    assert second.headers.get("Idempotent-Replayed") == "true"
+    w3.eth.wait_for_transaction_receipt(first.json_body["data"]["txReceipt"]["hash"])
+    assert w3.eth.get_balance(recipient) == 5 * 10**17
+    assert _audit_count() == 1
+
+    other = wallet["post"]("/api/v1/wallet/send-coin", {**body, "amount": "0.6"}, key=key)
+    assert other.status_code == 422 and other.json_body["data"]["code"] == "IDEMPOTENCY_KEY_REUSED"
+    assert w3.eth.get_balance(recipient) == 5 * 10**17
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        ({"amount": "100"}, 422, "INSUFFICIENT_FUNDS"),
+        ({"amount": "abc"}, 400, "INVALID_AMOUNT"),
+        ({"amount": "0"}, 400, "INVALID_AMOUNT"),
+        ({"amount": "-1"}, 400, "INVALID_AMOUNT"),
+        ({"amount": "1e3"}, 400, "INVALID_AMOUNT"),
+        ({"amount": "0.0000000000000000001"}, 400, "INVALID_AMOUNT"),
+        ({"to": "0x1234"}, 400, "INVALID_ADDRESS"),
+        ({"to": "not an address"}, 400, "INVALID_ADDRESS"),
+        ({"network": "down"}, 502, "UPSTREAM_UNAVAILABLE"),
+        ({"secret": "wrong"}, 401, "INVALID_SECRET"),
+    ],
+)
+def test_refused_sends_sign_and_send_nothing(wallet, w3, body, status, code):
+    request = {"network": "local-a", "to": Account.create().address, "amount": "0.1", **body}
+    nonce_before = w3.eth.get_transaction_count(wallet["address"], "pending")
+    response = wallet["post"]("/api/v1/wallet/send-coin", request)
+    assert response.status_code == status and response.json_body["data"]["code"] == code, response.json_body
+    assert _audit_count() == 0
+    assert w3.eth.get_transaction_count(wallet["address"], "pending") == nonce_before
+    assert aws.table("wallet-transactions").scan()["Items"] == []
+
+
+def test_value_that_fits_but_not_with_gas_is_refused(wallet, w3):
+    balance = w3.eth.get_balance(wallet["address"])
+    amount = str(Decimal(balance - 1000) / Decimal(10**18))  # every wei but 1000: no room for gas
+    response = wallet["post"](
+        "/api/v1/wallet/send-coin", {"network": "local-a", "to": wallet["address"], "amount": amount}
+    )
+    assert response.status_code == 422 and response.json_body["data"]["code"] == "INSUFFICIENT_FUNDS"
+    assert _audit_count() == 0
+
+
+def test_a_refused_broadcast_gives_its_nonce_back(wallet, w3):
+    recipient = Account.create().address
+    start = w3.eth.get_transaction_count(wallet["address"], "pending")
+    # 1 wei per gas is below anvil's base fee: the node refuses the signed transaction.
+    raw = {"from": wallet["address"], "to": recipient, "gasPrice": "0x1", "value": "0x1"}
+    refused = wallet["post"]("/api/v1/wallet/send-transaction", {"network": "local-a", "transaction": raw})
+    assert refused.status_code == 422 and refused.json_body["data"]["code"] == "BROADCAST_REJECTED"
+    (record,) = aws.table("wallet-transactions").scan(
+        FilterExpression="#s = :f",
+        ExpressionAttributeNames={"#s": "status"},
+        ExpressionAttributeValues={":f": "failed"},
+    )["Items"]
+    assert int(record["nonce"]) == start
+
+    ok = wallet["post"]("/api/v1/wallet/send-coin", {"network": "local-a", "to": recipient, "amount": "0.001"})
+    assert ok.status_code == 200 and ok.json_body["data"]["txReceipt"]["nonce"] == start, "no gap is left"
+    assert w3.eth.wait_for_transaction_receipt(ok.json_body["data"]["txReceipt"]["hash"]).status == 1
+
+
+def test_a_reverted_transaction_is_tracked_as_failed(wallet, local_chain, w3):
+    usdt = local_chain["tokens"]["usdt"]
+    too_much = "a9059cbb" + "00" * 12 + wallet["address"][2:].lower() + f"{10**30:064x}"  # transfer(self, 10^30)
+    raw = {"from": wallet["address"], "to": usdt, "data": "0x" + too_much, "gasLimit": hex(100_000)}
+    response = wallet["post"]("/api/v1/wallet/send-transaction", {"network": "local-a", "transaction": raw})
+    assert response.status_code == 200, response.json_body
+    tx_hash = response.json_body["data"]["txReceipt"]["hash"]
+    assert w3.eth.wait_for_transaction_receipt(tx_hash).status == 0
+    tracking.check(tx_hash)
+    view = wallet["get"](f"/api/v1/wallet/transactions/{tx_hash}").json_body["data"]
+    assert view["status"] == "failed" and view["failedReason"] == "reverted on chain"
+
+
+def test_a_transaction_the_nodes_forget_is_dropped_and_its_nonce_reused(wallet, w3):
+    recipient = Account.create().address
+    start = w3.eth.get_transaction_count(wallet["address"], "pending")
+    w3.provider.make_request("evm_setAutomine", [False])
+    try:
+        sent = wallet["post"]("/api/v1/wallet/send-coin", {"network": "local-a", "to": recipient, "amount": "0.001"})
+        tx_hash = sent.json_body["data"]["txReceipt"]["hash"]
+        w3.provider.make_request("anvil_dropTransaction", [tx_hash])
+        # Re-broadcasting cannot bring it back (as when every node lost it and it is no longer valid).
+        aws.table("wallet-transactions").update_item(
+            Key={"pk": f"TX#{tx_hash}", "sk": "TX"},
+            UpdateExpression="SET #r = :bad",
+            ExpressionAttributeNames={"#r": "raw"},
+            ExpressionAttributeValues={":bad": "0x00"},
+        )
+        for _ in range(tracking.UNSEEN_CHECKS_BEFORE_DROPPED):
+            tracking.check(tx_hash)
+        view = wallet["get"](f"/api/v1/wallet/transactions/{tx_hash}").json_body["data"]
+        assert view["status"] == "dropped"
+    finally:
+        w3.provider.make_request("evm_setAutomine", [True])
+    again = wallet["post"]("/api/v1/wallet/send-coin", {"network": "local-a", "to": recipient, "amount": "0.001"})
+    assert again.json_body["data"]["txReceipt"]["nonce"] == start
+    assert w3.eth.wait_for_transaction_receipt(again.json_body["data"]["txReceipt"]["hash"]).status == 1
+
+
+def test_refused_token_sends(wallet, local_chain):
+    usdt = local_chain["tokens"]["usdt"]
+    too_much = {"network": "local-a", "to": wallet["address"], "amount": "1.500001", "tokenAddress": usdt}
+    response = wallet["post"]("/api/v1/wallet/send-token", too_much)
+    assert response.status_code == 422 and response.json_body["data"]["code"] == "INSUFFICIENT_TOKEN_BALANCE"
+    precise = {**too_much, "amount": "0.0000001"}
+    response = wallet["post"]("/api/v1/wallet/send-token", precise)
+    assert response.status_code == 400 and response.json_body["data"]["code"] == "INVALID_AMOUNT"
+    assert _audit_count() == 0
+
+
+def test_tracking_follows_a_send_to_mined(wallet, w3):
+    response = wallet["post"](
+        "/api/v1/wallet/send-coin", {"network": "local-a", "to": Account.create().address, "amount": "0.01"}
+    )
+    tx_hash = response.json_body["data"]["txReceipt"]["hash"]
+    w3.eth.wait_for_transaction_receipt(tx_hash)
+    pending = wallet["get"](f"/api/v1/wallet/transactions/{tx_hash}").json_body["data"]
+    assert pending["status"] == "pending" and pending["txReceipt"]["hash"] == tx_hash
+
+    tracking.check(tx_hash)  # what the SQS consumer does with the queued message
+    done = wallet["get"](f"/api/v1/wallet/transactions/{tx_hash}").json_body["data"]
+    assert done["status"] == "mined" and done["blockNumber"] > 0 and int(done["gasUsed"]) == 21_000
+    assert Decimal(done["value"]) == Decimal(10**16)
+
+    listed = wallet["get"]("/api/v1/wallet/transactions").json_body["data"]
+    assert listed["pagination"]["total"] == 1 and listed["data"][0]["hash"] == tx_hash
+    assert wallet["get"]("/api/v1/wallet/transactions/0x" + "00" * 32).status_code == 404

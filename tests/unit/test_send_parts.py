@@ -1,0 +1,114 @@
+"""Pieces of the send path on their own: amounts, nonces, transaction encoding and the receipt shape."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from eth_account import Account
+from eth_keys import keys as eth_keys
+
+from chalicelib.platform.errors import ApiError
+from chalicelib.wallets import nonces
+from chalicelib.wallets.sending import parse_amount
+from chalicelib.wallets.transactions import UnsignedTx, assemble, receipt, signing_hash
+
+KEY = "0x" + "11" * 32
+ADDRESS = "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A"
+
+
+@pytest.mark.parametrize(
+    ("text", "decimals", "base"),
+    [
+        ("1", 18, 10**18),
+        ("0.25", 18, 25 * 10**16),
+        ("1.5", 6, 1_500_000),
+        ("0.000001", 6, 1),
+        ("1.50", 6, 1_500_000),
+        ("12345678901.123456789012345678", 18, 12345678901123456789012345678),  # beyond Decimal's 28 digits
+    ],
+)
+def test_amounts_are_exact(text, decimals, base):
+    assert parse_amount(text, decimals) == base
+
+
+@pytest.mark.parametrize(
+    "text", ["abc", "0", "0.000", "-1", "+1", "1e3", " 1", "1\n", "1.", ".5", "0.0000001", "1,5", "NaN", "9" * 101]
+)
+def test_bad_amounts_are_400(text):
+    with pytest.raises(ApiError) as bad:
+        parse_amount(text, 6)
+    assert (bad.value.status, bad.value.code) == (400, "INVALID_AMOUNT")
+
+
+def _sign_like_mpc(digest: bytes) -> bytes:
+    """What the MPC service returns: r || s || recovery id, low s."""
+    signature = eth_keys.PrivateKey(bytes.fromhex(KEY[2:])).sign_msg_hash(digest)
+    return signature.r.to_bytes(32, "big") + signature.s.to_bytes(32, "big") + bytes([signature.v])
+
+
+@pytest.mark.parametrize(
+    "tx",
+    [
+        UnsignedTx(chain_id=31337, nonce=7, to=ADDRESS, value=10**18, data=b"", gas=21_000, gas_price=3 * 10**9),
+        UnsignedTx(
+            chain_id=1,
+            nonce=0,
+            to=ADDRESS,
+            value=0,
+            data=bytes.fromhex("a9059cbb" + "00" * 64),
+            gas=60_000,
+            max_fee=40 * 10**9,
+            max_priority_fee=10**9,
+        ),
+    ],
+    ids=["legacy", "eip1559"],
+)
+def test_assembled_transaction_equals_eth_accounts_own_signing(tx):
+    signed = assemble(tx, ADDRESS, _sign_like_mpc(signing_hash(tx)))
+    reference = Account.sign_transaction(tx.as_dict(), KEY)
+    assert signed.raw == bytes(reference.raw_transaction)
+    assert signed.hash == "0x" + bytes(reference.hash).hex()
+    assert (signed.r, signed.s, signed.v) == (reference.r, reference.s, reference.v)
+
+    body = receipt(signed)
+    assert body["type"] == tx.type and body["nonce"] == tx.nonce and body["chainId"] == str(tx.chain_id)
+    assert body["signature"]["v"] in (27, 28)
+    assert body["signature"]["networkV"] == (str(reference.v) if tx.type == 0 else None)
+    assert body["accessList"] == (None if tx.type == 0 else [])
+
+
+def test_a_high_s_or_bad_parity_signature_is_refused():
+    tx = UnsignedTx(chain_id=1, nonce=0, to=ADDRESS, value=1, data=b"", gas=21_000, gas_price=1)
+    good = _sign_like_mpc(signing_hash(tx))
+    high_s = good[:32] + (2**256 - 1).to_bytes(32, "big") + good[64:]
+    with pytest.raises(ValueError):
+        assemble(tx, ADDRESS, high_s)
+    with pytest.raises(ValueError):
+        assemble(tx, ADDRESS, good[:64] + b"\x05")
+
+
+def test_nonces_follow_the_chain_and_fill_gaps(aws_env):
+    assert nonces.allocate(ADDRESS, 1, chain_pending=5) == 5  # first use: the chain's pending nonce
+    assert nonces.allocate(ADDRESS, 1, chain_pending=5) == 6  # the counter is ahead of the node
+    assert nonces.allocate(ADDRESS, 1, chain_pending=9) == 9  # the node is ahead (sent elsewhere)
+    assert nonces.allocate(ADDRESS, 1, chain_pending=9) == 10
+    nonces.release(ADDRESS, 1, 10)  # the last one: the counter moves back
+    assert nonces.allocate(ADDRESS, 1, chain_pending=10) == 10
+    assert nonces.allocate(ADDRESS, 1, chain_pending=10) == 11
+    nonces.release(ADDRESS, 1, 10)  # not the last: a gap, given back
+    assert nonces.allocate(ADDRESS, 1, chain_pending=10) == 10, "the gap is filled first"
+    assert nonces.allocate(ADDRESS, 1, chain_pending=10) == 12
+    nonces.release(ADDRESS, 1, 11)
+    assert nonces.allocate(ADDRESS, 1, chain_pending=13) == 13, "a given-back nonce the chain passed is dropped"
+    assert nonces.allocate(ADDRESS, 2, chain_pending=0) == 0, "each chain has its own counter"
+
+
+def test_concurrent_allocations_are_distinct_and_consecutive(aws_env):
+    got: list[int] = []
+    threads = [threading.Thread(target=lambda: got.append(nonces.allocate(ADDRESS, 1, 0))) for _ in range(20)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(got) == list(range(20))
