@@ -19,7 +19,8 @@ $(VENV)/.installed: requirements.txt requirements-dev.lock
 # source by gmp-mpfr-sys and cached in ~/.cache/gmp-mpfr-sys; its configure needs m4.
 $(VENV)/.mpc-built: $(VENV)/.installed $(MPC_SOURCES)
 	@command -v m4 >/dev/null || (apt-get update -qq && apt-get install -y -qq m4 >/dev/null)
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/maturin develop --release --quiet -m $(MPC)/Cargo.toml
+	# VIRTUAL_ENV chooses where maturin installs: always this checkout's venv, whatever the caller activated.
+	VIRTUAL_ENV="$(abspath $(VENV))" PATH="$(abspath $(BIN)):$$PATH" $(BIN)/maturin develop --release --quiet -m $(MPC)/Cargo.toml
 	touch $@
 
 node_modules/.installed: package.json package-lock.json
