@@ -139,6 +139,8 @@ def _aws_env(moto_port: int, state_dir: Path) -> dict[str, str]:
         "DOMPET_NETWORKS_FILE": str(state_dir / "networks.json"),
         # The cosigner and user party run as threads of the API process, with the same JSON payloads.
         "DOMPET_PARTY_TRANSPORT": "in_process",
+        # Local webhook receivers listen on loopback, which production refuses (docs/webhooks.md).
+        "DOMPET_WEBHOOK_ALLOWLIST": "127.0.0.1/32",
     }
 
 

@@ -138,6 +138,7 @@ TABLES: tuple[Table, ...] = (
         purpose="Every transaction a wallet sent (by hash) and each wallet's list of them, with tracking status.",
     ),
     Table(name="nonces", purpose="Next nonce and given-back nonces per wallet address and chain."),
+    Table(name="webhooks", purpose="Webhook settings per app (and, with issue 5, events and deliveries)."),
     Table(
         name="idempotency",
         purpose="Idempotency-Key reservations and the responses they replay.",
@@ -195,6 +196,7 @@ FUNCTIONS: tuple[Function, ...] = (
             Grant("table", "nonces", "read_write"),
             Grant("table", "idempotency", "read_write"),
             Grant("queue", "tx-tracker", "write"),
+            Grant("table", "webhooks", "read_write"),
         ),
     ),
     Function(

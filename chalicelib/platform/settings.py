@@ -8,6 +8,7 @@ secret).
 from __future__ import annotations
 
 import functools
+import ipaddress
 import os
 from pathlib import Path
 from typing import Literal
@@ -53,7 +54,25 @@ class Settings(BaseSettings):
         "`in_process` (threads calling the same handlers, same JSON payloads) locally and in tests.",
     )
     mpc_session_timeout_s: int = Field(20, ge=2, le=25, description="Deadline of one key generation or signing run.")
+    webhook_allowlist: str = Field(
+        "",
+        max_length=1000,
+        description="Comma-separated CIDRs that webhook URLs may resolve to although not public (and may use "
+        "plain http): for local development only, e.g. `127.0.0.1/32`.",
+    )
     aux_pool_target: int = Field(20, ge=0, le=1000, description="Ready aux-info sets the refill job keeps in stock.")
+
+    @field_validator("webhook_allowlist")
+    @classmethod
+    def _cidrs(cls, value: str) -> str:
+        for item in filter(None, (v.strip() for v in value.split(","))):
+            ipaddress.ip_network(item, strict=False)  # ValueError names the bad entry
+        return value
+
+    @property
+    def webhook_allowlist_networks(self) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+        items = filter(None, (v.strip() for v in self.webhook_allowlist.split(",")))
+        return tuple(ipaddress.ip_network(item, strict=False) for item in items)
 
     @field_validator("networks_file")
     @classmethod

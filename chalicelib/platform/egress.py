@@ -1,0 +1,96 @@
+"""Checks on URLs the service will call on behalf of a customer (webhooks): no SSRF.
+
+A URL is admitted when it is `https`, has a host and no credentials, and every
+address its host resolves to is a global unicast address: private, loopback,
+link-local (which holds the cloud metadata service), multicast, CGNAT, reserved and
+unspecified ranges are refused, also as IPv4-mapped IPv6. Deliveries resolve again
+and connect to a checked address (DNS rebinding). `DOMPET_WEBHOOK_ALLOWLIST` admits
+extra networks (CIDRs), and plain `http` to them, for local development.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from chalicelib.platform.settings import load_settings
+
+IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+METADATA = {ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254")}
+
+
+class UrlRefused(ValueError):  # noqa: N818 - reads as what happened
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+
+INVALID_URL = "INVALID_WEBHOOK_URL"
+NOT_HTTPS = "WEBHOOK_URL_NOT_HTTPS"
+FORBIDDEN_ADDRESS = "WEBHOOK_URL_FORBIDDEN_ADDRESS"
+UNRESOLVABLE = "WEBHOOK_HOST_UNRESOLVABLE"
+
+
+@dataclass(frozen=True)
+class Target:
+    url: str
+    scheme: str
+    host: str
+    port: int
+    path: str  # path and query, as sent in the request line
+    addresses: tuple[IpAddress, ...]
+
+
+def check(url: str) -> Target:
+    """The URL's target with its checked addresses, or UrlRefused."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        raise UrlRefused(INVALID_URL, "not a valid URL") from None
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        raise UrlRefused(INVALID_URL, "not an absolute http(s) URL")
+    if parts.username or parts.password:
+        raise UrlRefused(INVALID_URL, "credentials in the URL are not allowed")
+    if parts.scheme != "https" and not load_settings().webhook_allowlist_networks:
+        raise UrlRefused(NOT_HTTPS, "the URL must use https")
+    host = parts.hostname
+    port = port or (443 if parts.scheme == "https" else 80)
+    addresses = resolve(host, port)
+    allowed = [_allowlisted(a) for a in addresses]
+    if parts.scheme != "https" and not all(allowed):
+        raise UrlRefused(NOT_HTTPS, "the URL must use https")
+    for address, listed in zip(addresses, allowed, strict=True):
+        if not listed and not _public(address):
+            raise UrlRefused(FORBIDDEN_ADDRESS, "the host resolves to a private, local or reserved address")
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return Target(url.strip(), parts.scheme, host, port, path, addresses)
+
+
+def resolve(host: str, port: int) -> tuple[IpAddress, ...]:
+    try:
+        literal = ipaddress.ip_address(host.strip("[]"))
+        return (literal,)
+    except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        raise UrlRefused(UNRESOLVABLE, "the host name does not resolve") from None
+    found = tuple(dict.fromkeys(ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos))
+    if not found:
+        raise UrlRefused(UNRESOLVABLE, "the host name does not resolve")
+    return found
+
+
+def _public(address: IpAddress) -> bool:
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.is_global and not address.is_multicast and address not in METADATA
+
+
+def _allowlisted(address: IpAddress) -> bool:
+    return any(address in network for network in load_settings().webhook_allowlist_networks)

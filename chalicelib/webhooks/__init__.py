@@ -1,0 +1,1 @@
+"""Signed webhooks: each app's endpoint settings (delivery machinery follows in issue 5)."""

@@ -1,0 +1,107 @@
+"""Webhook settings (Family S): PUT/GET/DELETE, and the SSRF checks on the URL."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import socket
+from pathlib import Path
+
+import pytest
+
+from chalicelib.platform import egress, settings
+
+ROOT = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("dompet_sign", ROOT / "scripts" / "dompet_sign.py")
+dompet_sign = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(dompet_sign)
+PATH = "/api/v1/webhooks/settings"
+
+
+def signed(api, tenant, method, body=None):
+    raw = json.dumps(body).encode() if body is not None else b""
+    headers = dompet_sign.signed_headers(tenant.appId, tenant.appSecret, method, f"http://x{PATH}", raw)
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+    return getattr(api, method.lower())(PATH, headers=headers, **({"body": raw} if body is not None else {}))
+
+
+@pytest.fixture
+def public_dns(monkeypatch):
+    """Names resolve to what the test says (this machine has no DNS)."""
+    answers: dict[str, list[str]] = {"hooks.example.com": ["93.184.215.14"], "rebind.example.com": ["10.1.2.3"]}
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        if host not in answers:
+            raise socket.gaierror("no such host")
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (ip, port)) for ip in answers[host]]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return answers
+
+
+def test_put_get_delete(api, tenant, public_dns):
+    empty = signed(api, tenant, "GET")
+    assert empty.status_code == 200
+    assert empty.json_body["data"] == {"url": None, "enabled": False, "updatedAt": None}
+
+    url = "https://hooks.example.com/dompet?x=1"
+    saved = signed(api, tenant, "PUT", {"url": url})
+    assert saved.status_code == 200, saved.json_body
+    data = signed(api, tenant, "GET").json_body["data"]
+    assert data["url"] == url and data["enabled"] is True and data["updatedAt"].endswith("Z")
+
+    deleted = signed(api, tenant, "DELETE")
+    assert deleted.status_code == 200 and deleted.json_body["data"] == {"status": "ok"}
+    assert signed(api, tenant, "GET").json_body["data"]["url"] is None
+
+
+@pytest.mark.parametrize(
+    ("url", "code"),
+    [
+        ("https://10.0.0.1/hook", "WEBHOOK_URL_FORBIDDEN_ADDRESS"),
+        ("https://169.254.169.254/latest/meta-data", "WEBHOOK_URL_FORBIDDEN_ADDRESS"),
+        ("https://127.0.0.1/hook", "WEBHOOK_URL_FORBIDDEN_ADDRESS"),
+        ("https://[::1]/hook", "WEBHOOK_URL_FORBIDDEN_ADDRESS"),
+        ("https://[::ffff:10.0.0.1]/hook", "WEBHOOK_URL_FORBIDDEN_ADDRESS"),
+        ("https://224.0.0.1/hook", "WEBHOOK_URL_FORBIDDEN_ADDRESS"),
+        ("https://100.64.0.1/hook", "WEBHOOK_URL_FORBIDDEN_ADDRESS"),
+        ("https://0.0.0.0/hook", "WEBHOOK_URL_FORBIDDEN_ADDRESS"),
+        ("https://rebind.example.com/hook", "WEBHOOK_URL_FORBIDDEN_ADDRESS"),
+        ("http://example.com/hook", "WEBHOOK_URL_NOT_HTTPS"),
+        ("http://hooks.example.com/hook", "WEBHOOK_URL_NOT_HTTPS"),
+        ("not a url", "INVALID_WEBHOOK_URL"),
+        ("ftp://hooks.example.com/x", "INVALID_WEBHOOK_URL"),
+        ("https://user:pw@hooks.example.com/x", "INVALID_WEBHOOK_URL"),
+        ("https://hooks.example.com:99999/x", "INVALID_WEBHOOK_URL"),
+        ("https://nowhere.invalid/x", "WEBHOOK_HOST_UNRESOLVABLE"),
+    ],
+)
+def test_refused_urls_change_nothing(api, tenant, public_dns, url, code):
+    response = signed(api, tenant, "PUT", {"url": url})
+    assert response.status_code == 400 and response.json_body["data"]["code"] == code, response.json_body
+    assert signed(api, tenant, "GET").json_body["data"]["url"] is None
+
+
+def test_the_allowlist_admits_local_receivers_for_development(monkeypatch):
+    with pytest.raises(egress.UrlRefused):
+        egress.check("http://127.0.0.1:8080/hook")
+    monkeypatch.setenv("DOMPET_WEBHOOK_ALLOWLIST", "127.0.0.1/32")
+    settings.load_settings.cache_clear()
+    try:
+        target = egress.check("http://127.0.0.1:8080/hook?a=b")
+        assert (target.host, target.port, target.path) == ("127.0.0.1", 8080, "/hook?a=b")
+        with pytest.raises(egress.UrlRefused):
+            egress.check("http://10.0.0.1/hook")  # only what is listed
+    finally:
+        monkeypatch.delenv("DOMPET_WEBHOOK_ALLOWLIST")
+        settings.load_settings.cache_clear()
+
+
+def test_replayed_put_is_refused(api, tenant, public_dns):
+    raw = json.dumps({"url": "https://hooks.example.com/a"}).encode()
+    headers = dompet_sign.signed_headers(tenant.appId, tenant.appSecret, "PUT", f"http://x{PATH}", raw)
+    headers["Content-Type"] = "application/json"
+    assert api.put(PATH, headers=headers, body=raw).status_code == 200
+    again = api.put(PATH, headers=headers, body=raw)
+    assert again.status_code == 401 and again.json_body["data"]["code"] == "REPLAYED_REQUEST"
