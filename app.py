@@ -10,6 +10,7 @@ from chalicelib.platform.settings import load_settings
 from chalicelib.system.routes import bp as system
 from chalicelib.wallets.functions import bp as wallet_tracker
 from chalicelib.wallets.routes import bp as wallets
+from chalicelib.webhooks.functions import bp as webhook_workers
 from chalicelib.webhooks.routes import bp as webhooks
 
 load_settings()  # a bad setting stops start-up here, naming the variable
@@ -23,3 +24,4 @@ app.register_blueprint(wallets)
 app.register_blueprint(mpc_parties)
 app.register_blueprint(wallet_tracker)
 app.register_blueprint(webhooks)
+app.register_blueprint(webhook_workers)

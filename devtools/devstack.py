@@ -141,6 +141,8 @@ def _aws_env(moto_port: int, state_dir: Path) -> dict[str, str]:
         "DOMPET_PARTY_TRANSPORT": "in_process",
         # Local webhook receivers listen on loopback, which production refuses (docs/webhooks.md).
         "DOMPET_WEBHOOK_ALLOWLIST": "127.0.0.1/32",
+        # Short retries so the retry path can be watched: the first three attempts within a minute.
+        "DOMPET_WEBHOOK_RETRY_SCHEDULE_S": "5,10,20,60,300",
     }
 
 

@@ -173,6 +173,7 @@ class DompetStack(Stack):
         self.bucket_suffix = f"-{self.account}-{self.region}"
 
         self.tables = {t.name: self._table(t) for t in tables}
+        self.dead_letter_queues: dict[str, sqs.Queue] = {}  # by `<queue>-dlq`, filled by _queue
         self.queues = {q.name: self._queue(q) for q in queues}
         self.keys = {k.name: self._key(k) for k in keys}
         self.secrets = {s.name: self._secret(s) for s in secrets}
@@ -223,6 +224,7 @@ class DompetStack(Stack):
             encryption=sqs.QueueEncryption.SQS_MANAGED,
             enforce_ssl=True,
         )
+        self.dead_letter_queues[f"{definition.name}-dlq"] = dlq
         return sqs.Queue(
             self,
             f"{construct_id}Queue",
@@ -303,7 +305,8 @@ class DompetStack(Stack):
                 if writes:
                     bucket.grant_write(role)
             elif grant.kind == "queue":
-                queue = self.queues[grant.name]
+                # `<queue>-dlq` names a queue's dead-letter queue (e.g. to dead-letter a message explicitly).
+                queue = self.queues[grant.name] if grant.name in self.queues else self.dead_letter_queues[grant.name]
                 if reads:
                     queue.grant_consume_messages(role)
                 if writes:

@@ -55,8 +55,11 @@ _serialise_moto()
 
 
 def reset_caches() -> None:
+    from chalicelib.webhooks import keys as webhook_keys
+
     aws.reset()
     keys.forget()
+    webhook_keys.forget()
     tenancy._app_secret_cache.clear()
 
 

@@ -86,4 +86,7 @@ def jwks() -> Response:
 
 @bp.schedule(Rate(1, unit=Rate.DAYS))
 def rotate_signing_keys(event: Any) -> None:
+    from chalicelib.webhooks import keys as webhook_keys
+
     keys.rotate()
+    webhook_keys.rotate()  # the same schedule (and first-deploy trigger) initialises and rotates both

@@ -86,10 +86,25 @@ def resolve(host: str, port: int) -> tuple[IpAddress, ...]:
     return found
 
 
+NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+
+
 def _public(address: IpAddress) -> bool:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    return address.is_global and not address.is_multicast and address not in METADATA
+    if isinstance(address, ipaddress.IPv6Address):
+        # IPv6 forms that carry an IPv4 address are judged by that address.
+        embedded = address.ipv4_mapped or address.sixtofour
+        if embedded is None and any(address in net for net in NAT64):
+            embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+        if embedded is not None:
+            return _public(embedded)
+        if address.is_site_local:
+            return False
+    return (
+        address.is_global
+        and not address.is_multicast
+        and not address.is_reserved  # includes ::/8, so IPv4-compatible ::a.b.c.d
+        and address not in METADATA
+    )
 
 
 def _allowlisted(address: IpAddress) -> bool:

@@ -138,7 +138,12 @@ TABLES: tuple[Table, ...] = (
         purpose="Every transaction a wallet sent (by hash) and each wallet's list of them, with tracking status.",
     ),
     Table(name="nonces", purpose="Next nonce and given-back nonces per wallet address and chain."),
-    Table(name="webhooks", purpose="Webhook settings per app (and, with issue 5, events and deliveries)."),
+    Table(
+        name="webhooks",
+        purpose="Webhook settings per app, events (the outbox), deliveries with their attempt log, and each "
+        "app's deliveries list; index `due` holds the deliveries waiting for an attempt.",
+        indexes=(Index(name="due", partition_key="duePk", sort_key="dueAt"),),
+    ),
     Table(
         name="idempotency",
         purpose="Idempotency-Key reservations and the responses they replay.",
@@ -153,6 +158,12 @@ QUEUES: tuple[Queue, ...] = (
         visibility_timeout_s=180,  # six times the consumer's timeout, as AWS advises
         max_receive_count=10,
     ),
+    Queue(
+        name="webhook-deliveries",
+        purpose="Webhook delivery attempts (delayed for retries); failed deliveries end in its DLQ.",
+        visibility_timeout_s=180,
+        max_receive_count=5,
+    ),
 )
 
 KEYS: tuple[Key, ...] = (
@@ -166,6 +177,10 @@ SECRETS: tuple[Secret, ...] = (
     Secret(
         name="jwt-signing-keys",
         purpose="Ed25519 key set for the service's JWTs (current key plus keys still in their grace period).",
+    ),
+    Secret(
+        name="webhook-signing-keys",
+        purpose="Seeds of the per-app Ed25519 webhook signing keys (current plus those in their grace period).",
     ),
 )
 
@@ -197,7 +212,26 @@ FUNCTIONS: tuple[Function, ...] = (
             Grant("table", "idempotency", "read_write"),
             Grant("queue", "tx-tracker", "write"),
             Grant("table", "webhooks", "read_write"),
+            Grant("queue", "webhook-deliveries", "write"),
+            Grant("secret", "webhook-signing-keys", "read"),
         ),
+    ),
+    Function(
+        name="deliver_webhook",
+        purpose="SQS: one webhook delivery attempt (sign, POST, record); re-queues retries, dead-letters failures.",
+        grants=(
+            Grant("table", "webhooks", "read_write"),
+            Grant("queue", "webhook-deliveries", "write"),
+            Grant("queue", "webhook-deliveries-dlq", "write"),  # a delivery out of attempts goes there
+            Grant("secret", "webhook-signing-keys", "read"),
+        ),
+        consumes=("webhook-deliveries",),
+        timeout_s=60,
+    ),
+    Function(
+        name="sweep_webhooks",
+        purpose="Scheduled: queues deliveries that are due but not queued (crash after commit, long retry delays).",
+        grants=(Grant("table", "webhooks", "read"), Grant("queue", "webhook-deliveries", "write")),
     ),
     Function(
         name="track_transaction",
@@ -248,7 +282,10 @@ FUNCTIONS: tuple[Function, ...] = (
     Function(
         name="rotate_signing_keys",
         purpose="Scheduled: rotates the JWT signing key and retires keys past their grace period.",
-        grants=(Grant("secret", "jwt-signing-keys", "read_write"),),
+        grants=(
+            Grant("secret", "jwt-signing-keys", "read_write"),
+            Grant("secret", "webhook-signing-keys", "read_write"),
+        ),
     ),
 )
 

@@ -60,6 +60,12 @@ class Settings(BaseSettings):
         description="Comma-separated CIDRs that webhook URLs may resolve to although not public (and may use "
         "plain http): for local development only, e.g. `127.0.0.1/32`.",
     )
+    webhook_retry_schedule_s: str = Field(
+        "30,120,600,1800,3600,7200,14400,28800,43200",
+        pattern=r"^[0-9]{1,6}(,[0-9]{1,6}){0,19}$",
+        description="Delays (s) before each webhook retry; attempts = 1 + their count. The default reaches "
+        "about a day (27.7 h of delays).",
+    )
     aux_pool_target: int = Field(20, ge=0, le=1000, description="Ready aux-info sets the refill job keeps in stock.")
 
     @field_validator("webhook_allowlist")
@@ -73,6 +79,10 @@ class Settings(BaseSettings):
     def webhook_allowlist_networks(self) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
         items = filter(None, (v.strip() for v in self.webhook_allowlist.split(",")))
         return tuple(ipaddress.ip_network(item, strict=False) for item in items)
+
+    @property
+    def webhook_retry_delays(self) -> tuple[int, ...]:
+        return tuple(int(v) for v in self.webhook_retry_schedule_s.split(","))
 
     @field_validator("networks_file")
     @classmethod

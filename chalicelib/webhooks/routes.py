@@ -6,8 +6,17 @@ from chalice import Blueprint
 
 from chalicelib.auth import guards
 from chalicelib.platform.http import Call, Reply, route
+from chalicelib.platform.pagination import page_query
 from chalicelib.webhooks import service
-from chalicelib.webhooks.models import Deleted, WebhookSettings, WebhookSettingsRequest
+from chalicelib.webhooks.models import (
+    Deleted,
+    Delivery,
+    DeliveryPage,
+    PublicKey,
+    TestEventQueued,
+    WebhookSettings,
+    WebhookSettingsRequest,
+)
 
 bp = Blueprint(__name__)
 
@@ -54,3 +63,63 @@ def put_settings(call: Call) -> Reply:
 def delete_settings(call: Call) -> Reply:
     service.delete(call.principal)
     return Reply(Deleted())
+
+
+@route(
+    bp,
+    "/api/v1/webhooks/test",
+    "POST",
+    summary="Queue a webhook.test event to the configured URL",
+    tag="Webhooks",
+    guard=guards.signed_request,
+    response=TestEventQueued,
+    message="test event queued",
+    error_statuses=(409,),
+)
+def send_test(call: Call) -> Reply:
+    return Reply(service.queue_test_event(call.principal), "test event queued")
+
+
+DeliveriesQuery = page_query(20)
+
+
+@route(
+    bp,
+    "/api/v1/webhooks/deliveries",
+    "GET",
+    summary="Delivery records, newest first",
+    tag="Webhooks",
+    guard=guards.signed_request,
+    query=DeliveriesQuery,
+    response=DeliveryPage,
+)
+def list_deliveries(call: Call) -> Reply:
+    return Reply(service.deliveries(call.principal, call.query))
+
+
+@route(
+    bp,
+    "/api/v1/webhooks/deliveries/{id}/retry",
+    "POST",
+    summary="Deliver a failed delivery again (same event id), from attempt 1",
+    tag="Webhooks",
+    guard=guards.signed_request,
+    response=Delivery,
+    message="delivery queued",
+    error_statuses=(404, 409),
+)
+def retry_delivery(call: Call) -> Reply:
+    return Reply(service.retry_delivery(call.principal, call.path_params["id"]), "delivery queued")
+
+
+@route(
+    bp,
+    "/api/v1/webhooks/public-key",
+    "GET",
+    summary="The app's Ed25519 public key for verifying deliveries",
+    tag="Webhooks",
+    guard=guards.signed_request,
+    response=PublicKey,
+)
+def public_key(call: Call) -> Reply:
+    return Reply(service.public_key(call.principal))

@@ -1,13 +1,24 @@
-"""Webhook settings: validated against SSRF before they are stored (platform/egress.py)."""
+"""Webhook settings (validated against SSRF, platform/egress.py), the test event, deliveries, public key."""
 
 from __future__ import annotations
 
+import base64
+import uuid
+
 from chalicelib.platform import egress
 from chalicelib.platform.clock import iso_now
-from chalicelib.platform.errors import bad_request
+from chalicelib.platform.errors import bad_request, conflict, not_found
+from chalicelib.platform.pagination import PageQuery, pagination
 from chalicelib.tenancy.models import App
-from chalicelib.webhooks import store
-from chalicelib.webhooks.models import WebhookSettings
+from chalicelib.webhooks import delivery, keys, outbox, store
+from chalicelib.webhooks.models import (
+    Delivery,
+    DeliveryPage,
+    PreviousKey,
+    PublicKey,
+    TestEventQueued,
+    WebhookSettings,
+)
 
 
 def settings(app: App) -> WebhookSettings:
@@ -30,3 +41,43 @@ def set_url(app: App, url: str) -> WebhookSettings:
 
 def delete(app: App) -> None:
     store.delete(app.appId)
+
+
+WEBHOOK_NOT_CONFIGURED = "WEBHOOK_NOT_CONFIGURED"
+DELIVERY_NOT_FOUND = "DELIVERY_NOT_FOUND"
+DELIVERY_NOT_FAILED = "DELIVERY_NOT_FAILED"
+
+
+def queue_test_event(app: App) -> TestEventQueued:
+    if store.get(app.appId) is None:
+        raise conflict(WEBHOOK_NOT_CONFIGURED, "Set a webhook URL first (PUT /api/v1/webhooks/settings)")
+    event_id = str(uuid.uuid4())
+    data = {"appId": app.appId, "message": "This is a test event from Dompet."}
+    emitted = outbox.emit_event(app.appId, "webhook.test", event_id, data)
+    if emitted.delivery_id is None:  # the URL was deleted between the check and the emit
+        raise conflict(WEBHOOK_NOT_CONFIGURED, "Set a webhook URL first (PUT /api/v1/webhooks/settings)")
+    return TestEventQueued(id=event_id, deliveryId=emitted.delivery_id)
+
+
+def deliveries(app: App, query: PageQuery) -> DeliveryPage:
+    records, total = outbox.page(app.appId, query)
+    return DeliveryPage(data=[Delivery.model_validate(r) for r in records], pagination=pagination(total, query))
+
+
+def retry_delivery(app: App, delivery_id: str) -> Delivery:
+    record = outbox.get_delivery(delivery_id)
+    if record is None or record["appId"] != app.appId:
+        raise not_found(DELIVERY_NOT_FOUND, "No delivery with this id for this app")
+    if not delivery.retry(delivery_id):
+        raise conflict(DELIVERY_NOT_FAILED, "Only a failed delivery can be retried")
+    return Delivery.model_validate(outbox.get_delivery(delivery_id))
+
+
+def public_key(app: App) -> PublicKey:
+    current = keys.app_key(app.appId)
+    older = [keys.app_key(app.appId, seed) for seed in keys.previous()]
+    return PublicKey(
+        publicKey=base64.b64encode(current.public_key()).decode(),
+        keyId=current.key_id,
+        previous=[PreviousKey(publicKey=base64.b64encode(k.public_key()).decode(), keyId=k.key_id) for k in older],
+    )

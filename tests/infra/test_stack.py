@@ -155,9 +155,13 @@ def _as_list(value: Any) -> list[Any]:
 
 
 def _statements(template: Template, role_id: str) -> list[dict[str, Any]]:
-    policies = template.find_resources(
-        "AWS::IAM::Policy", {"Properties": {"Roles": Match.array_with([{"Ref": role_id}])}}
-    )
+    # CDK moves statements beyond the inline policy's size limit into managed "overflow" policies.
+    policies = {
+        **template.find_resources("AWS::IAM::Policy", {"Properties": {"Roles": Match.array_with([{"Ref": role_id}])}}),
+        **template.find_resources(
+            "AWS::IAM::ManagedPolicy", {"Properties": {"Roles": Match.array_with([{"Ref": role_id}])}}
+        ),
+    }
     return [s for policy in policies.values() for s in policy["Properties"]["PolicyDocument"]["Statement"]]
 
 

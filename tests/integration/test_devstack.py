@@ -75,6 +75,8 @@ def signed(info, method, path, body=b"", timestamp=None, app_id=None, secret=Non
     headers = dompet_sign.signed_headers(
         app_id or info["demo"]["appId"], secret or info["demo"]["appSecret"], method, url, body, timestamp=timestamp
     )
+    if body:
+        headers["Content-Type"] = "application/json"
     return requests.request(method, url, headers=headers, data=body or None, timeout=10)
 
 
@@ -173,6 +175,50 @@ def test_wallet_create_download_and_recover(stack):
             break
         time.sleep(1)
     assert view["status"] == "mined" and view["blockNumber"] >= 1
+
+
+def test_webhook_test_event_arrives_signed_within_30_s(stack):
+    import base64
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    received = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            received.append((dict(self.headers), self.rfile.read(int(self.headers["Content-Length"]))))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        info = stack["info"]
+        url = f"http://127.0.0.1:{server.server_address[1]}/hook"
+        body = json.dumps({"url": url}).encode()
+        put = signed(info, "PUT", "/api/v1/webhooks/settings", body)
+        assert put.status_code == 200, put.text
+        started = time.monotonic()
+        queued = signed(info, "POST", "/api/v1/webhooks/test")
+        assert queued.status_code == 200, queued.text
+        event_id = queued.json()["data"]["id"]
+        while not received and time.monotonic() - started < 30:
+            time.sleep(0.2)
+        assert received, "the test event did not arrive within 30 s"
+        headers, raw = received[0]
+        assert headers["X-Service-Event-Id"] == event_id == json.loads(raw)["id"]
+        key = signed(info, "GET", "/api/v1/webhooks/public-key").json()["data"]["publicKey"]
+        content = f"{event_id}.{headers['X-Service-Timestamp']}.".encode() + raw
+        Ed25519PublicKey.from_public_bytes(base64.b64decode(key)).verify(
+            base64.b64decode(headers["X-Service-Signature"]), content
+        )
+    finally:
+        server.shutdown()
 
 
 def test_family_s_whoami(stack):

@@ -29,12 +29,19 @@ def signed(api, tenant, method, body=None):
 @pytest.fixture
 def public_dns(monkeypatch):
     """Names resolve to what the test says (this machine has no DNS)."""
-    answers: dict[str, list[str]] = {"hooks.example.com": ["93.184.215.14"], "rebind.example.com": ["10.1.2.3"]}
+    answers: dict[str, list[str]] = {
+        "hooks.example.com": ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"],
+        "rebind.example.com": ["10.1.2.3"],
+        "mixed.example.com": ["93.184.215.14", "192.168.1.1"],  # one bad answer is enough to refuse
+    }
 
     def getaddrinfo(host, port, *args, **kwargs):
         if host not in answers:
             raise socket.gaierror("no such host")
-        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (ip, port)) for ip in answers[host]]
+        return [
+            (socket.AF_INET6 if ":" in ip else socket.AF_INET, socket.SOCK_STREAM, 6, "", (ip, port))
+            for ip in answers[host]
+        ]
 
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
     return answers
@@ -64,10 +71,16 @@ def test_put_get_delete(api, tenant, public_dns):
         ("https://127.0.0.1/hook", "WEBHOOK_URL_FORBIDDEN_ADDRESS"),
         ("https://[::1]/hook", "WEBHOOK_URL_FORBIDDEN_ADDRESS"),
         ("https://[::ffff:10.0.0.1]/hook", "WEBHOOK_URL_FORBIDDEN_ADDRESS"),
+        ("https://[::7f00:1]/hook", "WEBHOOK_URL_FORBIDDEN_ADDRESS"),  # IPv4-compatible 127.0.0.1
+        ("https://[64:ff9b::a9fe:a9fe]/hook", "WEBHOOK_URL_FORBIDDEN_ADDRESS"),  # NAT64 of the metadata address
+        ("https://[2002:a9fe:a9fe::1]/hook", "WEBHOOK_URL_FORBIDDEN_ADDRESS"),  # 6to4 of the metadata address
+        ("https://[fec0::1]/hook", "WEBHOOK_URL_FORBIDDEN_ADDRESS"),  # site-local
+        ("https://[fe80::1]/hook", "WEBHOOK_URL_FORBIDDEN_ADDRESS"),
         ("https://224.0.0.1/hook", "WEBHOOK_URL_FORBIDDEN_ADDRESS"),
         ("https://100.64.0.1/hook", "WEBHOOK_URL_FORBIDDEN_ADDRESS"),
         ("https://0.0.0.0/hook", "WEBHOOK_URL_FORBIDDEN_ADDRESS"),
         ("https://rebind.example.com/hook", "WEBHOOK_URL_FORBIDDEN_ADDRESS"),
+        ("https://mixed.example.com/hook", "WEBHOOK_URL_FORBIDDEN_ADDRESS"),
         ("http://example.com/hook", "WEBHOOK_URL_NOT_HTTPS"),
         ("http://hooks.example.com/hook", "WEBHOOK_URL_NOT_HTTPS"),
         ("not a url", "INVALID_WEBHOOK_URL"),

@@ -1,0 +1,122 @@
+"""Ed25519 keys that sign webhook deliveries, one key pair per app.
+
+Secrets Manager (`dompet/<stage>/webhook-signing-keys`) holds the key material:
+`{"keys": [{"kid", "seed" (base64, 32 random bytes), "createdAt" (epoch s)}]}`, newest
+first. An app's private key is derived from the newest seed with HKDF-SHA256 (info
+`dompet-webhook-key:<appId>`), so every app has its own key pair without a secret
+per app, and a new app needs no write. The daily `rotate_signing_keys` schedule
+adds a seed every ROTATION_S and keeps the previous ones for GRACE_S, during which
+their public keys stay published (`previous` in GET /api/v1/webhooks/public-key).
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from chalicelib.platform import aws
+from chalicelib.platform.logging import logger
+
+SECRET = "webhook-signing-keys"
+ROTATION_S = 90 * 86_400
+GRACE_S = 14 * 86_400
+CACHE_S = 300
+
+_cache: dict[str, Any] = {}
+
+
+@dataclass(frozen=True)
+class Seed:
+    kid: str
+    seed: bytes
+    created_at: int
+
+
+@dataclass(frozen=True)
+class AppKey:
+    key_id: str  # `<kid>`: the same for every app, so receivers can tell rotations apart
+    private_seed: bytes
+
+    def sign(self, message: bytes) -> bytes:
+        from nacl.signing import SigningKey
+
+        return bytes(SigningKey(self.private_seed).sign(message).signature)
+
+    def public_key(self) -> bytes:
+        from nacl.signing import SigningKey
+
+        return bytes(SigningKey(self.private_seed).verify_key)
+
+
+def app_key(app_id: str, seed: Seed | None = None) -> AppKey:
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    seed = seed or current()
+    derived = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=f"dompet-webhook-key:{app_id}".encode())
+    return AppKey(seed.kid, derived.derive(seed.seed))
+
+
+def current() -> Seed:
+    seeds = _load()
+    if not seeds:  # a stage deployed before webhooks existed: the first use initialises the key set
+        seeds = rotate()
+        _cache.update(seeds=seeds, until=time.monotonic() + CACHE_S)
+    return seeds[0]
+
+
+def previous() -> list[Seed]:
+    return _load()[1:]
+
+
+def rotate(now: int | None = None) -> list[Seed]:
+    now = int(time.time()) if now is None else now
+    seeds = _read()
+    changed = False
+    if not seeds or now - seeds[0].created_at >= ROTATION_S:
+        seeds.insert(
+            0,
+            Seed(
+                f"whk-{time.strftime('%Y%m%d', time.gmtime(now))}-{secrets.token_hex(3)}", secrets.token_bytes(32), now
+            ),
+        )
+        logger.info("webhook signing key added", extra={"kid": seeds[0].kid})
+        changed = True
+    kept = seeds[:1] + [s for newer, s in itertools.pairwise(seeds) if now - newer.created_at < GRACE_S]
+    if changed or len(kept) < len(seeds):
+        body = {
+            "keys": [{"kid": s.kid, "seed": base64.b64encode(s.seed).decode(), "createdAt": s.created_at} for s in kept]
+        }
+        aws.client("secretsmanager").put_secret_value(SecretId=aws.secret_id(SECRET), SecretString=json.dumps(body))
+    _cache.clear()
+    return kept
+
+
+def forget() -> None:
+    _cache.clear()
+
+
+def _load() -> list[Seed]:
+    if _cache.get("until", 0) > time.monotonic():
+        seeds: list[Seed] = _cache["seeds"]
+        return seeds
+    seeds = _read()
+    _cache.update(seeds=seeds, until=time.monotonic() + CACHE_S)
+    return seeds
+
+
+def _read() -> list[Seed]:
+    raw = aws.client("secretsmanager").get_secret_value(SecretId=aws.secret_id(SECRET))["SecretString"]
+    try:
+        content = json.loads(raw)
+    except ValueError:
+        content = None
+    if not isinstance(content, dict) or "keys" not in content:
+        return []  # the secret's initial value (CDK random string, "{}" locally): not initialised yet
+    seeds = [Seed(e["kid"], base64.b64decode(e["seed"]), int(e["createdAt"])) for e in content["keys"]]
+    return sorted(seeds, key=lambda s: s.created_at, reverse=True)

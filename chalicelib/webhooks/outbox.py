@@ -1,0 +1,213 @@
+"""Events and their deliveries: the outbox every later event goes through.
+
+`emit_event(app_id, type, id, data, also=[...])` writes, in ONE DynamoDB transaction
+with the caller's own state change (`also`, TransactWriteItems entries):
+
+* the event (pk `EVENT#<id>`): the seed's envelope, stored once; an id that exists
+  makes the whole emit a no-op, so re-emitting keeps the id and sends nothing new;
+* a delivery to the app's URL (pk `DELIVERY#<deliveryId>`), status `pending`, due now,
+  in the sparse index `due` (`duePk` = "due", `dueAt`) while it waits;
+* the delivery's entry in the app's deliveries list (pagination.AppendOnlyList).
+
+Then it puts the delivery on the `webhook-deliveries` queue. If that fails (or the
+process dies first), the scheduled `sweep_webhooks` finds the delivery in the `due`
+index and queues it, so nothing committed is lost.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from chalicelib.platform import aws
+from chalicelib.platform.clock import iso_now
+from chalicelib.platform.logging import logger
+from chalicelib.platform.pagination import AppendOnlyList, PageQuery
+from chalicelib.webhooks import store
+
+API_VERSION = "2025-06-22"
+TABLE = "webhooks"
+QUEUE = "webhook-deliveries"
+DUE = "due"  # the one partition key of the sparse `due` index
+
+
+def deliveries_list(app_id: str) -> AppendOnlyList:
+    return AppendOnlyList(TABLE, f"DELIVERIES#{app_id}")
+
+
+def envelope(event_id: str, event_type: str, created_at: str, data: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": API_VERSION, "id": event_id, "type": event_type, "createdAt": created_at, "data": data}
+
+
+@dataclass(frozen=True)
+class Emitted:
+    event_id: str
+    delivery_id: str | None  # None when the app has no webhook URL (the event is still recorded)
+    duplicate: bool = False  # the id existed: nothing was written, the caller's `also` items included
+
+
+def emit_event(
+    app_id: str, event_type: str, event_id: str, data: dict[str, Any], also: list[dict[str, Any]] | None = None
+) -> Emitted:
+    """Record the event, and a delivery when the app has a URL, with `also` in one transaction."""
+    from boto3.dynamodb.types import TypeSerializer
+
+    if get_event(event_id) is not None:
+        return Emitted(event_id, None, duplicate=True)  # an id is never delivered twice by emitting it again
+    serialize = TypeSerializer().serialize
+    table = aws.table(TABLE).name
+    now = iso_now()
+    body = envelope(event_id, event_type, now, data)
+    event_item = {
+        "pk": f"EVENT#{event_id}",
+        "sk": "EVENT",
+        "appId": app_id,
+        "type": event_type,
+        "createdAt": now,
+        "body": json.dumps(body, separators=(",", ":")),
+    }
+    items: list[dict[str, Any]] = [
+        {
+            "Put": {
+                "TableName": table,
+                "Item": {k: serialize(v) for k, v in event_item.items()},
+                "ConditionExpression": "attribute_not_exists(pk)",
+            }
+        },
+        *(also or []),
+    ]
+    settings = store.get(app_id)
+    if settings is None:
+        return Emitted(event_id, None, duplicate=not _transact(items, event_id))
+    delivery_id = str(uuid.uuid4())
+    delivery = {
+        "pk": f"DELIVERY#{delivery_id}",
+        "sk": "DELIVERY",
+        "id": delivery_id,
+        "appId": app_id,
+        "eventId": event_id,
+        "eventType": event_type,
+        "url": settings["url"],
+        "status": "pending",
+        "attempts": 0,
+        "createdAt": now,
+        "nextAttemptAt": now,
+        "duePk": DUE,
+        "dueAt": now,
+        "log": [],
+    }
+    items.append(
+        {
+            "Put": {
+                "TableName": table,
+                "Item": {k: serialize(v) for k, v in delivery.items()},
+                "ConditionExpression": "attribute_not_exists(pk)",
+            }
+        }
+    )
+    ddb = aws.client("dynamodb")
+    try:
+        deliveries_list(app_id).append({"deliveryId": delivery_id, "createdAt": now}, also=items)
+    except ddb.exceptions.TransactionCanceledException:
+        if get_event(event_id) is not None:
+            return Emitted(event_id, None, duplicate=True)  # a concurrent emit of the same id won
+        raise
+    enqueue(delivery_id)
+    return Emitted(event_id, delivery_id)
+
+
+def enqueue(delivery_id: str, delay_s: int = 0) -> None:
+    try:
+        sqs = aws.client("sqs")
+        url = sqs.get_queue_url(QueueName=aws.queue(QUEUE))["QueueUrl"]
+        sqs.send_message(QueueUrl=url, MessageBody=json.dumps({"deliveryId": delivery_id}), DelaySeconds=delay_s)
+    except Exception as exc:  # noqa: BLE001 - committed already; the sweeper queues it
+        logger.warning(
+            "delivery not queued; the sweeper will", extra={"deliveryId": delivery_id, "error": type(exc).__name__}
+        )
+
+
+def get_event(event_id: str) -> dict[str, Any] | None:
+    item: dict[str, Any] | None = (
+        aws.table(TABLE).get_item(Key={"pk": f"EVENT#{event_id}", "sk": "EVENT"}, ConsistentRead=True).get("Item")
+    )
+    return item
+
+
+def get_delivery(delivery_id: str) -> dict[str, Any] | None:
+    item: dict[str, Any] | None = (
+        aws.table(TABLE)
+        .get_item(Key={"pk": f"DELIVERY#{delivery_id}", "sk": "DELIVERY"}, ConsistentRead=True)
+        .get("Item")
+    )
+    return item
+
+
+def page(app_id: str, query: PageQuery) -> tuple[list[dict[str, Any]], int]:
+    entries, total = deliveries_list(app_id).page(query)
+    ids = [str(e["deliveryId"]) for e in entries]
+    if not ids:
+        return [], total
+    table = aws.table(TABLE)
+    request: dict[str, Any] = {
+        table.name: {"Keys": [{"pk": f"DELIVERY#{i}", "sk": "DELIVERY"} for i in ids], "ConsistentRead": True}
+    }
+    found: dict[str, dict[str, Any]] = {}
+    for _ in range(5):
+        response = table.meta.client.batch_get_item(RequestItems=request)
+        found.update({item["id"]: item for item in response["Responses"].get(table.name, [])})
+        request = response.get("UnprocessedKeys") or {}
+        if not request:
+            break
+    return [found[i] for i in ids if i in found], total
+
+
+SWEEP_LEASE_S = 300  # a queued message has this long to be taken before the sweeper queues it again
+
+
+def sweep(limit: int = 100) -> int:
+    """Queue deliveries that are due and not queued or running; returns how many."""
+    from datetime import UTC, datetime, timedelta
+
+    from boto3.dynamodb.conditions import Key
+
+    from chalicelib.platform.clock import iso
+
+    now = datetime.now(UTC)
+    table = aws.table(TABLE)
+    items = table.query(
+        IndexName="due", KeyConditionExpression=Key("duePk").eq(DUE) & Key("dueAt").lte(iso(now)), Limit=limit
+    )["Items"]
+    queued = 0
+    for item in items:
+        try:  # move dueAt past a lease first, so the next sweep does not queue it again meanwhile
+            table.update_item(
+                Key={"pk": item["pk"], "sk": item["sk"]},
+                UpdateExpression="SET dueAt = :later",
+                ConditionExpression="dueAt = :seen AND #s = :pending",
+                ExpressionAttributeNames={"#s": "status"},
+                ExpressionAttributeValues={
+                    ":later": iso(now + timedelta(seconds=SWEEP_LEASE_S)),
+                    ":seen": item["dueAt"],
+                    ":pending": "pending",
+                },
+            )
+        except table.meta.client.exceptions.ConditionalCheckFailedException:
+            continue  # a worker took it meanwhile
+        enqueue(str(item["id"]))
+        queued += 1
+    return queued
+
+
+def _transact(items: list[dict[str, Any]], event_id: str) -> bool:
+    """True if written; False if the event id existed (a concurrent emit)."""
+    ddb = aws.client("dynamodb")
+    try:
+        ddb.transact_write_items(TransactItems=items)
+    except ddb.exceptions.TransactionCanceledException:
+        if get_event(event_id) is None:
+            raise
+        return False
+    return True
