@@ -140,6 +140,29 @@ def test_the_test_event_arrives_signed_and_verifies_with_an_independent_library(
     assert record["attempts"] == 1 and record["lastResponseStatus"] == 200 and record["deliveredAt"]
 
 
+def test_the_node_snippet_in_the_docs_verifies_a_real_delivery(hooks, receiver, tmp_path):
+    import re
+    import subprocess
+
+    snippet = re.search(r"```js\n(.*?)```", (ROOT / "docs" / "webhooks.md").read_text(), re.S).group(1)
+    delivery_id = hooks["signed"]("POST", "/api/v1/webhooks/test").json_body["data"]["deliveryId"]
+    hooks["work"](lambda: _delivery(delivery_id)["status"] == "delivered")
+    (got,) = receiver.received
+    key = hooks["signed"]("GET", "/api/v1/webhooks/public-key").json_body["data"]["publicKey"]
+    headers = {k.lower(): v for k, v in got["headers"].items()}
+    script = tmp_path / "verify.mjs"
+    script.write_text(
+        snippet
+        + "\nconst [key, headers, body] = JSON.parse(process.argv[2]);\n"
+        + "const ok = verifyDompet(key, headers, Buffer.from(body, 'base64'));\n"
+        + "const bad = verifyDompet(key, headers, Buffer.concat([Buffer.from(body, 'base64'), Buffer.from(' ')]));\n"
+        + "console.log(JSON.stringify([ok, bad]));\n"
+    )
+    arg = json.dumps([key, headers, base64.b64encode(got["body"]).decode()])
+    out = subprocess.run(["node", str(script), arg], capture_output=True, text=True, check=True, timeout=30).stdout
+    assert json.loads(out) == [True, False]
+
+
 def test_a_receiver_failing_twice_gets_the_same_event_three_times(hooks, receiver):
     receiver.script = [500, 500]
     delivery_id = hooks["signed"]("POST", "/api/v1/webhooks/test").json_body["data"]["deliveryId"]
