@@ -164,9 +164,11 @@ def _send(
             422, INSUFFICIENT_FUNDS, f"Not enough {network.nativeSymbol} for the value plus gas on {network.name}"
         )
     chosen_nonce = nonce is not None
+    allocation: nonces.Allocation | None = None
     if nonce is None:
         pending = _int(_rpc(network, "eth_getTransactionCount", [wallet.address, "pending"]))
-        nonce = nonces.allocate(wallet.address, network.chainId, pending)
+        allocation = nonces.allocate(wallet.address, network.chainId, pending)
+        nonce = allocation.nonce
     tx = UnsignedTx(
         chain_id=network.chainId,
         nonce=nonce,
@@ -184,16 +186,21 @@ def _send(
         body = receipt(signed)
         tracking.record(wallet.walletId, network, signed, kind, body, chosen_nonce=chosen_nonce)
     except BaseException:
-        if not chosen_nonce:
-            nonces.release(wallet.address, network.chainId, nonce)
+        if allocation is not None:
+            nonces.release(wallet.address, network.chainId, allocation)
         raise
+    if allocation is not None:
+        try:  # recorded: the tracker owns the nonce now (a leftover lease is harmless: see nonces.py)
+            nonces.settle(wallet.address, network.chainId, allocation)
+        except Exception as exc:  # noqa: BLE001 - the send goes on; see nonces.py
+            logger.warning("nonce lease not settled", extra={"hash": signed.hash, "errorType": type(exc).__name__})
     try:
         _rpc(network, "eth_sendRawTransaction", ["0x" + signed.raw.hex()], broadcast=True)
     except ApiError as exc:
         if exc.code != UPSTREAM_UNAVAILABLE:  # the node said no: nothing is on its way
             tracking.mark_failed(signed.hash, exc.message)
-            if not chosen_nonce:
-                nonces.release(wallet.address, network.chainId, nonce)
+            if allocation is not None:
+                nonces.release(wallet.address, network.chainId, allocation.nonce)
             raise
         # No node answered: the transaction may or may not be out there. It stays pending, and the
         # tracker re-broadcasts it, then settles or drops it (giving the nonce back); never sign anew.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 from eth_account import Account
@@ -89,24 +90,47 @@ def test_a_high_s_or_bad_parity_signature_is_refused():
 
 
 def test_nonces_follow_the_chain_and_fill_gaps(aws_env):
-    assert nonces.allocate(ADDRESS, 1, chain_pending=5) == 5  # first use: the chain's pending nonce
-    assert nonces.allocate(ADDRESS, 1, chain_pending=5) == 6  # the counter is ahead of the node
-    assert nonces.allocate(ADDRESS, 1, chain_pending=9) == 9  # the node is ahead (sent elsewhere)
-    assert nonces.allocate(ADDRESS, 1, chain_pending=9) == 10
+    assert nonces.allocate(ADDRESS, 1, chain_pending=5).nonce == 5  # first use: the chain's pending nonce
+    assert nonces.allocate(ADDRESS, 1, chain_pending=5).nonce == 6  # the counter is ahead of the node
+    assert nonces.allocate(ADDRESS, 1, chain_pending=9).nonce == 9  # the node is ahead (sent elsewhere)
+    assert nonces.allocate(ADDRESS, 1, chain_pending=9).nonce == 10
     nonces.release(ADDRESS, 1, 10)  # the last one: the counter moves back
-    assert nonces.allocate(ADDRESS, 1, chain_pending=10) == 10
-    assert nonces.allocate(ADDRESS, 1, chain_pending=10) == 11
+    assert nonces.allocate(ADDRESS, 1, chain_pending=10).nonce == 10
+    assert nonces.allocate(ADDRESS, 1, chain_pending=10).nonce == 11
     nonces.release(ADDRESS, 1, 10)  # not the last: a gap, given back
-    assert nonces.allocate(ADDRESS, 1, chain_pending=10) == 10, "the gap is filled first"
-    assert nonces.allocate(ADDRESS, 1, chain_pending=10) == 12
+    assert nonces.allocate(ADDRESS, 1, chain_pending=10).nonce == 10, "the gap is filled first"
+    assert nonces.allocate(ADDRESS, 1, chain_pending=10).nonce == 12
     nonces.release(ADDRESS, 1, 11)
-    assert nonces.allocate(ADDRESS, 1, chain_pending=13) == 13, "a given-back nonce the chain passed is dropped"
-    assert nonces.allocate(ADDRESS, 2, chain_pending=0) == 0, "each chain has its own counter"
+    assert nonces.allocate(ADDRESS, 1, chain_pending=13).nonce == 13, "a given-back nonce the chain passed is dropped"
+    assert nonces.allocate(ADDRESS, 2, chain_pending=0).nonce == 0, "each chain has its own counter"
+
+
+def test_a_nonce_held_by_a_send_that_died_is_given_back_after_its_lease(aws_env):
+    from chalicelib.platform import aws
+
+    settled = nonces.allocate(ADDRESS, 1, chain_pending=0)
+    nonces.settle(ADDRESS, 1, settled)  # this send recorded its transaction
+    lost = nonces.allocate(ADDRESS, 1, chain_pending=1)  # this one dies: never settled nor released
+    assert (settled.nonce, lost.nonce) == (0, 1)
+    assert nonces.allocate(ADDRESS, 1, chain_pending=1).nonce == 2, "within its lease the nonce stays taken"
+
+    item_key = {"pk": f"NONCE#{ADDRESS}#1", "sk": "NONCE"}
+    expired = f"{lost.nonce}:{int(time.time()) - 1}"
+    aws.table("nonces").update_item(  # its lease runs out
+        Key=item_key,
+        UpdateExpression="DELETE inflight :old",
+        ExpressionAttributeValues={":old": {lost.lease}},
+    )
+    aws.table("nonces").update_item(
+        Key=item_key, UpdateExpression="ADD inflight :new", ExpressionAttributeValues={":new": {expired}}
+    )
+    assert nonces.allocate(ADDRESS, 1, chain_pending=1).nonce == 1, "the gap is filled"
+    assert nonces.allocate(ADDRESS, 1, chain_pending=1).nonce == 3
 
 
 def test_concurrent_allocations_are_distinct_and_consecutive(aws_env):
     got: list[int] = []
-    threads = [threading.Thread(target=lambda: got.append(nonces.allocate(ADDRESS, 1, 0))) for _ in range(20)]
+    threads = [threading.Thread(target=lambda: got.append(nonces.allocate(ADDRESS, 1, 0).nonce)) for _ in range(20)]
     for t in threads:
         t.start()
     for t in threads:
