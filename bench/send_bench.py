@@ -28,23 +28,12 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-os.environ.update(
-    {
-        "AWS_ACCESS_KEY_ID": "bench",
-        "AWS_SECRET_ACCESS_KEY": "bench",
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "DOMPET_STAGE": "bench",
-        "DOMPET_PARTY_TRANSPORT": "in_process",
-        "DOMPET_LOG_LEVEL": "WARNING",
-    }
-)
-for name in ("AWS_ENDPOINT_URL", "AWS_PROFILE"):
-    os.environ.pop(name, None)
+import local_env
+
+ROOT = local_env.ROOT
+local_env.use(DOMPET_PARTY_TRANSPORT="in_process")
 
 STAGES = ("authentication", "building", "MPC signing", "broadcast", "storage")
 timings: dict[str, list[float]] = defaultdict(list)

@@ -11,28 +11,14 @@ record the attempt. Prints Markdown for docs/performance.md.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-os.environ.update(
-    {
-        "AWS_ACCESS_KEY_ID": "bench",
-        "AWS_SECRET_ACCESS_KEY": "bench",
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "DOMPET_STAGE": "bench",
-        "DOMPET_LOG_LEVEL": "WARNING",
-        "DOMPET_WEBHOOK_ALLOWLIST": "127.0.0.1/32",
-    }
-)
-for name in ("AWS_ENDPOINT_URL", "AWS_PROFILE"):
-    os.environ.pop(name, None)
+import local_env
+
+local_env.use(DOMPET_WEBHOOK_ALLOWLIST="127.0.0.1/32")
 
 
 class SlowReceiver(BaseHTTPRequestHandler):
@@ -68,7 +54,10 @@ def main() -> None:
 
         tenant = tenancy.create_tenant("Bench")
         store.put(tenant.appId, f"http://127.0.0.1:{server.server_address[1]}/hook", "2026-11-22T00:00:00.000Z")
-        ids = [outbox.emit_event(tenant.appId, "webhook.test", f"bench-{n}", {"n": n}) for n in range(args.events)]
+        ids = [
+            outbox.emit_event(tenant.appId, "webhook.test", f"bench-{n}", {"n": n}).delivery_id
+            for n in range(args.events)
+        ]
         runner = WorkerRunner(app, region="us-east-1", poll_wait_s=0)
         (source,) = [q for q in runner.queues if q.name == "deliver_webhook"]
         started = time.perf_counter()

@@ -17,7 +17,6 @@ from chalicelib.platform import aws
 from chalicelib.platform.logging import logger
 from chalicelib.platform.settings import load_settings
 
-DEBUG_TRACE = False
 _pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="mpc-party")  # one per concurrent run
 
 
@@ -42,9 +41,7 @@ def _in_process(function: str, body: str) -> dict[str, Any]:
     try:
         answer: dict[str, Any] = json.loads(json.dumps(_handlers()[function](json.loads(body))))
     except Exception as exc:  # noqa: BLE001 - as on Lambda, a crashed party is a FunctionError to the caller
-        logger.error(
-            "party function failed", extra={"function": function, "errorType": type(exc).__name__}, exc_info=DEBUG_TRACE
-        )
+        logger.error("party function failed", extra={"function": function, "errorType": type(exc).__name__})
         raise PartyUnavailableError("function error") from None
     return answer
 

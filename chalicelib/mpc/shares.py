@@ -60,13 +60,6 @@ def load_share(wallet_id: str, party: int) -> bytes:
     return open_sealed(PARTY_KEY[party], Sealed.from_item(item), share_context(wallet_id, party))
 
 
-def has_share(wallet_id: str, party: int) -> bool:
-    item = aws.table(SHARE_TABLE[party]).get_item(
-        Key={"pk": f"WALLET#{wallet_id}", "sk": f"SHARE#{party}"}, ProjectionExpression="pk", ConsistentRead=True
-    )
-    return "Item" in item
-
-
 def seal_secret0(wallet_id: str, key_share: bytes) -> str:
     sealed = seal(PARTY_KEY[USER], key_share, share_context(wallet_id, USER))
     parts = [_b64(sealed.encrypted_key), _b64(sealed.nonce), _b64(sealed.ciphertext)]

@@ -7,6 +7,7 @@ server; tests use moto in process. Names come from resources.py and the stage.
 from __future__ import annotations
 
 import functools
+import json
 import os
 from typing import Any
 
@@ -56,6 +57,35 @@ def queue(name: str) -> str:
     return resources.queue_name(load_settings().stage, name)
 
 
+@functools.cache
+def _queue_url(physical_name: str) -> str:
+    url: str = client("sqs").get_queue_url(QueueName=physical_name)["QueueUrl"]
+    return url
+
+
+def send_message(name: str, body: dict[str, Any], delay_s: int = 0, dead_letter: bool = False) -> None:
+    """Put `body` (JSON) on queue `name`, or on its dead-letter queue; URLs are looked up once."""
+    physical = resources.dlq_name(load_settings().stage, name) if dead_letter else queue(name)
+    client("sqs").send_message(QueueUrl=_queue_url(physical), MessageBody=json.dumps(body), DelaySeconds=delay_s)
+
+
+def batch_get(name: str, keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The items of up to 100 keys (absent ones left out), asking again for any DynamoDB leaves unprocessed."""
+    found: list[dict[str, Any]] = []
+    if not keys:
+        return found
+    dynamo = table(name)
+    request: dict[str, Any] = {dynamo.name: {"Keys": keys, "ConsistentRead": True}}
+    for _ in range(5):
+        # The resource's client (de)serialises DynamoDB types itself.
+        response = dynamo.meta.client.batch_get_item(RequestItems=request)
+        found += response["Responses"].get(dynamo.name, [])
+        request = response.get("UnprocessedKeys") or {}
+        if not request:
+            return found
+    raise RuntimeError(f"batch read of {name} left keys unprocessed")
+
+
 def function_name(name: str) -> str:
     resources.function(name)
     return resources.function_name(load_settings().stage, name)
@@ -70,3 +100,4 @@ def reset() -> None:
     """Forget cached clients (tests switch AWS mocks between cases)."""
     client.cache_clear()
     _dynamodb.cache_clear()
+    _queue_url.cache_clear()

@@ -130,7 +130,7 @@ def _idempotently(request: Request, method: str, call: Call, handler: Callable[[
     from chalicelib.platform import idempotency
 
     fingerprint = idempotency.request_hash(method, path_with_query(request), raw_body_bytes(request))
-    scope = idempotency.scope_of(call.principal, default=lambda: "anonymous")
+    scope = idempotency.scope_of(call.principal)
     with idempotency.guard(request.headers.get(idempotency.HEADER), scope, fingerprint) as slot:
         if slot.replay is not None:
             stored = slot.replay

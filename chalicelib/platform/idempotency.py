@@ -21,7 +21,7 @@ import json
 import re
 import secrets
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -154,9 +154,10 @@ def _canonical_body(body: bytes) -> bytes:
         return body
 
 
-def scope_of(principal: Any, default: Callable[[], str]) -> str:
+def scope_of(principal: Any) -> str:
+    """Keys belong to one user of one client (a principal without both shares one scope)."""
     client = getattr(principal, "client", None)
     user = getattr(principal, "user", None)
     if client is not None and user is not None:
         return f"{client.clientId}#{user.userId}"
-    return default()
+    return "anonymous"

@@ -130,9 +130,13 @@ def check_secret(wallet: store.Wallet, secret: str | None) -> None:
         raise unauthorized(INVALID_SECRET, "secret is not this wallet's secret0")
 
 
-def sign_digest(principal: WalletPrincipal, digest: bytes, secret: str | None = None) -> bytes:
-    """Sign a digest the service computed itself, with A+B, or A+C when `secret` is given."""
-    wallet = wallet_of(principal)
+def sign_digest(
+    principal: WalletPrincipal, digest: bytes, secret: str | None = None, wallet: store.Wallet | None = None
+) -> bytes:
+    """Sign a digest the service computed itself, with A+B, or A+C when `secret` is given.
+
+    `wallet`: the principal's wallet when the caller has read it already."""
+    wallet = wallet or wallet_of(principal)
     check_secret(wallet, secret)
     caller = f"client:{principal.client.clientId}/user:{principal.user.userId}"
     try:

@@ -32,6 +32,7 @@ from chalicelib.wallets.models import (
     SendTransactionRequest,
     TransferErc721Request,
 )
+from chalicelib.wallets.store import Wallet
 from chalicelib.wallets.transactions import SignedTx, UnsignedTx, assemble, receipt, signing_hash
 
 INVALID_AMOUNT = "INVALID_AMOUNT"
@@ -86,7 +87,8 @@ def send_coin(principal: WalletPrincipal, request: SendCoinRequest) -> Reply:
     network = resolve(request.network, request.chainId)
     to = checksum_address(request.to, "to")
     value = parse_amount(request.amount, network.nativeDecimals)
-    return _send(principal, network, request.secret, Call(to, value, b""), kind="coin")
+    wallet = accounts.wallet_of(principal)
+    return _send(principal, wallet, network, request.secret, Call(to, value, b""), kind="coin")
 
 
 def send_token(principal: WalletPrincipal, request: SendTokenRequest) -> Reply:
@@ -99,7 +101,7 @@ def send_token(principal: WalletPrincipal, request: SendTokenRequest) -> Reply:
     if erc20.balance_of(network, token, wallet.address) < amount:
         raise ApiError(422, INSUFFICIENT_TOKEN_BALANCE, f"The wallet holds less than {request.amount} {info.symbol}")
     data = bytes.fromhex(TRANSFER[2:] + _word_address(to) + f"{amount:064x}")
-    return _send(principal, network, request.secret, Call(token, 0, data), kind="token")
+    return _send(principal, wallet, network, request.secret, Call(token, 0, data), kind="token")
 
 
 def transfer_erc721(principal: WalletPrincipal, request: TransferErc721Request) -> Reply:
@@ -115,7 +117,7 @@ def transfer_erc721(principal: WalletPrincipal, request: TransferErc721Request) 
     data = bytes.fromhex(
         SAFE_TRANSFER_FROM[2:] + _word_address(wallet.address) + _word_address(to) + f"{token_id:064x}"
     )
-    return _send(principal, network, request.secret, Call(token, 0, data), kind="erc721")
+    return _send(principal, wallet, network, request.secret, Call(token, 0, data), kind="erc721")
 
 
 def send_transaction(principal: WalletPrincipal, request: SendTransactionRequest) -> Reply:
@@ -132,6 +134,7 @@ def send_transaction(principal: WalletPrincipal, request: SendTransactionRequest
     call = Call(to, fields["value"], bytes.fromhex(raw.data[2:]) if raw.data else b"")
     return _send(
         principal,
+        wallet,
         network,
         request.secret,
         call,
@@ -144,6 +147,7 @@ def send_transaction(principal: WalletPrincipal, request: SendTransactionRequest
 
 def _send(
     principal: WalletPrincipal,
+    wallet: Wallet,
     network: Network,
     secret: str | None,
     call: Call,
@@ -153,7 +157,6 @@ def _send(
     gas_price: int | None = None,
     nonce: int | None = None,
 ) -> Reply:
-    wallet = accounts.wallet_of(principal)
     accounts.check_secret(wallet, secret)
     fees = _fees(network) if gas_price is None else {"gas_price": gas_price}
     gas = gas or _estimate_gas(network, wallet.address, call)
@@ -181,7 +184,7 @@ def _send(
         max_priority_fee=fees.get("max_priority_fee"),
     )
     try:
-        signature = accounts.sign_digest(principal, signing_hash(tx), secret)
+        signature = accounts.sign_digest(principal, signing_hash(tx), secret, wallet)
         signed = assemble(tx, wallet.address, signature)
         body = receipt(signed)
         tracking.record(wallet.walletId, network, signed, kind, body, chosen_nonce=chosen_nonce)
@@ -222,7 +225,7 @@ def _send(
 def _after_broadcast(signed: SignedTx, network: Network, body: dict[str, Any]) -> None:
     """Bookkeeping once the transaction may be on its way: failures here must not fail the answer."""
     try:
-        tracking.mark_pending(signed.hash, network, body)
+        tracking.mark_pending(signed.hash, body)
     except Exception as exc:  # noqa: BLE001 - the sweep of `signing` records picks it up (tracking.py)
         logger.error("could not start tracking", extra={"hash": signed.hash, "errorType": type(exc).__name__})
 

@@ -89,7 +89,7 @@ def record(
     enqueue(signed.hash, ORPHAN_CHECK_S)
 
 
-def mark_pending(tx_hash: str, network: Network, receipt: dict[str, Any]) -> None:
+def mark_pending(tx_hash: str, receipt: dict[str, Any]) -> None:
     _update(tx_hash, {"status": "pending", "receipt": json.dumps(receipt, separators=(",", ":"))})
     enqueue(tx_hash, FIRST_CHECK_S)
 
@@ -99,9 +99,7 @@ def mark_failed(tx_hash: str, reason: str) -> None:
 
 
 def enqueue(tx_hash: str, delay_s: int) -> None:
-    sqs = aws.client("sqs")
-    url = sqs.get_queue_url(QueueName=aws.queue(QUEUE))["QueueUrl"]
-    sqs.send_message(QueueUrl=url, MessageBody=json.dumps({"hash": tx_hash}), DelaySeconds=min(delay_s, MAX_DELAY_S))
+    aws.send_message(QUEUE, {"hash": tx_hash}, min(delay_s, MAX_DELAY_S))
 
 
 def get(tx_hash: str) -> dict[str, Any] | None:
@@ -121,16 +119,7 @@ def page(wallet_id: str, query: PageQuery) -> tuple[list[dict[str, Any]], int]:
     hashes = [str(e["hash"]) for e in entries]
     if not hashes:
         return [], total
-    table = aws.table(TABLE)
-    # The resource's client (de)serialises DynamoDB types itself; at most 100 keys, the page limit.
-    request: dict[str, Any] = {table.name: {"Keys": [_key(h) for h in hashes], "ConsistentRead": True}}
-    by_hash: dict[str, dict[str, Any]] = {}
-    for _ in range(5):  # DynamoDB may return part of a batch under load; ask again for the rest
-        response = table.meta.client.batch_get_item(RequestItems=request)
-        by_hash.update({item["hash"]: item for item in response["Responses"].get(table.name, [])})
-        request = response.get("UnprocessedKeys") or {}
-        if not request:
-            break
+    by_hash = {item["hash"]: item for item in aws.batch_get(TABLE, [_key(h) for h in hashes])}
     return [public(by_hash[h]) for h in hashes if h in by_hash], total
 
 

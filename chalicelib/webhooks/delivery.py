@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import base64
 import http.client
-import json
 import random
 import socket
 import ssl
@@ -185,12 +184,7 @@ def _record(delivery_id: str, update: dict[str, Any], entry: dict[str, Any], kee
 
 
 def _dead_letter(delivery_id: str) -> None:
-    from chalicelib.platform import resources
-
-    sqs = aws.client("sqs")
-    name = resources.dlq_name(load_settings().stage, outbox.QUEUE)
-    url = sqs.get_queue_url(QueueName=name)["QueueUrl"]
-    sqs.send_message(QueueUrl=url, MessageBody=json.dumps({"deliveryId": delivery_id, "reason": "failed"}))
+    aws.send_message(outbox.QUEUE, {"deliveryId": delivery_id, "reason": "failed"}, dead_letter=True)
 
 
 def _post(url: str, app_id: str, event_id: str, body: bytes) -> tuple[int | None, str | None]:

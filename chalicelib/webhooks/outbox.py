@@ -120,9 +120,7 @@ def emit_event(
 
 def enqueue(delivery_id: str, delay_s: int = 0) -> None:
     try:
-        sqs = aws.client("sqs")
-        url = sqs.get_queue_url(QueueName=aws.queue(QUEUE))["QueueUrl"]
-        sqs.send_message(QueueUrl=url, MessageBody=json.dumps({"deliveryId": delivery_id}), DelaySeconds=delay_s)
+        aws.send_message(QUEUE, {"deliveryId": delivery_id}, delay_s)
     except Exception as exc:  # noqa: BLE001 - committed already; the sweeper queues it
         logger.warning(
             "delivery not queued; the sweeper will", extra={"deliveryId": delivery_id, "error": type(exc).__name__}
@@ -150,17 +148,8 @@ def page(app_id: str, query: PageQuery) -> tuple[list[dict[str, Any]], int]:
     ids = [str(e["deliveryId"]) for e in entries]
     if not ids:
         return [], total
-    table = aws.table(TABLE)
-    request: dict[str, Any] = {
-        table.name: {"Keys": [{"pk": f"DELIVERY#{i}", "sk": "DELIVERY"} for i in ids], "ConsistentRead": True}
-    }
-    found: dict[str, dict[str, Any]] = {}
-    for _ in range(5):
-        response = table.meta.client.batch_get_item(RequestItems=request)
-        found.update({item["id"]: item for item in response["Responses"].get(table.name, [])})
-        request = response.get("UnprocessedKeys") or {}
-        if not request:
-            break
+    keys = [{"pk": f"DELIVERY#{i}", "sk": "DELIVERY"} for i in ids]
+    found = {item["id"]: item for item in aws.batch_get(TABLE, keys)}
     return [found[i] for i in ids if i in found], total
 
 

@@ -223,11 +223,11 @@ def test_a_key_imported_concurrently_is_refused_by_the_binding_transaction(api, 
 
 
 def test_a_failed_run_leaves_no_wallet_and_the_user_can_retry(api, tenant, aux_sets):
-    (first, _) = aux_sets(2)
+    first, spare = aux_sets(2)
     # The cosigner cannot open its aux part, so it fails after key generation.
     aws.table("aux-pool").update_item(Key={"pk": "POOL", "sk": f"AUX#{first}"}, UpdateExpression="REMOVE part1")
     aws.table("aux-pool").update_item(  # make sure this set is the one claimed first
-        Key={"pk": "POOL", "sk": f"AUX#{_}"},
+        Key={"pk": "POOL", "sk": f"AUX#{spare}"},
         UpdateExpression="SET #s = :c, claimedBy = :w, claimedAt = :t",
         ExpressionAttributeNames={"#s": "state"},
         ExpressionAttributeValues={":c": "claimed", ":w": "x", ":t": 2**31},
@@ -239,7 +239,7 @@ def test_a_failed_run_leaves_no_wallet_and_the_user_can_retry(api, tenant, aux_s
     assert "Item" not in aws.table("aux-pool").get_item(Key={"pk": "POOL", "sk": f"AUX#{first}"})
     assert aws.table("wallets").scan()["Items"] == []
 
-    aux_pool.release(_, "x")
+    aux_pool.release(spare, "x")
     retry = post(api, CREATE, {}, token, tenant.clientSecret)
     assert retry.status_code == 200, retry.json_body
 

@@ -57,8 +57,9 @@ def test_each_party_opens_only_its_own_aux_part(aux_sets):
 
 def test_scheduled_refill_tops_up_to_the_target_within_its_time(aux_sets, monkeypatch):
     from app import app
+    from devtools import aux_cache
 
-    cached = iter(__import__("devtools.aux_cache", fromlist=["x"]).insecure_sets(3))
+    cached = iter(aux_cache.insecure_sets(3))
     # Real generation takes minutes (safe primes); the refill logic is what is under test here.
     monkeypatch.setattr(aux_pool, "generate_set", lambda primes=None: next(cached))
     monkeypatch.setenv("DOMPET_AUX_POOL_TARGET", "2")

@@ -1,0 +1,28 @@
+"""The environment every benchmark runs in: moto in process (no endpoint, dummy credentials), stage `bench`.
+
+Import it before any project module: settings are read once per process.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def use(**extra: str) -> None:
+    sys.path.insert(0, str(ROOT))
+    for name in ("AWS_ENDPOINT_URL", "AWS_PROFILE"):
+        os.environ.pop(name, None)
+    os.environ.update(
+        {
+            "AWS_ACCESS_KEY_ID": "bench",
+            "AWS_SECRET_ACCESS_KEY": "bench",
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "DOMPET_STAGE": "bench",
+            "DOMPET_LOG_LEVEL": "WARNING",
+            **extra,
+        }
+    )
