@@ -4,8 +4,8 @@ from chalice import Chalice
 
 from chalicelib.auth.routes import bp as auth
 from chalicelib.mpc.functions import bp as mpc_parties
-from chalicelib.platform.http import platform_bp
 from chalicelib.platform.networks import registry
+from chalicelib.platform.router import platform_bp
 from chalicelib.platform.settings import load_settings
 from chalicelib.system.routes import bp as system
 from chalicelib.wallets.functions import bp as wallet_tracker

@@ -7,7 +7,7 @@ validation, service, envelope), with the cosigner as an in-process party over th
 The total is split by timing the stages where they are called:
 
 * authentication: the wallet-token guard (client secret, JWT, user lookup);
-* MPC signing: `accounts.sign_digest` (secret check, share A, the two-party run, the audit record);
+* MPC signing: `provisioning.sign_digest` (secret check, share A, the two-party run, the audit record);
 * broadcast: `eth_sendRawTransaction` and the node's view of the pending transaction;
 * storage: the transaction record, its status and the tracker message;
 * building: the rest (network, balance and fee reads, gas estimate, nonce, encoding, envelope).
@@ -103,10 +103,10 @@ def main() -> None:
         from app import app
         from chalicelib.auth import guards
         from chalicelib.tenancy import service as tenancy
-        from chalicelib.wallets import accounts, sending, tracking
+        from chalicelib.wallets import provisioning, sending, tracking
 
         wrap(guards.WalletFamilyGuard, "__call__", "authentication")
-        wrap(accounts, "sign_digest", "MPC signing")
+        wrap(provisioning, "sign_digest", "MPC signing")
         wrap(sending, "_rpc", "broadcast", when=lambda network, method, *a, **k: method == "eth_sendRawTransaction")
         wrap(sending, "_node_gas_price", "broadcast")
         for name in ("record", "mark_pending"):

@@ -49,11 +49,13 @@ from chalicelib.platform import resources
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 STAGE_PATTERN = re.compile(r"^[a-z][a-z0-9-]{0,19}$")  # same rule as Settings.stage
 LOG_LEVEL = "INFO"
-SIGNING_KEY_ROTATOR = "rotate_signing_keys"  # invoked once after the first deployment
+# Each is invoked once after the first deployment, before the API exists: the key sets are initialised by their
+# rotators alone (the functions that use the keys only read them).
+KEY_INITIALISERS = {"rotate_signing_keys": "InitialiseSigningKeys", "rotate_webhook_keys": "InitialiseWebhookKeys"}
 # Never deployed: every function's Role is overridden (and checked) after packaging.
 ROLE_PLACEHOLDER = "replaced-per-function-by-infra-stack"
 
-# Envelope encryption (chalicelib/platform/envelope_crypto.py) seals with GenerateDataKey.
+# Envelope encryption (chalicelib/platform/kms_envelope.py) seals with GenerateDataKey.
 KEY_ACTIONS: dict[str, tuple[str, ...]] = {
     "encrypt": ("kms:Encrypt", "kms:GenerateDataKey"),
     "decrypt": ("kms:Decrypt",),
@@ -183,8 +185,9 @@ class DompetStack(Stack):
         self.chalice = self._chalice_app(source_dir)
         self._assign_roles_and_environment(functions)
         self._add_gateway_responses()
-        if SIGNING_KEY_ROTATOR in self.roles:
-            self._initialise_signing_keys()
+        for rotator, construct_id in KEY_INITIALISERS.items():
+            if rotator in self.roles:
+                self._initialise_keys(rotator, construct_id)
 
     # --- data resources -------------------------------------------------------
 
@@ -402,6 +405,11 @@ class DompetStack(Stack):
             event = to_cfn_resource_name(f"{function.name}-sqs-event-source")
             queue = self.queues[queue_name]
             packaged.add_property_override(f"Events.{event}.Properties.Queue", queue.queue_arn)
+            # The consumers answer with partial batch responses (platform/consumers.py): only the records that
+            # failed return to the queue.
+            packaged.add_property_override(
+                f"Events.{event}.Properties.FunctionResponseTypes", ["ReportBatchItemFailures"]
+            )
             packaged.node.add_dependency(queue)
 
     def _add_gateway_responses(self) -> None:
@@ -418,18 +426,18 @@ class DompetStack(Stack):
         for api in apis.values():
             api.add_property_override("DefinitionBody.x-amazon-apigateway-gateway-responses", responses)
 
-    def _initialise_signing_keys(self) -> None:
-        """Run rotate_signing_keys once after the first deployment, before the API exists.
+    def _initialise_keys(self, rotator_name: str, construct_id: str) -> None:
+        """Run a key rotator once after the first deployment, before the API exists.
 
         `triggers.Trigger` needs an L2 function (it invokes a version), and the
         Chalice functions are SAM resources, so a tiny trigger function invokes
         it and fails the deployment if it fails.
         """
-        rotator = self.chalice.get_resource(sam_logical_id(SIGNING_KEY_ROTATOR))
+        rotator = self.chalice.get_resource(sam_logical_id(rotator_name))
         rotator_arn = rotator.get_att("Arn").to_string()
         trigger = triggers.TriggerFunction(
             self,
-            "InitialiseSigningKeys",
+            construct_id,
             runtime=lambda_.Runtime.PYTHON_3_11,
             handler="index.handler",
             code=lambda_.Code.from_inline(_TRIGGER_CODE),
@@ -438,5 +446,5 @@ class DompetStack(Stack):
             execute_on_handler_change=False,
         )
         trigger.add_to_role_policy(iam.PolicyStatement(actions=["lambda:InvokeFunction"], resources=[rotator_arn]))
-        trigger.execute_after(rotator, self.roles[SIGNING_KEY_ROTATOR], *self.secrets.values())
+        trigger.execute_after(rotator, self.roles[rotator_name], *self.secrets.values())
         trigger.execute_before(*self._packaged("AWS::Serverless::Api").values())

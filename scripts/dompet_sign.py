@@ -51,7 +51,7 @@ def signed_headers(
     parts = urlsplit(url)
     query = canonical_query(parts.query)
     path_with_query = parts.path + (f"?{query}" if query else "")
-    timestamp = timestamp or datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    timestamp = timestamp or datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     message = b".".join([timestamp.encode(), method.upper().encode(), path_with_query.encode(), body])
     signature = hmac.new(app_secret.encode(), message, hashlib.sha256).hexdigest()
     headers = {"X-APP-ID": app_id, "X-TIMESTAMP": timestamp, "X-SIGNATURE": signature}

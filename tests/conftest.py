@@ -53,10 +53,15 @@ def _serialise_moto() -> None:
 
 _serialise_moto()
 
+# Every AWS call a function makes is recorded for the IAM test (tests/iam_recorder.py).
+from tests.iam_recorder import pytest_collection_modifyitems  # noqa: E402, F401
+
 
 def reset_caches() -> None:
+    from chalicelib.platform import clock
     from chalicelib.webhooks import keys as webhook_keys
 
+    clock.reset()
     aws.reset()
     keys.forget()
     webhook_keys.forget()

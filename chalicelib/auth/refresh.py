@@ -73,9 +73,18 @@ def redeem(token: str, client_id: str) -> RefreshGrant:
         )
     except table.meta.client.exceptions.ConditionalCheckFailedException:
         _revoke_family(family_id, now + load_settings().refresh_token_ttl_s)
-        users.revoke_tokens(client_id, str(item["subId"]), now)
+        # The cut-off is read from the clock only now, after the family is marked revoked: a concurrent
+        # refresh that won the race either minted its tokens before this moment (covered by the cut-off)
+        # or sees the mark when it checks the family before answering (ensure_family_alive).
+        users.revoke_tokens(client_id, str(item["subId"]), epoch())
         raise unauthorized(REFRESH_TOKEN_REUSED, "Refresh token was already used; log in again") from None
     return RefreshGrant(client_id=client_id, sub_id=str(item["subId"]), family_id=family_id)
+
+
+def ensure_family_alive(family_id: str) -> None:
+    """Refuse to answer with tokens of a family that was revoked meanwhile."""
+    if _family_revoked(family_id, epoch()):
+        raise unauthorized(REFRESH_TOKEN_REUSED, "Refresh token was already used; log in again")
 
 
 def _family_revoked(family_id: str, now: int) -> bool:

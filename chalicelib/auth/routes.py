@@ -9,7 +9,7 @@ from chalice import Blueprint, Rate, Response
 
 from chalicelib.auth import guards, keys, service
 from chalicelib.auth.models import LoginRequest, RefreshRequest, SessionInfo, TokenPair, WhoAmI
-from chalicelib.platform.http import Call, Reply, document_route, route
+from chalicelib.platform.router import Call, Reply, document_route, route
 
 bp = Blueprint(__name__)
 
@@ -86,7 +86,8 @@ def jwks() -> Response:
 
 @bp.schedule(Rate(1, unit=Rate.DAYS))
 def rotate_signing_keys(event: Any) -> None:
-    from chalicelib.webhooks import keys as webhook_keys
+    from chalicelib.platform.consumers import scheduled
 
-    keys.rotate()
-    webhook_keys.rotate()  # the same schedule (and first-deploy trigger) initialises and rotates both
+    scheduled(
+        "rotate_signing_keys", event, keys.rotate
+    )  # the same schedule (and first-deploy trigger) initialises and rotates

@@ -24,7 +24,12 @@ def refresh_tokens(client: Client, refresh_token: str) -> TokenPair:
     user = users.get(grant.client_id, grant.sub_id)
     if user is None:
         raise unauthorized(refresh.INVALID_REFRESH_TOKEN, "Refresh token is invalid or expired")
-    return _token_pair(user, refresh.issue(grant.client_id, grant.sub_id, grant.family_id))
+    pair = _token_pair(user, refresh.issue(grant.client_id, grant.sub_id, grant.family_id))
+    # A concurrent reuse of the same token may have revoked the family while this pair was minted: its
+    # revocation time is taken after the family is marked, so either it covers this pair's `iat`, or the
+    # mark is visible here. Never hand out a pair the family's revocation may have missed.
+    refresh.ensure_family_alive(grant.family_id)
+    return pair
 
 
 def session(principal: WalletPrincipal) -> SessionInfo:

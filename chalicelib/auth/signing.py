@@ -20,7 +20,7 @@ from chalice.app import Request
 from chalicelib.platform import aws
 from chalicelib.platform.clock import epoch
 from chalicelib.platform.errors import unauthorized
-from chalicelib.platform.http import path_with_query, raw_body_bytes
+from chalicelib.platform.router import path_with_query, raw_body_bytes
 from chalicelib.platform.settings import load_settings
 from chalicelib.tenancy import service as tenancy
 from chalicelib.tenancy.models import App
@@ -48,11 +48,22 @@ def sign(secret: str, timestamp: str, method: str, path_and_query: str, body: by
     ).hexdigest()
 
 
+# RFC 3339 `date-time` exactly (section 5.6): "T"/"Z" in either case, optional fraction, offset required.
+_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})")
+
+
 def parse_timestamp(value: str) -> datetime:
-    moment = datetime.fromisoformat(value)  # Python 3.11 accepts RFC 3339, including "Z"
-    if moment.tzinfo is None:
-        raise ValueError("timestamp needs a UTC offset")
-    return moment.astimezone(UTC)
+    """An RFC 3339 date-time with its offset; anything else (dates alone, basic format, no offset,
+    a space for "T") is refused. Fractions of a second are kept, so two requests in one second differ."""
+    if not _RFC3339.fullmatch(value):
+        raise ValueError("not an RFC 3339 date-time")
+    normal = value.upper()
+    whole, _, rest = normal.partition(".")
+    if rest:  # Python reads at most 6 fraction digits
+        digits = re.match(r"\d+", rest)
+        fraction = digits.group(0) if digits else ""
+        normal = f"{whole}.{fraction[:6].ljust(6, '0')}{rest[len(fraction) :]}"
+    return datetime.fromisoformat(normal.replace("Z", "+00:00")).astimezone(UTC)
 
 
 def verify(request: Request) -> App:

@@ -6,6 +6,7 @@ wallet is bound, walletId and walletAddress (written by wallets.store).
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from typing import Any
 
@@ -61,10 +62,18 @@ def get_or_create(client_id: str, sub_id: str) -> User:
 
 def revoke_tokens(client_id: str, sub_id: str, now: int) -> None:
     """Invalidate every JWT issued to the user so far (their refresh token leaked)."""
-    aws.table("users").update_item(
-        Key=key(client_id, sub_id),
-        UpdateExpression="SET tokensValidAfter = :after",
-        ConditionExpression="attribute_exists(pk)",
-        # +1: `iat` has whole seconds, and a token issued in the revoking second must not survive.
-        ExpressionAttributeValues={":after": now + 1},
+    # +1: `iat` has whole seconds, and a token issued in the revoking second must not survive. Only ever
+    # moved forward: a slower revocation with an earlier clock reading must not re-validate tokens.
+    cut_off = aws.update(
+        "user",
+        "users",
+        key(client_id, sub_id),
+        aws.Changes(set={"tokensValidAfter": now + 1}),
+        aws.Condition(
+            "attribute_exists(pk) AND (attribute_not_exists(#t) OR #t < :after)",
+            {"#t": "tokensValidAfter"},
+            {":after": now + 1},
+        ),
     )
+    with contextlib.suppress(aws.ConditionFailedError):
+        aws.write(cut_off)

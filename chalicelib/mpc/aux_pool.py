@@ -19,19 +19,18 @@ from __future__ import annotations
 import argparse
 import contextlib
 import secrets
-import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from chalicelib.mpc.shares import PARTY_KEY
-from chalicelib.platform import aws
+from chalicelib.platform import aws, clock
 from chalicelib.platform.clock import iso_now
-from chalicelib.platform.envelope_crypto import Sealed, open_sealed, seal
+from chalicelib.platform.kms_envelope import Sealed, open_sealed, seal
 from chalicelib.platform.logging import logger
 
 PARTIES = (0, 1, 2)
 PK = "POOL"
-CLAIM_TTL_S = 300  # a claim not consumed by then (the creating request died) is returned to the pool
+CLAIM_TTL_S = 300  # a claim not consumed by then belongs to a creation that died: the set is retired
 
 
 class PoolEmptyError(Exception):
@@ -86,42 +85,38 @@ def ready_count() -> int:
 
 
 def claim(wallet_id: str) -> str:
-    """Take one ready set for `wallet_id` (claims abandoned for CLAIM_TTL_S count as ready)."""
-    table = aws.table("aux-pool")
-    now = int(time.time())
-    for aux_id in _ids_in_state("ready") + _ids_in_state("claimed", claimed_before=now - CLAIM_TTL_S):
+    """Take one ready set for `wallet_id`. A claimed set is never claimed again, whatever happens to the
+    creation that claimed it: the parties may already have seen it (docs/mpc.md)."""
+    now = clock.epoch()
+    for aux_id in _ids_in_state("ready"):
+        take = aws.update(
+            "aux-set",
+            "aux-pool",
+            {"pk": PK, "sk": f"AUX#{aux_id}"},
+            aws.Changes(set={"state": "claimed", "claimedBy": wallet_id, "claimedAt": now}),
+            aws.Condition("#s = :ready", {"#s": "state"}, {":ready": "ready"}),
+        )
         try:
-            table.update_item(
-                Key={"pk": PK, "sk": f"AUX#{aux_id}"},
-                UpdateExpression="SET #s = :claimed, claimedBy = :w, claimedAt = :now",
-                ConditionExpression="#s = :ready OR (#s = :claimed AND claimedAt < :stale)",
-                ExpressionAttributeNames={"#s": "state"},
-                ExpressionAttributeValues={
-                    ":claimed": "claimed",
-                    ":ready": "ready",
-                    ":w": wallet_id,
-                    ":now": now,
-                    ":stale": now - CLAIM_TTL_S,
-                },
-            )
+            aws.write(take)
             return aux_id
-        except table.meta.client.exceptions.ConditionalCheckFailedException:
+        except aws.ConditionFailedError:
             continue  # another creation took it first
     raise PoolEmptyError
 
 
-def release(aux_id: str, wallet_id: str) -> None:
-    """Give an unused set back (the creation that claimed it failed before any party used it)."""
-    table = aws.table("aux-pool")
-    # Not ours any more (our claim went stale and another creation took it): leave it alone.
-    with contextlib.suppress(table.meta.client.exceptions.ConditionalCheckFailedException):
-        table.update_item(
-            Key={"pk": PK, "sk": f"AUX#{aux_id}"},
-            UpdateExpression="SET #s = :ready REMOVE claimedBy, claimedAt",
-            ConditionExpression="claimedBy = :w",
-            ExpressionAttributeNames={"#s": "state"},
-            ExpressionAttributeValues={":ready": "ready", ":w": wallet_id},
+def retire_stale_claims() -> int:
+    """Delete sets claimed more than CLAIM_TTL_S ago and never consumed (their creation died): retired, never
+    handed to another wallet. Returns how many."""
+    stale_before = clock.epoch() - CLAIM_TTL_S
+    retired = 0
+    for aux_id in _ids_in_state("claimed", claimed_before=stale_before):
+        condition = aws.Condition(
+            "#s = :claimed AND claimedAt < :stale", {"#s": "state"}, {":claimed": "claimed", ":stale": stale_before}
         )
+        with contextlib.suppress(aws.ConditionFailedError):
+            aws.write(aws.delete("aux-set", "aux-pool", {"pk": PK, "sk": f"AUX#{aux_id}"}, condition))
+            retired += 1
+    return retired
 
 
 def consume(aux_id: str) -> None:
@@ -138,6 +133,7 @@ def open_part(aux_id: str, party: int) -> bytes:
 
 def refill(target: int, time_left_s: Any, per_set_s: float = 180.0) -> int:
     """Add sets until `target` are ready or the next one might not finish in time; returns how many."""
+    retire_stale_claims()
     made = 0
     while ready_count() < target and time_left_s() > per_set_s:
         store_set(generate_set())

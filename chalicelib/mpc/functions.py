@@ -35,4 +35,10 @@ def refill_aux_pool(event: Any) -> None:
     def time_left_s() -> float:
         return float(event.context.get_remaining_time_in_millis()) / 1000
 
-    aux_pool.refill(load_settings().aux_pool_target, time_left_s, REFILL_SET_BUDGET_S)
+    from chalicelib.platform.consumers import scheduled
+
+    scheduled(
+        "refill_aux_pool",
+        event,
+        lambda: aux_pool.refill(load_settings().aux_pool_target, time_left_s, REFILL_SET_BUDGET_S),
+    )

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from chalicelib.platform import aws
+from chalicelib.platform import aws, clock
 from chalicelib.platform.logging import logger
 
 if TYPE_CHECKING:
@@ -127,7 +127,7 @@ class Mailbox:
 
     def _put(self, item: dict[str, Any]) -> None:
         aws.table("mpc-mailbox").put_item(
-            Item={"pk": self._pk, **item, "expiresAt": int(time.time()) + TTL_S},
+            Item={"pk": self._pk, **item, "expiresAt": clock.epoch() + TTL_S},
             ConditionExpression="attribute_not_exists(sk)",  # a party's key or message is written once
         )
 
@@ -145,7 +145,7 @@ class Mailbox:
         pause = 0.002
         while (key := self._peer_keys.get(party) or self._load_peer_key(party)) is None:
             alive()
-            if time.monotonic() > deadline:
+            if clock.monotonic() > deadline:
                 raise RunFailedError("peer did not join the run")
             time.sleep(pause)
             pause = min(pause * 2, 0.05)
@@ -179,7 +179,7 @@ def drive(session: Session, mailbox: Mailbox, deadline: float, alive: Callable[[
                     deliver(session.handle(message))
                 continue
             alive()
-            if time.monotonic() > deadline:
+            if clock.monotonic() > deadline:
                 raise RunFailedError("deadline passed")
             time.sleep(pause)
             pause = min(pause * 2, 0.025)

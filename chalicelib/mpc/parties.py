@@ -9,13 +9,14 @@ come back as `{"ok": false, "code": ...}`; only bugs raise.
 from __future__ import annotations
 
 import base64
-import time
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from chalicelib.mpc import aux_pool, shares
 from chalicelib.mpc.mailbox import Mailbox, RunFailedError, drive
+from chalicelib.platform import clock
+from chalicelib.platform.invocation import running_as
 from chalicelib.platform.logging import logger
 from chalicelib.platform.settings import load_settings
 
@@ -42,11 +43,13 @@ def execution_id(action: str, wallet_id: str, run_id: str) -> bytes:
 
 
 def cosigner(event: dict[str, Any]) -> dict[str, Any]:
-    return _join(shares.COSIGNER, event)
+    with running_as("cosigner"):
+        return _join(shares.COSIGNER, event)
 
 
 def user_party(event: dict[str, Any]) -> dict[str, Any]:
-    return _join(shares.USER, event)
+    with running_as("user_party"):
+        return _join(shares.USER, event)
 
 
 def _join(party: int, event: dict[str, Any]) -> dict[str, Any]:
@@ -107,7 +110,7 @@ def _sign(party: int, request: PartyRequest) -> dict[str, Any]:
 
 
 def _run(party: int, request: PartyRequest, session: Any) -> bytes:
-    deadline = time.monotonic() + load_settings().mpc_session_timeout_s
+    deadline = clock.monotonic() + load_settings().mpc_session_timeout_s
     mailbox = Mailbox(request.runId, party, request.peers)
     mailbox.open()
     try:

@@ -16,7 +16,6 @@ import base64
 import os
 import secrets
 import threading
-import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -27,9 +26,10 @@ from typing import Any
 from chalicelib.mpc import aux_pool, remote, shares
 from chalicelib.mpc.mailbox import Mailbox, RunFailedError, drive
 from chalicelib.mpc.parties import execution_id
-from chalicelib.platform import aws
+from chalicelib.platform import aws, clock
 from chalicelib.platform.clock import iso_now
-from chalicelib.platform.logging import logger
+from chalicelib.platform.deadline import remaining_s as budget_left_s
+from chalicelib.platform.logging import log_failure, logger
 from chalicelib.platform.settings import load_settings
 
 # MPC runs are CPU-bound (≈ 1 s of proofs per party). Where many share a process (chalice local, tests,
@@ -113,7 +113,7 @@ def import_key(wallet_id: str, aux_id: str, private_key: bytearray) -> KeyMateri
 def sign(wallet_id: str, address: str, digest: bytes, caller: str, secret0: str | None = None) -> bytes:
     """65 bytes r || s || recovery id (low s) that `ecrecover`s to `address`.
 
-    The caller checks `secret0` against the wallet first (wallets.accounts); here it is
+    The caller checks `secret0` against the wallet first (wallets.provisioning); here it is
     only passed on to the user party, which alone can open it.
     """
     if len(digest) != DIGEST_LEN:
@@ -138,9 +138,8 @@ def _sign(wallet_id: str, address: str, digest: bytes, caller: str, secret0: str
     }
     if secret0:
         request["secret0"] = secret0
-    started = time.monotonic()
+    started = clock.monotonic()
     deadline = _deadline()
-    outcome, signature = "failed", b""
     try:
         calls = {helper: remote.call(helper, request)}
         key_share = shares.load_share(wallet_id, shares.SIGNER)
@@ -150,15 +149,24 @@ def _sign(wallet_id: str, address: str, digest: bytes, caller: str, secret0: str
         _answers(calls, deadline)
         if not _recovers_to(signature, digest, address):
             raise MpcRunError("SIGNING_FAILED", "The signature did not verify")
-        outcome = "signed"
-        return signature
-    finally:
-        _audit(wallet_id, run_id, digest, signers, caller, outcome, time.monotonic() - started)
+    except BaseException:
+        # The audit of a failed run must not replace the error that failed it.
+        try:
+            _audit(wallet_id, run_id, digest, signers, caller, "failed", clock.monotonic() - started)
+        except Exception as audit_error:  # noqa: BLE001 - logged; the original error propagates
+            log_failure("signing audit not written", audit_error, runId=run_id)
+        raise
+    # A signature leaves only with its audit record: a failure to write it fails the request.
+    _audit(wallet_id, run_id, digest, signers, caller, "signed", clock.monotonic() - started)
+    return signature
 
 
 def _deadline() -> float:
-    """One deadline for the whole run: driving our party and waiting for the others' answers."""
-    return time.monotonic() + load_settings().mpc_session_timeout_s
+    """One deadline for the whole run (driving our party and waiting for the others' answers), within the
+    request's own budget so the run fails with a code before the function is killed."""
+    left = budget_left_s()
+    allowed = load_settings().mpc_session_timeout_s
+    return clock.monotonic() + (allowed if left is None else max(0.0, min(allowed, left)))
 
 
 def _drive_party0(
@@ -188,7 +196,7 @@ def _answers(calls: dict[str, Future[dict[str, Any]]], deadline: float) -> dict[
     answers: dict[str, dict[str, Any]] = {}
     for name, call in calls.items():
         try:
-            answer = call.result(timeout=max(0.0, deadline - time.monotonic()) + 1.0)
+            answer = call.result(timeout=max(0.0, deadline - clock.monotonic()) + 1.0)
         except (remote.PartyUnavailableError, FutureTimeout):
             answer = {"ok": False, "code": "UNREACHABLE"}
         if not answer.get("ok"):

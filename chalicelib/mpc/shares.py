@@ -24,7 +24,7 @@ import hmac
 import re
 
 from chalicelib.platform import aws
-from chalicelib.platform.envelope_crypto import Sealed, open_sealed, seal
+from chalicelib.platform.kms_envelope import Sealed, open_sealed, seal
 
 SIGNER, COSIGNER, USER = 0, 1, 2
 PARTY_KEY = {SIGNER: "share-a", COSIGNER: "share-b", USER: "recovery"}

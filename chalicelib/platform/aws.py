@@ -1,7 +1,13 @@
-"""AWS clients and resource handles, created once per process.
+"""AWS clients and resource handles, created once per process, and the one DynamoDB write helper.
 
 boto3 honours AWS_ENDPOINT_URL, which the local stack points at its moto
 server; tests use moto in process. Names come from resources.py and the stage.
+
+Every client uses botocore's standard retry mode (throttling and transient errors
+retried with backoff) and refuses to start a call the request budget cannot fit
+(platform/deadline.py). DynamoDB writes that must happen together go through
+`transact([...])`, whose items carry names: a failed condition is reported by the
+name of the item, never by its position.
 """
 
 from __future__ import annotations
@@ -9,33 +15,64 @@ from __future__ import annotations
 import functools
 import json
 import os
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from chalicelib.platform import resources
 from chalicelib.platform.settings import load_settings
 
+CONNECT_TIMEOUT_S = 2
+READ_TIMEOUT_S = 10
+MAX_ATTEMPTS = 3  # standard mode: the first try and two retries
 
-@functools.cache
-def client(service: str) -> Any:
-    import boto3
+
+def _config(service: str) -> Any:
     from botocore.config import Config
 
-    config = None
+    options: dict[str, Any] = {
+        "connect_timeout": CONNECT_TIMEOUT_S,
+        "read_timeout": READ_TIMEOUT_S,
+        "retries": {"mode": "standard", "max_attempts": MAX_ATTEMPTS},
+    }
     if service == "s3":
         # SigV4 presigned links; path-style so a local endpoint (moto) serves them without wildcard DNS.
         local = bool(os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL"))
-        config = Config(signature_version="s3v4", s3={"addressing_style": "path" if local else "virtual"})
+        options.update(signature_version="s3v4", s3={"addressing_style": "path" if local else "virtual"})
     elif service == "lambda":
         # A party function runs a whole MPC session; one attempt, the caller decides what a failure means.
-        config = Config(read_timeout=60, retries={"total_max_attempts": 1})
-    return boto3.session.Session().client(service, region_name=load_settings().region, config=config)
+        options.update(read_timeout=60, retries={"mode": "standard", "total_max_attempts": 1})
+    return Config(**options)
+
+
+def _respect_deadline(model: Any = None, **_: Any) -> None:
+    from chalicelib.platform import deadline
+
+    deadline.check(f"AWS {getattr(model, 'name', 'call')}")
+
+
+@functools.cache
+def _session() -> Any:
+    import boto3
+
+    session = boto3.session.Session()
+    session.events.register("before-call", _respect_deadline)
+    return session
+
+
+@functools.cache
+def client(service: str) -> Any:
+    return _session().client(service, region_name=load_settings().region, config=_config(service))
 
 
 @functools.cache
 def _dynamodb() -> Any:
-    import boto3
+    return _session().resource("dynamodb", region_name=load_settings().region, config=_config("dynamodb"))
 
-    return boto3.session.Session().resource("dynamodb", region_name=load_settings().region)
+
+def dynamodb_client() -> Any:
+    """The low-level client of the DynamoDB resource: takes and returns plain Python values."""
+    return _dynamodb().meta.client
 
 
 def table(name: str) -> Any:
@@ -100,4 +137,189 @@ def reset() -> None:
     """Forget cached clients (tests switch AWS mocks between cases)."""
     client.cache_clear()
     _dynamodb.cache_clear()
+    _session.cache_clear()
     _queue_url.cache_clear()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# DynamoDB writes: one update-expression builder, one transaction helper, one single-item conditional write.
+# Values are plain Python (str, int, bool, dict, list, set, bytes, Decimal): the resource's client serialises them.
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What an update does to an item: SET, ADD (numbers and sets), REMOVE, DELETE (from sets)."""
+
+    set: Mapping[str, Any] = field(default_factory=dict)
+    add: Mapping[str, Any] = field(default_factory=dict)
+    remove: Sequence[str] = ()
+    delete: Mapping[str, Any] = field(default_factory=dict)
+    set_if_absent: Mapping[str, Any] = field(default_factory=dict)  # SET a = if_not_exists(a, v)
+
+    def expression(self) -> tuple[str, dict[str, str], dict[str, Any]]:
+        """`UpdateExpression` and its placeholders (`#u<n>`, `:u<n>`: never clash with a condition's own)."""
+        names: dict[str, str] = {}
+        values: dict[str, Any] = {}
+
+        def name(attribute: str) -> str:
+            placeholder = f"#u{len(names)}"
+            names[placeholder] = attribute
+            return placeholder
+
+        def value(v: Any) -> str:
+            placeholder = f":u{len(values)}"
+            values[placeholder] = v
+            return placeholder
+
+        sets = [f"{name(k)} = {value(v)}" for k, v in self.set.items()]
+        sets += [f"{(n := name(k))} = if_not_exists({n}, {value(v)})" for k, v in self.set_if_absent.items()]
+        clauses = []
+        if sets:
+            clauses.append("SET " + ", ".join(sets))
+        if self.add:
+            clauses.append("ADD " + ", ".join(f"{name(k)} {value(v)}" for k, v in self.add.items()))
+        if self.remove:
+            clauses.append("REMOVE " + ", ".join(name(k) for k in self.remove))
+        if self.delete:
+            clauses.append("DELETE " + ", ".join(f"{name(k)} {value(v)}" for k, v in self.delete.items()))
+        if not clauses:
+            raise ValueError("an update must change something")
+        return " ".join(clauses), names, values
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A condition expression with its own placeholders (`#x`, `:x`; never `#u<n>`/`:u<n>`)."""
+
+    expression: str
+    names: Mapping[str, str] = field(default_factory=dict)
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+
+NEW_ITEM = Condition("attribute_not_exists(pk)")
+EXISTS = Condition("attribute_exists(pk)")
+
+
+@dataclass(frozen=True)
+class TxItem:
+    """One entry of a transaction, named so that a failed condition can be reported by name."""
+
+    name: str
+    kind: Literal["Put", "Update", "Delete", "ConditionCheck"]
+    table: str  # the logical table name from resources.py
+    body: Mapping[str, Any]  # Item or Key (and, for updates, the Changes)
+    condition: Condition | None = None
+    changes: Changes | None = None
+
+    def request(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {"TableName": table(self.table).name}
+        names: dict[str, str] = {}
+        values: dict[str, Any] = {}
+        if self.kind == "Put":
+            entry["Item"] = dict(self.body)
+        else:
+            entry["Key"] = dict(self.body)
+        if self.changes is not None:
+            entry["UpdateExpression"], names, values = self.changes.expression()
+        if self.condition is not None:
+            entry["ConditionExpression"] = self.condition.expression
+            names = {**names, **self.condition.names}
+            values = {**values, **self.condition.values}
+            entry["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+        if names:
+            entry["ExpressionAttributeNames"] = names
+        if values:
+            entry["ExpressionAttributeValues"] = values
+        return {self.kind: entry}
+
+
+def put(name: str, table_name: str, item: Mapping[str, Any], condition: Condition | None = NEW_ITEM) -> TxItem:
+    return TxItem(name, "Put", table_name, item, condition)
+
+
+def update(
+    name: str, table_name: str, key: Mapping[str, Any], changes: Changes, condition: Condition | None = EXISTS
+) -> TxItem:
+    return TxItem(name, "Update", table_name, key, condition, changes)
+
+
+def delete(name: str, table_name: str, key: Mapping[str, Any], condition: Condition | None = None) -> TxItem:
+    return TxItem(name, "Delete", table_name, key, condition)
+
+
+def condition_check(name: str, table_name: str, key: Mapping[str, Any], condition: Condition) -> TxItem:
+    return TxItem(name, "ConditionCheck", table_name, key, condition)
+
+
+class TransactionCancelledError(Exception):
+    """A transaction wrote nothing. `reasons` maps each item's name to DynamoDB's code for it ("None" when
+    that item was fine); `old` holds the current item of each item whose condition failed."""
+
+    def __init__(self, reasons: dict[str, str], old: dict[str, dict[str, Any]]) -> None:
+        failed = {k: v for k, v in reasons.items() if v not in ("None", "")}
+        super().__init__(f"transaction cancelled: {failed}")
+        self.reasons = reasons
+        self.old = old
+
+    def condition_failed(self, name: str) -> bool:
+        return self.reasons.get(name) == "ConditionalCheckFailed"
+
+    @property
+    def conflict(self) -> bool:
+        """A concurrent transaction held one of the items (DynamoDB serialises them): retrying may succeed."""
+        return "TransactionConflict" in self.reasons.values()
+
+
+def transact(items: Sequence[TxItem]) -> None:
+    """Write `items` all or nothing (at most 100); raises TransactionCancelledError naming what failed."""
+    names = [item.name for item in items]
+    if len(set(names)) != len(names):
+        raise ValueError(f"transaction item names must be unique: {names}")
+    ddb = dynamodb_client()
+    try:
+        ddb.transact_write_items(TransactItems=[item.request() for item in items])
+    except ddb.exceptions.TransactionCanceledException as exc:
+        cancellation = exc.response.get("CancellationReasons") or []
+        reasons = {
+            n: str((cancellation[i] if i < len(cancellation) else {}).get("Code", "None")) for i, n in enumerate(names)
+        }
+        old = {
+            n: _plain(cancellation[i]["Item"])
+            for i, n in enumerate(names)
+            if i < len(cancellation) and cancellation[i].get("Item")
+        }
+        raise TransactionCancelledError(reasons, old) from None
+
+
+def _plain(wire_item: Mapping[str, Any]) -> dict[str, Any]:
+    """An item from an error response, which boto3 leaves in DynamoDB's wire format."""
+    from boto3.dynamodb.types import TypeDeserializer
+
+    deserialize = TypeDeserializer().deserialize
+    return {k: deserialize(v) for k, v in wire_item.items()}
+
+
+class ConditionFailedError(Exception):
+    """A single-item write's condition failed; `old` is the item as it is (None if absent)."""
+
+    def __init__(self, old: dict[str, Any] | None) -> None:
+        super().__init__("condition failed")
+        self.old = old
+
+
+def write(item: TxItem, return_new: bool = False) -> dict[str, Any] | None:
+    """One conditional write outside a transaction (same TxItem as in `transact`). On a failed condition raises
+    ConditionFailedError carrying the current item (ReturnValuesOnConditionCheckFailure, no second read)."""
+    request = item.request()[item.kind]
+    request.pop("TableName")
+    dynamo = table(item.table)
+    operation = {"Put": dynamo.put_item, "Update": dynamo.update_item, "Delete": dynamo.delete_item}[item.kind]
+    if return_new and item.kind == "Update":
+        request["ReturnValues"] = "ALL_NEW"
+    try:
+        response = operation(**request)
+    except dynamo.meta.client.exceptions.ConditionalCheckFailedException as exc:
+        old = exc.response.get("Item")
+        raise ConditionFailedError(_plain(old) if old else None) from None
+    attributes = response.get("Attributes")
+    return dict(attributes) if attributes else None

@@ -46,11 +46,19 @@ class Target:
 
 def check(url: str) -> Target:
     """The URL's target with its checked addresses, or UrlRefused."""
+    # Stored exactly as given and sent exactly as stored: no character that an HTTP client would strip,
+    # re-encode or split a request line at (control characters, white space, DEL, non-ASCII).
+    if url != url.strip() or any(ord(c) < 0x21 or ord(c) >= 0x7F for c in url):
+        raise UrlRefused(INVALID_URL, "the URL contains white space, control or non-ASCII characters")
     try:
-        parts = urlsplit(url.strip())
+        parts = urlsplit(url)
         port = parts.port
     except ValueError:
         raise UrlRefused(INVALID_URL, "not a valid URL") from None
+    if port == 0:
+        raise UrlRefused(INVALID_URL, "port 0 is not a port a receiver can listen on")
+    if parts.fragment or url.endswith("#"):
+        raise UrlRefused(INVALID_URL, "a fragment is never sent to a server; remove it")
     if parts.scheme not in ("https", "http") or not parts.hostname:
         raise UrlRefused(INVALID_URL, "not an absolute http(s) URL")
     if parts.username or parts.password:
@@ -67,7 +75,7 @@ def check(url: str) -> Target:
         if not listed and not _public(address):
             raise UrlRefused(FORBIDDEN_ADDRESS, "the host resolves to a private, local or reserved address")
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    return Target(url.strip(), parts.scheme, host, port, path, addresses)
+    return Target(url, parts.scheme, host, port, path, addresses)
 
 
 def resolve(host: str, port: int) -> tuple[IpAddress, ...]:

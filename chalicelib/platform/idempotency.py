@@ -1,16 +1,26 @@
 """`Idempotency-Key` for POST routes that move money.
 
-The first request with a key (per client and user) reserves it; when its handler
-returns (a 2xx, or an answer such as "broadcast unconfirmed" that must not be
-redone) the response is stored and every later request with the same key and the
-same body gets that response again, without running the handler. The same key
-with a different body is refused (422 `IDEMPOTENCY_KEY_REUSED`); a key whose
-first request is still running is 409 `IDEMPOTENCY_IN_PROGRESS`. A request that
-fails (4xx/5xx) releases its key, so it can be retried with the same key.
+The first request with a key (per tenant and principal) reserves it for as long as
+the request can still run (its remaining time plus a margin, as Powertools'
+idempotency utility does); when its handler returns, the response is stored and
+every later request with the same key and the same body gets that response again,
+without running the handler. The same key with a different body is refused (422
+`IDEMPOTENCY_KEY_REUSED`); a key whose first request is still running is 409
+`IDEMPOTENCY_IN_PROGRESS`.
+
+A request that may have had effects never runs again. Domain code adds
+`effect_item({...})` to the very transaction that records its effect (a wallet
+send: the transaction record), which marks the key as having effects and removes
+its expiry. From then on the key is released by nothing: if the response cannot be
+stored (or the function dies), later requests get 409 `IDEMPOTENCY_OUTCOME_UNKNOWN`
+with the effect's reference (e.g. `txHash`, to look the transaction up) instead of
+running again. A request that fails before any effect releases its key, so it can
+be retried with the same key.
 
 Items (table `idempotency`): pk `IDEM#<scope>#<key>`, sk `KEY`; `requestHash`
-(SHA-256 of method, path and body), `state` in_progress|completed, the stored
-response, `expiresAt` (TTL, KEY_TTL_S).
+(SHA-256 of method, path and body), `state` in_progress|completed, `owner` (the
+reserving request), `effects` (reference of what the request did), the stored
+response, `expiresAt` (TTL; absent while effects are recorded but no response is).
 """
 
 from __future__ import annotations
@@ -20,24 +30,27 @@ import hashlib
 import json
 import re
 import secrets
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import Any
 
-from chalicelib.platform import aws
+from chalicelib.platform import aws, clock, deadline, retry
 from chalicelib.platform.errors import ApiError, bad_request
-from chalicelib.platform.logging import logger
+from chalicelib.platform.logging import log_failure
 
 HEADER = "idempotency-key"
+TABLE = "idempotency"
 KEY_TTL_S = 24 * 3600
-IN_PROGRESS_TTL_S = 900  # longer than any request may run (Lambda's limit), so a live one is never taken over
+LEASE_MARGIN_S = 30  # beyond the request's remaining time: clock skew between functions, TTL lag
+DEFAULT_LEASE_S = 60  # outside a request budget (scripts, tests)
 _KEY = re.compile(r"^[A-Za-z0-9_\-:.]{1,128}$")
 
 INVALID_IDEMPOTENCY_KEY = "INVALID_IDEMPOTENCY_KEY"
 IDEMPOTENCY_KEY_REUSED = "IDEMPOTENCY_KEY_REUSED"
 IDEMPOTENCY_IN_PROGRESS = "IDEMPOTENCY_IN_PROGRESS"
+IDEMPOTENCY_OUTCOME_UNKNOWN = "IDEMPOTENCY_OUTCOME_UNKNOWN"
 
 
 @dataclass(frozen=True)
@@ -54,41 +67,71 @@ class Slot:
     replay: StoredResponse | None
     _pk: str | None = None
     _owner: str = ""
+    effects: list[dict[str, str]] = field(default_factory=list)  # references handed to effect transactions
+
+    def _key(self) -> dict[str, str]:
+        return {"pk": str(self._pk), "sk": "KEY"}
+
+    def _mine(self) -> aws.Condition:
+        return aws.Condition("#o = :owner", {"#o": "owner"}, {":owner": self._owner})
 
     def complete(self, status: int, message: str, data: Any) -> None:
+        """Store the response. If that keeps failing, the key is kept as "outcome unknown" (never re-run)."""
         if self._pk is None:
             return
-        table = aws.table("idempotency")
+        store = aws.update(
+            "idempotency",
+            TABLE,
+            self._key(),
+            aws.Changes(
+                set={
+                    "state": "completed",
+                    "responseStatus": status,
+                    "responseMessage": message,
+                    "responseData": json.dumps(data, separators=(",", ":"), default=str),
+                    "expiresAt": clock.epoch() + KEY_TTL_S,
+                }
+            ),
+            self._mine(),
+        )
         try:
-            table.update_item(
-                Key={"pk": self._pk, "sk": "KEY"},
-                UpdateExpression="SET #s = :done, responseStatus = :st, responseMessage = :m, responseData = :d, "
-                "expiresAt = :exp",
-                ConditionExpression="#o = :owner",
-                ExpressionAttributeNames={"#s": "state", "#o": "owner"},
-                ExpressionAttributeValues={
-                    ":done": "completed",
-                    ":st": status,
-                    ":m": message,
-                    ":d": json.dumps(data, separators=(",", ":"), default=str),
-                    ":exp": int(time.time()) + KEY_TTL_S,
-                    ":owner": self._owner,
-                },
-            )
+            retry.call(lambda: aws.write(store), retry_on=(Exception,), count=3)
+            return
         except Exception as exc:  # noqa: BLE001 - the request itself succeeded; its answer must not turn into an error
-            logger.error("idempotency record not completed", extra={"errorType": type(exc).__name__})
+            log_failure("idempotency response not stored", exc)
+        try:  # at least make sure the key can never run the request again
+            aws.write(aws.update("idempotency", TABLE, self._key(), aws.Changes(remove=["expiresAt"]), self._mine()))
+        except Exception as exc:  # noqa: BLE001 - logged; an effect item, if any, already pinned the key
+            log_failure("idempotency key not pinned", exc)
 
     def release(self) -> None:
-        if self._pk is None:
+        """Free the key after a failure, unless the request may have had effects."""
+        if self._pk is None or self.effects:
             return
-        table = aws.table("idempotency")
-        with contextlib.suppress(table.meta.client.exceptions.ConditionalCheckFailedException):
-            table.delete_item(
-                Key={"pk": self._pk, "sk": "KEY"},
-                ConditionExpression="#s = :running AND #o = :owner",
-                ExpressionAttributeNames={"#s": "state", "#o": "owner"},
-                ExpressionAttributeValues={":running": "in_progress", ":owner": self._owner},
-            )
+        condition = aws.Condition(
+            "#s = :running AND #o = :owner AND attribute_not_exists(effects)",
+            {"#s": "state", "#o": "owner"},
+            {":running": "in_progress", ":owner": self._owner},
+        )
+        # Failing: effects were recorded, or another request took over an expired lease.
+        with contextlib.suppress(aws.ConditionFailedError):
+            aws.write(aws.delete("idempotency", TABLE, self._key(), condition))
+
+
+_current: ContextVar[Slot | None] = ContextVar("dompet_idempotency_slot", default=None)
+
+
+def effect_item(reference: dict[str, str]) -> aws.TxItem | None:
+    """A transaction item that marks the current request's key as having had an effect (None without a key).
+
+    Put it in the transaction that records the effect: both commit, or neither does."""
+    slot = _current.get()
+    if slot is None or slot._pk is None:
+        return None
+    slot.effects.append(reference)
+    return aws.update(
+        "idempotency", TABLE, slot._key(), aws.Changes(set={"effects": reference}, remove=["expiresAt"]), slot._mine()
+    )
 
 
 def request_hash(method: str, path: str, body: bytes) -> str:
@@ -98,9 +141,14 @@ def request_hash(method: str, path: str, body: bytes) -> str:
     return digest.hexdigest()
 
 
+def lease_s() -> int:
+    left = deadline.remaining_s()
+    return int((DEFAULT_LEASE_S if left is None else left) + LEASE_MARGIN_S) + 1
+
+
 @contextmanager
 def guard(key: str | None, scope: str, fingerprint: str) -> Iterator[Slot]:
-    """Reserve `key` for this request (no key: a no-op slot); releases it if the body raises."""
+    """Reserve `key` for this request (no key: a no-op slot); releases it if the body raises before effects."""
     if key is None:
         yield Slot(replay=None)
         return
@@ -108,42 +156,59 @@ def guard(key: str | None, scope: str, fingerprint: str) -> Iterator[Slot]:
         raise bad_request(INVALID_IDEMPOTENCY_KEY, "Idempotency-Key: 1-128 characters of A-Z a-z 0-9 _ - : .")
     pk = f"IDEM#{scope}#{key}"
     owner = secrets.token_hex(8)
-    table = aws.table("idempotency")
-    now = int(time.time())
+    now = clock.epoch()
+    reserve = aws.put(
+        "idempotency",
+        TABLE,
+        {
+            "pk": pk,
+            "sk": "KEY",
+            "owner": owner,
+            "state": "in_progress",
+            "requestHash": fingerprint,
+            "expiresAt": now + lease_s(),
+        },
+        # Free if unused, or its lease or record expired (TTL deletion may lag behind). A key with recorded
+        # effects has no expiresAt, so it is never taken over.
+        aws.Condition("attribute_not_exists(pk) OR expiresAt < :now", values={":now": now}),
+    )
     try:
-        table.put_item(
-            Item={
-                "pk": pk,
-                "sk": "KEY",
-                "owner": owner,
-                "state": "in_progress",
-                "requestHash": fingerprint,
-                "expiresAt": now + IN_PROGRESS_TTL_S,
-            },
-            # A key is free if unused, or its record expired (TTL deletion may lag behind).
-            ConditionExpression="attribute_not_exists(pk) OR expiresAt < :now",
-            ExpressionAttributeValues={":now": now},
-        )
-    except table.meta.client.exceptions.ConditionalCheckFailedException:
-        yield Slot(replay=_existing(pk, fingerprint))
+        aws.write(reserve)
+    except aws.ConditionFailedError as taken:
+        yield Slot(replay=_existing(taken.old, fingerprint))
         return
     slot = Slot(replay=None, _pk=pk, _owner=owner)
+    token = _current.set(slot)
     try:
         yield slot
     except BaseException:
-        slot.release()
+        try:
+            slot.release()
+        except Exception as exc:  # noqa: BLE001 - never replace the request's own error
+            log_failure("idempotency key not released", exc)
         raise
+    finally:
+        _current.reset(token)
 
 
-def _existing(pk: str, fingerprint: str) -> StoredResponse:
-    item = aws.table("idempotency").get_item(Key={"pk": pk, "sk": "KEY"}, ConsistentRead=True).get("Item")
-    if item is None:  # released between our write and read: the caller may simply retry
+def _existing(item: dict[str, Any] | None, fingerprint: str) -> StoredResponse:
+    if item is None:  # released between our write and its answer: the caller may simply retry
         raise ApiError(409, IDEMPOTENCY_IN_PROGRESS, "A request with this Idempotency-Key is in progress; retry")
     if item["requestHash"] != fingerprint:
         raise ApiError(422, IDEMPOTENCY_KEY_REUSED, "This Idempotency-Key was used for a different request")
-    if item["state"] != "completed":
-        raise ApiError(409, IDEMPOTENCY_IN_PROGRESS, "A request with this Idempotency-Key is in progress; retry")
-    return StoredResponse(int(item["responseStatus"]), str(item["responseMessage"]), json.loads(item["responseData"]))
+    if item["state"] == "completed":
+        return StoredResponse(
+            int(item["responseStatus"]), str(item["responseMessage"]), json.loads(item["responseData"])
+        )
+    if "expiresAt" not in item:  # effects recorded, response never stored, first request gone
+        raise ApiError(
+            409,
+            IDEMPOTENCY_OUTCOME_UNKNOWN,
+            "The first request with this Idempotency-Key may have taken effect but its answer was lost; "
+            "look the effect up instead of retrying",
+            effects=item.get("effects") or {},
+        )
+    raise ApiError(409, IDEMPOTENCY_IN_PROGRESS, "A request with this Idempotency-Key is in progress; retry")
 
 
 def _canonical_body(body: bytes) -> bytes:
@@ -155,9 +220,13 @@ def _canonical_body(body: bytes) -> bytes:
 
 
 def scope_of(principal: Any) -> str:
-    """Keys belong to one user of one client (a principal without both shares one scope)."""
-    client = getattr(principal, "client", None)
-    user = getattr(principal, "user", None)
-    if client is not None and user is not None:
-        return f"{client.clientId}#{user.userId}"
-    return "anonymous"
+    """Keys belong to one tenant and one principal: a user of a client (Family W) or an app (Family S)."""
+    from chalicelib.auth.models import WalletPrincipal
+    from chalicelib.tenancy.models import App
+
+    if isinstance(principal, WalletPrincipal):
+        return f"W#{principal.client.clientId}#{principal.user.userId}"
+    if isinstance(principal, App):
+        return f"S#{principal.clientId}#{principal.appId}"
+    # A route declared idempotent must name who its keys belong to; one shared scope would let tenants collide.
+    raise TypeError(f"no idempotency scope for a principal of type {type(principal).__name__}")

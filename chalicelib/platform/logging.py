@@ -15,3 +15,17 @@ logger = Logger(service="dompet", level="INFO")
 
 def configure(level: str) -> None:
     logger.setLevel(level)
+
+
+def stack_of(exc: BaseException, limit: int = 30) -> list[str]:
+    """Where an exception came from (file:line in function, innermost last), without its message or any
+    value: messages of library errors can carry secrets, the frames cannot."""
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)[-limit:]
+    return [f"{frame.filename.rsplit('/site-packages/', 1)[-1]}:{frame.lineno} in {frame.name}" for frame in frames]
+
+
+def log_failure(message: str, exc: BaseException, **extra: object) -> None:
+    """Log an unexpected failure server-side with its type and stack (never its message)."""
+    logger.error(message, extra={"errorType": type(exc).__name__, "stack": stack_of(exc), **extra})

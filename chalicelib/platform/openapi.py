@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from chalicelib.platform.http import ROUTES, RouteSpec
+from chalicelib.platform.router import ROUTES, RouteSpec
 
 REF = "#/components/schemas/{model}"
 

@@ -12,13 +12,11 @@ and direct access to any page without reading earlier ones. See docs/pagination.
 from __future__ import annotations
 
 import math
-import random
-import time
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from chalicelib.platform import aws
+from chalicelib.platform import aws, retry
 from chalicelib.platform.errors import ApiError
 
 MAX_LIMIT = 100
@@ -88,50 +86,32 @@ class AppendOnlyList:
         )
         return int(item["n"]) if item else 0
 
-    def append(self, record: dict[str, Any], also: list[dict[str, Any]] | None = None, attempts: int = 8) -> int:
-        """Store `record` as the next entry; `also` are extra TransactWriteItems committed with it."""
-        from boto3.dynamodb.types import TypeSerializer
+    def append(self, record: dict[str, Any], also: list[aws.TxItem] | None = None, attempts: int = 8) -> int:
+        """Store `record` as the next entry, together with `also` (the caller's own writes) in one transaction.
 
-        serialize = TypeSerializer().serialize
-        table_name = aws.table(self.table).name
-        ddb = aws.client("dynamodb")
-        for attempt in range(attempts):
+        A failed condition of an `also` item raises aws.TransactionCancelledError (nothing is written);
+        a lost race for the counter is retried with backoff, then answered 503 LIST_BUSY."""
+        for _ in retry.attempts(attempts, base_s=0.02, cap_s=0.5):
             n = self.count()
-            counter_update: dict[str, Any] = {
-                "TableName": table_name,
-                "Key": {"pk": {"S": self.list_key}, "sk": {"S": COUNTER_SK}},
-                "UpdateExpression": "SET n = :next",
-                "ExpressionAttributeValues": {":next": {"N": str(n + 1)}},
-            }
-            if n:
-                counter_update["ConditionExpression"] = "n = :seen"
-                counter_update["ExpressionAttributeValues"][":seen"] = {"N": str(n)}
-            else:
-                counter_update["ConditionExpression"] = "attribute_not_exists(n)"
-            item = {**record, "pk": self.list_key, "sk": sequence_key(n + 1), "seq": n + 1}
+            seen = aws.Condition("n = :seen", values={":seen": n}) if n else aws.Condition("attribute_not_exists(n)")
+            counter = aws.update(
+                "list-counter",
+                self.table,
+                {"pk": self.list_key, "sk": COUNTER_SK},
+                aws.Changes(set={"n": n + 1}),
+                condition=seen,
+            )
+            entry = aws.put(
+                "list-entry", self.table, {**record, "pk": self.list_key, "sk": sequence_key(n + 1), "seq": n + 1}
+            )
             try:
-                ddb.transact_write_items(
-                    TransactItems=[
-                        {"Update": counter_update},
-                        {
-                            "Put": {
-                                "TableName": table_name,
-                                "Item": {k: serialize(v) for k, v in item.items()},
-                                "ConditionExpression": "attribute_not_exists(pk)",
-                            }
-                        },
-                        *(also or []),
-                    ]
-                )
+                aws.transact([counter, entry, *(also or [])])
                 return n + 1
-            except ddb.exceptions.TransactionCanceledException as exc:
-                reasons = [r.get("Code") for r in exc.response.get("CancellationReasons", [])]
+            except aws.TransactionCancelledError as exc:
                 # A lost race on the counter shows as its condition failing, or (DynamoDB serialising
                 # concurrent transactions on one item) as a TransactionConflict anywhere.
-                lost_race = reasons[:1] == ["ConditionalCheckFailed"] or "TransactionConflict" in reasons
-                if not lost_race:
+                if not (exc.condition_failed("list-counter") or exc.conflict):
                     raise  # a real failure, e.g. the condition of an `also` item
-                time.sleep(random.uniform(0, 0.02 * 2**attempt))  # noqa: S311 - jitter, not security
         raise ApiError(503, LIST_BUSY, "Too many concurrent writes; retry shortly")
 
     def page(self, query: PageQuery) -> tuple[list[dict[str, Any]], int]:

@@ -282,10 +282,13 @@ FUNCTIONS: tuple[Function, ...] = (
     Function(
         name="rotate_signing_keys",
         purpose="Scheduled: rotates the JWT signing key and retires keys past their grace period.",
-        grants=(
-            Grant("secret", "jwt-signing-keys", "read_write"),
-            Grant("secret", "webhook-signing-keys", "read_write"),
-        ),
+        grants=(Grant("secret", "jwt-signing-keys", "read_write"),),
+    ),
+    Function(
+        name="rotate_webhook_keys",
+        purpose="Scheduled (and once at deployment): initialises and rotates the webhook signing key set. The "
+        "functions that sign deliveries only read it.",
+        grants=(Grant("secret", "webhook-signing-keys", "read_write"),),
     ),
 )
 

@@ -7,11 +7,12 @@ import json
 from chalice import Blueprint, Response
 from pydantic import BaseModel
 
-from chalicelib.platform import aws, resources
+from chalicelib.auth import guards
+from chalicelib.platform import aws, clock, resources
 from chalicelib.platform.chain import rpc_call
 from chalicelib.platform.errors import ApiError
-from chalicelib.platform.http import Call, Reply, document_route, route
 from chalicelib.platform.networks import Network, registry
+from chalicelib.platform.router import Call, Reply, document_route, route
 from chalicelib.platform.settings import load_settings
 
 bp = Blueprint(__name__)
@@ -30,29 +31,57 @@ class Health(BaseModel):
     service: str
     version: str
     stage: str
+
+
+class HealthDetails(Health):
     components: list[Component]
+    checkedAt: str
+
+
+DETAILS_CACHE_S = 30  # a burst of checks (a load balancer, a dashboard) costs one round of AWS and RPC calls
+_details: dict[str, tuple[float, HealthDetails]] = {}
+
+
+@route(bp, "/health", "GET", summary="Liveness: the service answers (no dependency is called)", tag="Service")
+def health(call: Call) -> Reply:
+    # Public and cheap: no AWS or RPC call per request, nothing about the deployment beyond its version.
+    return Reply(Health(service="dompet", version=VERSION, stage=load_settings().stage), "healthy")
 
 
 @route(
     bp,
-    "/health",
+    "/api/v1/health/details",
     "GET",
-    summary="Readiness of the service and what it depends on",
+    summary="Readiness of what the API depends on: its tables and every network's RPC",
     tag="Service",
-    error_statuses=(503,),
+    guard=guards.signed_request,
+    error_statuses=(401, 503),
 )
-def health(call: Call) -> Reply:
-    components = [_table_status(table.name) for table in resources.TABLES]
-    components += [_network_status(network) for network in registry().networks]
-    report = Health(service="dompet", version=VERSION, stage=load_settings().stage, components=components)
-    if not all(c.ok for c in components):
+def health_details(call: Call) -> Reply:
+    now = clock.monotonic()
+    cached = _details.get("report")
+    if cached is None or now - cached[0] > DETAILS_CACHE_S:
+        # Only the tables the API function may read (its grants): the parties' tables are theirs alone.
+        api_tables = [g.name for g in resources.function("api_handler").grants if g.kind == "table"]
+        components = [_table_status(name) for name in api_tables]
+        components += [_network_status(network) for network in registry().networks]
+        report = HealthDetails(
+            service="dompet",
+            version=VERSION,
+            stage=load_settings().stage,
+            components=components,
+            checkedAt=clock.iso_now(),
+        )
+        cached = _details["report"] = (now, report)
+    report = cached[1]
+    if not all(c.ok for c in report.components):
         raise ApiError(503, NOT_READY, "Some dependencies are unavailable", **report.model_dump())
     return Reply(report, "healthy")
 
 
 def _table_status(name: str) -> Component:
     try:
-        status = aws.table(name).table_status
+        status = aws.table(name).table_status  # DescribeTable: in the API's read grant of that table
     except Exception as exc:  # noqa: BLE001 - any failure means not ready; only its type is reported
         return Component(name=f"table:{name}", ok=False, detail=type(exc).__name__)
     return Component(name=f"table:{name}", ok=status == "ACTIVE", detail=status)

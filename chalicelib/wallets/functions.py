@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from chalice import Blueprint
 
 from chalicelib.platform import resources
+from chalicelib.platform.consumers import sqs_batch
 from chalicelib.platform.settings import load_settings
 
 bp = Blueprint(__name__)
 
 
 # The queue's name depends on the stage; the CDK stack points the event source at its own queue.
-@bp.on_sqs_message(queue=resources.queue_name(load_settings().stage, "tx-tracker"), batch_size=1)
-def track_transaction(event: Any) -> None:
+@bp.on_sqs_message(queue=resources.queue_name(load_settings().stage, "tx-tracker"), batch_size=10)
+def track_transaction(event: Any) -> Any:
     from chalicelib.wallets import tracking
 
-    for message in event:
-        tracking.check(str(json.loads(message.body)["hash"]))
+    return sqs_batch("track_transaction", event, lambda body: tracking.check(str(body["hash"])))

@@ -5,9 +5,11 @@ from __future__ import annotations
 from chalice import Blueprint
 
 from chalicelib.auth import guards
-from chalicelib.platform.http import JSON, MULTIPART, Call, Reply, route
+from chalicelib.evm.pipeline import Sent
+from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE
 from chalicelib.platform.pagination import page_query, pagination
-from chalicelib.wallets import accounts, sending, service, tracking
+from chalicelib.platform.router import JSON, MULTIPART, Call, Reply, route
+from chalicelib.wallets import provisioning, sending, service, tracking
 from chalicelib.wallets.models import (
     Balance,
     CreateWalletRequest,
@@ -49,7 +51,7 @@ IMPORTED = "import wallet successfully"
     error_statuses=(409, 503),
 )
 def create_wallet(call: Call) -> Reply:
-    return Reply(accounts.create(call.principal, call.body.expireDate), CREATED)
+    return Reply(provisioning.create(call.principal, call.body.expireDate), CREATED)
 
 
 @route(
@@ -69,7 +71,7 @@ def create_wallet(call: Call) -> Reply:
     content_types=(JSON, MULTIPART),
 )
 def recover_wallet(call: Call) -> Reply:
-    return Reply(accounts.recover(call.principal, call.body.presented, call.body.expireDate), RECOVERED)
+    return Reply(provisioning.recover(call.principal, call.body.presented, call.body.expireDate), RECOVERED)
 
 
 @route(
@@ -87,7 +89,7 @@ def recover_wallet(call: Call) -> Reply:
     error_statuses=(409, 503),
 )
 def import_wallet(call: Call) -> Reply:
-    return Reply(accounts.import_key(call.principal, call.body.privateKey, call.body.expireDate), IMPORTED)
+    return Reply(provisioning.import_key(call.principal, call.body.privateKey, call.body.expireDate), IMPORTED)
 
 
 @route(
@@ -125,6 +127,19 @@ def balance_token(call: Call) -> Reply:
 SENT = sending.SENT
 
 
+def _sent(sent: Sent) -> Reply:
+    """A send's answer. No node confirmed the broadcast: 502 UPSTREAM_UNAVAILABLE with the hash (the
+    transaction is recorded and tracked; stored under an Idempotency-Key like a success, so a retry
+    cannot sign a second transaction)."""
+    if not sent.confirmed:
+        return Reply(
+            {"code": UPSTREAM_UNAVAILABLE, "hash": sent.signed.hash},
+            f"No node of {sent.network} confirmed the broadcast; the transaction is tracked",
+            502,
+        )
+    return Reply({"txReceipt": sent.receipt}, SENT)
+
+
 @route(
     bp,
     "/api/v1/wallet/send-coin",
@@ -140,7 +155,7 @@ SENT = sending.SENT
     idempotent=True,
 )
 def send_coin(call: Call) -> Reply:
-    return sending.send_coin(call.principal, call.body)
+    return _sent(sending.send_coin(call.principal, call.body))
 
 
 @route(
@@ -158,7 +173,7 @@ def send_coin(call: Call) -> Reply:
     idempotent=True,
 )
 def send_token(call: Call) -> Reply:
-    return sending.send_token(call.principal, call.body)
+    return _sent(sending.send_token(call.principal, call.body))
 
 
 @route(
@@ -176,7 +191,7 @@ def send_token(call: Call) -> Reply:
     idempotent=True,
 )
 def transfer_erc721(call: Call) -> Reply:
-    return sending.transfer_erc721(call.principal, call.body)
+    return _sent(sending.transfer_erc721(call.principal, call.body))
 
 
 @route(
@@ -195,7 +210,7 @@ def transfer_erc721(call: Call) -> Reply:
     idempotent=True,
 )
 def send_transaction(call: Call) -> Reply:
-    return sending.send_transaction(call.principal, call.body)
+    return _sent(sending.send_transaction(call.principal, call.body))
 
 
 TransactionsQuery = page_query(20)
@@ -212,7 +227,7 @@ TransactionsQuery = page_query(20)
     response=TransactionPage,
 )
 def list_transactions(call: Call) -> Reply:
-    wallet = accounts.wallet_of(call.principal)
+    wallet = provisioning.wallet_of(call.principal)
     records, total = tracking.page(wallet.walletId, call.query)
     return Reply({"data": records, "pagination": pagination(total, call.query).model_dump()})
 
@@ -228,5 +243,5 @@ def list_transactions(call: Call) -> Reply:
     error_statuses=(404,),
 )
 def get_transaction(call: Call) -> Reply:
-    wallet = accounts.wallet_of(call.principal)
+    wallet = provisioning.wallet_of(call.principal)
     return Reply(tracking.view(wallet.walletId, call.path_params["hash"]))

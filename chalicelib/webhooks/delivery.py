@@ -5,45 +5,55 @@ The request: `POST <url>` with `Content-Type: application/json`, `X-Service-Even
 base64 Ed25519 over `{id}.{timestamp}.{raw body}` with the app's key (keys.py).
 The host is resolved and checked again (platform/egress.py) and the connection goes
 to a checked address, so DNS rebinding cannot reach an internal one; redirects are
-not followed; each attempt has ATTEMPT_TIMEOUT_S.
+not followed. Each attempt has ONE deadline, ATTEMPT_TIMEOUT_S for connect, TLS, send
+and read together (cut to what is left of the invocation's budget): a receiver that
+trickles bytes is cut off when it passes. The host's checked addresses are tried in
+turn until one accepts the connection (nothing is sent twice: once a connection is
+made, its outcome is the attempt's).
 
 Outcome: a 2xx is delivered. Network errors, 5xx, 408 and 429 are retried after the
 next delay of the schedule (`DOMPET_WEBHOOK_RETRY_SCHEDULE_S`, ±20 % jitter); any
 other status fails at once. After the last attempt the delivery is failed and its
-message goes to the queue's dead-letter queue. Every attempt is appended to `log`.
+message goes to the queue's dead-letter queue. Every attempt is stored as its own item
+(`ATTEMPT#<n>` beside the delivery); the delivery keeps the last LOG_KEPT in `log`, so it
+never grows towards DynamoDB's 400 KB item limit.
 
-Each attempt first claims the delivery (a conditional write with a lease), so two
-messages for one delivery (the sweeper re-queued it, SQS delivered twice) never
-produce two attempts at once, and only the claimant records the outcome.
+Each attempt first claims the delivery (a conditional write with a lease) and is counted
+in that same write, so two messages for one delivery (the sweeper re-queued it, SQS
+delivered twice) never produce two attempts at once, only the claimant records the
+outcome, and an attempt whose worker died still counts: a delivery whose receiver keeps
+a worker busy until it is killed runs out of attempts instead of looping forever.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import http.client
 import random
 import socket
 import ssl
-import time
+import threading
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
-from chalicelib.platform import aws, egress
+from chalicelib.platform import aws, clock, deadline, egress
 from chalicelib.platform.clock import iso
 from chalicelib.platform.logging import logger
 from chalicelib.platform.settings import load_settings
 from chalicelib.webhooks import keys, outbox
 
-ATTEMPT_TIMEOUT_S = 10  # per connect and per read; the function's own timeout (60 s) is above a whole attempt
+ATTEMPT_TIMEOUT_S = 10  # the whole attempt: connect + TLS + send + read
 CLAIM_S = 120  # an attempt's lease; a worker that died frees the delivery after it
+LOG_KEPT = 10  # attempts kept inline on the delivery; every attempt also has its own item
 MAX_RESPONSE_READ = 4096
 RETRYABLE = {408, 429}
 USER_AGENT = "Dompet-Webhooks/1"
 
 
 def sign_headers(app_id: str, event_id: str, body: bytes, timestamp: int | None = None) -> dict[str, str]:
-    timestamp = int(time.time()) if timestamp is None else timestamp
+    timestamp = clock.epoch() if timestamp is None else timestamp
     key = keys.app_key(app_id)
     signature = key.sign(f"{event_id}.{timestamp}.".encode() + body)
     return {
@@ -61,40 +71,37 @@ def deliver(delivery_id: str) -> None:
     delivery = outbox.get_delivery(delivery_id)
     if delivery is None or delivery["status"] != "pending":
         return
-    wait = (
-        datetime.fromisoformat(delivery["nextAttemptAt"].replace("Z", "+00:00")) - datetime.now(UTC)
-    ).total_seconds()
+    wait = (clock.parse_iso(delivery["nextAttemptAt"]) - clock.now()).total_seconds()
     if wait > 1:
         outbox.enqueue(delivery_id, min(int(wait), 900))  # not due yet (SQS delays are at most 15 min)
         return
     event = outbox.get_event(delivery["eventId"])
     if event is None:
         return
-    claim = _claim(delivery_id)
-    if claim is None:
+    claimed = _claim(delivery_id)
+    if claimed is None:
         return  # another worker has it (a second message for the same delivery): drop this one
-    body = event["body"].encode()
-    started = time.monotonic()
-    try:
-        status, error = _post(delivery["url"], delivery["appId"], delivery["eventId"], body)
-    except Exception as exc:  # noqa: BLE001 - whatever went wrong is recorded as a failed attempt, never a crash loop
-        status, error = None, type(exc).__name__
-    attempts = int(delivery["attempts"]) + 1
+    claim, attempts = claimed
     schedule = load_settings().webhook_retry_delays
-    now = datetime.now(UTC)
+    status: int | None
+    error: str | None
+    started = clock.monotonic()
+    if attempts > len(schedule) + 1:  # earlier attempts were claimed and never recorded (their worker died)
+        status, error = None, "attempts exhausted (an attempt did not finish)"
+    else:
+        try:
+            status, error = _post(delivery["url"], delivery["appId"], delivery["eventId"], event["body"].encode())
+        except Exception as exc:  # noqa: BLE001 - whatever went wrong is recorded as a failed attempt, never a crash loop
+            status, error = None, type(exc).__name__
+    now = clock.now()
     entry = {
         "attempt": attempts,
         "at": iso(now),
         "responseStatus": status,
         "error": error,
-        "durationMs": int((time.monotonic() - started) * 1000),
+        "durationMs": int((clock.monotonic() - started) * 1000),
     }
-    update: dict[str, Any] = {
-        "attempts": attempts,
-        "lastAttemptAt": iso(now),
-        "lastResponseStatus": status,
-        "lastError": error,
-    }
+    update: dict[str, Any] = {"lastAttemptAt": iso(now), "lastResponseStatus": status, "lastError": error}
     if status is not None and 200 <= status < 300:
         update.update(status="delivered", deliveredAt=iso(now), nextAttemptAt=None)
         outcome = "delivered"
@@ -105,7 +112,8 @@ def deliver(delivery_id: str) -> None:
     else:
         update.update(status="failed", nextAttemptAt=None)
         outcome = "failed"
-    _record(delivery_id, update, entry, keep_due=outcome == "retry", claim=claim)
+    log = [*delivery.get("log", []), entry][-LOG_KEPT:]
+    _record(delivery_id, update, entry, log, keep_due=outcome == "retry", claim=claim)
     if outcome == "retry":
         outbox.enqueue(delivery_id, min(int(delay), 900))
     elif outcome == "failed":
@@ -117,69 +125,73 @@ def deliver(delivery_id: str) -> None:
 
 def retry(delivery_id: str) -> bool:
     """Make a failed delivery pending again, due now (POST .../retry); False if it is not failed."""
-    table = aws.table(outbox.TABLE)
-    now = iso(datetime.now(UTC))
+    now = clock.iso_now()
+    again = aws.update(
+        "delivery",
+        outbox.TABLE,
+        _key(delivery_id),
+        aws.Changes(
+            set={"status": "pending", "attempts": 0, "nextAttemptAt": now, "duePk": outbox.DUE, "dueAt": now},
+            remove=["claimToken", "claimUntil"],
+        ),
+        aws.Condition("#s = :failed", {"#s": "status"}, {":failed": "failed"}),
+    )
     try:
-        table.update_item(
-            Key={"pk": f"DELIVERY#{delivery_id}", "sk": "DELIVERY"},
-            UpdateExpression="SET #s = :pending, attempts = :zero, nextAttemptAt = :now, duePk = :due, dueAt = :now "
-            "REMOVE claimToken, claimUntil",
-            ConditionExpression="#s = :failed",
-            ExpressionAttributeNames={"#s": "status"},
-            ExpressionAttributeValues={
-                ":pending": "pending",
-                ":zero": 0,
-                ":now": now,
-                ":due": outbox.DUE,
-                ":failed": "failed",
-            },
-        )
-    except table.meta.client.exceptions.ConditionalCheckFailedException:
+        aws.write(again)
+    except aws.ConditionFailedError:
         return False
     outbox.enqueue(delivery_id)
     return True
 
 
-def _claim(delivery_id: str) -> str | None:
-    """Take the delivery for one attempt (a lease of CLAIM_S); None if someone else holds it."""
-    table = aws.table(outbox.TABLE)
+def _key(delivery_id: str) -> dict[str, str]:
+    return {"pk": f"DELIVERY#{delivery_id}", "sk": "DELIVERY"}
+
+
+def _claim(delivery_id: str) -> tuple[str, int] | None:
+    """Take the delivery for one attempt (a lease of CLAIM_S) and count the attempt; None if someone else
+    holds it. Returns the claim token and the attempt's number."""
     token = uuid.uuid4().hex
-    now = datetime.now(UTC)
+    now = clock.now()
     until = iso(now + timedelta(seconds=CLAIM_S))
+    take = aws.update(
+        "delivery",
+        outbox.TABLE,
+        _key(delivery_id),
+        # dueAt moves past the lease, so the sweeper does not queue it while the attempt runs.
+        aws.Changes(set={"claimToken": token, "claimUntil": until, "dueAt": until}, add={"attempts": 1}),
+        aws.Condition(
+            "#s = :pending AND (attribute_not_exists(claimToken) OR claimUntil < :now)",
+            {"#s": "status"},
+            {":now": iso(now), ":pending": "pending"},
+        ),
+    )
     try:
-        table.update_item(
-            Key={"pk": f"DELIVERY#{delivery_id}", "sk": "DELIVERY"},
-            # dueAt moves past the lease, so the sweeper does not queue it while the attempt runs.
-            UpdateExpression="SET claimToken = :t, claimUntil = :until, dueAt = :until",
-            ConditionExpression="#s = :pending AND (attribute_not_exists(claimToken) OR claimUntil < :now)",
-            ExpressionAttributeNames={"#s": "status"},
-            ExpressionAttributeValues={":t": token, ":until": until, ":now": iso(now), ":pending": "pending"},
-        )
-    except table.meta.client.exceptions.ConditionalCheckFailedException:
+        claimed = aws.write(take, return_new=True)
+    except aws.ConditionFailedError:
         return None
-    return token
+    return token, int((claimed or {}).get("attempts", 1))
 
 
-def _record(delivery_id: str, update: dict[str, Any], entry: dict[str, Any], keep_due: bool, claim: str) -> None:
+def _record(
+    delivery_id: str, update: dict[str, Any], entry: dict[str, Any], log: list[Any], keep_due: bool, claim: str
+) -> None:
     sets = {k: v for k, v in update.items() if v is not None}
     removes = [k for k, v in update.items() if v is None] + ["claimToken", "claimUntil"]
+    sets["log"] = log
     if keep_due:
         sets["dueAt"] = update["nextAttemptAt"]
     else:
         removes += ["duePk", "dueAt"]
-    expression = "SET " + ", ".join(f"#{k} = :{k}" for k in sets) + ", #log = list_append(#log, :entry)"
-    if removes:
-        expression += " REMOVE " + ", ".join(f"#{k}" for k in removes)
-    names = {f"#{k}": k for k in [*sets, *removes, "log"]}
-    values = {f":{k}": v for k, v in sets.items()}
-    values[":entry"] = [entry]
-    values[":claim"] = claim
-    aws.table(outbox.TABLE).update_item(
-        Key={"pk": f"DELIVERY#{delivery_id}", "sk": "DELIVERY"},
-        UpdateExpression=expression,
-        ConditionExpression="claimToken = :claim",  # only the attempt that holds the delivery records it
-        ExpressionAttributeNames=names,
-        ExpressionAttributeValues=values,
+    only_the_claimant = aws.Condition("claimToken = :claim", values={":claim": claim})
+    attempt_item = {"pk": f"DELIVERY#{delivery_id}", "sk": f"ATTEMPT#{int(entry['attempt']):06d}", **entry}
+    aws.transact(
+        [
+            aws.update(
+                "delivery", outbox.TABLE, _key(delivery_id), aws.Changes(set=sets, remove=removes), only_the_claimant
+            ),
+            aws.put("attempt", outbox.TABLE, attempt_item, condition=None),
+        ]
     )
 
 
@@ -193,31 +205,62 @@ def _post(url: str, app_id: str, event_id: str, body: bytes) -> tuple[int | None
     except egress.UrlRefused as exc:
         return None, f"refused: {exc.reason}"
     headers = {**sign_headers(app_id, event_id, body), "Host": _host_header(target)}
-    address = str(target.addresses[0])
+    ends_at = clock.monotonic() + deadline.timeout_s(ATTEMPT_TIMEOUT_S, "webhook attempt")
     try:
-        connection = _connection(target, address)
-        try:
-            connection.request("POST", target.path, body=body, headers=headers)
-            response = connection.getresponse()
-            response.read(MAX_RESPONSE_READ)
-            return response.status, None if response.status < 400 else f"HTTP {response.status}"
-        finally:
-            connection.close()
-    except (OSError, http.client.HTTPException, ssl.SSLError) as exc:
+        connection = _connect(target, ends_at)
+    except (OSError, ssl.SSLError) as exc:
         return None, type(exc).__name__
+    # The one deadline of the attempt: a watchdog closes the socket when it passes, whatever the receiver does.
+    watchdog = threading.Timer(max(0.0, ends_at - clock.monotonic()), _cut, args=(connection,))
+    watchdog.start()
+    try:
+        connection.request("POST", target.path, body=body, headers=headers)
+        response = connection.getresponse()
+        response.read(MAX_RESPONSE_READ)
+        if clock.monotonic() > ends_at:
+            return None, "TimeoutError"
+        return response.status, None if response.status < 400 else f"HTTP {response.status}"
+    except (OSError, http.client.HTTPException, ssl.SSLError, ValueError) as exc:
+        return None, "TimeoutError" if clock.monotonic() >= ends_at else type(exc).__name__
+    finally:
+        watchdog.cancel()
+        connection.close()
 
 
-def _connection(target: egress.Target, address: str) -> http.client.HTTPConnection:
-    if target.scheme == "http":
-        return http.client.HTTPConnection(address, target.port, timeout=ATTEMPT_TIMEOUT_S)
-    return _PinnedHTTPSConnection(target.host, address, target.port)
+def _cut(connection: http.client.HTTPConnection) -> None:
+    sock = connection.sock
+    if sock is not None:
+        with contextlib.suppress(OSError):  # already closed
+            sock.shutdown(socket.SHUT_RDWR)
+        sock.close()
+
+
+def _connect(target: egress.Target, ends_at: float) -> http.client.HTTPConnection:
+    """A connection to the first checked address that accepts one (TLS included), within the deadline."""
+    failure: Exception = OSError("no address")
+    for address in target.addresses:
+        left = ends_at - clock.monotonic()
+        if left <= 0:
+            raise TimeoutError("attempt deadline passed while connecting")
+        connection: http.client.HTTPConnection = (
+            http.client.HTTPConnection(str(address), target.port, timeout=left)
+            if target.scheme == "http"
+            else _PinnedHTTPSConnection(target.host, str(address), target.port, left)
+        )
+        try:
+            connection.connect()
+            return connection
+        except (OSError, ssl.SSLError) as exc:
+            connection.close()
+            failure = exc
+    raise failure
 
 
 class _PinnedHTTPSConnection(http.client.HTTPSConnection):
     """HTTPS to a checked address, with the certificate checked for the URL's host name."""
 
-    def __init__(self, host: str, address: str, port: int) -> None:
-        super().__init__(host, port, timeout=ATTEMPT_TIMEOUT_S, context=ssl.create_default_context())
+    def __init__(self, host: str, address: str, port: int, timeout_s: float) -> None:
+        super().__init__(host, port, timeout=timeout_s, context=ssl.create_default_context())
         self._address = address
 
     def connect(self) -> None:

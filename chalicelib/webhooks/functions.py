@@ -1,29 +1,37 @@
-"""The webhook delivery consumer and the outbox sweeper."""
+"""The webhook delivery consumer, the outbox sweeper and the signing-key rotation."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from chalice import Blueprint, Rate
 
 from chalicelib.platform import resources
+from chalicelib.platform.consumers import scheduled, sqs_batch
 from chalicelib.platform.settings import load_settings
 
 bp = Blueprint(__name__)
 
 
 # The queue's name depends on the stage; the CDK stack points the event source at its own queue.
-@bp.on_sqs_message(queue=resources.queue_name(load_settings().stage, "webhook-deliveries"), batch_size=1)
-def deliver_webhook(event: Any) -> None:
+@bp.on_sqs_message(queue=resources.queue_name(load_settings().stage, "webhook-deliveries"), batch_size=10)
+def deliver_webhook(event: Any) -> Any:
     from chalicelib.webhooks import delivery
 
-    for message in event:
-        delivery.deliver(str(json.loads(message.body)["deliveryId"]))
+    return sqs_batch("deliver_webhook", event, lambda body: delivery.deliver(str(body["deliveryId"])))
 
 
 @bp.schedule(Rate(1, unit=Rate.MINUTES))
 def sweep_webhooks(event: Any) -> None:
     from chalicelib.webhooks import outbox
 
-    outbox.sweep()
+    scheduled("sweep_webhooks", event, outbox.sweep)
+
+
+@bp.schedule(Rate(1, unit=Rate.DAYS))
+def rotate_webhook_keys(event: Any) -> None:
+    from chalicelib.webhooks import keys
+
+    scheduled(
+        "rotate_webhook_keys", event, keys.rotate
+    )  # the same schedule (and first-deploy trigger) initialises and rotates

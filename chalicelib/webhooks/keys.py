@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib.platform import aws
+from chalicelib.platform import aws, clock
 from chalicelib.platform.logging import logger
 
 SECRET = "webhook-signing-keys"
@@ -62,11 +62,17 @@ def app_key(app_id: str, seed: Seed | None = None) -> AppKey:
     return AppKey(seed.kid, derived.derive(seed.seed))
 
 
+class KeysNotInitialisedError(RuntimeError):
+    """The key set was never written: the deployment's rotate_webhook_keys run is missing."""
+
+
 def current() -> Seed:
+    # Readers never write the secret: only rotate_webhook_keys does (at deployment and on its schedule), so
+    # concurrent cold starts cannot race to create different keys, and readers need only a read grant.
     seeds = _load()
-    if not seeds:  # a stage deployed before webhooks existed: the first use initialises the key set
-        seeds = rotate()
-        _cache.update(seeds=seeds, until=time.monotonic() + CACHE_S)
+    if not seeds:
+        forget()  # look again next time: the initialising run may just be finishing
+        raise KeysNotInitialisedError("webhook signing keys are not initialised; run rotate_webhook_keys")
     return seeds[0]
 
 
@@ -75,8 +81,8 @@ def previous() -> list[Seed]:
 
 
 def rotate(now: int | None = None) -> list[Seed]:
-    now = int(time.time()) if now is None else now
-    seeds = _read()
+    now = clock.epoch() if now is None else now
+    seeds, read_version = _read_versioned()
     changed = False
     if not seeds or now - seeds[0].created_at >= ROTATION_S:
         seeds.insert(
@@ -92,9 +98,25 @@ def rotate(now: int | None = None) -> list[Seed]:
         body = {
             "keys": [{"kid": s.kid, "seed": base64.b64encode(s.seed).decode(), "createdAt": s.created_at} for s in kept]
         }
-        aws.client("secretsmanager").put_secret_value(SecretId=aws.secret_id(SECRET), SecretString=json.dumps(body))
+        _write(json.dumps(body), read_version)
     _cache.clear()
-    return kept
+    return _read() if changed else kept  # what is stored now, ours or a concurrent rotation's
+
+
+def _write(secret: str, read_version: str | None) -> None:
+    """Write the new key set unless another rotation wrote one since `read_version` was read.
+
+    The request token is derived from the version this rotation read: two rotations of the same version
+    send the same token, and Secrets Manager accepts only the first (the second, with other content, is
+    refused), so concurrent runs cannot overwrite each other with different keys."""
+    import uuid
+
+    token = str(uuid.uuid5(uuid.NAMESPACE_URL, f"dompet-webhook-keys:{read_version}"))
+    client = aws.client("secretsmanager")
+    try:
+        client.put_secret_value(SecretId=aws.secret_id(SECRET), SecretString=secret, ClientRequestToken=token)
+    except (client.exceptions.ResourceExistsException, client.exceptions.InvalidRequestException):
+        logger.info("webhook key set written by a concurrent rotation; keeping it")
 
 
 def forget() -> None:
@@ -102,16 +124,24 @@ def forget() -> None:
 
 
 def _load() -> list[Seed]:
-    if _cache.get("until", 0) > time.monotonic():
+    if _cache.get("until", 0) > clock.monotonic():
         seeds: list[Seed] = _cache["seeds"]
         return seeds
     seeds = _read()
-    _cache.update(seeds=seeds, until=time.monotonic() + CACHE_S)
+    _cache.update(seeds=seeds, until=clock.monotonic() + CACHE_S)
     return seeds
 
 
 def _read() -> list[Seed]:
-    raw = aws.client("secretsmanager").get_secret_value(SecretId=aws.secret_id(SECRET))["SecretString"]
+    return _read_versioned()[0]
+
+
+def _read_versioned() -> tuple[list[Seed], str | None]:
+    answer = aws.client("secretsmanager").get_secret_value(SecretId=aws.secret_id(SECRET))
+    return _parse(answer["SecretString"]), answer.get("VersionId")
+
+
+def _parse(raw: str) -> list[Seed]:
     try:
         content = json.loads(raw)
     except ValueError:

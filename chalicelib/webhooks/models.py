@@ -51,7 +51,9 @@ class Delivery(BaseModel):
     lastAttemptAt: str | None = None
     nextAttemptAt: str | None = None
     deliveredAt: str | None = None
-    log: list[DeliveryAttempt] = Field(default_factory=list, description="Every attempt, oldest first.")
+    log: list[DeliveryAttempt] = Field(
+        default_factory=list, description="The last 10 attempts, oldest first (`attempts` counts them all)."
+    )
 
 
 class DeliveryPage(BaseModel):

@@ -1,7 +1,7 @@
 """Events and their deliveries: the outbox every later event goes through.
 
 `emit_event(app_id, type, id, data, also=[...])` writes, in ONE DynamoDB transaction
-with the caller's own state change (`also`, TransactWriteItems entries):
+with the caller's own state change (`also`, aws.TxItem entries):
 
 * the event (pk `EVENT#<id>`): the seed's envelope, stored once; an id that exists
   makes the whole emit a no-op, so re-emitting keeps the id and sends nothing new;
@@ -49,15 +49,11 @@ class Emitted:
 
 
 def emit_event(
-    app_id: str, event_type: str, event_id: str, data: dict[str, Any], also: list[dict[str, Any]] | None = None
+    app_id: str, event_type: str, event_id: str, data: dict[str, Any], also: list[aws.TxItem] | None = None
 ) -> Emitted:
     """Record the event, and a delivery when the app has a URL, with `also` in one transaction."""
-    from boto3.dynamodb.types import TypeSerializer
-
     if get_event(event_id) is not None:
         return Emitted(event_id, None, duplicate=True)  # an id is never delivered twice by emitting it again
-    serialize = TypeSerializer().serialize
-    table = aws.table(TABLE).name
     now = iso_now()
     body = envelope(event_id, event_type, now, data)
     event_item = {
@@ -68,16 +64,7 @@ def emit_event(
         "createdAt": now,
         "body": json.dumps(body, separators=(",", ":")),
     }
-    items: list[dict[str, Any]] = [
-        {
-            "Put": {
-                "TableName": table,
-                "Item": {k: serialize(v) for k, v in event_item.items()},
-                "ConditionExpression": "attribute_not_exists(pk)",
-            }
-        },
-        *(also or []),
-    ]
+    items: list[aws.TxItem] = [aws.put("event", TABLE, event_item), *(also or [])]
     settings = store.get(app_id)
     if settings is None:
         return Emitted(event_id, None, duplicate=not _transact(items, event_id))
@@ -98,20 +85,11 @@ def emit_event(
         "dueAt": now,
         "log": [],
     }
-    items.append(
-        {
-            "Put": {
-                "TableName": table,
-                "Item": {k: serialize(v) for k, v in delivery.items()},
-                "ConditionExpression": "attribute_not_exists(pk)",
-            }
-        }
-    )
-    ddb = aws.client("dynamodb")
+    items.append(aws.put("delivery", TABLE, delivery))
     try:
         deliveries_list(app_id).append({"deliveryId": delivery_id, "createdAt": now}, also=items)
-    except ddb.exceptions.TransactionCanceledException:
-        if get_event(event_id) is not None:
+    except aws.TransactionCancelledError as exc:
+        if exc.condition_failed("event"):
             return Emitted(event_id, None, duplicate=True)  # a concurrent emit of the same id won
         raise
     enqueue(delivery_id)
@@ -190,13 +168,12 @@ def sweep(limit: int = 100) -> int:
     return queued
 
 
-def _transact(items: list[dict[str, Any]], event_id: str) -> bool:
+def _transact(items: list[aws.TxItem], event_id: str) -> bool:
     """True if written; False if the event id existed (a concurrent emit)."""
-    ddb = aws.client("dynamodb")
     try:
-        ddb.transact_write_items(TransactItems=items)
-    except ddb.exceptions.TransactionCanceledException:
-        if get_event(event_id) is None:
+        aws.transact(items)
+    except aws.TransactionCancelledError as exc:
+        if not exc.condition_failed("event"):
             raise
         return False
     return True

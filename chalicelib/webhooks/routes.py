@@ -5,8 +5,8 @@ from __future__ import annotations
 from chalice import Blueprint
 
 from chalicelib.auth import guards
-from chalicelib.platform.http import Call, Reply, route
 from chalicelib.platform.pagination import page_query
+from chalicelib.platform.router import Call, Reply, route
 from chalicelib.webhooks import service
 from chalicelib.webhooks.models import (
     Deleted,

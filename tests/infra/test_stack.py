@@ -397,6 +397,8 @@ def test_queue_consumers_read_the_stacks_queue(template: Template) -> None:
         for event, queue in zip(sqs, function.consumes, strict=True):
             arn = event["Properties"]["Queue"]
             assert arn == {"Fn::GetAtt": [_resource_id(template, "test", "queue", queue), "Arn"]}, function.name
+            assert event["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"], function.name
+            assert event["Properties"]["BatchSize"] == 10, function.name
 
 
 def test_function_names_limits_and_invoke_grants(template: Template) -> None:
@@ -467,18 +469,44 @@ def test_gateway_errors_answer_in_the_envelope(template: Template) -> None:
     assert bodies["DEFAULT_5XX"]["data"]["code"] == "GATEWAY_ERROR"
 
 
-def test_signing_keys_are_initialised_before_the_api_exists(template: Template) -> None:
+@pytest.mark.parametrize("rotator", ["rotate_signing_keys", "rotate_webhook_keys"])
+def test_signing_keys_are_initialised_before_the_api_exists(template: Template, rotator: str) -> None:
     from infra.stack import sam_logical_id
 
-    rotator_arn = {"Fn::GetAtt": [sam_logical_id("rotate_signing_keys"), "Arn"]}
-    trigger_id, trigger = _one(template, "Custom::Trigger")
-    assert sam_logical_id("rotate_signing_keys") in trigger["DependsOn"]
+    rotator_arn = {"Fn::GetAtt": [sam_logical_id(rotator), "Arn"]}
+    invoker_id, invoker = _one(
+        template, "AWS::Lambda::Function", Environment={"Variables": {"TARGET_FUNCTION": rotator_arn}}
+    )
+    triggers = template.find_resources("Custom::Trigger")
+    (trigger_id,) = [k for k, v in triggers.items() if sam_logical_id(rotator) in v.get("DependsOn", [])]
+    assert invoker_id[:-8] in str(triggers[trigger_id])  # the trigger runs (a version of) this rotator's invoker
     template.has_resource("AWS::Serverless::Api", {"DependsOn": Match.array_with([trigger_id])})
-    _, invoker = _one(template, "AWS::Lambda::Function", Environment={"Variables": {"TARGET_FUNCTION": rotator_arn}})
     invoker_role = invoker["Properties"]["Role"]["Fn::GetAtt"][0]
     assert _statements(template, invoker_role) == [
         {"Action": "lambda:InvokeFunction", "Effect": "Allow", "Resource": rotator_arn}
     ]
+
+
+def test_every_recorded_aws_call_is_granted(template: Template) -> None:
+    """Runs last (tests/iam_recorder.py): every AWS call a function made during the session is allowed by that
+    function's role in the synthesized stack, on that resource. moto enforces no IAM; this test does."""
+    from infra.stack import sam_logical_id
+    from tests.iam_recorder import RECORDED
+
+    if not RECORDED:
+        pytest.skip("no function made an AWS call in this run")
+    missing = []
+    for call in sorted(RECORDED, key=lambda c: (c.function, c.action, c.name)):
+        role = _role_id(template, call.function)
+        if call.kind == "":  # the call names no resource (e.g. KMS Decrypt finds its key in the ciphertext)
+            granted = {a for s in _statements(template, role) if s["Effect"] == "Allow" for a in _as_list(s["Action"])}
+        elif call.kind == "function":
+            granted = _actions_on(template, role, sam_logical_id(call.name))
+        else:
+            granted = _actions_on(template, role, _resource_id(template, "test", call.kind, call.name))
+        if not _allows(granted, call.action):
+            missing.append(f"{call.function}: {call.action} on {call.kind} {call.name}")
+    assert not missing, "calls the role does not grant:\n" + "\n".join(missing)
 
 
 if __name__ == "__main__":

@@ -113,8 +113,13 @@ def test_tokens_are_deployed_on_both_chains(stack):
 
 def test_health_openapi_and_docs(stack):
     api = stack["info"]["apiUrl"]
-    health = requests.get(f"{api}/health", timeout=10)
-    assert health.status_code == 200
+    assert requests.get(f"{api}/health", timeout=10).status_code == 200
+    details = f"{api}/api/v1/health/details"
+    headers = dompet_sign.signed_headers(
+        stack["info"]["demo"]["appId"], stack["info"]["demo"]["appSecret"], "GET", details, b""
+    )
+    health = requests.get(details, headers=headers, timeout=10)
+    assert health.status_code == 200, health.text
     names = {c["name"] for c in health.json()["data"]["components"]}
     assert {"network:local-a", "network:local-b", "table:tenancy"} <= names
     doc = requests.get(f"{api}/openapi.json", timeout=10).json()

@@ -344,7 +344,9 @@ def test_a_reverted_transaction_is_tracked_as_failed(wallet, local_chain, w3):
     assert view["status"] == "failed" and view["failedReason"] == "reverted on chain"
 
 
-def test_a_transaction_the_nodes_forget_is_dropped_and_its_nonce_reused(wallet, w3):
+def test_a_forgotten_transaction_is_dropped_only_once_its_nonce_is_used_by_another(wallet, w3):
+    """The old tracker declared a transaction dropped after 5 misses and gave its nonce back, although it could
+    still be mined; now it stays tracked until the chain proves its nonce went to another transaction."""
     recipient = Account.create().address
     start = w3.eth.get_transaction_count(wallet["address"], "pending")
     w3.provider.make_request("evm_setAutomine", [False])
@@ -359,15 +361,50 @@ def test_a_transaction_the_nodes_forget_is_dropped_and_its_nonce_reused(wallet, 
             ExpressionAttributeNames={"#r": "raw"},
             ExpressionAttributeValues={":bad": "0x00"},
         )
-        for _ in range(tracking.UNSEEN_CHECKS_BEFORE_DROPPED):
+        for _ in range(6):
             tracking.check(tx_hash)
         view = wallet["get"](f"/api/v1/wallet/transactions/{tx_hash}").json_body["data"]
-        assert view["status"] == "dropped"
+        assert view["status"] == "pending"  # no proof yet that it can never be mined
     finally:
         w3.provider.make_request("evm_setAutomine", [True])
+    # Another transaction takes the nonce: now the first can never be mined.
+    replacement = {
+        "from": wallet["address"],
+        "to": recipient,
+        "value": hex(1),
+        "nonce": hex(start),
+        "gasLimit": hex(21_000),
+    }
+    other = wallet["post"]("/api/v1/wallet/send-transaction", {"network": "local-a", "transaction": replacement})
+    assert other.status_code == 200, other.json_body
+    assert w3.eth.wait_for_transaction_receipt(other.json_body["data"]["txReceipt"]["hash"]).status == 1
+    tracking.check(tx_hash)
+    view = wallet["get"](f"/api/v1/wallet/transactions/{tx_hash}").json_body["data"]
+    assert view["status"] == "dropped" and "another transaction" in view["failedReason"]
     again = wallet["post"]("/api/v1/wallet/send-coin", {"network": "local-a", "to": recipient, "amount": "0.001"})
-    assert again.json_body["data"]["txReceipt"]["nonce"] == start
+    assert again.json_body["data"]["txReceipt"]["nonce"] == start + 1  # the used nonce is not handed out again
     assert w3.eth.wait_for_transaction_receipt(again.json_body["data"]["txReceipt"]["hash"]).status == 1
+
+
+def test_one_tracker_chain_per_transaction(wallet, monkeypatch):
+    queued: list[str] = []
+    monkeypatch.setattr(tracking, "enqueue", lambda tx_hash, delay_s: queued.append(tx_hash))
+    sent = wallet["post"](
+        "/api/v1/wallet/send-coin", {"network": "local-a", "to": Account.create().address, "amount": "0.001"}
+    )
+    assert queued == [sent.json_body["data"]["txReceipt"]["hash"]]  # record + mark_pending used to start two
+
+
+def test_a_stale_tracker_step_cannot_overwrite_a_newer_state(wallet, w3):
+    sent = wallet["post"](
+        "/api/v1/wallet/send-coin", {"network": "local-a", "to": Account.create().address, "amount": "0.001"}
+    )
+    tx_hash = sent.json_body["data"]["txReceipt"]["hash"]
+    w3.eth.wait_for_transaction_receipt(tx_hash)
+    stale = tracking.get(tx_hash)
+    tracking.check(tx_hash)  # settles it: mined
+    assert tracking._update(stale, {"status": "pending"}) is False  # read before the settlement: refused
+    assert tracking.get(tx_hash)["status"] == "mined"
 
 
 def test_refused_token_sends(wallet, local_chain):
@@ -398,3 +435,53 @@ def test_tracking_follows_a_send_to_mined(wallet, w3):
     listed = wallet["get"]("/api/v1/wallet/transactions").json_body["data"]
     assert listed["pagination"]["total"] == 1 and listed["data"][0]["hash"] == tx_hash
     assert wallet["get"]("/api/v1/wallet/transactions/0x" + "00" * 32).status_code == 404
+
+
+def test_an_early_tracker_step_does_not_give_back_the_nonce_of_a_send_still_broadcasting(wallet, w3, monkeypatch):
+    """The duplicate nonce: a tracker message that ran while a send was between recording and broadcasting
+    found the transaction unknown to the node, dropped it and gave its nonce back, so a concurrent send got
+    the same nonce (and the first, broadcast anyway, was later marked pending again)."""
+    from eth_utils import keccak
+
+    from chalicelib.wallets import sending
+
+    real = sending._rpc
+
+    def tracker_runs_first(network, method, params, broadcast=False):
+        if broadcast:
+            tracking.check("0x" + keccak(bytes.fromhex(params[0][2:])).hex())
+        return real(network, method, params, broadcast)
+
+    monkeypatch.setattr(sending, "_rpc", tracker_runs_first)
+    start = w3.eth.get_transaction_count(wallet["address"], "pending")
+    hashes, nonces = [], []
+    for _ in range(2):
+        sent = wallet["post"](
+            "/api/v1/wallet/send-coin", {"network": "local-a", "to": Account.create().address, "amount": "0.001"}
+        )
+        assert sent.status_code == 200, sent.json_body
+        hashes.append(sent.json_body["data"]["txReceipt"]["hash"])
+        nonces.append(sent.json_body["data"]["txReceipt"]["nonce"])
+    assert nonces == [start, start + 1]
+    for tx_hash in hashes:
+        assert w3.eth.wait_for_transaction_receipt(tx_hash).status == 1
+        assert tracking.get(tx_hash)["status"] == "pending"  # not dropped
+
+
+def test_parallel_sends_get_consecutive_distinct_nonces(wallet, w3):
+    from concurrent.futures import ThreadPoolExecutor
+
+    start = w3.eth.get_transaction_count(wallet["address"], "pending")
+
+    def send(_):
+        body = {"network": "local-a", "to": Account.create().address, "amount": "0.0001"}
+        return wallet["post"]("/api/v1/wallet/send-coin", body)
+
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(send, range(6)))
+    assert all(a.status_code == 200 for a in answers), [a.json_body for a in answers]
+    nonces = sorted(a.json_body["data"]["txReceipt"]["nonce"] for a in answers)
+    assert nonces == list(range(start, start + 6))
+    for a in answers:  # on chain too: every one mined, none refused for a reused nonce
+        assert w3.eth.wait_for_transaction_receipt(a.json_body["data"]["txReceipt"]["hash"]).status == 1
+    assert w3.eth.get_transaction_count(wallet["address"]) == start + 6

@@ -54,6 +54,11 @@ def test_a_get_may_be_repeated(api, tenant):
         (lambda h: h.update({"X-APP-ID": "4b1c7f55-0000-4000-8000-000000000000"}), "UNKNOWN_APP"),
         (lambda h: h.update({"X-TIMESTAMP": "yesterday"}), "INVALID_TIMESTAMP"),
         (lambda h: h.update({"X-TIMESTAMP": "2026-01-01T00:00:00"}), "INVALID_TIMESTAMP"),
+        # Not RFC 3339, although Python's fromisoformat took them before:
+        (lambda h: h.update({"X-TIMESTAMP": now_rfc3339()[:10]}), "INVALID_TIMESTAMP"),
+        (lambda h: h.update({"X-TIMESTAMP": now_rfc3339().replace("T", " ")}), "INVALID_TIMESTAMP"),
+        (lambda h: h.update({"X-TIMESTAMP": now_rfc3339().replace("-", "").replace(":", "")}), "INVALID_TIMESTAMP"),
+        (lambda h: h.update({"X-TIMESTAMP": now_rfc3339()[:16] + "Z"}), "INVALID_TIMESTAMP"),
     ],
 )
 def test_bad_signed_requests_are_401_with_a_code(api, tenant, change, code):
@@ -211,3 +216,27 @@ def test_the_window_is_300_seconds(api, tenant, seconds, accepted):
     )
     response = whoami(api, headers)
     assert (response.status_code == 200) is accepted, response.json_body
+
+
+@pytest.mark.parametrize("form", ["lower", "millis", "nanos"])
+def test_every_rfc3339_form_is_accepted(api, tenant, form):
+    stamp = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    stamp = {"lower": stamp.replace("T", "t").replace("Z", "z"), "millis": stamp, "nanos": stamp[:-1] + "123456Z"}[form]
+    headers = dompet_sign.signed_headers(
+        tenant.appId, tenant.appSecret, "GET", "http://x/api/v1/auth/whoami", b"", timestamp=stamp
+    )
+    assert whoami(api, headers).status_code == 200, form
+
+
+def test_two_identical_writes_in_one_second_are_not_a_replay(tenant):
+    """With millisecond timestamps (what the helper sends) two equal requests sign differently."""
+    body = b""
+    url = "https://api.example.com/api/v1/webhooks/settings"
+    second = datetime.now(UTC).replace(microsecond=0)
+    for millis in (100, 900):
+        stamp = (second + timedelta(milliseconds=millis)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        headers = dompet_sign.signed_headers(tenant.appId, tenant.appSecret, "DELETE", url, body, timestamp=stamp)
+        event = _event("DELETE", "/api/v1/webhooks/settings", None, headers, body, stage_path=True)
+        assert signing.verify(Request(event)).appId == tenant.appId
+    default = dompet_sign.signed_headers(tenant.appId, tenant.appSecret, "DELETE", url, body)
+    assert "." in default["X-TIMESTAMP"]  # the helper uses milliseconds

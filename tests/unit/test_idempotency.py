@@ -71,3 +71,89 @@ def test_malformed_keys_are_400(aws_env, key):
 def test_no_key_no_reservation(aws_env):
     assert run(None) == ("sent", 1)
     assert aws.table("idempotency").scan()["Items"] == []
+
+
+def _pin_effect(reference):
+    item = idempotency.effect_item(reference)
+    assert item is not None
+    aws.transact([item])  # in a send this rides in the transaction that records the signed transaction
+
+
+def test_a_lost_answer_after_an_effect_never_runs_the_request_again(aws_env, monkeypatch):
+    """The old code swallowed the failed completion; the in-progress record expired and a retry sent again."""
+    ran = []
+    real_write = aws.write
+
+    def failing_completion(item, return_new=False):
+        if item.kind == "Update" and "state" in item.changes.set:
+            raise RuntimeError("DynamoDB unavailable")
+        return real_write(item, return_new)
+
+    with idempotency.guard("k5", "client#user", FP) as slot:
+        ran.append(1)
+        _pin_effect({"txHash": "0xabc"})
+        monkeypatch.setattr(aws, "write", failing_completion)
+        slot.complete(200, "ok", {"n": 1})
+    monkeypatch.setattr(aws, "write", real_write)
+    from chalicelib.platform import clock
+
+    clock.travel(idempotency.KEY_TTL_S + 3600)  # far past any lease
+    try:
+        with pytest.raises(ApiError) as unknown:
+            run("k5")
+    finally:
+        clock.reset()
+    assert (unknown.value.status, unknown.value.code) == (409, "IDEMPOTENCY_OUTCOME_UNKNOWN")
+    assert unknown.value.details["effects"] == {"txHash": "0xabc"}  # the transaction record is findable
+    assert ran == [1]
+
+
+def test_a_request_that_fails_after_its_effect_keeps_its_key(aws_env):
+    with pytest.raises(RuntimeError), idempotency.guard("k6", "client#user", FP):
+        _pin_effect({"txHash": "0xdef"})
+        raise RuntimeError("broadcast bookkeeping failed")
+    with pytest.raises(ApiError) as again:
+        run("k6")
+    assert again.value.code in ("IDEMPOTENCY_IN_PROGRESS", "IDEMPOTENCY_OUTCOME_UNKNOWN")
+    item = aws.table("idempotency").get_item(Key={"pk": "IDEM#client#user#k6", "sk": "KEY"})["Item"]
+    assert item["effects"] == {"txHash": "0xdef"} and "expiresAt" not in item
+
+
+def test_the_lease_follows_the_requests_remaining_time(aws_env):
+    from chalicelib.platform import clock, deadline
+
+    with deadline.budget(10.0), idempotency.guard("k7", "client#user", FP):
+        item = aws.table("idempotency").get_item(Key={"pk": "IDEM#client#user#k7", "sk": "KEY"})["Item"]
+        lease = int(item["expiresAt"]) - clock.epoch()
+    assert lease <= 10 + idempotency.LEASE_MARGIN_S + 2  # not a fixed 900 s
+
+
+def test_no_effect_item_without_a_key(aws_env):
+    assert idempotency.effect_item({"txHash": "0x1"}) is None
+    with idempotency.guard(None, "client#user", FP):
+        assert idempotency.effect_item({"txHash": "0x1"}) is None
+
+
+def test_two_tenants_using_the_same_key_are_independent(aws_env):
+    from chalicelib.tenancy import service as tenancy
+    from chalicelib.tenancy.models import App
+
+    apps = []
+    for name in ("Acme", "Globex"):
+        creds = tenancy.create_tenant(name)
+        apps.append(App(appId=creds.appId, clientId=creds.clientId, organizationId="o", name=name, createdAt="t"))
+    scopes = [idempotency.scope_of(app) for app in apps]
+    assert scopes[0] != scopes[1]
+    for n, scope in enumerate(scopes):
+        with idempotency.guard("shared", scope, FP) as slot:
+            assert slot.replay is None  # the other tenant's use of the key changes nothing here
+            slot.complete(200, "ok", {"n": n})
+    with idempotency.guard("shared", scopes[1], FP) as slot:
+        assert slot.replay is not None and slot.replay.data == {"n": 1}
+
+
+def test_an_unknown_principal_has_no_scope():
+    with pytest.raises(TypeError):
+        idempotency.scope_of(None)
+    with pytest.raises(TypeError):
+        idempotency.scope_of(object())

@@ -15,33 +15,30 @@ from devtools.workers import LocalContext, scheduled_event
 # --- aux pool -------------------------------------------------------------------------------
 
 
-def test_claim_release_consume(aux_sets):
+def test_claim_consume(aux_sets):
     first, second = aux_sets(2)
     claimed = {aux_pool.claim("w1"), aux_pool.claim("w2")}
     assert claimed == {first, second}
     with pytest.raises(aux_pool.PoolEmptyError):
         aux_pool.claim("w3")
-
-    aux_pool.release(first, "someone-else")  # not the claimant: no effect
-    with pytest.raises(aux_pool.PoolEmptyError):
-        aux_pool.claim("w3")
-    owner = (
-        "w1"
-        if aws.table("aux-pool").get_item(Key={"pk": "POOL", "sk": f"AUX#{first}"})["Item"]["claimedBy"] == "w1"
-        else "w2"
-    )
-    aux_pool.release(first, owner)
-    assert aux_pool.claim("w3") == first
     aux_pool.consume(first)
     assert aux_pool.ready_count() == 0
 
-    # A claim abandoned by a request that died is claimable again after CLAIM_TTL_S.
-    aws.table("aux-pool").update_item(
-        Key={"pk": aux_pool.PK, "sk": f"AUX#{second}"},
-        UpdateExpression="SET claimedAt = :old",
-        ExpressionAttributeValues={":old": int(time.time()) - aux_pool.CLAIM_TTL_S - 1},
-    )
-    assert aux_pool.claim("w4") == second
+
+def test_a_stale_claim_retires_the_set_instead_of_handing_it_to_another_wallet(aux_sets):
+    """The old pool gave a set claimed by a creation that died to the next wallet; its parties may have seen it."""
+    from chalicelib.platform import clock
+
+    (abandoned,) = aux_sets(1)
+    assert aux_pool.claim("w-died") == abandoned
+    clock.travel(aux_pool.CLAIM_TTL_S + 1)
+    try:
+        with pytest.raises(aux_pool.PoolEmptyError):
+            aux_pool.claim("w-next")  # never the abandoned set
+        assert aux_pool.retire_stale_claims() == 1
+    finally:
+        clock.reset()
+    assert "Item" not in aws.table("aux-pool").get_item(Key={"pk": aux_pool.PK, "sk": f"AUX#{abandoned}"})
 
 
 def test_each_party_opens_only_its_own_aux_part(aux_sets):
@@ -49,7 +46,7 @@ def test_each_party_opens_only_its_own_aux_part(aux_sets):
     parts = [aux_pool.open_part(aux_id, party) for party in aux_pool.PARTIES]
     assert len(set(parts)) == 3
     item = aws.table("aux-pool").get_item(Key={"pk": aux_pool.PK, "sk": f"AUX#{aux_id}"})["Item"]
-    from chalicelib.platform.envelope_crypto import Sealed, open_sealed
+    from chalicelib.platform.kms_envelope import Sealed, open_sealed
 
     with pytest.raises(Exception, match="InvalidCiphertext"):  # party 1's part under party 0's key and context
         open_sealed("share-a", Sealed.from_item(item["part1"]), aux_pool.aux_context(aux_id, 0))
@@ -201,7 +198,7 @@ def wallet_secret0(tenant, aux_sets):
     from chalicelib.auth.models import WalletPrincipal
     from chalicelib.auth.tokens import Claims, TokenKind
     from chalicelib.tenancy import service as tenancy
-    from chalicelib.wallets import accounts
+    from chalicelib.wallets import provisioning
 
     aux_sets(1)
     user = users.get_or_create(tenant.clientId, "alice")
@@ -210,7 +207,7 @@ def wallet_secret0(tenant, aux_sets):
         Claims(user.userId, tenant.clientId, "alice", TokenKind.ACCESS, 0, 2**31, "t"),
         user,
     )
-    created = accounts.create(principal, None)
+    created = provisioning.create(principal, None)
     return created.secret0, shares.wallet_id_of(created.secret0)
 
 

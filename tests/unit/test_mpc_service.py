@@ -24,10 +24,10 @@ from chalicelib.auth.models import WalletPrincipal
 from chalicelib.auth.tokens import Claims, TokenKind
 from chalicelib.mpc import aux_pool, shares
 from chalicelib.platform import aws, resources
-from chalicelib.platform.envelope_crypto import Sealed
 from chalicelib.platform.errors import ApiError
+from chalicelib.platform.kms_envelope import Sealed
 from chalicelib.tenancy import service as tenancy
-from chalicelib.wallets import accounts
+from chalicelib.wallets import provisioning
 from chalicelib.wallets import store as wallet_store
 
 
@@ -47,7 +47,7 @@ def refreshed(principal: WalletPrincipal) -> WalletPrincipal:
 def wallet(tenant: Any, aux_sets: Any) -> tuple[WalletPrincipal, Any]:
     aux_sets(1)
     principal = principal_for(tenant, "alice")
-    created = accounts.create(principal, None)
+    created = provisioning.create(principal, None)
     return refreshed(principal), created
 
 
@@ -67,7 +67,7 @@ def audit_records(wallet_id: str) -> list[dict[str, Any]]:
 def test_signer_and_cosigner_sign_without_the_user(wallet):
     principal, created = wallet
     digest = keccak(b"pay 1 wei")
-    signature = accounts.sign_digest(principal, digest)
+    signature = provisioning.sign_digest(principal, digest)
     assert len(signature) == 65 and signature[64] in (0, 1)
     assert recovered_address(signature, digest) == created.address
 
@@ -83,13 +83,13 @@ def test_user_secret_signs_with_share_c_instead_of_the_cosigner(wallet):
     # Without share B the cosigner cannot take part, so a signature proves share C signed.
     aws.table("cosigner-shares").delete_item(Key={"pk": f"WALLET#{principal.user.walletId}", "sk": "SHARE#1"})
     digest = keccak(b"pay 2 wei")
-    signature = accounts.sign_digest(principal, digest, secret=created.secret0)
+    signature = provisioning.sign_digest(principal, digest, secret=created.secret0)
     assert recovered_address(signature, digest) == created.address
     assert [r["parties"] for r in audit_records(principal.user.walletId)] == [["signer", "user"]]
 
     # And with the cosigner unable to sign, a request without the secret fails cleanly, and is audited.
     with pytest.raises(ApiError) as failure:
-        accounts.sign_digest(principal, digest)
+        provisioning.sign_digest(principal, digest)
     assert (failure.value.status, failure.value.code) == (503, "SIGNER_UNAVAILABLE")
     outcomes = sorted(r["outcome"] for r in audit_records(principal.user.walletId))
     assert outcomes == ["failed", "signed"]
@@ -99,7 +99,7 @@ def test_user_secret_signs_with_share_c_instead_of_the_cosigner(wallet):
 def test_a_secret_that_is_not_this_wallets_secret0_is_401(wallet, secret):
     principal, _ = wallet
     with pytest.raises(ApiError) as failure:
-        accounts.sign_digest(principal, keccak(b"x"), secret=secret)
+        provisioning.sign_digest(principal, keccak(b"x"), secret=secret)
     assert (failure.value.status, failure.value.code) == (401, "INVALID_SECRET")
     assert audit_records(principal.user.walletId) == []
 
@@ -107,9 +107,9 @@ def test_a_secret_that_is_not_this_wallets_secret0_is_401(wallet, secret):
 def test_another_wallets_secret0_is_401(wallet, tenant, aux_sets):
     principal, _ = wallet
     aux_sets(1)
-    other = accounts.create(principal_for(tenant, "bob"), None)
+    other = provisioning.create(principal_for(tenant, "bob"), None)
     with pytest.raises(ApiError) as failure:
-        accounts.sign_digest(principal, keccak(b"x"), secret=other.secret0)
+        provisioning.sign_digest(principal, keccak(b"x"), secret=other.secret0)
     assert failure.value.code == "INVALID_SECRET"
 
 
@@ -172,7 +172,7 @@ def contexts_for(item: dict[str, Any]) -> list[dict[str, str]]:
 
 def test_tables_plus_any_single_kms_key_cannot_sign(wallet, tenant, aux_sets):
     aux_sets(2)  # one spare set stays in the pool, as in production
-    accounts.import_key(principal_for(tenant, "bob"), "0x" + "11" * 32, None)
+    provisioning.import_key(principal_for(tenant, "bob"), "0x" + "11" * 32, None)
     dump = dump_tables()
     assert dump["wallets"] and dump["signer-shares"] and dump["cosigner-shares"] and dump["aux-pool"]
 
@@ -229,12 +229,12 @@ def test_no_plaintext_share_in_any_stored_item_object_or_log(tenant, aux_sets, c
     aux_sets(2)
     caplog.set_level("DEBUG")
     principal = principal_for(tenant, "alice")
-    created = accounts.create(principal, None)
+    created = provisioning.create(principal, None)
     principal = refreshed(principal)
-    accounts.sign_digest(principal, keccak(b"one"))
-    accounts.sign_digest(principal, keccak(b"two"), secret=created.secret0)
+    provisioning.sign_digest(principal, keccak(b"one"))
+    provisioning.sign_digest(principal, keccak(b"two"), secret=created.secret0)
     # An import (core shares travel in the party requests) and a failing signature run (error paths log).
-    imported = accounts.import_key(principal_for(tenant, "bob"), "0x" + "11" * 32, None)
+    imported = provisioning.import_key(principal_for(tenant, "bob"), "0x" + "11" * 32, None)
 
     wallet_id = principal.user.walletId
     plaintext = [
@@ -251,7 +251,7 @@ def test_no_plaintext_share_in_any_stored_item_object_or_log(tenant, aux_sets, c
     assert {mpc.share_info(p)["party_index"] for p in plaintext} == {0, 1, 2}
     aws.table("cosigner-shares").delete_item(Key={"pk": f"WALLET#{wallet_id}", "sk": "SHARE#1"})
     with pytest.raises(ApiError):
-        accounts.sign_digest(principal, keccak(b"three"))
+        provisioning.sign_digest(principal, keccak(b"three"))
 
     stored = _stored_bytes(dump_tables(), dump_bucket())
     out, err = capsys.readouterr()
@@ -273,3 +273,24 @@ def test_wallet_record_and_binding(wallet):
     assert record.address == created.address and record.origin == "created"
     assert record.subId == "alice" and record.secret0Hash == shares.secret0_hash(created.secret0)
     assert principal.user.walletAddress == created.address
+
+
+def test_a_failing_audit_does_not_replace_the_signing_error(tenant, aux_sets, monkeypatch):
+    """`_audit` ran in a `finally`: its own failure masked why the signing run failed."""
+    from chalicelib.mpc import service as mpc_service
+
+    aux_sets(1)
+    principal = principal_for(tenant, "audit-mask")
+    provisioning.create(principal, None)
+
+    def no_share(*args, **kwargs):
+        raise mpc_service.MpcRunError("SIGNER_UNAVAILABLE", "share missing")
+
+    def broken_audit(*args, **kwargs):
+        raise RuntimeError("audit table down")
+
+    monkeypatch.setattr(mpc_service.shares, "load_share", no_share)
+    monkeypatch.setattr(mpc_service, "_audit", broken_audit)
+    with pytest.raises(ApiError) as failed:
+        provisioning.sign_digest(principal, keccak(b"x"))
+    assert failed.value.code != "INTERNAL_ERROR"  # the run's own error, mapped by the caller

@@ -9,8 +9,8 @@ from chalice import Blueprint, Chalice
 from chalice.test import Client
 
 from chalicelib.platform import aws
-from chalicelib.platform.http import Call, Reply, platform_bp, route
 from chalicelib.platform.pagination import AppendOnlyList, Page, PageQuery, page_query, pagination
+from chalicelib.platform.router import Call, Reply, platform_bp, route
 
 Query10 = page_query(default_limit=10)
 
@@ -141,7 +141,7 @@ def test_page_query_model_is_a_page_query():
 def test_a_transaction_conflict_is_retried(aws_env, monkeypatch):
     """DynamoDB reports concurrent transactions on one item as TransactionConflict: a lost race, retried."""
     items = AppendOnlyList("tenancy", "TEST#conflict")
-    ddb = aws.client("dynamodb")
+    ddb = aws.dynamodb_client()
     real = ddb.transact_write_items
     calls = []
 
@@ -165,16 +165,10 @@ def test_a_failing_companion_item_is_not_retried(aws_env):
     from chalicelib.platform.errors import ApiError
 
     items = AppendOnlyList("tenancy", "TEST#companion")
-    table = aws.table("tenancy").name
-    taken = {
-        "Put": {
-            "TableName": table,
-            "Item": {"pk": {"S": "TEST#by-id"}, "sk": {"S": "x"}},
-            "ConditionExpression": "attribute_not_exists(pk)",
-        }
-    }
+    taken = aws.put("by-id", "tenancy", {"pk": "TEST#by-id", "sk": "x"})
     items.append({"n": 1}, also=[taken])
-    with pytest.raises(Exception) as error:
+    with pytest.raises(aws.TransactionCancelledError) as error:
         items.append({"n": 2}, also=[taken])
     assert not isinstance(error.value, ApiError)
+    assert error.value.condition_failed("by-id")  # reported by name, not by position
     assert items.count() == 1  # nothing half-written

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 from eth_account import Account
 from eth_keys import keys as eth_keys
 
+from chalicelib.evm import nonces
+from chalicelib.evm.transactions import UnsignedTx, assemble, receipt, signing_hash
+from chalicelib.platform import clock
 from chalicelib.platform.errors import ApiError
-from chalicelib.wallets import nonces
 from chalicelib.wallets.sending import parse_amount
-from chalicelib.wallets.transactions import UnsignedTx, assemble, receipt, signing_hash
 
 KEY = "0x" + "11" * 32
 ADDRESS = "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A"
@@ -90,42 +90,44 @@ def test_a_high_s_or_bad_parity_signature_is_refused():
 
 
 def test_nonces_follow_the_chain_and_fill_gaps(aws_env):
-    assert nonces.allocate(ADDRESS, 1, chain_pending=5).nonce == 5  # first use: the chain's pending nonce
-    assert nonces.allocate(ADDRESS, 1, chain_pending=5).nonce == 6  # the counter is ahead of the node
-    assert nonces.allocate(ADDRESS, 1, chain_pending=9).nonce == 9  # the node is ahead (sent elsewhere)
-    assert nonces.allocate(ADDRESS, 1, chain_pending=9).nonce == 10
-    nonces.release(ADDRESS, 1, 10)  # the last one: the counter moves back
-    assert nonces.allocate(ADDRESS, 1, chain_pending=10).nonce == 10
-    assert nonces.allocate(ADDRESS, 1, chain_pending=10).nonce == 11
-    nonces.release(ADDRESS, 1, 10)  # not the last: a gap, given back
-    assert nonces.allocate(ADDRESS, 1, chain_pending=10).nonce == 10, "the gap is filled first"
-    assert nonces.allocate(ADDRESS, 1, chain_pending=10).nonce == 12
-    nonces.release(ADDRESS, 1, 11)
-    assert nonces.allocate(ADDRESS, 1, chain_pending=13).nonce == 13, "a given-back nonce the chain passed is dropped"
-    assert nonces.allocate(ADDRESS, 2, chain_pending=0).nonce == 0, "each chain has its own counter"
+    def take(chain_pending: int, chain_id: int = 1) -> nonces.Allocation:
+        return nonces.allocate(ADDRESS, chain_id, chain_pending)
+
+    assert take(5).nonce == 5  # first use: the chain's pending nonce
+    assert take(5).nonce == 6  # the counter is ahead of the node
+    assert take(9).nonce == 9  # the node is ahead (sent elsewhere)
+    last = take(9)
+    assert last.nonce == 10
+    assert nonces.release(last)  # the last one: handed out again next
+    assert take(10).nonce == 10
+    gap = take(10)
+    assert gap.nonce == 11
+    twelve = take(10)
+    assert twelve.nonce == 12
+    assert nonces.release(gap)  # not the last: a gap, given back
+    assert take(10).nonce == 11, "the gap is filled first"
+    assert take(10).nonce == 13
+    assert nonces.release(twelve)
+    assert take(14).nonce == 14, "a given-back nonce the chain passed is dropped"
+    assert take(0, chain_id=2).nonce == 0, "each chain has its own counter"
 
 
 def test_a_nonce_held_by_a_send_that_died_is_given_back_after_its_lease(aws_env):
     from chalicelib.platform import aws
 
     settled = nonces.allocate(ADDRESS, 1, chain_pending=0)
-    nonces.settle(ADDRESS, 1, settled)  # this send recorded its transaction
-    lost = nonces.allocate(ADDRESS, 1, chain_pending=1)  # this one dies: never settled nor released
+    aws.transact([nonces.commit_item(settled)])  # this send recorded its transaction
+    lost = nonces.allocate(ADDRESS, 1, chain_pending=1)  # this one dies: never recorded nor released
     assert (settled.nonce, lost.nonce) == (0, 1)
-    assert nonces.allocate(ADDRESS, 1, chain_pending=1).nonce == 2, "within its lease the nonce stays taken"
-
-    item_key = {"pk": f"NONCE#{ADDRESS}#1", "sk": "NONCE"}
-    expired = f"{lost.nonce}:{int(time.time()) - 1}"
-    aws.table("nonces").update_item(  # its lease runs out
-        Key=item_key,
-        UpdateExpression="DELETE inflight :old",
-        ExpressionAttributeValues={":old": {lost.lease}},
-    )
-    aws.table("nonces").update_item(
-        Key=item_key, UpdateExpression="ADD inflight :new", ExpressionAttributeValues={":new": {expired}}
-    )
-    assert nonces.allocate(ADDRESS, 1, chain_pending=1).nonce == 1, "the gap is filled"
-    assert nonces.allocate(ADDRESS, 1, chain_pending=1).nonce == 3
+    kept = nonces.allocate(ADDRESS, 1, chain_pending=1)
+    assert kept.nonce == 2, "within its lease the nonce stays taken"
+    aws.transact([nonces.commit_item(kept)])
+    clock.travel(nonces.LEASE_S + 1)
+    try:
+        assert nonces.allocate(ADDRESS, 1, chain_pending=1).nonce == 1, "the gap is filled"
+        assert nonces.allocate(ADDRESS, 1, chain_pending=1).nonce == 3
+    finally:
+        clock.reset()
 
 
 def test_concurrent_allocations_are_distinct_and_consecutive(aws_env):

@@ -44,18 +44,51 @@ def test_docs_page_is_self_contained_html(api):
     assert "<script" not in page and "http://" not in page.replace("http://x", "") and "https://" not in page
 
 
-def test_health_reports_tables_and_networks(api):
+def _details(api, tenant):
+    from tests.unit.test_family_s import dompet_sign
+
+    path = "/api/v1/health/details"
+    headers = dompet_sign.signed_headers(tenant.appId, tenant.appSecret, "GET", f"http://x{path}", b"")
+    return api.get(path, headers=headers)
+
+
+def test_public_health_calls_nothing(api, monkeypatch):
+    """On AWS the public /health described every table (503: no grant); now it calls no AWS API and no node."""
+    import botocore.client
+
+    def no_calls(*args, **kwargs):
+        raise AssertionError("/health made an AWS call")
+
+    monkeypatch.setattr(botocore.client.BaseClient, "_make_api_call", no_calls)
     response = api.get("/health")
     assert response.status_code == 200
+    assert response.json_body["data"] == {"service": "dompet", "version": "0.1.0", "stage": "test"}
+
+
+def test_health_details_need_a_signature(api):
+    assert api.get("/api/v1/health/details").status_code == 401
+
+
+def test_health_details_report_the_apis_tables_and_networks(api, tenant):
+    from chalicelib.system import routes
+
+    routes._details.clear()
+    response = _details(api, tenant)
+    assert response.status_code == 200, response.json_body
     data = response.json_body["data"]
     assert data["service"] == "dompet" and data["stage"] == "test"
-    assert {c["name"] for c in data["components"]} >= {"table:tenancy", "table:users", "table:auth-state"}
+    names = {c["name"] for c in data["components"]}
+    assert names >= {"table:tenancy", "table:users", "table:auth-state"}
+    assert "table:cosigner-shares" not in names  # not the API's to read
     assert all(c["ok"] for c in data["components"])
 
 
-def test_health_is_503_when_a_network_is_unreachable(api, use_networks):
+def test_health_is_503_when_a_network_is_unreachable(api, tenant, use_networks):
+    from chalicelib.system import routes
+
+    routes._details.clear()
     use_networks([{"name": "down", "chainId": 31399, "rpcUrls": ["http://127.0.0.1:9"], "nativeSymbol": "ETH"}])
-    response = api.get("/health")
+    response = _details(api, tenant)
     assert response.status_code == 503
     body = response.json_body
     assert body["data"]["code"] == "NOT_READY"
@@ -82,7 +115,7 @@ def test_every_response_schema_lists_its_fields(api):
 def test_the_document_lists_only_routes_the_app_serves(api):
     from chalice import Blueprint
 
-    from chalicelib.platform.http import Call, Reply, route
+    from chalicelib.platform.router import Call, Reply, route
     from chalicelib.system import routes as system_routes
 
     unregistered = Blueprint("never-registered")

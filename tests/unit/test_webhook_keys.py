@@ -1,4 +1,4 @@
-"""Per-app webhook signing keys: derivation, rotation with a grace period, lazy initialisation."""
+"""Per-app webhook signing keys: derivation, rotation with a grace period, initialisation by the rotator only."""
 
 from __future__ import annotations
 
@@ -33,7 +33,26 @@ def test_rotation_keeps_the_old_key_for_its_grace_period(aws_env):
     assert [s.kid for s in after_grace] == [rotated[0].kid]
 
 
-def test_a_stage_without_keys_initialises_them_on_first_use(aws_env):
+def test_readers_never_write_the_key_set(aws_env):
+    """Readers (the API, the delivery worker) have only a read grant: they used to initialise the set themselves."""
+    import pytest
+
     aws.client("secretsmanager").put_secret_value(SecretId=aws.secret_id(keys.SECRET), SecretString="{}")
     keys.forget()
-    assert keys.current().seed and len(keys.current().seed) == 32
+    with pytest.raises(keys.KeysNotInitialisedError):
+        keys.current()
+    assert keys.rotate() and keys.current().seed and len(keys.current().seed) == 32  # the rotator initialises
+
+
+def test_concurrent_initialisations_agree_on_one_key(aws_env, monkeypatch):
+    """Two rotations that read the same (empty) version: the second write is refused, both end on one key."""
+    aws.client("secretsmanager").put_secret_value(SecretId=aws.secret_id(keys.SECRET), SecretString="{}")
+    keys.forget()
+    real_read = keys._read_versioned
+    seen = real_read()
+    monkeypatch.setattr(keys, "_read_versioned", lambda: seen)  # both read before either wrote
+    first = keys.rotate()
+    second = keys.rotate()
+    monkeypatch.setattr(keys, "_read_versioned", real_read)
+    keys.forget()
+    assert first == second == [keys.current()]

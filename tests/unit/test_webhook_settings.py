@@ -88,6 +88,16 @@ def test_put_get_delete(api, tenant, public_dns):
         ("https://user:pw@hooks.example.com/x", "INVALID_WEBHOOK_URL"),
         ("https://hooks.example.com:99999/x", "INVALID_WEBHOOK_URL"),
         ("https://nowhere.invalid/x", "WEBHOOK_HOST_UNRESOLVABLE"),
+        # Saved (200) before, then failed or silently altered at delivery:
+        ("https://hooks.example.com/x\r\nX-Injected: 1", "INVALID_WEBHOOK_URL"),
+        ("https://hooks.example.com/x\x00", "INVALID_WEBHOOK_URL"),
+        ("https://hooks.example.com/a\tb", "INVALID_WEBHOOK_URL"),
+        ("https://hooks.example.com/a b", "INVALID_WEBHOOK_URL"),
+        (" https://hooks.example.com/x", "INVALID_WEBHOOK_URL"),
+        ("https://hooks.example.com/\x7f", "INVALID_WEBHOOK_URL"),
+        ("https://hooks.example.com/caf\u00e9", "INVALID_WEBHOOK_URL"),
+        ("https://hooks.example.com:0/x", "INVALID_WEBHOOK_URL"),
+        ("https://hooks.example.com/x#frag", "INVALID_WEBHOOK_URL"),
     ],
 )
 def test_refused_urls_change_nothing(api, tenant, public_dns, url, code):

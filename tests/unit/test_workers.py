@@ -125,3 +125,18 @@ def test_the_service_registers_its_signing_key_rotation(aws_env):
     before = keys.load(refresh=True).current().kid
     runner.invoke_scheduled(rotation)  # the real handler, as Lambda calls it
     assert keys.load(refresh=True).current().kid == before  # not due yet: unchanged, still valid
+
+
+def test_webhook_keys_rotate_on_their_own_schedule(aws_env):
+    from app import app
+    from chalicelib.webhooks import keys as webhook_keys
+
+    runner = WorkerRunner(app, region="us-east-1")
+    rotation = next(s for s in runner.schedules if s.name == "rotate_webhook_keys")
+    assert rate_seconds(rotation.schedule_expression) == 86_400
+    jwt_rotation = next(s for s in runner.schedules if s.name == "rotate_signing_keys")
+    before = webhook_keys.current().kid
+    runner.invoke_scheduled(jwt_rotation)
+    runner.invoke_scheduled(rotation)  # the real handler, as Lambda calls it
+    webhook_keys.forget()
+    assert webhook_keys.current().kid == before  # not due yet: unchanged

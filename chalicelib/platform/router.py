@@ -3,8 +3,8 @@
 A handler is declared with `route(...)`, which records a `RouteSpec` (the OpenAPI
 document is generated from these) and wraps the view so that a request flows
 auth guard -> body/query validation -> handler -> envelope. Errors raised
-anywhere below become an error envelope; unexpected ones are logged by type only
-(never with a traceback or values, which may hold secrets) and answered as 500.
+anywhere below become an error envelope; unexpected ones are logged with their stack
+(server-side only) and answered as 500 with the request id, never the stack.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from pydantic import BaseModel, ValidationError
 
 from chalicelib.platform import errors
 from chalicelib.platform.envelope import envelope, error_envelope, to_jsonable
-from chalicelib.platform.logging import logger
+from chalicelib.platform.invocation import running_as
+from chalicelib.platform.logging import log_failure, logger
 
 JSON = "application/json"
 M = TypeVar("M", bound=BaseModel)
@@ -92,6 +93,8 @@ def route(
     content_types: tuple[str, ...] = (JSON,),
     idempotent: bool = False,
 ) -> Callable[[Callable[[Call], Reply]], Callable[..., Response]]:
+    if idempotent and guard is None:
+        raise ValueError(f"{method} {path}: an idempotent route needs a guard, whose principal scopes its keys")
     spec = RouteSpec(
         method, path, summary, tag, guard, body, query, response, message, error_statuses, description, idempotent
     )
@@ -106,7 +109,7 @@ def route(
                 call = Call(
                     request=request,
                     principal=guard(request) if guard else None,
-                    body=parse_body(request, body) if body else None,
+                    body=parse_body(request, body, content_types) if body else None,
                     query=parse_query(request, query) if query else None,
                     path_params=path_params,
                 )
@@ -142,21 +145,28 @@ def _idempotently(request: Request, method: str, call: Call, handler: Callable[[
 
 
 def guarded(request: Request, route_path: str, respond: Callable[[], Response]) -> Response:
-    """Run `respond`, turning any error into an envelope; every response gets X-Request-Id."""
+    """Run `respond` within the request's time budget, turning any error into an envelope; every log line of
+    the request carries its id, and every response gets X-Request-Id."""
+    from chalicelib.platform import deadline, resources
+
     request_id = _request_id(request)
+    logger.append_keys(requestId=request_id, route=route_path)
+    budget_s = deadline.from_lambda_context(request.lambda_context, float(resources.function("api_handler").timeout_s))
     try:
-        response = respond()
+        with running_as("api_handler"), deadline.budget(budget_s):
+            response = respond()
     except errors.ApiError as exc:
         if exc.status >= 500:
-            logger.warning("upstream error", extra={"code": exc.code, "route": route_path, "requestId": request_id})
+            logger.warning("upstream error", extra={"code": exc.code})
         response = error_envelope(exc)
     except Exception as exc:  # noqa: BLE001 - the one place unexpected errors are turned into a 500
-        logger.error(
-            "unhandled error", extra={"errorType": type(exc).__name__, "route": route_path, "requestId": request_id}
-        )
+        # The stack goes to the log only (it stays server-side); the answer carries the id to find it.
+        log_failure("unhandled error", exc)
         response = error_envelope(
             errors.ApiError(500, errors.INTERNAL_ERROR, "Internal server error", requestId=request_id)
         )
+    finally:
+        logger.remove_keys(["requestId", "route"])
     response.headers["X-Request-Id"] = request_id
     return response
 
@@ -204,10 +214,12 @@ MULTIPART = "multipart/form-data"
 MAX_MULTIPART_BYTES = 256 * 1024
 
 
-def parse_body(request: Request, model: type[M]) -> M:
+def parse_body(request: Request, model: type[M], content_types: tuple[str, ...] = (JSON,)) -> M:
+    _check_content_type(request, content_types)
     if _media_type(request) == MULTIPART:
         return _parse_multipart(request, model)
     raw = request.raw_body or b"{}"
+    _refuse_duplicate_keys(raw)
     try:
         return model.model_validate_json(raw, strict=True)
     except ValidationError as exc:
@@ -217,6 +229,41 @@ def parse_body(request: Request, model: type[M]) -> M:
         if any(p["type"] == "model_type" and p["field"] == "(body)" for p in problems):
             raise errors.bad_request(errors.MALFORMED_JSON, "Request body must be a JSON object") from None
         raise validation_failed("Request validation failed", exc) from None
+
+
+def _check_content_type(request: Request, accepted: tuple[str, ...]) -> None:
+    """A body is read only as what it says it is: `application/json` (UTF-8, the only charset JSON has) or a
+    declared multipart form. No Content-Type, `*/*` or another charset is 415, not a guess."""
+    header = str(request.headers.get("content-type", "")).strip()
+    if not header:
+        if raw_body_bytes(request):
+            raise errors.ApiError(415, errors.UNSUPPORTED_MEDIA_TYPE, "Content-Type: application/json is required")
+        return
+    media = _media_type(request)
+    if media not in accepted:
+        raise errors.ApiError(415, errors.UNSUPPORTED_MEDIA_TYPE, f"Content-Type must be one of {', '.join(accepted)}")
+    params = dict(
+        (name.strip().lower(), value.strip().strip('"').lower())
+        for name, _, value in (part.partition("=") for part in header.split(";")[1:])
+    )
+    if media == JSON and params.get("charset", "utf-8") != "utf-8":
+        raise errors.ApiError(415, errors.UNSUPPORTED_MEDIA_TYPE, "JSON bodies must be UTF-8 (charset=utf-8)")
+
+
+def _refuse_duplicate_keys(raw: bytes | str) -> None:
+    """A key given twice is ambiguous (parsers disagree on which wins): refused rather than guessed."""
+    import json
+
+    def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [key for key, _ in pairs]
+        if len(set(keys)) != len(keys):
+            raise errors.bad_request(errors.MALFORMED_JSON, "Request body repeats a key")
+        return dict(pairs)
+
+    try:
+        json.loads(raw, object_pairs_hook=no_duplicates)
+    except ValueError:
+        return  # not JSON at all: the model's parser reports it
 
 
 def _media_type(request: Request) -> str:

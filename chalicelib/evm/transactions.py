@@ -1,9 +1,11 @@
-"""Building, signing (through the MPC service) and encoding EVM transactions.
+"""EVM transactions: the unsigned fields, the signing hash, the signed encoding and the receipt JSON.
 
-Encoding and hashing are eth-account's; the signature comes from the threshold
-parties as (r, s, recovery id) over the transaction's signing hash. The receipt
-returned to callers is the JSON ethers v6 (6.10, before blob fields) produced for
-a pending `TransactionResponse`: see `receipt()`.
+Encoded here with `rlp` (public API; no private eth-account helpers): legacy transactions with EIP-155
+(`rlp([nonce, gasPrice, gas, to, value, data, chainId, 0, 0])` signed, `v = parity + 35 + 2 chainId`) and
+EIP-1559 type 2 (`0x02 || rlp([chainId, nonce, maxPriorityFeePerGas, maxFeePerGas, gas, to, value, data,
+accessList])`, `yParity`). tests/unit/test_send_parts.py checks every byte against eth-account's own signing.
+The receipt returned to callers is the JSON ethers v6 (6.10, before blob fields) produced for a pending
+`TransactionResponse`: see `receipt()`.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-SECP256K1_HALF_N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141 // 2
+SECP256K1_N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+SECP256K1_HALF_N = SECP256K1_N // 2
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,7 @@ class UnsignedTx:
         return 0 if self.gas_price is not None else 2
 
     def as_dict(self) -> dict[str, Any]:
+        """The fields as eth-account names them (tests sign the same dict with a local key)."""
         tx: dict[str, Any] = {
             "chainId": self.chain_id,
             "nonce": self.nonce,
@@ -44,6 +48,12 @@ class UnsignedTx:
         else:
             tx.update(type=2, maxFeePerGas=self.max_fee, maxPriorityFeePerGas=self.max_priority_fee, accessList=[])
         return tx
+
+    def _fields(self) -> list[Any]:
+        to = bytes.fromhex(self.to[2:]) if self.to else b""
+        if self.type == 0:
+            return [self.nonce, self.gas_price, self.gas, to, self.value, self.data]
+        return [self.chain_id, self.nonce, self.max_priority_fee, self.max_fee, self.gas, to, self.value, self.data, []]
 
 
 @dataclass(frozen=True)
@@ -63,25 +73,36 @@ class SignedTx:
 
 
 def signing_hash(tx: UnsignedTx) -> bytes:
-    from eth_account._utils.legacy_transactions import serializable_unsigned_transaction_from_dict
+    import rlp
+    from eth_utils import keccak
 
-    return bytes(serializable_unsigned_transaction_from_dict(tx.as_dict()).hash())
+    if tx.type == 0:
+        return bytes(keccak(rlp.encode([*tx._fields(), tx.chain_id, 0, 0])))
+    return bytes(keccak(b"\x02" + rlp.encode(tx._fields())))
 
 
 def assemble(tx: UnsignedTx, sender: str, signature: bytes) -> SignedTx:
-    """Encode `tx` with a 65-byte r || s || recovery-id signature over `signing_hash(tx)`."""
-    from eth_account._utils.legacy_transactions import (
-        encode_transaction,
-        serializable_unsigned_transaction_from_dict,
-    )
+    """Encode `tx` with a 65-byte r || s || recovery-id signature over `signing_hash(tx)`.
+
+    Refuses a non-canonical signature and one that does not recover to `sender`: a wrong signature
+    would be a transaction from some other address, never worth broadcasting."""
+    import rlp
+    from eth_keys.datatypes import Signature
     from eth_utils import keccak
 
+    if len(signature) != 65:
+        raise ValueError("signature is not 65 bytes")
     r, s, parity = int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:64], "big"), signature[64]
-    if s > SECP256K1_HALF_N or parity not in (0, 1):
+    if not (0 < r < SECP256K1_N and 0 < s <= SECP256K1_HALF_N) or parity not in (0, 1):
         raise ValueError("signature is not canonical")
-    unsigned = serializable_unsigned_transaction_from_dict(tx.as_dict())
-    v = parity + 35 + 2 * tx.chain_id if tx.type == 0 else parity
-    raw = bytes(encode_transaction(unsigned, vrs=(v, r, s)))
+    digest = signing_hash(tx)
+    recovered = Signature(vrs=(parity, r, s)).recover_public_key_from_msg_hash(digest)
+    if recovered.to_checksum_address() != sender:
+        raise ValueError("signature is not the sender's")
+    if tx.type == 0:
+        raw = bytes(rlp.encode([*tx._fields(), parity + 35 + 2 * tx.chain_id, r, s]))
+    else:
+        raw = b"\x02" + bytes(rlp.encode([*tx._fields(), parity, r, s]))
     return SignedTx(tx=tx, sender=sender, raw=raw, hash="0x" + keccak(raw).hex(), r=r, s=s, y_parity=parity)
 
 

@@ -21,6 +21,7 @@ from chalicelib.auth.service import wallet_token_for
 from chalicelib.auth.users import User
 from chalicelib.mpc import aux_pool, shares
 from chalicelib.mpc import service as mpc
+from chalicelib.platform import clock
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.errors import ApiError, bad_request, conflict, not_found, unauthorized
 from chalicelib.platform.logging import logger
@@ -111,7 +112,7 @@ def token_expiry(expire_date: str | None) -> int | None:
         raise bad_request(
             INVALID_EXPIRE_DATE, "expireDate must be an RFC 3339 date-time with offset, or a date (YYYY-MM-DD)"
         ) from None
-    seconds = (when - datetime.now(UTC)).total_seconds()
+    seconds = (when - clock.now()).total_seconds()
     if seconds < MIN_TOKEN_LIFETIME_S or seconds > MAX_TOKEN_LIFETIME_S:
         raise bad_request(INVALID_EXPIRE_DATE, "expireDate must be between 1 minute and 30 days from now")
     return int(when.timestamp())
@@ -157,7 +158,6 @@ def _provision(
     except store.BindingConflictError as exc:
         raise _conflict(exc) from None
     aux_id: str | None = None
-    used = False  # once a party has seen the aux set it must never serve another wallet
     try:
         try:
             aux_id = aux_pool.claim(wallet_id)
@@ -165,7 +165,6 @@ def _provision(
             raise ApiError(
                 503, WALLET_POOL_EMPTY, "No key material is ready for a new wallet; retry in a few minutes"
             ) from None
-        used = True
         try:
             material = make_key(aux_id)
         except mpc.MpcRunError as exc:
@@ -193,8 +192,8 @@ def _provision(
         )
     except BaseException as exc:
         store.release_user(user, wallet_id)
-        if aux_id is not None:
-            (aux_pool.consume(aux_id) if used else aux_pool.release(aux_id, wallet_id))
+        if aux_id is not None:  # once claimed, a set may have been seen by the parties: never used again
+            aux_pool.consume(aux_id)
         if isinstance(exc, store.BindingConflictError):
             raise _conflict(exc) from None
         raise

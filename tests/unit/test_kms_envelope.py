@@ -4,7 +4,7 @@ import pytest
 from botocore.exceptions import ClientError
 from cryptography.exceptions import InvalidTag
 
-from chalicelib.platform.envelope_crypto import Sealed, open_sealed, seal
+from chalicelib.platform.kms_envelope import Sealed, open_sealed, seal
 
 CONTEXT = {"walletId": "w-1", "party": "signer"}
 

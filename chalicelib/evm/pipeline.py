@@ -1,0 +1,171 @@
+"""Sending one EVM transaction: build → sign → record → claim → broadcast → track.
+
+1. build: fees, gas, balance and the pending nonce in one RPC round trip (fees.py); funds for value plus
+   gas at the fee cap are checked before anything is signed; a nonce is leased (nonces.py) unless given;
+2. sign: through the caller's `Signer`; the signature must recover to the signer's address;
+3. record: the transaction record (`signing`) in one DynamoDB transaction with the end of the nonce's
+   lease and the Idempotency-Key's effect (tracking.py), which starts its one tracker chain;
+4. claim: `signing` → `pending`, the commitment to broadcast (a record the tracker dropped is never sent);
+5. broadcast: a refusal marks the record `failed` and gives the nonce back in one transaction; no node
+   answering is not a failure: the transaction is tracked and re-broadcast (`Sent.confirmed` is False).
+
+Refusals before the signature are ApiErrors with 4xx codes; nothing is signed or recorded then.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from chalicelib.evm import fees, nonces, tracking
+from chalicelib.evm.signer import Signer
+from chalicelib.evm.transactions import SignedTx, UnsignedTx, assemble, receipt, signing_hash
+from chalicelib.platform import deadline
+from chalicelib.platform.chain import RpcError, rpc_call
+from chalicelib.platform.errors import ApiError
+from chalicelib.platform.logging import log_failure, logger
+from chalicelib.platform.networks import Network
+
+INSUFFICIENT_FUNDS = fees.INSUFFICIENT_FUNDS
+BROADCAST_REJECTED = "BROADCAST_REJECTED"
+BROADCAST_NEEDS_S = 1.0  # time a claim and a broadcast need; with less left the send stops before claiming
+ALREADY_KNOWN = re.compile(r"already known|known transaction|already imported", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Call:
+    to: str
+    value: int
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Sent:
+    """A recorded, claimed transaction. `confirmed`: a node accepted the broadcast; False when no node
+    answered (it may or may not be out there: the tracker re-broadcasts it, never a new signature)."""
+
+    network: str
+    signed: SignedTx
+    receipt: dict[str, Any]
+    confirmed: bool
+
+
+def send(
+    network: Network,
+    signer: Signer,
+    call: Call,
+    *,
+    owner: str,
+    kind: str,
+    gas: int | None = None,
+    gas_price: int | None = None,
+    nonce: int | None = None,
+) -> Sent:
+    """Send `call` from `signer` on `network`, recorded under `owner` (the list of transactions it belongs to)."""
+    sender = signer.address
+    estimate = {"to": call.to, "value": hex(call.value), "data": "0x" + call.data.hex()}
+    quoted = fees.quote(network, sender, estimate, gas=gas, gas_price=gas_price, with_nonce=nonce is None)
+    if quoted.balance < call.value + quoted.gas * quoted.fees.cap:
+        raise ApiError(
+            422, INSUFFICIENT_FUNDS, f"Not enough {network.nativeSymbol} for the value plus gas on {network.name}"
+        )
+    allocation = None
+    if nonce is None:
+        allocation = nonces.allocate(sender, network.chainId, int(quoted.pending_nonce or 0))
+        nonce = allocation.nonce
+    tx = UnsignedTx(
+        chain_id=network.chainId,
+        nonce=nonce,
+        to=call.to,
+        value=call.value,
+        data=call.data,
+        gas=quoted.gas,
+        gas_price=quoted.fees.gas_price,
+        max_fee=quoted.fees.max_fee,
+        max_priority_fee=quoted.fees.max_priority_fee,
+    )
+    try:
+        signed = assemble(tx, sender, signer.sign_digest(signing_hash(tx)))
+        body = receipt(signed)
+    except BaseException:
+        _release(allocation)
+        raise
+    _record(owner, network, signed, kind, body, allocation)
+    _claim(signed)
+    return _broadcast(network, signed, body, give_back=allocation is not None)
+
+
+def _release(allocation: nonces.Allocation | None) -> None:
+    if allocation is None:
+        return
+    try:
+        nonces.release(allocation)
+    except Exception as exc:  # noqa: BLE001 - the lease runs out and the next allocation gives it back
+        log_failure("nonce not given back; its lease will expire", exc)
+
+
+def _record(
+    owner: str,
+    network: Network,
+    signed: SignedTx,
+    kind: str,
+    body: dict[str, Any],
+    allocation: nonces.Allocation | None,
+) -> None:
+    try:
+        tracking.record(owner, network, signed, kind, body, allocation)
+    except tracking.SendExpiredError:
+        raise  # the lease was recovered: the nonce is back already, nothing to undo
+    except BaseException:
+        # Did the record commit? If it did, the lease is gone and release() does nothing; the record then
+        # needs a tracker in case its own message was not sent (a duplicate message ends at its step check).
+        _release(allocation)
+        try:
+            tracking.enqueue(signed.hash, 0, tracking.ORPHAN_CHECK_S)
+        except Exception as exc:  # noqa: BLE001 - logged; the original error is what the caller sees
+            log_failure("orphan check not queued", exc)
+        raise
+
+
+def _claim(signed: SignedTx) -> None:
+    try:
+        deadline.check("broadcast", need_s=BROADCAST_NEEDS_S)
+        claimed = tracking.claim(signed.hash)
+    except BaseException:
+        try:  # not broadcast and never will be by this send: drop it now and give the nonce back
+            tracking.abandon(signed.hash)
+        except Exception as exc:  # noqa: BLE001 - the tracker drops it after ORPHAN_CHECK_S
+            log_failure("record not abandoned", exc)
+        raise
+    if not claimed:
+        raise tracking.SendExpiredError()
+
+
+def _broadcast(network: Network, signed: SignedTx, body: dict[str, Any], *, give_back: bool) -> Sent:
+    try:
+        rpc_call(network, "eth_sendRawTransaction", ["0x" + signed.raw.hex()])
+    except RpcError as exc:
+        if not ALREADY_KNOWN.search(str(exc)):  # known: another URL or the tracker delivered it already
+            tracking.mark_refused(signed, str(exc), give_back)
+            raise ApiError(422, BROADCAST_REJECTED, f"The node refused the transaction: {str(exc)[:200]}") from None
+    except ApiError as exc:
+        # No node answered (or the budget ran out): it may or may not be out there. It stays pending and
+        # the tracker re-broadcasts it, then settles it; never sign anew.
+        logger.warning("broadcast unconfirmed", extra={"hash": signed.hash, "code": exc.code})
+        return Sent(network.name, signed, body, confirmed=False)
+    if signed.tx.type == 2:
+        # For a typed transaction the node, not the transaction, defines `gasPrice` (what it would charge
+        # now); take its word so the receipt is what ethers shows for this hash.
+        body = {**body, "gasPrice": _node_gas_price(network, signed.hash) or body["gasPrice"]}
+        tracking.set_receipt(signed.hash, body)
+    logger.info("transaction sent", extra={"hash": signed.hash, "network": network.name, "nonce": signed.tx.nonce})
+    return Sent(network.name, signed, body, confirmed=True)
+
+
+def _node_gas_price(network: Network, tx_hash: str) -> str | None:
+    try:
+        seen = rpc_call(network, "eth_getTransactionByHash", [tx_hash])
+        return str(int(seen["gasPrice"], 16)) if isinstance(seen, dict) and seen.get("gasPrice") else None
+    except (RpcError, ApiError, TypeError, ValueError):
+        return None  # the send succeeded; the fee cap stands in

@@ -1,0 +1,21 @@
+"""What signs a transaction: anything with an address and a way to sign a 32-byte digest.
+
+Today the user's MPC wallet (wallets/sending.py, through the threshold parties); next, custody hot wallets
+and the paymaster's KMS key. The pipeline computes the digest itself and checks that the signature
+recovers to `address` before it records or broadcasts anything.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class Signer(Protocol):
+    @property
+    def address(self) -> str:
+        """The EIP-55 address whose key signs."""
+        ...
+
+    def sign_digest(self, digest: bytes) -> bytes:
+        """A 65-byte signature r || s || recovery id (0 or 1, low s) over `digest` (32 bytes)."""
+        ...

@@ -1,0 +1,71 @@
+"""The request budget: every outbound call (RPC, bundler, KMS and other AWS calls, webhook attempts) fits in
+what is left of the function's time, so a slow upstream fails the request with a code before Lambda kills it.
+
+The router (and each SQS/schedule handler) opens a budget from the Lambda context's remaining time;
+`timeout_s(...)` gives a call its share, `check(...)` refuses to start work that cannot finish. Outside a
+budget (scripts, the admin command) nothing is limited beyond each call's own default timeout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+from chalicelib.platform import clock
+from chalicelib.platform.errors import ApiError
+
+DEADLINE_EXCEEDED = "DEADLINE_EXCEEDED"
+RESERVE_S = 1.0  # kept back from the function's remaining time to write the answer and log
+MIN_CALL_S = 0.05  # a call with less than this left is not started
+
+_deadline: ContextVar[float | None] = ContextVar("dompet_deadline", default=None)
+
+
+class DeadlineExceededError(ApiError):
+    def __init__(self, what: str) -> None:
+        super().__init__(503, DEADLINE_EXCEEDED, f"The request ran out of time ({what}); retry")
+
+
+def remaining_s() -> float | None:
+    """Seconds left in the current budget, or None outside one."""
+    end = _deadline.get()
+    return None if end is None else end - clock.monotonic()
+
+
+def check(what: str, need_s: float = 0.0) -> None:
+    left = remaining_s()
+    if left is not None and left < max(need_s, MIN_CALL_S):
+        raise DeadlineExceededError(what)
+
+
+def timeout_s(default_s: float, what: str = "outbound call") -> float:
+    """The timeout for one call: its own default, cut to what is left of the budget."""
+    left = remaining_s()
+    if left is None:
+        return default_s
+    check(what)
+    return max(MIN_CALL_S, min(default_s, left))
+
+
+@contextmanager
+def budget(total_s: float) -> Iterator[None]:
+    """Run the body within `total_s` seconds (nested budgets never extend an outer one)."""
+    end = clock.monotonic() + max(0.0, total_s - RESERVE_S)
+    outer = _deadline.get()
+    token = _deadline.set(end if outer is None else min(end, outer))
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
+
+
+def from_lambda_context(context: Any, fallback_s: float) -> float:
+    """Remaining time of a Lambda invocation (chalice local and tests may give no usable context)."""
+    getter = getattr(context, "get_remaining_time_in_millis", None)
+    try:
+        millis = getter() if callable(getter) else None
+    except Exception:  # noqa: BLE001 - a context without a clock is the same as none
+        millis = None
+    return float(millis) / 1000 if isinstance(millis, int | float) and millis > 0 else fallback_s
