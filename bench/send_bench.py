@@ -9,8 +9,10 @@ The total is split by timing the stages where they are called:
 * authentication: the wallet-token guard (client secret, JWT, user lookup);
 * MPC signing: `provisioning.sign_digest` (secret check, share A, the two-party run, the audit record);
 * broadcast: `eth_sendRawTransaction` and the node's view of the pending transaction;
-* storage: the transaction record, its status and the tracker message;
-* building: the rest (network, balance and fee reads, gas estimate, nonce, encoding, envelope).
+* storage: the transaction record (with the nonce lease's end and the tracker message), its claim and
+  receipt;
+* building: the rest (network, the one batch of balance, fee, nonce and gas reads, the nonce lease,
+  encoding, envelope).
 
 Also measures the cold-start import of `app.py` (what Lambda loads for these routes) in fresh
 interpreters. Prints Markdown for docs/performance.md.
@@ -102,14 +104,17 @@ def main() -> None:
 
         from app import app
         from chalicelib.auth import guards
+        from chalicelib.evm import pipeline, tracking
         from chalicelib.tenancy import service as tenancy
-        from chalicelib.wallets import provisioning, sending, tracking
+        from chalicelib.wallets import provisioning
 
         wrap(guards.WalletFamilyGuard, "__call__", "authentication")
         wrap(provisioning, "sign_digest", "MPC signing")
-        wrap(sending, "_rpc", "broadcast", when=lambda network, method, *a, **k: method == "eth_sendRawTransaction")
-        wrap(sending, "_node_gas_price", "broadcast")
-        for name in ("record", "mark_pending"):
+        wrap(
+            pipeline, "rpc_call", "broadcast", when=lambda network, method, *a, **k: method == "eth_sendRawTransaction"
+        )
+        wrap(pipeline, "_node_gas_price", "broadcast")
+        for name in ("record", "claim", "set_receipt"):
             wrap(tracking, name, "storage")
 
         tenant = tenancy.create_tenant("Bench")

@@ -4,7 +4,8 @@ One item per (address, chain) in table `nonces`:
 
 * `next`: the next nonce never handed out (it only ever grows);
 * `given`: nonces handed out whose transaction will never be on chain (given back, handed out again first);
-* `inflight`: leases `<nonce>:<until>` of nonces a send holds but has not recorded yet.
+* `inflight`: leases `<nonce>:<until>:<token>` of nonces a send holds but has not recorded yet (the random
+  token tells apart two leases of one nonce taken in the same second: one send's lease is never another's).
 
 Who owns a nonce, and the only ways it changes hands:
 
@@ -31,6 +32,8 @@ record write had in fact committed) and from `release` moving `next` back under 
 
 from __future__ import annotations
 
+import contextlib
+import secrets
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,7 +56,31 @@ class Allocation:
     address: str
     chain_id: int
     nonce: int
-    lease: str  # the `inflight` entry `<nonce>:<until>` this allocation owns
+    lease: str  # the `inflight` entry `<nonce>:<until>:<token>` this allocation owns
+
+
+class ItemBusyError(Exception):
+    """A single-item write refused because a transaction holding the item was in progress (DynamoDB's
+    TransactionConflictException, which botocore does not retry): a lost race, to be retried."""
+
+
+def write_if(item: aws.TxItem) -> bool:
+    """One conditional write: True when done, False when its condition failed; ItemBusyError on a conflict
+    with a transaction in progress (the nonce and record items take part in transactions)."""
+    try:
+        aws.write(item)
+        return True
+    except aws.ConditionFailedError:
+        return False
+    except Exception as exc:
+        response = getattr(exc, "response", None)
+        if isinstance(response, dict) and response.get("Error", {}).get("Code") == "TransactionConflictException":
+            raise ItemBusyError() from None
+        raise
+
+
+def _lease(nonce: int, now: int) -> str:
+    return f"{nonce}:{now + LEASE_S}:{secrets.token_hex(8)}"
 
 
 def _lease_nonce(lease: str) -> int:
@@ -84,7 +111,7 @@ def allocate(address: str, chain_id: int, chain_pending: int) -> Allocation:
         names = {"#n": "next"}
         if usable:
             nonce = usable[0]
-            lease = f"{nonce}:{now + LEASE_S}"
+            lease = _lease(nonce, now)
             changes = aws.Changes(add={"inflight": {lease}}, delete={"given": {nonce, *stale}})
             condition = aws.Condition(
                 "#n = :seen AND contains(#g, :one)",
@@ -96,7 +123,7 @@ def allocate(address: str, chain_id: int, chain_pending: int) -> Allocation:
             )
         else:
             nonce = max(stored or 0, chain_pending)
-            lease = f"{nonce}:{now + LEASE_S}"
+            lease = _lease(nonce, now)
             changes = aws.Changes(
                 set={"next": nonce + 1}, add={"inflight": {lease}}, delete={"given": stale} if stale else {}
             )
@@ -105,11 +132,10 @@ def allocate(address: str, chain_id: int, chain_pending: int) -> Allocation:
                 if stored is None
                 else aws.Condition("#n = :seen", names, {":seen": stored})
             )
-        try:
-            aws.write(aws.update("nonce", TABLE, key(address, chain_id), changes, condition))
-            return Allocation(address, chain_id, nonce, lease)
-        except aws.ConditionFailedError:
-            continue  # another allocation or give-back moved the item: look again
+        with contextlib.suppress(ItemBusyError):
+            if write_if(aws.update("nonce", TABLE, key(address, chain_id), changes, condition)):
+                return Allocation(address, chain_id, nonce, lease)
+        # Another allocation or give-back moved the item, or a send's record transaction holds it: look again.
     raise ApiError(503, NONCE_BUSY, "Too many concurrent sends from this wallet; retry shortly")
 
 
@@ -128,19 +154,14 @@ def commit_item(allocation: Allocation) -> aws.TxItem:
 def release(allocation: Allocation) -> bool:
     """Give back a nonce whose transaction was never recorded; False when this allocation no longer owned it
     (its record committed after all, or its lease expired and was recovered)."""
-    try:
-        aws.write(
-            aws.update(
-                "nonce",
-                TABLE,
-                key(allocation.address, allocation.chain_id),
-                aws.Changes(delete={"inflight": {allocation.lease}}, add={"given": {allocation.nonce}}),
-                aws.Condition("contains(#i, :lease)", {"#i": "inflight"}, {":lease": allocation.lease}),
-            )
-        )
-        return True
-    except aws.ConditionFailedError:
-        return False
+    give_back = aws.update(
+        "nonce",
+        TABLE,
+        key(allocation.address, allocation.chain_id),
+        aws.Changes(delete={"inflight": {allocation.lease}}, add={"given": {allocation.nonce}}),
+        aws.Condition("contains(#i, :lease)", {"#i": "inflight"}, {":lease": allocation.lease}),
+    )
+    return bool(retry.call(lambda: write_if(give_back), retry_on=(ItemBusyError,), count=8, base_s=0.01))
 
 
 def give_back_item(address: str, chain_id: int, nonce: int) -> aws.TxItem:
@@ -159,16 +180,16 @@ def _recover(address: str, chain_id: int, lease: str, chain_pending: int) -> Non
     nonce = _lease_nonce(lease)
     back = nonce >= chain_pending  # below: the chain used it (a transaction sent elsewhere)
     changes = aws.Changes(delete={"inflight": {lease}}, add={"given": {nonce}} if back else {})
+    recovery = aws.update(
+        "nonce",
+        TABLE,
+        key(address, chain_id),
+        changes,
+        aws.Condition("contains(#i, :lease)", {"#i": "inflight"}, {":lease": lease}),
+    )
     try:
-        aws.write(
-            aws.update(
-                "nonce",
-                TABLE,
-                key(address, chain_id),
-                changes,
-                aws.Condition("contains(#i, :lease)", {"#i": "inflight"}, {":lease": lease}),
-            )
-        )
-    except aws.ConditionFailedError:
-        return  # recovered by another allocation, or committed/released at the last moment
+        if not write_if(recovery):
+            return  # recovered by another allocation, or committed/released at the last moment
+    except ItemBusyError:
+        return  # a transaction holds the item: the next round looks again
     logger.warning("nonce of a dead send recovered", extra={"chainId": chain_id, "nonce": nonce, "givenBack": back})

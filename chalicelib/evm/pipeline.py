@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.evm import fees, nonces, tracking
+from chalicelib.evm.rpc import batch
 from chalicelib.evm.signer import Signer
 from chalicelib.evm.transactions import SignedTx, UnsignedTx, assemble, receipt, signing_hash
 from chalicelib.platform import deadline
@@ -146,14 +147,18 @@ def _broadcast(network: Network, signed: SignedTx, body: dict[str, Any], *, give
     try:
         rpc_call(network, "eth_sendRawTransaction", ["0x" + signed.raw.hex()])
     except RpcError as exc:
-        if not ALREADY_KNOWN.search(str(exc)):  # known: another URL or the tracker delivered it already
+        # Known already (another URL or the tracker delivered it, maybe it is even mined: "nonce too low"):
+        # that is success. Only a refusal of a transaction the node does not have is a failure.
+        known = True if ALREADY_KNOWN.search(str(exc)) else _known(network, signed.hash)
+        if known is None:  # refused, and then no answer whether it has it: the tracker finds out
+            return _unconfirmed(network, signed, body, "refused, then unknown")
+        if not known:
             tracking.mark_refused(signed, str(exc), give_back)
             raise ApiError(422, BROADCAST_REJECTED, f"The node refused the transaction: {str(exc)[:200]}") from None
     except ApiError as exc:
         # No node answered (or the budget ran out): it may or may not be out there. It stays pending and
         # the tracker re-broadcasts it, then settles it; never sign anew.
-        logger.warning("broadcast unconfirmed", extra={"hash": signed.hash, "code": exc.code})
-        return Sent(network.name, signed, body, confirmed=False)
+        return _unconfirmed(network, signed, body, exc.code)
     if signed.tx.type == 2:
         # For a typed transaction the node, not the transaction, defines `gasPrice` (what it would charge
         # now); take its word so the receipt is what ethers shows for this hash.
@@ -161,6 +166,25 @@ def _broadcast(network: Network, signed: SignedTx, body: dict[str, Any], *, give
         tracking.set_receipt(signed.hash, body)
     logger.info("transaction sent", extra={"hash": signed.hash, "network": network.name, "nonce": signed.tx.nonce})
     return Sent(network.name, signed, body, confirmed=True)
+
+
+def _unconfirmed(network: Network, signed: SignedTx, body: dict[str, Any], why: str) -> Sent:
+    logger.warning("broadcast unconfirmed", extra={"hash": signed.hash, "reason": why})
+    return Sent(network.name, signed, body, confirmed=False)
+
+
+def _known(network: Network, tx_hash: str) -> bool | None:
+    """Whether the node has our transaction, pending or mined; None when it cannot say (then the nonce is
+    not given back: it may be in use; the tracker settles the record)."""
+    try:
+        receipt, seen = batch(
+            network, [("eth_getTransactionReceipt", [tx_hash]), ("eth_getTransactionByHash", [tx_hash])]
+        )
+    except ApiError:
+        return None
+    if isinstance(receipt, RpcError) or isinstance(seen, RpcError):
+        return None
+    return receipt is not None or seen is not None
 
 
 def _node_gas_price(network: Network, tx_hash: str) -> str | None:

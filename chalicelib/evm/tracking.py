@@ -130,8 +130,9 @@ def abandon(tx_hash: str) -> bool:
         item = get(tx_hash)
         if item is None or item["status"] != "signing":
             return False
-        if _drop_unsent(item, int(item.get("checks", 0))):
-            return True
+        with contextlib.suppress(nonces.ItemBusyError):
+            if _drop_unsent(item, int(item.get("checks", 0))):
+                return True
     return False
 
 
@@ -208,11 +209,11 @@ def check(tx_hash: str, step: int | None = None) -> None:
         return
     if step is not None and int(item.get("checks", 0)) != step:
         return
-    network = resolve(None, str(item["chainId"]))
     checks = int(item.get("checks", 0)) + 1
     if item["status"] == "signing" and _age_s(item) < ORPHAN_CHECK_S:
         _again(item, checks)  # its request may still be on its way to the claim: no verdict yet
         return
+    network = resolve(None, str(item["chainId"]))
     try:
         receipt, known = batch(
             network, [("eth_getTransactionReceipt", [tx_hash]), ("eth_getTransactionByHash", [tx_hash])]
@@ -304,7 +305,8 @@ def _enqueue_next(tx_hash: str, checks: int) -> None:
 
 def _update(item: dict[str, Any], values: dict[str, Any], also: Sequence[aws.TxItem] = ()) -> bool:
     """Change the record (and `also`, in the same transaction) if nobody changed it since `item` was read;
-    False when another step moved it on."""
+    False when another step moved it on. nonces.ItemBusyError when a concurrent transaction held an item
+    (no verdict: the send path retries, a tracker message fails and SQS delivers it again)."""
     seen = item.get("version")
     condition = (
         aws.Condition("#v = :seen", {"#v": "version"}, {":seen": seen})
@@ -318,17 +320,16 @@ def _update(item: dict[str, Any], values: dict[str, Any], also: Sequence[aws.TxI
         aws.Changes(set={**values, "updatedAt": clock.iso_now()}, add={"version": 1}),
         condition,
     )
+    if not also:
+        return nonces.write_if(change)
     try:
-        if also:
-            aws.transact([change, *also])
-        else:
-            aws.write(change)
+        aws.transact([change, *also])
         return True
-    except aws.ConditionFailedError:
-        return False
     except aws.TransactionCancelledError as exc:
         if exc.condition_failed("record"):
             return False
+        if exc.conflict:
+            raise nonces.ItemBusyError() from None
         raise
 
 
@@ -340,6 +341,7 @@ def _transition(
         item = get(tx_hash)
         if item is None or item["status"] not in from_states:
             return False
-        if _update(item, values, also):
-            return True
+        with contextlib.suppress(nonces.ItemBusyError):
+            if _update(item, values, also):
+                return True
     return False

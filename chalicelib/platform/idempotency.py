@@ -33,7 +33,7 @@ import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.platform import aws, clock, deadline, retry
@@ -67,7 +67,6 @@ class Slot:
     replay: StoredResponse | None
     _pk: str | None = None
     _owner: str = ""
-    effects: list[dict[str, str]] = field(default_factory=list)  # references handed to effect transactions
 
     def _key(self) -> dict[str, str]:
         return {"pk": str(self._pk), "sk": "KEY"}
@@ -105,8 +104,9 @@ class Slot:
             log_failure("idempotency key not pinned", exc)
 
     def release(self) -> None:
-        """Free the key after a failure, unless the request may have had effects."""
-        if self._pk is None or self.effects:
+        """Free the key after a failure, unless an effect was recorded with it (the condition says so: an effect
+        transaction that was cancelled recorded nothing, and the key is free again)."""
+        if self._pk is None:
             return
         condition = aws.Condition(
             "#s = :running AND #o = :owner AND attribute_not_exists(effects)",
@@ -128,7 +128,6 @@ def effect_item(reference: dict[str, str]) -> aws.TxItem | None:
     slot = _current.get()
     if slot is None or slot._pk is None:
         return None
-    slot.effects.append(reference)
     return aws.update(
         "idempotency", TABLE, slot._key(), aws.Changes(set={"effects": reference}, remove=["expiresAt"]), slot._mine()
     )

@@ -16,6 +16,6 @@ bp = Blueprint(__name__)
 # The queue's name depends on the stage; the CDK stack points the event source at its own queue.
 @bp.on_sqs_message(queue=resources.queue_name(load_settings().stage, "tx-tracker"), batch_size=10)
 def track_transaction(event: Any) -> Any:
-    from chalicelib.wallets import tracking
+    from chalicelib.evm import tracking
 
-    return sqs_batch("track_transaction", event, lambda body: tracking.check(str(body["hash"])))
+    return sqs_batch("track_transaction", event, tracking.on_message)

@@ -19,9 +19,10 @@ from eth_account import Account
 from chalicelib.auth import users
 from chalicelib.auth.models import WalletPrincipal
 from chalicelib.auth.tokens import Claims, TokenKind
-from chalicelib.platform import aws, erc20, networks, settings
+from chalicelib.evm import pipeline, tracking
+from chalicelib.platform import aws, clock, erc20, networks, settings
 from chalicelib.tenancy import service as tenancy
-from chalicelib.wallets import sending, tracking
+from chalicelib.wallets import sending
 from chalicelib.wallets.models import SendCoinRequest
 from devtools import chain
 
@@ -243,7 +244,7 @@ def test_concurrent_sends_get_consecutive_nonces_and_are_all_mined(wallet, local
     def send() -> None:
         try:
             request = SendCoinRequest(network="local-a", to=recipient, amount="0.001")
-            results.append(sending.send_coin(principal, request).data["txReceipt"])
+            results.append(sending.send_coin(principal, request).receipt)
         except BaseException as exc:  # noqa: BLE001 - collected and asserted below
             errors.append(exc)
 
@@ -388,7 +389,7 @@ def test_a_forgotten_transaction_is_dropped_only_once_its_nonce_is_used_by_anoth
 
 def test_one_tracker_chain_per_transaction(wallet, monkeypatch):
     queued: list[str] = []
-    monkeypatch.setattr(tracking, "enqueue", lambda tx_hash, delay_s: queued.append(tx_hash))
+    monkeypatch.setattr(tracking, "enqueue", lambda tx_hash, step, delay_s: queued.append(tx_hash))
     sent = wallet["post"](
         "/api/v1/wallet/send-coin", {"network": "local-a", "to": Account.create().address, "amount": "0.001"}
     )
@@ -437,22 +438,27 @@ def test_tracking_follows_a_send_to_mined(wallet, w3):
     assert wallet["get"]("/api/v1/wallet/transactions/0x" + "00" * 32).status_code == 404
 
 
-def test_an_early_tracker_step_does_not_give_back_the_nonce_of_a_send_still_broadcasting(wallet, w3, monkeypatch):
-    """The duplicate nonce: a tracker message that ran while a send was between recording and broadcasting
-    found the transaction unknown to the node, dropped it and gave its nonce back, so a concurrent send got
-    the same nonce (and the first, broadcast anyway, was later marked pending again)."""
+def test_a_tracker_step_during_the_broadcast_does_not_give_the_nonce_back(wallet, w3, monkeypatch):
+    """The duplicate nonce: a tracker step that ran while a send was between recording and broadcasting
+    found the transaction unknown to the node, dropped it and gave its nonce back, so a later send got the
+    same nonce. Here the tracker even believes the request died (the record is older than ORPHAN_CHECK_S): the send
+    claimed its record before broadcasting, so the record is not dropped and its nonce stays taken."""
     from eth_utils import keccak
 
-    from chalicelib.wallets import sending
+    real = pipeline.rpc_call
 
-    real = sending._rpc
+    def tracker_runs_first(network, method, params, *args, **kwargs):
+        if method == "eth_sendRawTransaction":
+            tx_hash = "0x" + keccak(bytes.fromhex(params[0][2:])).hex()
+            aws.table("wallet-transactions").update_item(  # as if its request had been running for long
+                Key={"pk": f"TX#{tx_hash}", "sk": "TX"},
+                UpdateExpression="SET createdAt = :old",
+                ExpressionAttributeValues={":old": clock.iso_in(-(tracking.ORPHAN_CHECK_S + 1))},
+            )
+            tracking.check(tx_hash)
+        return real(network, method, params, *args, **kwargs)
 
-    def tracker_runs_first(network, method, params, broadcast=False):
-        if broadcast:
-            tracking.check("0x" + keccak(bytes.fromhex(params[0][2:])).hex())
-        return real(network, method, params, broadcast)
-
-    monkeypatch.setattr(sending, "_rpc", tracker_runs_first)
+    monkeypatch.setattr(pipeline, "rpc_call", tracker_runs_first)
     start = w3.eth.get_transaction_count(wallet["address"], "pending")
     hashes, nonces = [], []
     for _ in range(2):
@@ -466,9 +472,12 @@ def test_an_early_tracker_step_does_not_give_back_the_nonce_of_a_send_still_broa
     for tx_hash in hashes:
         assert w3.eth.wait_for_transaction_receipt(tx_hash).status == 1
         assert tracking.get(tx_hash)["status"] == "pending"  # not dropped
+        tracking.check(tx_hash)
+        assert tracking.get(tx_hash)["status"] == "mined"
 
 
-def test_parallel_sends_get_consecutive_distinct_nonces(wallet, w3):
+def test_ten_parallel_sends_over_http_get_consecutive_distinct_nonces(wallet, w3):
+    """Issue 9: 10 parallel send-coin calls once got nonces 1, 2, 3, 3, 4…9."""
     from concurrent.futures import ThreadPoolExecutor
 
     start = w3.eth.get_transaction_count(wallet["address"], "pending")
@@ -477,11 +486,38 @@ def test_parallel_sends_get_consecutive_distinct_nonces(wallet, w3):
         body = {"network": "local-a", "to": Account.create().address, "amount": "0.0001"}
         return wallet["post"]("/api/v1/wallet/send-coin", body)
 
-    with ThreadPoolExecutor(6) as pool:
-        answers = list(pool.map(send, range(6)))
+    with ThreadPoolExecutor(10) as pool:
+        answers = list(pool.map(send, range(10)))
     assert all(a.status_code == 200 for a in answers), [a.json_body for a in answers]
     nonces = sorted(a.json_body["data"]["txReceipt"]["nonce"] for a in answers)
-    assert nonces == list(range(start, start + 6))
+    assert nonces == list(range(start, start + 10))
     for a in answers:  # on chain too: every one mined, none refused for a reused nonce
         assert w3.eth.wait_for_transaction_receipt(a.json_body["data"]["txReceipt"]["hash"]).status == 1
-    assert w3.eth.get_transaction_count(wallet["address"]) == start + 6
+    assert w3.eth.get_transaction_count(wallet["address"]) == start + 10
+
+
+def test_a_broadcast_no_node_confirms_answers_502_with_the_hash_and_is_tracked(wallet, w3, monkeypatch):
+    """Kept wire behaviour (docs/wallets.md), now a domain result the route maps: no Reply from a service."""
+    from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError
+
+    real = pipeline.rpc_call
+
+    def no_node_answers(network, method, params, *args, **kwargs):
+        if method == "eth_sendRawTransaction":
+            raise ApiError(502, UPSTREAM_UNAVAILABLE, "no RPC endpoint is reachable")
+        return real(network, method, params, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "rpc_call", no_node_answers)
+    key = str(uuid.uuid4())
+    body = {"network": "local-a", "to": Account.create().address, "amount": "0.001"}
+    first = wallet["post"]("/api/v1/wallet/send-coin", body, key=key)
+    assert first.status_code == 502, first.json_body
+    assert first.json_body["data"]["code"] == "UPSTREAM_UNAVAILABLE"
+    tx_hash = first.json_body["data"]["hash"]
+    assert tracking.get(tx_hash)["status"] == "pending"
+    again = wallet["post"]("/api/v1/wallet/send-coin", body, key=key)
+    assert again.status_code == 502 and again.json_body == first.json_body  # stored: never signed anew
+    assert _audit_count() == 1
+    monkeypatch.setattr(pipeline, "rpc_call", real)
+    tracking.check(tx_hash)  # the tracker re-broadcasts it
+    assert w3.eth.wait_for_transaction_receipt(tx_hash).status == 1

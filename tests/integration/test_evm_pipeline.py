@@ -1,0 +1,104 @@
+"""The EVM pipeline on its own, with no principal: a plain-key `Signer`, moto and anvil."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import pytest
+from eth_account import Account
+from eth_keys import keys as eth_keys
+
+from chalicelib.evm import nonces, pipeline, tracking
+from chalicelib.platform import aws, networks, settings
+from chalicelib.platform.errors import ApiError
+from devtools import chain
+
+pytestmark = pytest.mark.integration
+
+
+@dataclass(frozen=True)
+class KeySigner:
+    """What a custody hot wallet will be: an address and a key that signs digests."""
+
+    key: bytes
+
+    @property
+    def address(self) -> str:
+        return str(Account.from_key(self.key).address)
+
+    def sign_digest(self, digest: bytes) -> bytes:
+        signature = eth_keys.PrivateKey(self.key).sign_msg_hash(digest)
+        return signature.r.to_bytes(32, "big") + signature.s.to_bytes(32, "big") + bytes([signature.v])
+
+
+@pytest.fixture(scope="module")
+def anvil():
+    with chain.start_anvil(chain.free_port(), 31337) as node:
+        yield node
+
+
+@pytest.fixture
+def network(anvil, aws_env, tmp_path, monkeypatch):
+    path = tmp_path / "networks.json"
+    entry = {"name": "local-a", "chainId": 31337, "rpcUrls": [anvil.rpc_url], "nativeSymbol": "ETH"}
+    path.write_text(json.dumps({"networks": [entry]}))
+    monkeypatch.setenv("DOMPET_NETWORKS_FILE", str(path))
+    settings.load_settings.cache_clear()
+    networks.registry.cache_clear()
+    yield networks.resolve("local-a", None)
+    settings.load_settings.cache_clear()
+    networks.registry.cache_clear()
+
+
+@pytest.fixture
+def w3(anvil):
+    from web3 import Web3
+
+    return Web3(Web3.HTTPProvider(anvil.rpc_url))
+
+
+def _funded(w3) -> KeySigner:
+    signer = KeySigner(Account.create().key)
+    w3.provider.make_request("anvil_setBalance", [signer.address, hex(10**18)])
+    return signer
+
+
+def test_a_plain_key_signer_sends_records_and_is_tracked(network, w3):
+    signer = _funded(w3)
+    recipient = Account.create().address
+    sent = pipeline.send(network, signer, pipeline.Call(recipient, 12345, b""), owner="hot-1", kind="coin")
+    assert sent.confirmed and sent.receipt["from"] == signer.address
+    assert w3.eth.wait_for_transaction_receipt(sent.signed.hash).status == 1
+    assert w3.eth.get_balance(recipient) == 12345
+    tracking.check(sent.signed.hash)
+    record = tracking.get(sent.signed.hash)
+    assert record["status"] == "mined" and record["walletId"] == "hot-1"
+    lease = aws.table("nonces").get_item(Key=nonces.key(signer.address, 31337))["Item"]
+    assert not lease.get("inflight") and int(lease["next"]) == 1
+
+
+def test_a_signature_from_another_key_is_never_recorded_or_sent(network, w3):
+    signer = _funded(w3)
+    impostor = KeySigner(Account.create().key)
+
+    @dataclass(frozen=True)
+    class Wrong:
+        address: str
+
+        def sign_digest(self, digest: bytes) -> bytes:
+            return impostor.sign_digest(digest)
+
+    with pytest.raises(ValueError):
+        pipeline.send(network, Wrong(signer.address), pipeline.Call(signer.address, 1, b""), owner="x", kind="coin")
+    assert aws.table("wallet-transactions").scan()["Items"] == []
+    # Its nonce was given back: the next send uses it.
+    sent = pipeline.send(network, signer, pipeline.Call(signer.address, 1, b""), owner="x", kind="coin")
+    assert sent.signed.tx.nonce == 0
+
+
+def test_too_little_coin_is_refused_before_signing(network, w3):
+    signer = _funded(w3)
+    with pytest.raises(ApiError) as refused:
+        pipeline.send(network, signer, pipeline.Call(signer.address, 10**18, b""), owner="x", kind="coin")
+    assert (refused.value.status, refused.value.code) == (422, "INSUFFICIENT_FUNDS")

@@ -1,0 +1,143 @@
+"""The nonce's owner changes hands exactly once: the interleavings that handed one nonce to two sends.
+
+Issue 9: 10 parallel send-coin calls once got nonces 1, 2, 3, 3, 4…9. A nonce went to two sends when it was
+given back while still owned: by a lease recovery while its send was still running, by a send whose record
+write had in fact committed (so the tracker owned the nonce too), or twice by the record's two give-back
+paths; `release` moving `next` back then handed the same nonce out again. Each test below is one such
+interleaving; with the old allocator (wallets/nonces.py before this change) each ends with a duplicate.
+"""
+
+from __future__ import annotations
+
+import pytest
+from eth_account import Account
+from eth_keys import keys as eth_keys
+
+from chalicelib.evm import nonces, tracking
+from chalicelib.evm.transactions import UnsignedTx, assemble, receipt, signing_hash
+from chalicelib.platform import aws, clock
+from chalicelib.platform.networks import Network
+
+KEY = "0x" + "22" * 32
+ADDRESS = Account.from_key(KEY).address
+CHAIN = 31337
+NETWORK = Network.model_validate(
+    {"name": "local-a", "chainId": CHAIN, "rpcUrls": ["http://127.0.0.1:9"], "nativeSymbol": "ETH"}
+)
+
+
+@pytest.fixture(autouse=True)
+def _clock():
+    yield
+    clock.reset()
+
+
+def _signed(nonce: int):
+    tx = UnsignedTx(chain_id=CHAIN, nonce=nonce, to=ADDRESS, value=1, data=b"", gas=21_000, gas_price=10**9)
+    signature = eth_keys.PrivateKey(bytes.fromhex(KEY[2:])).sign_msg_hash(signing_hash(tx))
+    raw = signature.r.to_bytes(32, "big") + signature.s.to_bytes(32, "big") + bytes([signature.v])
+    return assemble(tx, ADDRESS, raw)
+
+
+def _record(allocation: nonces.Allocation) -> str:
+    signed = _signed(allocation.nonce)
+    tracking.record("w1", NETWORK, signed, "coin", receipt(signed), allocation)
+    return signed.hash
+
+
+def test_a_send_outliving_its_lease_cannot_record_so_never_broadcasts_the_nonce_handed_on(aws_env):
+    slow = nonces.allocate(ADDRESS, CHAIN, chain_pending=3)
+    clock.travel(nonces.LEASE_S + 1)  # the send is still signing when its lease runs out
+    other = nonces.allocate(ADDRESS, CHAIN, chain_pending=3)  # recovers the lease: the nonce goes on
+    assert other.nonce == slow.nonce == 3
+    with pytest.raises(tracking.SendExpiredError):
+        _record(slow)  # old: settle() was unconditional, the slow send broadcast nonce 3 as well
+    assert tracking.get(_signed(3).hash) is None
+    assert not nonces.release(slow), "not its nonce any more: nothing to give back"
+    assert nonces.allocate(ADDRESS, CHAIN, chain_pending=3).nonce == 4
+
+
+def test_a_send_whose_record_committed_gives_nothing_back(aws_env):
+    """The record's write committed, but the send saw an error (a lost response): the record (its tracker)
+    owns the nonce, so the send's give-back must do nothing."""
+    first = nonces.allocate(ADDRESS, CHAIN, chain_pending=0)
+    _record(first)
+    assert nonces.release(first) is False  # old: gave 0 back (and moved `next` back to 0)
+    assert nonces.allocate(ADDRESS, CHAIN, chain_pending=0).nonce == 1
+
+
+def test_a_dropped_record_gives_its_nonce_back_exactly_once(aws_env):
+    """The send gives up before its claim and drops its record; a tracker step that read the record earlier
+    must not drop it (and give the nonce back) a second time."""
+    first = nonces.allocate(ADDRESS, CHAIN, chain_pending=0)
+    tx_hash = _record(first)
+    tracker_read = tracking.get(tx_hash)
+    assert tracking.abandon(tx_hash)
+    again = nonces.allocate(ADDRESS, CHAIN, chain_pending=0)
+    assert again.nonce == 0  # the gap is filled
+    assert tracking._drop_unsent(tracker_read, 1) is False  # stale: refused, no second give-back
+    assert tracking.abandon(tx_hash) is False
+    assert nonces.allocate(ADDRESS, CHAIN, chain_pending=0).nonce == 1  # old: 0 again, next moved back
+
+
+def test_a_claimed_record_is_never_dropped_as_unsent(aws_env):
+    """The send claims its record before broadcasting; a tracker step that read it as `signing` cannot then
+    drop it and give its nonce back while the transaction goes out (the old early-tracker duplicate)."""
+    first = nonces.allocate(ADDRESS, CHAIN, chain_pending=0)
+    tx_hash = _record(first)
+    tracker_read = tracking.get(tx_hash)
+    assert tracking.claim(tx_hash)
+    assert tracking._drop_unsent(tracker_read, 1) is False
+    assert tracking.get(tx_hash)["status"] == "pending"
+    assert nonces.allocate(ADDRESS, CHAIN, chain_pending=0).nonce == 1
+
+
+def test_a_dropped_record_cannot_be_claimed(aws_env):
+    first = nonces.allocate(ADDRESS, CHAIN, chain_pending=0)
+    tx_hash = _record(first)
+    clock.travel(tracking.ORPHAN_CHECK_S + 1)
+    assert tracking._drop_unsent(tracking.get(tx_hash), 1)  # the tracker decided its request died
+    assert tracking.claim(tx_hash) is False  # so the send must not broadcast it
+
+
+def test_give_backs_are_never_undone_by_moving_next_back(aws_env):
+    """Old `release` moved `next` back when the given-back nonce was the last handed out; a late second
+    give-back of the same nonce then moved it back under a nonce already handed out again."""
+    a = nonces.allocate(ADDRESS, CHAIN, chain_pending=5)
+    assert nonces.release(a)
+    b = nonces.allocate(ADDRESS, CHAIN, chain_pending=5)
+    assert b.nonce == 5
+    assert not nonces.release(a), "a second give-back of the same allocation does nothing"
+    assert nonces.allocate(ADDRESS, CHAIN, chain_pending=5).nonce == 6
+    item = aws.table("nonces").get_item(Key=nonces.key(ADDRESS, CHAIN))["Item"]
+    assert int(item["next"]) == 7 and not item.get("given")
+
+
+def test_one_record_step_per_message(aws_env, monkeypatch):
+    """A duplicate SQS delivery of a tracker message (or a leftover one) must not fork the chain."""
+    queued: list[tuple[str, int]] = []
+    monkeypatch.setattr(tracking, "enqueue", lambda h, step, delay: queued.append((h, step)))
+    tx_hash = _record(nonces.allocate(ADDRESS, CHAIN, chain_pending=0))
+    assert queued == [(tx_hash, 0)]
+    tracking.on_message({"hash": tx_hash, "step": 0})  # young `signing`: counted, one successor
+    tracking.on_message({"hash": tx_hash, "step": 0})  # the same message delivered again: ends
+    assert queued == [(tx_hash, 0), (tx_hash, 1)]
+    assert int(tracking.get(tx_hash)["checks"]) == 1
+
+
+def test_a_write_refused_for_a_transaction_in_progress_is_a_lost_race(aws_env, monkeypatch):
+    """The nonce item now takes part in the record's transaction; DynamoDB refuses a plain write to it
+    meanwhile with TransactionConflictException (botocore does not retry it): allocation looks again."""
+    from botocore.exceptions import ClientError
+
+    real = aws.write
+    refusals = iter([True, False])
+
+    def busy_once(item, return_new=False):
+        if item.table == nonces.TABLE and next(refusals, False):
+            raise ClientError({"Error": {"Code": "TransactionConflictException", "Message": "busy"}}, "UpdateItem")
+        return real(item, return_new)
+
+    monkeypatch.setattr(aws, "write", busy_once)
+    assert nonces.allocate(ADDRESS, CHAIN, chain_pending=0).nonce == 0
+    assert nonces.allocate(ADDRESS, CHAIN, chain_pending=0).nonce == 1
