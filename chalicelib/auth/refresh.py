@@ -65,13 +65,16 @@ def redeem(token: str, client_id: str) -> RefreshGrant:
     if _family_revoked(family_id, now):
         raise unauthorized(INVALID_REFRESH_TOKEN, "Refresh token is invalid or expired")
     try:
-        table.update_item(
-            Key=key,
-            UpdateExpression="SET usedAt = :now",
-            ConditionExpression="attribute_not_exists(usedAt)",
-            ExpressionAttributeValues={":now": now},
+        aws.write(
+            aws.update(
+                "refresh-token",
+                "auth-state",
+                key,
+                aws.Changes(set={"usedAt": now}),
+                aws.Condition("attribute_not_exists(usedAt)"),
+            )
         )
-    except table.meta.client.exceptions.ConditionalCheckFailedException:
+    except aws.ConditionFailedError:
         _revoke_family(family_id, now + load_settings().refresh_token_ttl_s)
         # The cut-off is read from the clock only now, after the family is marked revoked: a concurrent
         # refresh that won the race either minted its tokens before this moment (covered by the cut-off)

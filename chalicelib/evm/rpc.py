@@ -9,21 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from chalicelib.platform.chain import RpcError, rpc_call
+from chalicelib.platform.chain import rpc_batch
 from chalicelib.platform.networks import Network
 
 
 def batch(network: Network, calls: Sequence[tuple[str, list[Any]]]) -> list[Any]:
-    try:
-        from chalicelib.platform.chain import rpc_batch  # type: ignore[attr-defined]
-    except ImportError:  # transitional, until platform/transport.py (H4a) lands: one call after the other
-        return [_one(network, method, params) for method, params in calls]
-    answers: list[Any] = rpc_batch(network, list(calls))
-    return answers
-
-
-def _one(network: Network, method: str, params: list[Any]) -> Any:
-    try:
-        return rpc_call(network, method, params)
-    except RpcError as exc:
-        return exc
+    return rpc_batch(network, list(calls))

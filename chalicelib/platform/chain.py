@@ -1,65 +1,10 @@
-"""Chain access shared by every domain: JSON-RPC with failover across a network's RPC URLs."""
+"""Chain access shared by every domain: JSON-RPC (platform/transport.py) and address checks."""
 
 from __future__ import annotations
 
-import http.client
-import json
-import urllib.error
-import urllib.request
-from typing import Any
+from chalicelib.platform.transport import RpcError, rpc_batch, rpc_call
 
-from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, upstream_unavailable
-from chalicelib.platform.logging import logger
-from chalicelib.platform.networks import Network
-
-MAX_RESPONSE_BYTES = 8 * 1024 * 1024
-
-
-class RpcError(RuntimeError):
-    """The node answered with a JSON-RPC error (e.g. a reverted eth_call)."""
-
-    def __init__(self, code: int | None, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-
-    @property
-    def reverted(self) -> bool:
-        return self.code == 3 or "revert" in str(self).lower()
-
-
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None  # a redirecting RPC endpoint counts as failed; we do not follow it elsewhere
-
-
-_opener = urllib.request.build_opener(_NoRedirects)
-
-
-def rpc_call(network: Network, method: str, params: list[Any] | None = None, timeout_s: float = 5.0) -> Any:
-    """Call `method` on the first RPC URL that answers; a node error is raised, not retried elsewhere."""
-    payload = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params or []}).encode()
-    for index, url in enumerate(network.rpcUrls):
-        request = urllib.request.Request(url, data=payload, headers={"Content-Type": "application/json"})  # noqa: S310
-        try:
-            with _opener.open(request, timeout=timeout_s) as response:
-                answer = json.loads(response.read(MAX_RESPONSE_BYTES + 1)[:MAX_RESPONSE_BYTES])
-        except urllib.error.HTTPError as exc:
-            # Logged by position, never the URL: RPC URLs often embed API keys.
-            logger.warning(
-                "rpc endpoint refused", extra={"network": network.name, "endpoint": index, "status": exc.code}
-            )
-            continue
-        except (OSError, ValueError, http.client.HTTPException):
-            continue  # unreachable, timed out, cut off, or not JSON: try the next endpoint
-        if not isinstance(answer, dict):
-            continue
-        error = answer.get("error")
-        if error is not None:
-            code = error.get("code") if isinstance(error, dict) else None
-            message = error.get("message") if isinstance(error, dict) else None
-            raise RpcError(code if isinstance(code, int) else None, str(message or "rpc error")[:300])
-        return answer.get("result")
-    raise upstream_unavailable(UPSTREAM_UNAVAILABLE, f"No RPC endpoint of network {network.name} is reachable")
+__all__ = ["INVALID_ADDRESS", "RpcError", "checksum_address", "rpc_batch", "rpc_call"]
 
 
 INVALID_ADDRESS = "INVALID_ADDRESS"

@@ -36,39 +36,27 @@ def put_organization(org: Organization) -> None:
 
 
 def put_client(client: Client, secret_hash: str) -> None:
-    table_name = _table().name
-    item = {"pk": f"CLIENT#{client.clientId}", "sk": META_SK, **client.model_dump()}
-    aws.client("dynamodb").transact_write_items(
-        TransactItems=[
-            _put(table_name, item),
-            _put(table_name, {"pk": f"CLIENTSECRET#{secret_hash}", "sk": META_SK, "clientId": client.clientId}),
-            _put(table_name, {"pk": f"ORG#{client.organizationId}", "sk": f"CLIENT#{client.clientId}"}),
+    aws.transact(
+        [
+            aws.put("client", "tenancy", {"pk": f"CLIENT#{client.clientId}", "sk": META_SK, **client.model_dump()}),
+            aws.put(
+                "secret-lookup",
+                "tenancy",
+                {"pk": f"CLIENTSECRET#{secret_hash}", "sk": META_SK, "clientId": client.clientId},
+            ),
+            aws.put("membership", "tenancy", {"pk": f"ORG#{client.organizationId}", "sk": f"CLIENT#{client.clientId}"}),
         ]
     )
 
 
 def put_app(app: App, encrypted_secret: bytes) -> None:
-    table_name = _table().name
     item = {"pk": f"APP#{app.appId}", "sk": META_SK, **app.model_dump(), "encryptedSecret": encrypted_secret}
-    aws.client("dynamodb").transact_write_items(
-        TransactItems=[
-            _put(table_name, item),
-            _put(table_name, {"pk": f"CLIENT#{app.clientId}", "sk": f"APP#{app.appId}"}),
+    aws.transact(
+        [
+            aws.put("app", "tenancy", item),
+            aws.put("membership", "tenancy", {"pk": f"CLIENT#{app.clientId}", "sk": f"APP#{app.appId}"}),
         ]
     )
-
-
-def _put(table_name: str, item: dict[str, Any]) -> dict[str, Any]:
-    from boto3.dynamodb.types import TypeSerializer
-
-    serializer = TypeSerializer()
-    return {
-        "Put": {
-            "TableName": table_name,
-            "Item": {k: serializer.serialize(v) for k, v in item.items()},
-            "ConditionExpression": "attribute_not_exists(pk)",
-        }
-    }
 
 
 def get_organization(organization_id: str) -> Organization | None:

@@ -136,32 +136,27 @@ SWEEP_LEASE_S = 300  # a queued message has this long to be taken before the swe
 
 def sweep(limit: int = 100) -> int:
     """Queue deliveries that are due and not queued or running; returns how many."""
-    from datetime import UTC, datetime, timedelta
-
     from boto3.dynamodb.conditions import Key
 
-    from chalicelib.platform.clock import iso
+    from chalicelib.platform import clock
 
-    now = datetime.now(UTC)
-    table = aws.table(TABLE)
-    items = table.query(
-        IndexName="due", KeyConditionExpression=Key("duePk").eq(DUE) & Key("dueAt").lte(iso(now)), Limit=limit
+    items = aws.table(TABLE).query(
+        IndexName="due", KeyConditionExpression=Key("duePk").eq(DUE) & Key("dueAt").lte(clock.iso_now()), Limit=limit
     )["Items"]
     queued = 0
     for item in items:
+        lease = aws.update(
+            "delivery",
+            TABLE,
+            {"pk": item["pk"], "sk": item["sk"]},
+            aws.Changes(set={"dueAt": clock.iso_in(SWEEP_LEASE_S)}),
+            aws.Condition(
+                "dueAt = :seen AND #s = :pending", {"#s": "status"}, {":seen": item["dueAt"], ":pending": "pending"}
+            ),
+        )
         try:  # move dueAt past a lease first, so the next sweep does not queue it again meanwhile
-            table.update_item(
-                Key={"pk": item["pk"], "sk": item["sk"]},
-                UpdateExpression="SET dueAt = :later",
-                ConditionExpression="dueAt = :seen AND #s = :pending",
-                ExpressionAttributeNames={"#s": "status"},
-                ExpressionAttributeValues={
-                    ":later": iso(now + timedelta(seconds=SWEEP_LEASE_S)),
-                    ":seen": item["dueAt"],
-                    ":pending": "pending",
-                },
-            )
-        except table.meta.client.exceptions.ConditionalCheckFailedException:
+            aws.write(lease)
+        except aws.ConditionFailedError:
             continue  # a worker took it meanwhile
         enqueue(str(item["id"]))
         queued += 1
