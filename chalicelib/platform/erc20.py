@@ -19,9 +19,10 @@ MAX_DECIMALS = 77
 MAX_SYMBOL = 32
 _CACHE_SIZE = 1024
 
-DECIMALS = "0x313ce567"
-SYMBOL = "0x95d89b41"
-BALANCE_OF = "0x70a08231"
+# Function selectors (the first 4 bytes of keccak256 of the signature); arguments are ABI-encoded with eth_abi.
+DECIMALS = "0x313ce567"  # decimals()
+SYMBOL = "0x95d89b41"  # symbol()
+BALANCE_OF = "0x70a08231"  # balanceOf(address)
 
 
 @dataclass(frozen=True)
@@ -50,12 +51,17 @@ def token_info(network: Network, token: str) -> TokenInfo:
 
 
 def balance_of(network: Network, token: str, owner: str) -> int:
-    return word(network, token, BALANCE_OF + owner[2:].lower().rjust(64, "0"))
+    from eth_abi import encode
+
+    return word(network, token, BALANCE_OF + encode(["address"], [owner]).hex())
 
 
 def word(network: Network, token: str, data: str) -> int:
     """The first 32-byte word an eth_call returns, as an unsigned integer."""
-    return int(call(network, token, data)[:32].hex() or "0", 16)
+    from eth_abi import decode
+
+    (value,) = decode(["uint256"], call(network, token, data)[:32])
+    return int(value)
 
 
 def call(network: Network, token: str, data: str) -> bytes:
@@ -78,18 +84,17 @@ def not_a_token(token: str, network: Network) -> ApiError:
 
 
 def _symbol(network: Network, token: str) -> str:
+    from eth_abi import decode
+    from eth_abi.exceptions import DecodingError
+
     raw = call(network, token, SYMBOL)
     if len(raw) == 32:  # some old tokens return bytes32
         text = raw.rstrip(b"\0").decode("utf-8", errors="replace")
     else:
-        # ABI string: offset word, length word, then the bytes.
-        offset = int(raw[:32].hex(), 16)
-        if offset + 32 > len(raw):
-            raise not_a_token(token, network)
-        length = int(raw[offset : offset + 32].hex(), 16)
-        if length > MAX_SYMBOL or offset + 32 + length > len(raw):
-            raise not_a_token(token, network)
-        text = raw[offset + 32 : offset + 32 + length].decode("utf-8", errors="replace")
+        try:  # eth_abi checks the offset and length against the answer's size
+            (text,) = decode(["string"], raw)
+        except (DecodingError, OverflowError, ValueError):
+            raise not_a_token(token, network) from None
     if not text or len(text) > MAX_SYMBOL or not text.isprintable():
         raise not_a_token(token, network)
     return text

@@ -75,9 +75,16 @@ class Node(BaseHTTPRequestHandler):
         self.wfile.write(payload)
 
 
+class QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):  # a client that hung up: expected here
+        pass
+
+
 def _server(mode: str):
     handler = type(f"Node_{mode}", (Node,), {"mode": mode})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = QuietServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
@@ -95,8 +102,10 @@ def nodes():
         return Network(name="t", chainId=1, rpcUrls=urls, nativeSymbol="ETH")
 
     yield start
+    transport._pool().clear()  # close pooled connections before the servers go
     for server in started:
         server.shutdown()
+        server.server_close()
 
 
 def test_a_call_and_keep_alive(nodes):
