@@ -113,6 +113,8 @@ def record(
     except aws.TransactionCancelledError as exc:
         if exc.condition_failed("nonce-lease"):
             raise SendExpiredError() from None
+        if exc.condition_failed("idempotency"):  # the key's lease lapsed and another request took it
+            raise idempotency.lease_lost() from None
         raise
     enqueue(signed.hash, 0, FIRST_CHECK_S)  # the one tracker chain of this transaction starts here
 

@@ -1,18 +1,31 @@
 """Checks on URLs the service will call on behalf of a customer (webhooks): no SSRF.
 
-A URL is admitted when it is `https`, has a host and no credentials, and every
-address its host resolves to is a global unicast address: private, loopback,
-link-local (which holds the cloud metadata service), multicast, CGNAT, reserved and
-unspecified ranges are refused, also as IPv4-mapped IPv6. Deliveries resolve again
-and connect to a checked address (DNS rebinding). `DOMPET_WEBHOOK_ALLOWLIST` admits
-extra networks (CIDRs), and plain `http` to them, for local development.
+A URL is admitted when it is `https`, has a host and no credentials (no `@` at all in
+the authority), and every address its host resolves to is a global unicast address:
+private, loopback, link-local (which holds the cloud metadata service), multicast,
+CGNAT, reserved and unspecified ranges are refused, also as IPv4-mapped IPv6.
+Deliveries resolve again and connect to a checked address (DNS rebinding).
+`DOMPET_WEBHOOK_ALLOWLIST` admits extra networks (CIDRs), and plain `http` to them,
+for local development.
+
+A URL is stored exactly as given and sent exactly as stored, so anything an HTTP
+client or another URL parser would strip, re-encode, split a request line at or read
+differently is refused: control characters, white space, DEL, non-ASCII (percent-encode
+it; an internationalised host name in its `xn--` form), a backslash (WHATWG parsers
+read it as `/`, Python's does not), port 0 and a fragment.
+
+Name resolution can be given a time limit (`timeout_s`): the lookup then runs in a
+daemon thread and a late answer is a refusal (`WEBHOOK_HOST_UNRESOLVABLE`), so a slow
+resolver cannot hold a request or a delivery attempt past its deadline.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import socket
+import threading
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 from chalicelib.platform.settings import load_settings
@@ -44,12 +57,13 @@ class Target:
     addresses: tuple[IpAddress, ...]
 
 
-def check(url: str) -> Target:
-    """The URL's target with its checked addresses, or UrlRefused."""
-    # Stored exactly as given and sent exactly as stored: no character that an HTTP client would strip,
-    # re-encode or split a request line at (control characters, white space, DEL, non-ASCII).
-    if url != url.strip() or any(ord(c) < 0x21 or ord(c) >= 0x7F for c in url):
+def check(url: str, timeout_s: float | None = None) -> Target:
+    """The URL's target with its checked addresses, or UrlRefused. `timeout_s` limits name resolution."""
+    # Stored exactly as given and sent exactly as stored (module docstring).
+    if any(ord(c) < 0x21 or ord(c) >= 0x7F for c in url):
         raise UrlRefused(INVALID_URL, "the URL contains white space, control or non-ASCII characters")
+    if "\\" in url:
+        raise UrlRefused(INVALID_URL, "a backslash is not allowed in a URL (percent-encode it as %5C)")
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -61,13 +75,13 @@ def check(url: str) -> Target:
         raise UrlRefused(INVALID_URL, "a fragment is never sent to a server; remove it")
     if parts.scheme not in ("https", "http") or not parts.hostname:
         raise UrlRefused(INVALID_URL, "not an absolute http(s) URL")
-    if parts.username or parts.password:
+    if "@" in parts.netloc:  # also an empty user name or password (`https://@host/`)
         raise UrlRefused(INVALID_URL, "credentials in the URL are not allowed")
     if parts.scheme != "https" and not load_settings().webhook_allowlist_networks:
         raise UrlRefused(NOT_HTTPS, "the URL must use https")
     host = parts.hostname
     port = port or (443 if parts.scheme == "https" else 80)
-    addresses = resolve(host, port)
+    addresses = resolve(host, port, timeout_s)
     allowed = [_allowlisted(a) for a in addresses]
     if parts.scheme != "https" and not all(allowed):
         raise UrlRefused(NOT_HTTPS, "the URL must use https")
@@ -78,20 +92,47 @@ def check(url: str) -> Target:
     return Target(url, parts.scheme, host, port, path, addresses)
 
 
-def resolve(host: str, port: int) -> tuple[IpAddress, ...]:
+def resolve(host: str, port: int, timeout_s: float | None = None) -> tuple[IpAddress, ...]:
+    """The host's addresses in the resolver's order, without duplicates; within `timeout_s` if given."""
     try:
         literal = ipaddress.ip_address(host.strip("[]"))
         return (literal,)
     except ValueError:
         pass
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError):
-        raise UrlRefused(UNRESOLVABLE, "the host name does not resolve") from None
+    infos = _getaddrinfo(host, port) if timeout_s is None else _getaddrinfo_within(host, port, timeout_s)
     found = tuple(dict.fromkeys(ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos))
     if not found:
         raise UrlRefused(UNRESOLVABLE, "the host name does not resolve")
     return found
+
+
+def _getaddrinfo(host: str, port: int) -> list[tuple[Any, ...]]:
+    try:
+        return list(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM))
+    except (OSError, UnicodeError):
+        raise UrlRefused(UNRESOLVABLE, "the host name does not resolve") from None
+
+
+def _getaddrinfo_within(host: str, port: int, timeout_s: float) -> list[tuple[Any, ...]]:
+    """getaddrinfo has no timeout of its own: wait for it in a daemon thread, at most `timeout_s` (a late answer
+    is dropped with its thread)."""
+    answer: list[list[tuple[Any, ...]] | UrlRefused] = []
+
+    def lookup() -> None:
+        try:
+            answer.append(_getaddrinfo(host, port))
+        except UrlRefused as exc:
+            answer.append(exc)
+
+    worker = threading.Thread(target=lookup, name="egress-resolve", daemon=True)
+    worker.start()
+    worker.join(max(0.0, timeout_s))
+    if not answer:
+        raise UrlRefused(UNRESOLVABLE, "the host name did not resolve in time")
+    result = answer[0]
+    if isinstance(result, UrlRefused):
+        raise result
+    return result
 
 
 NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))

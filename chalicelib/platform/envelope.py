@@ -27,10 +27,16 @@ def envelope(status: int, message: str, data: Any = None, headers: dict[str, str
     if data is not None:
         body["data"] = to_jsonable(data)
     return Response(
-        body=json.dumps(body, separators=(",", ":"), default=_json_default),
+        body=dumps(body),
         status_code=status,
         headers={**JSON_HEADERS, **(headers or {})},
     )
+
+
+def dumps(data: Any) -> str:
+    """JSON as the envelope writes it (DynamoDB's Decimals as numbers); stored answers use it too, so a replay
+    reads exactly like the first answer."""
+    return json.dumps(to_jsonable(data), separators=(",", ":"), default=_json_default)
 
 
 def error_envelope(error: ApiError, headers: dict[str, str] | None = None) -> Response:

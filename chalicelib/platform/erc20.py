@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Any
 
-from chalicelib.platform.chain import RpcError, rpc_call
+from chalicelib.platform.chain import RpcError, rpc_batch, rpc_call
 from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError
 from chalicelib.platform.networks import Network
 
@@ -36,41 +37,60 @@ _info: OrderedDict[tuple[int, str], TokenInfo] = OrderedDict()
 
 
 def token_info(network: Network, token: str) -> TokenInfo:
-    key = (network.chainId, token)
-    if key in _info:
-        _info.move_to_end(key)
-        return _info[key]
-    decimals = word(network, token, DECIMALS)
-    if decimals > MAX_DECIMALS:
-        raise not_a_token(token, network)
-    info = TokenInfo(decimals, _symbol(network, token))
-    _info[key] = info
-    if len(_info) > _CACHE_SIZE:
-        _info.popitem(last=False)
-    return info
+    """Decimals and symbol, read in one round trip (rpc_batch) and then cached."""
+    cached = _cached(network, token)
+    if cached is not None:
+        return cached
+    decimals, symbol = reads(network, token, [DECIMALS, SYMBOL])
+    return _remember(network, token, _parse_info(network, token, decimals, symbol))
+
+
+def token_holding(network: Network, token: str, owner: str) -> tuple[TokenInfo, int]:
+    """The token's metadata and `owner`'s balance, all in one round trip."""
+    data = balance_call(owner)
+    cached = _cached(network, token)
+    if cached is not None:
+        return cached, _uint(network, token, call(network, token, data))
+    decimals, symbol, balance = reads(network, token, [DECIMALS, SYMBOL, data])
+    info = _remember(network, token, _parse_info(network, token, decimals, symbol))
+    return info, _uint(network, token, balance)
 
 
 def balance_of(network: Network, token: str, owner: str) -> int:
+    return word(network, token, balance_call(owner))
+
+
+def balance_call(owner: str) -> str:
     from eth_abi import encode
 
-    return word(network, token, BALANCE_OF + encode(["address"], [owner]).hex())
+    return BALANCE_OF + encode(["address"], [owner]).hex()
 
 
 def word(network: Network, token: str, data: str) -> int:
     """The first 32-byte word an eth_call returns, as an unsigned integer."""
-    from eth_abi import decode
-
-    (value,) = decode(["uint256"], call(network, token, data)[:32])
-    return int(value)
+    return _uint(network, token, call(network, token, data))
 
 
 def call(network: Network, token: str, data: str) -> bytes:
     try:
         result = rpc_call(network, "eth_call", [{"to": token, "data": data}, "latest"])
     except RpcError as exc:
-        if exc.reverted:
-            raise not_a_token(token, network) from None
-        raise ApiError(502, UPSTREAM_UNAVAILABLE, f"The node of {network.name} failed the call") from None
+        return _answer(network, token, exc)
+    return _answer(network, token, result)
+
+
+def reads(network: Network, token: str, calls: list[str]) -> list[bytes]:
+    """Several eth_calls on `token` in one round trip, each checked as `call` checks one."""
+    answers = rpc_batch(network, [("eth_call", [{"to": token, "data": data}, "latest"]) for data in calls])
+    return [_answer(network, token, answer) for answer in answers]
+
+
+def _answer(network: Network, token: str, result: Any) -> bytes:
+    """An eth_call's answer as bytes: a revert means no token there, another node error is the node's failure."""
+    if isinstance(result, RpcError):
+        if result.reverted:
+            raise not_a_token(token, network)
+        raise ApiError(502, UPSTREAM_UNAVAILABLE, f"The node of {network.name} failed the call")
     if not isinstance(result, str) or not result.startswith("0x") or len(result) < 66:
         raise not_a_token(token, network)
     try:
@@ -79,15 +99,43 @@ def call(network: Network, token: str, data: str) -> bytes:
         raise not_a_token(token, network) from None
 
 
+def _uint(network: Network, token: str, raw: bytes) -> int:
+    from eth_abi import decode
+
+    (value,) = decode(["uint256"], raw[:32])
+    return int(value)
+
+
+def _cached(network: Network, token: str) -> TokenInfo | None:
+    key = (network.chainId, token)
+    if key in _info:
+        _info.move_to_end(key)
+        return _info[key]
+    return None
+
+
+def _remember(network: Network, token: str, info: TokenInfo) -> TokenInfo:
+    _info[(network.chainId, token)] = info
+    if len(_info) > _CACHE_SIZE:
+        _info.popitem(last=False)
+    return info
+
+
+def _parse_info(network: Network, token: str, decimals_raw: bytes, symbol_raw: bytes) -> TokenInfo:
+    decimals = _uint(network, token, decimals_raw)
+    if decimals > MAX_DECIMALS:
+        raise not_a_token(token, network)
+    return TokenInfo(decimals, _symbol(network, token, symbol_raw))
+
+
 def not_a_token(token: str, network: Network) -> ApiError:
     return ApiError(422, NOT_A_TOKEN, f"{token} is not an ERC-20 token on {network.name}")
 
 
-def _symbol(network: Network, token: str) -> str:
+def _symbol(network: Network, token: str, raw: bytes) -> str:
     from eth_abi import decode
     from eth_abi.exceptions import DecodingError
 
-    raw = call(network, token, SYMBOL)
     if len(raw) == 32:  # some old tokens return bytes32
         text = raw.rstrip(b"\0").decode("utf-8", errors="replace")
     else:

@@ -11,16 +11,22 @@ without running the handler. The same key with a different body is refused (422
 A request that may have had effects never runs again. Domain code adds
 `effect_item({...})` to the very transaction that records its effect (a wallet
 send: the transaction record), which marks the key as having effects and removes
-its expiry. From then on the key is released by nothing: if the response cannot be
-stored (or the function dies), later requests get 409 `IDEMPOTENCY_OUTCOME_UNKNOWN`
-with the effect's reference (e.g. `txHash`, to look the transaction up) instead of
-running again. A request that fails before any effect releases its key, so it can
-be retried with the same key.
+its expiry. From then on the key is released by nothing. While the first request
+still holds its lease, a repeat is 409 `IDEMPOTENCY_IN_PROGRESS` (retry: it will
+replay the answer); if the response cannot be stored, the handler raised after
+the effect, or the function died, later requests get 409
+`IDEMPOTENCY_OUTCOME_UNKNOWN` with the effect's reference (e.g. `txHash`, to look
+the transaction up) instead of running again. A request that fails before any
+effect releases its key, so it can be retried with the same key; one that dies
+before any effect leaves a lease that lapses.
 
 Items (table `idempotency`): pk `IDEM#<scope>#<key>`, sk `KEY`; `requestHash`
-(SHA-256 of method, path and body), `state` in_progress|completed, `owner` (the
-reserving request), `effects` (reference of what the request did), the stored
-response, `expiresAt` (TTL; absent while effects are recorded but no response is).
+(SHA-256 of method, path and body), `state` in_progress|completed|unknown, `owner`
+(the reserving request), `leaseUntil` (epoch s: the owner's remaining time plus a
+margin), `effects` (reference of what the request did), the stored response,
+`expiresAt` (TTL and takeover time: the lease while in progress, 24 h once
+completed; absent, so never taken over or deleted, once effects are recorded and
+no response is).
 """
 
 from __future__ import annotations
@@ -36,9 +42,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib.platform import aws, clock, deadline, retry
+from chalicelib.platform import aws, clock, deadline, jsonsafe, retry
 from chalicelib.platform.errors import ApiError, bad_request
-from chalicelib.platform.logging import log_failure
+from chalicelib.platform.logging import log_failure, swallowed
 
 HEADER = "idempotency-key"
 TABLE = "idempotency"
@@ -51,6 +57,7 @@ INVALID_IDEMPOTENCY_KEY = "INVALID_IDEMPOTENCY_KEY"
 IDEMPOTENCY_KEY_REUSED = "IDEMPOTENCY_KEY_REUSED"
 IDEMPOTENCY_IN_PROGRESS = "IDEMPOTENCY_IN_PROGRESS"
 IDEMPOTENCY_OUTCOME_UNKNOWN = "IDEMPOTENCY_OUTCOME_UNKNOWN"
+UNKNOWN = "unknown"  # state of a key whose request finished (or died) after an effect without storing its answer
 
 
 @dataclass(frozen=True)
@@ -78,6 +85,8 @@ class Slot:
         """Store the response. If that keeps failing, the key is kept as "outcome unknown" (never re-run)."""
         if self._pk is None:
             return
+        from chalicelib.platform.envelope import dumps
+
         store = aws.update(
             "idempotency",
             TABLE,
@@ -87,9 +96,10 @@ class Slot:
                     "state": "completed",
                     "responseStatus": status,
                     "responseMessage": message,
-                    "responseData": json.dumps(data, separators=(",", ":"), default=str),
+                    "responseData": dumps(data),
                     "expiresAt": clock.epoch() + KEY_TTL_S,
-                }
+                },
+                remove=["leaseUntil"],
             ),
             self._mine(),
         )
@@ -98,24 +108,45 @@ class Slot:
             return
         except Exception as exc:  # noqa: BLE001 - the request itself succeeded; its answer must not turn into an error
             log_failure("idempotency response not stored", exc)
-        try:  # at least make sure the key can never run the request again
-            aws.write(aws.update("idempotency", TABLE, self._key(), aws.Changes(remove=["expiresAt"]), self._mine()))
-        except Exception as exc:  # noqa: BLE001 - logged; an effect item, if any, already pinned the key
-            log_failure("idempotency key not pinned", exc)
+        with swallowed("idempotency key not pinned"):  # an effect item, if any, already pinned the key
+            self.abandon()
 
-    def release(self) -> None:
+    def release(self) -> bool:
         """Free the key after a failure, unless an effect was recorded with it (the condition says so: an effect
-        transaction that was cancelled recorded nothing, and the key is free again)."""
+        transaction that was cancelled recorded nothing, and the key is free again). False if not freed."""
         if self._pk is None:
-            return
+            return True
         condition = aws.Condition(
             "#s = :running AND #o = :owner AND attribute_not_exists(effects)",
             {"#s": "state", "#o": "owner"},
             {":running": "in_progress", ":owner": self._owner},
         )
-        # Failing: effects were recorded, or another request took over an expired lease.
-        with contextlib.suppress(aws.ConditionFailedError):
+        try:
             aws.write(aws.delete("idempotency", TABLE, self._key(), condition))
+        except aws.ConditionFailedError:  # effects were recorded, or another request took over a lapsed lease
+            return False
+        return True
+
+    def abandon(self) -> None:
+        """The owner is done without a stored answer: the key says "outcome unknown" at once (not after the
+        lease) and never expires, so the request is never run again."""
+        if self._pk is None:
+            return
+        mine = aws.Condition(
+            "#s = :running AND #o = :owner",
+            {"#s": "state", "#o": "owner"},
+            {":running": "in_progress", ":owner": self._owner},
+        )
+        with contextlib.suppress(aws.ConditionFailedError):  # another request took over a lapsed lease
+            aws.write(
+                aws.update(
+                    "idempotency",
+                    TABLE,
+                    self._key(),
+                    aws.Changes(set={"state": UNKNOWN}, remove=["expiresAt", "leaseUntil"]),
+                    mine,
+                )
+            )
 
 
 _current: ContextVar[Slot | None] = ContextVar("dompet_idempotency_slot", default=None)
@@ -131,6 +162,12 @@ def effect_item(reference: dict[str, str]) -> aws.TxItem | None:
     return aws.update(
         "idempotency", TABLE, slot._key(), aws.Changes(set={"effects": reference}, remove=["expiresAt"]), slot._mine()
     )
+
+
+def lease_lost() -> ApiError:
+    """For domain code whose effect transaction was cancelled on the "idempotency" item
+    (`exc.condition_failed("idempotency")`): this request no longer holds its key, nothing was recorded."""
+    return ApiError(409, IDEMPOTENCY_IN_PROGRESS, "Another request now holds this Idempotency-Key; retry")
 
 
 def request_hash(method: str, path: str, body: bytes) -> str:
@@ -156,6 +193,7 @@ def guard(key: str | None, scope: str, fingerprint: str) -> Iterator[Slot]:
     pk = f"IDEM#{scope}#{key}"
     owner = secrets.token_hex(8)
     now = clock.epoch()
+    lease = lease_s()
     reserve = aws.put(
         "idempotency",
         TABLE,
@@ -165,7 +203,8 @@ def guard(key: str | None, scope: str, fingerprint: str) -> Iterator[Slot]:
             "owner": owner,
             "state": "in_progress",
             "requestHash": fingerprint,
-            "expiresAt": now + lease_s(),
+            "leaseUntil": now + lease,
+            "expiresAt": now + lease,
         },
         # Free if unused, or its lease or record expired (TTL deletion may lag behind). A key with recorded
         # effects has no expiresAt, so it is never taken over.
@@ -181,10 +220,9 @@ def guard(key: str | None, scope: str, fingerprint: str) -> Iterator[Slot]:
     try:
         yield slot
     except BaseException:
-        try:
-            slot.release()
-        except Exception as exc:  # noqa: BLE001 - never replace the request's own error
-            log_failure("idempotency key not released", exc)
+        with swallowed("idempotency key not released"):  # never replace the request's own error
+            if not slot.release():
+                slot.abandon()  # its effect was recorded: no lease to wait out, the outcome is unknown now
         raise
     finally:
         _current.reset(token)
@@ -199,7 +237,8 @@ def _existing(item: dict[str, Any] | None, fingerprint: str) -> StoredResponse:
         return StoredResponse(
             int(item["responseStatus"]), str(item["responseMessage"]), json.loads(item["responseData"])
         )
-    if "expiresAt" not in item:  # effects recorded, response never stored, first request gone
+    lapsed = int(item.get("leaseUntil", 0)) < clock.epoch()
+    if item["state"] == UNKNOWN or ("expiresAt" not in item and lapsed):  # effects recorded, answer lost
         raise ApiError(
             409,
             IDEMPOTENCY_OUTCOME_UNKNOWN,
@@ -213,9 +252,28 @@ def _existing(item: dict[str, Any] | None, fingerprint: str) -> StoredResponse:
 def _canonical_body(body: bytes) -> bytes:
     """JSON bodies compare by content, not by whitespace or key order."""
     try:
-        return json.dumps(json.loads(body or b"{}"), sort_keys=True, separators=(",", ":")).encode()
+        return json.dumps(jsonsafe.loads(body or b"{}"), sort_keys=True, separators=(",", ":")).encode()
     except ValueError:
         return body
+
+
+def require_scope(route: str, guard: Any) -> None:
+    """An idempotent route's guard must return a principal `scope_of` knows (read from its return annotation),
+    so a route that could not scope its keys fails when it is declared, not at its first request."""
+    import typing
+
+    from chalicelib.auth.models import WalletPrincipal
+    from chalicelib.tenancy.models import App
+
+    try:
+        returns = typing.get_type_hints(type(guard).__call__).get("return") if guard is not None else None
+    except Exception:  # noqa: BLE001 - unresolvable annotations: not provably scoped, refused below
+        returns = None
+    if not (isinstance(returns, type) and issubclass(returns, WalletPrincipal | App)):
+        raise TypeError(
+            f"{route}: an idempotent route needs a guard returning a WalletPrincipal or an App (its keys are "
+            f"scoped by tenant and principal); {type(guard).__name__} returns {returns!r}"
+        )
 
 
 def scope_of(principal: Any) -> str:

@@ -115,11 +115,12 @@ STATUS_TEXT = {
     403: "Not allowed",
     404: "Not found",
     409: "Conflict",
+    415: "Body is not UTF-8 JSON (Content-Type: application/json)",
     422: "Cannot be processed",
     429: "Too many requests",
     500: "Unexpected failure (data.requestId)",
     502: "Upstream (chain, bundler) unavailable",
-    503: "Not ready",
+    503: "Not ready, or the request ran out of time (DEADLINE_EXCEEDED)",
 }
 
 
@@ -179,9 +180,13 @@ def _operation(spec: RouteSpec) -> dict[str, Any]:
     error_statuses = set(spec.error_statuses)
     if spec.body or spec.query:
         error_statuses.add(400)
+    if spec.body:
+        error_statuses.add(415)
+    if spec.idempotent:
+        error_statuses |= {400, 409, 422}  # INVALID_IDEMPOTENCY_KEY, IN_PROGRESS / OUTCOME_UNKNOWN, KEY_REUSED
     if spec.guard:
         error_statuses |= {401, 403} if "bearerToken" in spec.guard.scheme else {401}
-    error_statuses.add(500)
+    error_statuses |= {500, 503}  # every request runs within a time budget (DEADLINE_EXCEEDED)
     for status in sorted(error_statuses):
         responses[str(status)] = {
             "description": STATUS_TEXT.get(status, "Error"),
@@ -213,7 +218,8 @@ def _operation(spec: RouteSpec) -> dict[str, Any]:
                 "name": "Idempotency-Key",
                 "in": "header",
                 "required": False,
-                "description": "Same key and body: the first response again, nothing new is done (24 h, per user).",
+                "description": "Same key and body: the first response again, nothing new is done (24 h, per user "
+                "or app). A request that may have taken effect is never run again (409 IDEMPOTENCY_OUTCOME_UNKNOWN).",
                 "schema": {"type": "string", "pattern": "^[A-Za-z0-9_\\-:.]{1,128}$"},
             }
         )

@@ -10,6 +10,7 @@ anywhere below become an error envelope; unexpected ones are logged with their s
 from __future__ import annotations
 
 import functools
+import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,9 +22,9 @@ from chalice.app import Request
 from pydantic import BaseModel, ValidationError
 
 from chalicelib.platform import errors
-from chalicelib.platform.envelope import envelope, error_envelope, to_jsonable
+from chalicelib.platform.envelope import dumps, envelope, error_envelope
 from chalicelib.platform.invocation import running_as
-from chalicelib.platform.logging import log_failure, logger
+from chalicelib.platform.logging import log_failure, logger, request_keys
 
 JSON = "application/json"
 M = TypeVar("M", bound=BaseModel)
@@ -93,8 +94,11 @@ def route(
     content_types: tuple[str, ...] = (JSON,),
     idempotent: bool = False,
 ) -> Callable[[Callable[[Call], Reply]], Callable[..., Response]]:
-    if idempotent and guard is None:
-        raise ValueError(f"{method} {path}: an idempotent route needs a guard, whose principal scopes its keys")
+    if idempotent:
+        from chalicelib.platform import idempotency
+
+        # Refused here, at import, rather than at the first request: keys must belong to a tenant and principal.
+        idempotency.require_scope(f"{method} {path}", guard)
     spec = RouteSpec(
         method, path, summary, tag, guard, body, query, response, message, error_statuses, description, idempotent
     )
@@ -139,7 +143,7 @@ def _idempotently(request: Request, method: str, call: Call, handler: Callable[[
             stored = slot.replay
             return envelope(stored.status, stored.message, stored.data, {"Idempotent-Replayed": "true"})
         reply = handler(call)
-        data = to_jsonable(reply.data)
+        data = json.loads(dumps(reply.data))  # what the client gets is exactly what a replay gets
         slot.complete(reply.status, reply.message, data)
         return envelope(reply.status, reply.message, data)
 
@@ -150,23 +154,21 @@ def guarded(request: Request, route_path: str, respond: Callable[[], Response]) 
     from chalicelib.platform import deadline, resources
 
     request_id = _request_id(request)
-    logger.append_keys(requestId=request_id, route=route_path)
     budget_s = deadline.from_lambda_context(request.lambda_context, float(resources.function("api_handler").timeout_s))
-    try:
-        with running_as("api_handler"), deadline.budget(budget_s):
-            response = respond()
-    except errors.ApiError as exc:
-        if exc.status >= 500:
-            logger.warning("upstream error", extra={"code": exc.code})
-        response = error_envelope(exc)
-    except Exception as exc:  # noqa: BLE001 - the one place unexpected errors are turned into a 500
-        # The stack goes to the log only (it stays server-side); the answer carries the id to find it.
-        log_failure("unhandled error", exc)
-        response = error_envelope(
-            errors.ApiError(500, errors.INTERNAL_ERROR, "Internal server error", requestId=request_id)
-        )
-    finally:
-        logger.remove_keys(["requestId", "route"])
+    with request_keys(request_id, route_path, request.lambda_context, _gateway_request_id(request)):
+        try:
+            with running_as("api_handler"), deadline.budget(budget_s):
+                response = respond()
+        except errors.ApiError as exc:
+            if exc.status >= 500:
+                logger.warning("upstream error", extra={"code": exc.code})
+            response = error_envelope(exc)
+        except Exception as exc:  # noqa: BLE001 - the one place unexpected errors are turned into a 500
+            # The stack goes to the log only (it stays server-side); the answer carries the id to find it.
+            log_failure("unhandled error", exc)
+            response = error_envelope(
+                errors.ApiError(500, errors.INTERNAL_ERROR, "Internal server error", requestId=request_id)
+            )
     response.headers["X-Request-Id"] = request_id
     return response
 
@@ -183,6 +185,12 @@ def document_route(bp: Blueprint, path: str) -> Callable[[Callable[[], Response]
         return view
 
     return decorate
+
+
+def _gateway_request_id(request: Request) -> str | None:
+    context = request.context if isinstance(request.context, dict) else {}
+    value = context.get("requestId")
+    return value if isinstance(value, str) and value else None
 
 
 def _request_id(request: Request) -> str:
@@ -252,7 +260,7 @@ def _check_content_type(request: Request, accepted: tuple[str, ...]) -> None:
 
 def _refuse_duplicate_keys(raw: bytes | str) -> None:
     """A key given twice is ambiguous (parsers disagree on which wins): refused rather than guessed."""
-    import json
+    from chalicelib.platform import jsonsafe
 
     def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         keys = [key for key, _ in pairs]
@@ -261,7 +269,9 @@ def _refuse_duplicate_keys(raw: bytes | str) -> None:
         return dict(pairs)
 
     try:
-        json.loads(raw, object_pairs_hook=no_duplicates)
+        jsonsafe.loads(raw, object_pairs_hook=no_duplicates)
+    except jsonsafe.TooDeepError:
+        raise errors.bad_request(errors.MALFORMED_JSON, "Request body is nested too deeply") from None
     except ValueError:
         return  # not JSON at all: the model's parser reports it
 

@@ -13,19 +13,22 @@ RPC URLs often embed API keys: endpoints are logged by position, never by URL.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import socket
 import threading
 from collections.abc import Sequence
 from typing import Any
 
-from chalicelib.platform import clock, deadline
+from chalicelib.platform import clock, deadline, jsonsafe
 from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, upstream_unavailable
 from chalicelib.platform.logging import logger
 from chalicelib.platform.networks import Network
 
 DEFAULT_TIMEOUT_S = 5.0
 MAX_RESPONSE_BYTES = 8 * 1024 * 1024
+MAX_BATCH = 100  # calls per round trip: public providers refuse larger batches (some at 100)
 
 
 class RpcError(RuntimeError):
@@ -44,19 +47,84 @@ class TransportError(Exception):
     """The upstream could not be reached, answered with an HTTP error, too much, too late, or not JSON."""
 
 
+class _Call:
+    """One call's connection, so a watchdog can cut it at the call's deadline whatever phase it is in."""
+
+    def __init__(self) -> None:
+        self.connection: Any = None
+        self.expired = False
+
+    def attach(self, connection: Any) -> None:
+        self.connection = connection
+        if self.expired:
+            self.cut()
+
+    def expire(self) -> None:
+        self.expired = True
+        self.cut()
+
+    def cut(self) -> None:
+        sock = getattr(self.connection, "sock", None)
+        if sock is not None:
+            with contextlib.suppress(OSError):  # a blocked send or read in the calling thread returns at once
+                sock.shutdown(socket.SHUT_RDWR)
+
+
+_current = threading.local()  # the _Call the calling thread is making
+
+
+def _tracked(base: Any) -> Any:
+    """A urllib3 connection class that tells the current call which (possibly pooled) connection it got."""
+
+    def request(self: Any, *args: Any, **kwargs: Any) -> None:
+        call = getattr(_current, "call", None)
+        if call is not None:
+            call.attach(self)
+        base.request(self, *args, **kwargs)
+
+    return type(f"Tracked{base.__name__}", (base,), {"request": request})
+
+
 @functools.cache
 def _pool() -> Any:
-    import urllib3
+    import logging
 
-    return urllib3.PoolManager(num_pools=32, maxsize=8, retries=False)
+    import urllib3
+    from urllib3.connection import HTTPConnection, HTTPSConnection
+    from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
+    # urllib3 logs each request's URL (path included) at DEBUG and a few hosts or URLs at WARNING; RPC URLs
+    # carry API keys, so its own logging stays off (failures are logged here, by endpoint index).
+    logging.getLogger("urllib3").setLevel(logging.ERROR)
+    manager = urllib3.PoolManager(num_pools=32, maxsize=8, retries=False)
+    manager.pool_classes_by_scheme = {
+        "http": type("TrackedPool", (HTTPConnectionPool,), {"ConnectionCls": _tracked(HTTPConnection)}),
+        "https": type("TrackedTlsPool", (HTTPSConnectionPool,), {"ConnectionCls": _tracked(HTTPSConnection)}),
+    }
+    return manager
 
 
 def post_json(url: str, body: Any, timeout_s: float = DEFAULT_TIMEOUT_S, headers: dict[str, str] | None = None) -> Any:
-    """POST `body` as JSON and return the JSON answer, within one total timeout (and the request's budget)."""
+    """POST `body` as JSON and return the JSON answer, within one total timeout (and the request's budget).
+
+    urllib3's own timeouts bound each socket operation; the total (connecting, sending, the headers and a
+    body that trickles in) is enforced by a watchdog that shuts the call's socket down at the deadline.
+    """
     import urllib3
 
     total = deadline.timeout_s(timeout_s, "outbound call")
     started = clock.monotonic()
+    call = _Call()
+    watchdog = threading.Timer(total, call.expire)
+    watchdog.daemon = True
+    _current.call = call
+    watchdog.start()
+    response = None
+    ok = False
+
+    def failure(reason: str) -> TransportError:
+        return TransportError("timed out" if call.expired or clock.monotonic() - started >= total else reason)
+
     try:
         response = _pool().request(
             "POST",
@@ -68,28 +136,27 @@ def post_json(url: str, body: Any, timeout_s: float = DEFAULT_TIMEOUT_S, headers
             retries=False,
             preload_content=False,
         )
-    except (urllib3.exceptions.HTTPError, OSError) as exc:
-        raise TransportError(type(exc).__name__) from None
-    # The total timeout bounds connecting and the headers; a node that trickles its body is cut off by a
-    # watchdog at the same deadline (urllib3 times out each read, not the sum of them).
-    watchdog = threading.Timer(max(0.0, total - (clock.monotonic() - started)), response.shutdown)
-    watchdog.start()
-    try:
         if response.status != 200:
             raise TransportError(f"HTTP {response.status}")
         data = response.read(MAX_RESPONSE_BYTES + 1)
-        if clock.monotonic() - started >= total:
-            raise TransportError("timed out")
+        if call.expired:
+            raise failure("timed out")
         if len(data) > MAX_RESPONSE_BYTES:
             raise TransportError("answer too large")
-        return json.loads(data)
+        answer = jsonsafe.loads(data)
+        ok = True
+        return answer
     except (urllib3.exceptions.HTTPError, OSError) as exc:
-        raise TransportError("timed out" if clock.monotonic() - started >= total else type(exc).__name__) from None
-    except ValueError:
-        raise TransportError("timed out" if clock.monotonic() - started >= total else "not JSON") from None
+        raise failure(type(exc).__name__) from None
+    except ValueError:  # not JSON, or nested deeper than jsonsafe allows
+        raise failure("not JSON") from None
     finally:
         watchdog.cancel()
-        response.release_conn()
+        _current.call = None
+        if response is not None:
+            if not ok:  # a connection with an unread or cut answer is not reused
+                response.close()
+            response.release_conn()
 
 
 def rpc_call(
@@ -103,22 +170,26 @@ def rpc_call(
 def rpc_batch(
     network: Network, calls: Sequence[tuple[str, list[Any]]], timeout_s: float = DEFAULT_TIMEOUT_S
 ) -> list[Any]:
-    """Several calls in one round trip; each answered in place by its result or its RpcError."""
-    if not calls:
-        return []
-    payload = [{"jsonrpc": "2.0", "id": i, "method": m, "params": p} for i, (m, p) in enumerate(calls)]
-    answers = _first_answer(network, payload, timeout_s)
-    by_id = {a.get("id"): a for a in answers if isinstance(a, dict)}
+    """Several calls in one round trip (per MAX_BATCH calls); each answered in place by its result or its RpcError.
+
+    Answers are matched by id, whatever order the node sends them in; a call the node left unanswered is an
+    RpcError in its place. A whole batch that fails (transport, HTTP, not a JSON array) fails over to the next URL.
+    """
     results: list[Any] = []
-    for i in range(len(calls)):
-        answer = by_id.get(i)
-        if answer is None:
-            results.append(RpcError(None, "the node left this call of the batch unanswered"))
-            continue
-        try:
-            results.append(_result(answer))
-        except RpcError as exc:
-            results.append(exc)
+    for start in range(0, len(calls), MAX_BATCH):
+        chunk = calls[start : start + MAX_BATCH]
+        payload = [{"jsonrpc": "2.0", "id": i, "method": m, "params": p} for i, (m, p) in enumerate(chunk)]
+        answers = _first_answer(network, payload, timeout_s)
+        by_id = {a["id"]: a for a in answers if isinstance(a, dict) and type(a.get("id")) is int}
+        for i in range(len(chunk)):
+            answer = by_id.get(i)
+            if answer is None:
+                results.append(RpcError(None, "the node left this call of the batch unanswered"))
+                continue
+            try:
+                results.append(_result(answer))
+            except RpcError as exc:
+                results.append(exc)
     return results
 
 
@@ -144,4 +215,5 @@ def _first_answer(network: Network, payload: Any, timeout_s: float) -> Any:
         if isinstance(answer, list if batch else dict):
             return answer
         logger.warning("rpc endpoint answered the wrong shape", extra={"network": network.name, "endpoint": index})
+    deadline.check("rpc call")  # the budget, not the nodes, ended the call: 503 DEADLINE_EXCEEDED
     raise upstream_unavailable(UPSTREAM_UNAVAILABLE, f"No RPC endpoint of network {network.name} is reachable")

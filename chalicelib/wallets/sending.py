@@ -91,10 +91,10 @@ def send_token(principal: WalletPrincipal, request: SendTokenRequest) -> Sent:
     network = resolve(request.network, request.chainId)
     to = checksum_address(request.to, "to")
     token = checksum_address(request.tokenAddress, "tokenAddress")
-    info = erc20.token_info(network, token)
-    amount = parse_amount(request.amount, info.decimals)
     wallet = provisioning.wallet_of(principal)
-    if erc20.balance_of(network, token, wallet.address) < amount:
+    info, held = erc20.token_holding(network, token, wallet.address)  # one round trip
+    amount = parse_amount(request.amount, info.decimals)
+    if held < amount:
         raise ApiError(422, INSUFFICIENT_TOKEN_BALANCE, f"The wallet holds less than {request.amount} {info.symbol}")
     return _send(principal, wallet, network, request.secret, Call(token, 0, abi.transfer(to, amount)), kind="token")
 

@@ -34,6 +34,5 @@ def token_balance(principal: WalletPrincipal, request: TokenBalanceRequest) -> B
     network = resolve(request.network, request.chainId)
     token = checksum_address(request.tokenAddress, "tokenAddress")
     address = wallet_address(principal)
-    info = erc20.token_info(network, token)
-    amount = erc20.balance_of(network, token, address)
+    info, amount = erc20.token_holding(network, token, address)  # one round trip
     return Balance(balance=format_units(amount, info.decimals), symbol=info.symbol, address=address)

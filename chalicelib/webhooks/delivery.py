@@ -5,30 +5,46 @@ The request: `POST <url>` with `Content-Type: application/json`, `X-Service-Even
 base64 Ed25519 over `{id}.{timestamp}.{raw body}` with the app's key (keys.py).
 The host is resolved and checked again (platform/egress.py) and the connection goes
 to a checked address, so DNS rebinding cannot reach an internal one; redirects are
-not followed. Each attempt has ONE deadline, ATTEMPT_TIMEOUT_S for connect, TLS, send
-and read together (cut to what is left of the invocation's budget): a receiver that
-trickles bytes is cut off when it passes. The host's checked addresses are tried in
-turn until one accepts the connection (nothing is sent twice: once a connection is
-made, its outcome is the attempt's).
+not followed.
 
-Outcome: a 2xx is delivered. Network errors, 5xx, 408 and 429 are retried after the
-next delay of the schedule (`DOMPET_WEBHOOK_RETRY_SCHEDULE_S`, ±20 % jitter); any
-other status fails at once. After the last attempt the delivery is failed and its
-message goes to the queue's dead-letter queue. Every attempt is stored as its own item
-(`ATTEMPT#<n>` beside the delivery); the delivery keeps the last LOG_KEPT in `log`, so it
-never grows towards DynamoDB's 400 KB item limit.
+One deadline per attempt. ATTEMPT_TIMEOUT_S covers everything: name resolution,
+connect, TLS, send and read. A watchdog shuts the attempt's sockets down when it
+passes, whatever the receiver does (a receiver that trickles bytes keeps every
+per-read timeout happy, not this one). The deadline is also cut to what is left of
+the invocation's budget (platform/deadline.py), less RECORD_RESERVE_S to record the
+outcome; with less than MIN_ATTEMPT_S available, the delivery is not claimed but
+queued again for a fresh invocation, so no attempt is spent on a budget that was
+already used up by the batch's earlier records.
+
+Addresses. The host's checked addresses are tried in turn (the resolver's order)
+until one accepts the connection and completes TLS; each gets an equal share of what
+is left for connecting, so one silent address (an IPv6 address from an IPv4-only
+network, a dead load-balancer node) does not use up the attempt. Nothing is sent
+twice: once a connection is made, its outcome is the attempt's.
+
+Outcome: a 2xx is delivered. Network errors, timeouts, 5xx, 408 and 429 are retried
+after the next delay of the schedule (`DOMPET_WEBHOOK_RETRY_SCHEDULE_S`, ±20 % jitter:
+a fixed, documented schedule rather than platform/retry.py's backoff, which is for the
+service's own short loops); any other status (3xx, other 4xx) fails at once. After the
+last attempt the delivery is failed and its message goes to the queue's dead-letter
+queue. Every attempt is stored as its own item (`ATTEMPT#<at>#<n>` beside the delivery,
+so a manual retry, which counts from 1 again, never overwrites an earlier one); the
+delivery keeps the last LOG_KEPT in `log`, so it never grows towards DynamoDB's 400 KB
+item limit.
 
 Each attempt first claims the delivery (a conditional write with a lease) and is counted
 in that same write, so two messages for one delivery (the sweeper re-queued it, SQS
 delivered twice) never produce two attempts at once, only the claimant records the
-outcome, and an attempt whose worker died still counts: a delivery whose receiver keeps
-a worker busy until it is killed runs out of attempts instead of looping forever.
+outcome, and an attempt whose worker died still counts: a delivery whose attempts were
+all claimed is failed without another POST, and one whose event is missing is failed
+too, so the sweeper never re-queues a delivery forever.
 """
 
 from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import http.client
 import random
 import socket
@@ -36,6 +52,7 @@ import ssl
 import threading
 import uuid
 from datetime import timedelta
+from types import TracebackType
 from typing import Any
 
 from chalicelib.platform import aws, clock, deadline, egress
@@ -44,12 +61,16 @@ from chalicelib.platform.logging import logger
 from chalicelib.platform.settings import load_settings
 from chalicelib.webhooks import keys, outbox
 
-ATTEMPT_TIMEOUT_S = 10  # the whole attempt: connect + TLS + send + read
+ATTEMPT_TIMEOUT_S = 10.0  # the whole attempt: resolve + connect + TLS + send + read
+MIN_ATTEMPT_S = 5.0  # with less than this available, the delivery is queued again instead of attempted
+RECORD_RESERVE_S = 2.0  # kept back from the invocation's budget to record the attempt's outcome
 CLAIM_S = 120  # an attempt's lease; a worker that died frees the delivery after it
 LOG_KEPT = 10  # attempts kept inline on the delivery; every attempt also has its own item
 MAX_RESPONSE_READ = 4096
 RETRYABLE = {408, 429}
 USER_AGENT = "Dompet-Webhooks/1"
+EXHAUSTED = "attempts exhausted (an attempt did not finish)"
+EVENT_MISSING = "event not found"
 
 
 def sign_headers(app_id: str, event_id: str, body: bytes, timestamp: int | None = None) -> dict[str, str]:
@@ -75,22 +96,34 @@ def deliver(delivery_id: str) -> None:
     if wait > 1:
         outbox.enqueue(delivery_id, min(int(wait), 900))  # not due yet (SQS delays are at most 15 min)
         return
+    schedule = load_settings().webhook_retry_delays
+    allowed = len(schedule) + 1
     event = outbox.get_event(delivery["eventId"])
     if event is None:
+        _give_up(delivery, EVENT_MISSING)  # cannot happen (one transaction wrote both); never loop on it
+        return
+    if int(delivery.get("attempts", 0)) >= allowed:
+        _give_up(delivery, EXHAUSTED)  # the last attempt was claimed and its worker died
+        return
+    budget_s = _attempt_budget_s()
+    if budget_s is None:
+        logger.info("no time left for a webhook attempt; queued again", extra={"deliveryId": delivery_id})
+        outbox.enqueue(delivery_id)  # unclaimed, so if this fails the sweeper queues it
         return
     claimed = _claim(delivery_id)
     if claimed is None:
         return  # another worker has it (a second message for the same delivery): drop this one
     claim, attempts = claimed
-    schedule = load_settings().webhook_retry_delays
     status: int | None
     error: str | None
     started = clock.monotonic()
-    if attempts > len(schedule) + 1:  # earlier attempts were claimed and never recorded (their worker died)
-        status, error = None, "attempts exhausted (an attempt did not finish)"
+    if attempts > allowed:  # a claim that raced ours used the last attempt
+        status, error = None, EXHAUSTED
     else:
         try:
-            status, error = _post(delivery["url"], delivery["appId"], delivery["eventId"], event["body"].encode())
+            status, error = _post(
+                delivery["url"], delivery["appId"], delivery["eventId"], event["body"].encode(), budget_s
+            )
         except Exception as exc:  # noqa: BLE001 - whatever went wrong is recorded as a failed attempt, never a crash loop
             status, error = None, type(exc).__name__
     now = clock.now()
@@ -102,6 +135,7 @@ def deliver(delivery_id: str) -> None:
         "durationMs": int((clock.monotonic() - started) * 1000),
     }
     update: dict[str, Any] = {"lastAttemptAt": iso(now), "lastResponseStatus": status, "lastError": error}
+    delay = 0.0
     if status is not None and 200 <= status < 300:
         update.update(status="delivered", deliveredAt=iso(now), nextAttemptAt=None)
         outcome = "delivered"
@@ -113,7 +147,8 @@ def deliver(delivery_id: str) -> None:
         update.update(status="failed", nextAttemptAt=None)
         outcome = "failed"
     log = [*delivery.get("log", []), entry][-LOG_KEPT:]
-    _record(delivery_id, update, entry, log, keep_due=outcome == "retry", claim=claim)
+    if not _record(delivery_id, update, entry, log, keep_due=outcome == "retry", claim=claim):
+        return
     if outcome == "retry":
         outbox.enqueue(delivery_id, min(int(delay), 900))
     elif outcome == "failed":
@@ -148,6 +183,16 @@ def _key(delivery_id: str) -> dict[str, str]:
     return {"pk": f"DELIVERY#{delivery_id}", "sk": "DELIVERY"}
 
 
+def _attempt_budget_s() -> float | None:
+    """The attempt's deadline: ATTEMPT_TIMEOUT_S, cut to the invocation's budget less RECORD_RESERVE_S; None when
+    that leaves less than MIN_ATTEMPT_S."""
+    left = deadline.remaining_s()
+    if left is None:
+        return ATTEMPT_TIMEOUT_S
+    usable = min(ATTEMPT_TIMEOUT_S, left - RECORD_RESERVE_S)
+    return usable if usable >= min(MIN_ATTEMPT_S, ATTEMPT_TIMEOUT_S) else None
+
+
 def _claim(delivery_id: str) -> tuple[str, int] | None:
     """Take the delivery for one attempt (a lease of CLAIM_S) and count the attempt; None if someone else
     holds it. Returns the claim token and the attempt's number."""
@@ -173,9 +218,37 @@ def _claim(delivery_id: str) -> tuple[str, int] | None:
     return token, int((claimed or {}).get("attempts", 1))
 
 
+def _give_up(delivery: dict[str, Any], reason: str) -> None:
+    """Fail a pending delivery that must not be attempted again (no live claim, attempts as read), and dead-letter
+    it; nothing if it changed meanwhile."""
+    delivery_id = str(delivery["id"])
+    stop = aws.update(
+        "delivery",
+        outbox.TABLE,
+        _key(delivery_id),
+        aws.Changes(
+            set={"status": "failed", "lastError": reason},
+            remove=["nextAttemptAt", "duePk", "dueAt", "claimToken", "claimUntil"],
+        ),
+        aws.Condition(
+            "#s = :pending AND #n = :seen AND (attribute_not_exists(claimToken) OR claimUntil < :now)",
+            {"#s": "status", "#n": "attempts"},
+            {":pending": "pending", ":seen": int(delivery.get("attempts", 0)), ":now": clock.iso_now()},
+        ),
+    )
+    try:
+        aws.write(stop)
+    except aws.ConditionFailedError:
+        return  # claimed, retried or finished meanwhile: its new owner decides
+    _dead_letter(delivery_id)
+    logger.warning("webhook delivery failed without an attempt", extra={"deliveryId": delivery_id, "reason": reason})
+
+
 def _record(
     delivery_id: str, update: dict[str, Any], entry: dict[str, Any], log: list[Any], keep_due: bool, claim: str
-) -> None:
+) -> bool:
+    """Store the attempt's outcome if this worker still holds the claim (False, nothing written, if its lease
+    lapsed and another worker took the delivery: the new claimant's attempt decides)."""
     sets = {k: v for k, v in update.items() if v is not None}
     removes = [k for k, v in update.items() if v is None] + ["claimToken", "claimUntil"]
     sets["log"] = log
@@ -184,88 +257,158 @@ def _record(
     else:
         removes += ["duePk", "dueAt"]
     only_the_claimant = aws.Condition("claimToken = :claim", values={":claim": claim})
-    attempt_item = {"pk": f"DELIVERY#{delivery_id}", "sk": f"ATTEMPT#{int(entry['attempt']):06d}", **entry}
-    aws.transact(
-        [
-            aws.update(
-                "delivery", outbox.TABLE, _key(delivery_id), aws.Changes(set=sets, remove=removes), only_the_claimant
-            ),
-            aws.put("attempt", outbox.TABLE, attempt_item, condition=None),
-        ]
-    )
+    # Keyed by time first: a manual retry numbers its attempts from 1 again, and must not overwrite older ones.
+    attempt_sk = f"ATTEMPT#{entry['at']}#{int(entry['attempt']):06d}"
+    attempt_item = {"pk": f"DELIVERY#{delivery_id}", "sk": attempt_sk, **entry}
+    try:
+        aws.transact(
+            [
+                aws.update(
+                    "delivery",
+                    outbox.TABLE,
+                    _key(delivery_id),
+                    aws.Changes(set=sets, remove=removes),
+                    only_the_claimant,
+                ),
+                aws.put("attempt", outbox.TABLE, attempt_item, condition=None),
+            ]
+        )
+    except aws.TransactionCancelledError as exc:
+        if not exc.condition_failed("delivery"):
+            raise
+        logger.warning(
+            "webhook attempt not recorded: its claim was taken over",
+            extra={"deliveryId": delivery_id, "attempt": entry["attempt"]},
+        )
+        return False
+    return True
 
 
 def _dead_letter(delivery_id: str) -> None:
     aws.send_message(outbox.QUEUE, {"deliveryId": delivery_id, "reason": "failed"}, dead_letter=True)
 
 
-def _post(url: str, app_id: str, event_id: str, body: bytes) -> tuple[int | None, str | None]:
-    try:
-        target = egress.check(url)  # again: the DNS answer may have changed since PUT
-    except egress.UrlRefused as exc:
-        return None, f"refused: {exc.reason}"
-    headers = {**sign_headers(app_id, event_id, body), "Host": _host_header(target)}
-    ends_at = clock.monotonic() + deadline.timeout_s(ATTEMPT_TIMEOUT_S, "webhook attempt")
-    try:
-        connection = _connect(target, ends_at)
-    except (OSError, ssl.SSLError) as exc:
-        return None, type(exc).__name__
-    # The one deadline of the attempt: a watchdog closes the socket when it passes, whatever the receiver does.
-    watchdog = threading.Timer(max(0.0, ends_at - clock.monotonic()), _cut, args=(connection,))
-    watchdog.start()
-    try:
-        connection.request("POST", target.path, body=body, headers=headers)
-        response = connection.getresponse()
-        response.read(MAX_RESPONSE_READ)
-        if clock.monotonic() > ends_at:
-            return None, "TimeoutError"
-        return response.status, None if response.status < 400 else f"HTTP {response.status}"
-    except (OSError, http.client.HTTPException, ssl.SSLError, ValueError) as exc:
-        return None, "TimeoutError" if clock.monotonic() >= ends_at else type(exc).__name__
-    finally:
-        watchdog.cancel()
-        connection.close()
-
-
-def _cut(connection: http.client.HTTPConnection) -> None:
-    sock = connection.sock
-    if sock is not None:
-        with contextlib.suppress(OSError):  # already closed
-            sock.shutdown(socket.SHUT_RDWR)
-        sock.close()
-
-
-def _connect(target: egress.Target, ends_at: float) -> http.client.HTTPConnection:
-    """A connection to the first checked address that accepts one (TLS included), within the deadline."""
-    failure: Exception = OSError("no address")
-    for address in target.addresses:
-        left = ends_at - clock.monotonic()
-        if left <= 0:
-            raise TimeoutError("attempt deadline passed while connecting")
-        connection: http.client.HTTPConnection = (
-            http.client.HTTPConnection(str(address), target.port, timeout=left)
-            if target.scheme == "http"
-            else _PinnedHTTPSConnection(target.host, str(address), target.port, left)
-        )
+def _post(
+    url: str, app_id: str, event_id: str, body: bytes, budget_s: float | None = None
+) -> tuple[int | None, str | None]:
+    """One attempt within one deadline (`budget_s`, by default ATTEMPT_TIMEOUT_S): (status, None) or
+    (status or None, error)."""
+    with _Cutoff(clock.monotonic() + (ATTEMPT_TIMEOUT_S if budget_s is None else budget_s)) as cutoff:
         try:
-            connection.connect()
-            return connection
+            # Again: the DNS answer may have changed since PUT. The lookup is part of the attempt's deadline.
+            target = egress.check(url, timeout_s=cutoff.left())
+        except egress.UrlRefused as exc:
+            return None, f"refused: {exc.reason}"
+        except TimeoutError:
+            return None, "TimeoutError"
+        headers = {**sign_headers(app_id, event_id, body), "Host": _host_header(target)}
+        try:
+            connection = _connect(target, cutoff)
         except (OSError, ssl.SSLError) as exc:
+            return None, cutoff.error(exc)
+        try:
+            connection.request("POST", target.path, body=body, headers=headers)
+            response = connection.getresponse()
+            response.read(MAX_RESPONSE_READ)
+        except (OSError, http.client.HTTPException, ssl.SSLError, ValueError) as exc:
+            return None, cutoff.error(exc)
+        finally:
             connection.close()
+        if cutoff.passed():
+            return None, "TimeoutError"  # the answer came, but after the deadline
+        return response.status, None if 200 <= response.status < 300 else f"HTTP {response.status}"
+
+
+class _Cutoff:
+    """The one deadline of an attempt: when it passes, every socket of the attempt is shut down, which wakes
+    whatever the attempt is blocked in (connect is bounded by its own timeout, a share of what is left)."""
+
+    def __init__(self, ends_at: float) -> None:
+        self.ends_at = ends_at
+        self.fired = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(max(0.0, ends_at - clock.monotonic()), self._fire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> _Cutoff:
+        self._timer.start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self._timer.cancel()
+
+    def left(self) -> float:
+        """Seconds to the deadline; TimeoutError once it has passed."""
+        left = self.ends_at - clock.monotonic()
+        if left <= 0 or self.fired:
+            raise TimeoutError("the attempt's deadline passed")
+        return left
+
+    def passed(self) -> bool:
+        return self.fired or clock.monotonic() >= self.ends_at
+
+    def error(self, exc: BaseException) -> str:
+        return "TimeoutError" if self.passed() or isinstance(exc, TimeoutError) else type(exc).__name__
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            fired = self.fired
+        if fired:
+            _shutdown(sock)
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            sockets = list(self._sockets)
+        for sock in sockets:
+            _shutdown(sock)
+
+
+def _shutdown(sock: socket.socket) -> None:
+    """Wake a thread blocked on `sock` without closing it under that thread (its owner closes it). The plain
+    socket's shutdown, also for TLS sockets: SSLSocket.shutdown would drop the TLS state another thread is using."""
+    with contextlib.suppress(OSError):  # already closed, or never connected
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)
+
+
+def _connect(target: egress.Target, cutoff: _Cutoff) -> http.client.HTTPConnection:
+    """A connection (TLS done) to the first checked address that accepts one, each address getting an equal
+    share of what is left for its TCP connect."""
+    failure: Exception = OSError("no address")
+    addresses = target.addresses
+    for index, address in enumerate(addresses):
+        share = cutoff.left() / (len(addresses) - index)
+        try:
+            sock = socket.create_connection((str(address), target.port), timeout=share)
+        except OSError as exc:
             failure = exc
+            continue
+        cutoff.watch(sock)
+        try:
+            if target.scheme == "https":
+                sock.settimeout(cutoff.left())
+                sock = _tls().wrap_socket(sock, server_hostname=target.host, do_handshake_on_connect=False)
+                cutoff.watch(sock)
+                sock.do_handshake()
+            sock.settimeout(cutoff.left())
+        except (OSError, ssl.SSLError) as exc:
+            sock.close()
+            failure = exc
+            continue
+        connection = http.client.HTTPConnection(target.host, target.port, timeout=sock.gettimeout())
+        connection.sock = sock  # pinned to the checked address; the Host header names the URL's host
+        return connection
     raise failure
 
 
-class _PinnedHTTPSConnection(http.client.HTTPSConnection):
-    """HTTPS to a checked address, with the certificate checked for the URL's host name."""
-
-    def __init__(self, host: str, address: str, port: int, timeout_s: float) -> None:
-        super().__init__(host, port, timeout=timeout_s, context=ssl.create_default_context())
-        self._address = address
-
-    def connect(self) -> None:
-        sock = socket.create_connection((self._address, self.port), self.timeout)
-        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)  # type: ignore[attr-defined]
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """Certificates are checked for the URL's host name (the connection goes to a checked address)."""
+    return ssl.create_default_context()
 
 
 def _host_header(target: egress.Target) -> str:

@@ -16,13 +16,13 @@ index and queues it, so nothing committed is lost.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib.platform import aws
-from chalicelib.platform.clock import iso_now
+from chalicelib.platform import aws, clock
 from chalicelib.platform.logging import logger
 from chalicelib.platform.pagination import AppendOnlyList, PageQuery
 from chalicelib.webhooks import store
@@ -54,7 +54,7 @@ def emit_event(
     """Record the event, and a delivery when the app has a URL, with `also` in one transaction."""
     if get_event(event_id) is not None:
         return Emitted(event_id, None, duplicate=True)  # an id is never delivered twice by emitting it again
-    now = iso_now()
+    now = clock.iso_now()
     body = envelope(event_id, event_type, now, data)
     event_item = {
         "pk": f"EVENT#{event_id}",
@@ -138,8 +138,6 @@ def sweep(limit: int = 100) -> int:
     """Queue deliveries that are due and not queued or running; returns how many."""
     from boto3.dynamodb.conditions import Key
 
-    from chalicelib.platform import clock
-
     items = aws.table(TABLE).query(
         IndexName="due", KeyConditionExpression=Key("duePk").eq(DUE) & Key("dueAt").lte(clock.iso_now()), Limit=limit
     )["Items"]
@@ -156,11 +154,25 @@ def sweep(limit: int = 100) -> int:
         )
         try:  # move dueAt past a lease first, so the next sweep does not queue it again meanwhile
             aws.write(lease)
-        except aws.ConditionFailedError:
+        except aws.ConditionFailedError as exc:
+            if exc.old is not None and exc.old.get("status") != "pending" and "duePk" in exc.old:
+                _leave_due_index(exc.old)  # finished but still indexed: it would be read by every sweep
             continue  # a worker took it meanwhile
         enqueue(str(item["id"]))
         queued += 1
     return queued
+
+
+def _leave_due_index(item: dict[str, Any]) -> None:
+    done = aws.update(
+        "delivery",
+        TABLE,
+        {"pk": item["pk"], "sk": item["sk"]},
+        aws.Changes(remove=["duePk", "dueAt"]),
+        aws.Condition("#s = :status", {"#s": "status"}, {":status": item["status"]}),
+    )
+    with contextlib.suppress(aws.ConditionFailedError):  # it changed again (a manual retry): the next sweep sees
+        aws.write(done)
 
 
 def _transact(items: list[aws.TxItem], event_id: str) -> bool:

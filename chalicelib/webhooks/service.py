@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import uuid
 
-from chalicelib.platform import egress
+from chalicelib.platform import deadline, egress
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.errors import bad_request, conflict, not_found
 from chalicelib.platform.pagination import PageQuery, pagination
@@ -20,6 +20,8 @@ from chalicelib.webhooks.models import (
     WebhookSettings,
 )
 
+LOOKUP_TIMEOUT_S = 5.0  # resolving the URL's host when it is saved
+
 
 def settings(app: App) -> WebhookSettings:
     item = store.get(app.appId)
@@ -30,7 +32,7 @@ def settings(app: App) -> WebhookSettings:
 
 def set_url(app: App, url: str) -> WebhookSettings:
     try:
-        target = egress.check(url)
+        target = egress.check(url, timeout_s=deadline.timeout_s(LOOKUP_TIMEOUT_S, "webhook host lookup"))
     except egress.UrlRefused as exc:
         raise bad_request(
             exc.code, f"url refused: {exc.reason}", errors=[{"field": "url", "message": exc.reason}]

@@ -17,8 +17,8 @@ def get(app_id: str) -> dict[str, Any] | None:
 
 
 def put(app_id: str, url: str, updated_at: str) -> None:
-    aws.table("webhooks").put_item(Item={**_key(app_id), "url": url, "updatedAt": updated_at})
+    aws.write(aws.put("settings", "webhooks", {**_key(app_id), "url": url, "updatedAt": updated_at}, condition=None))
 
 
 def delete(app_id: str) -> None:
-    aws.table("webhooks").delete_item(Key=_key(app_id))
+    aws.write(aws.delete("settings", "webhooks", _key(app_id)))

@@ -155,3 +155,36 @@ def test_unreachable_rpc_is_502(wallet_api, use_networks):
     use_networks([{"name": "local-a", "chainId": 31337, "rpcUrls": ["http://127.0.0.1:9"], "nativeSymbol": "ETH"}])
     response = wallet_api["call"]("/api/v1/wallet/balance-coin", {"network": "local-a"}, token)
     assert response.status_code == 502 and response.json_body["data"]["code"] == "UPSTREAM_UNAVAILABLE"
+
+
+def test_batched_reads_against_anvil(local_chain):
+    """rpc_batch and erc20.token_holding against a real node: one round trip, per-call errors in place."""
+    from chalicelib.platform import deadline
+    from chalicelib.platform.chain import RpcError, rpc_batch, rpc_call
+
+    network = networks.Network(
+        name="local-a", chainId=31337, rpcUrls=("http://127.0.0.1:9", local_chain["rpc"]), nativeSymbol="ETH"
+    )
+    usdt = local_chain["tokens"]["usdt"]
+    precompile = "0x" + "00" * 19 + "01"
+    reverting = {"to": usdt, "data": "0xdeadbeef"}  # no such function: the token reverts
+    chain_id, block, failed, decimals = rpc_batch(
+        network,
+        [
+            ("eth_chainId", []),
+            ("eth_blockNumber", []),
+            ("eth_call", [reverting, "latest"]),
+            ("eth_call", [{"to": usdt, "data": erc20.DECIMALS}, "latest"]),
+        ],
+    )
+    assert chain_id == hex(31337) and int(block, 16) >= 1
+    assert isinstance(failed, RpcError) and failed.reverted
+    assert int(decimals, 16) == 6
+    with pytest.raises(RpcError):
+        rpc_call(network, "eth_call", [reverting, "latest"])
+
+    erc20._info.clear()
+    info, balance = erc20.token_holding(network, usdt, precompile)
+    assert (info.symbol, info.decimals, balance) == ("USDT", 6, 0)
+    with deadline.budget(30):
+        assert erc20.balance_of(network, usdt, precompile) == 0

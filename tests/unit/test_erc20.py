@@ -34,9 +34,10 @@ class Node:
     def __init__(self) -> None:
         self.answers: dict[str, object] = {}
         self.status = 200
+        self.requests: list[object] = []
         handler = self._handler()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
 
     def _handler(self):
@@ -48,20 +49,25 @@ class Node:
 
             def do_POST(self):
                 request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                node.requests.append(request)
                 if node.status != 200:
                     self.send_response(node.status)
                     self.send_header("Location", "http://127.0.0.1:9/")
                     self.end_headers()
                     return
-                selector = request["params"][0]["data"][:10] if request["method"] == "eth_call" else request["method"]
-                answer = node.answers.get(selector, {"result": "0x" + word(0)})
-                body = json.dumps({"jsonrpc": "2.0", "id": 1, **answer}).encode()
+                batch = request if isinstance(request, list) else [request]
+                answers = [{"jsonrpc": "2.0", "id": one["id"], **node.answer(one)} for one in batch]
+                body = json.dumps(answers if isinstance(request, list) else answers[0]).encode()
                 self.send_response(200)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
 
         return Handler
+
+    def answer(self, request: dict) -> dict:
+        selector = request["params"][0]["data"][:10] if request["method"] == "eth_call" else request["method"]
+        return self.answers.get(selector, {"result": "0x" + word(0)})
 
 
 @pytest.fixture
@@ -70,6 +76,7 @@ def node():
     served = Node()
     yield served
     served.server.shutdown()
+    served.server.server_close()
 
 
 def network(*urls: str) -> Network:
@@ -88,6 +95,29 @@ def test_a_normal_token(node):
     info = erc20.token_info(network(node.url), TOKEN)
     assert (info.decimals, info.symbol) == (6, "USDT")
     assert erc20.balance_of(network(node.url), TOKEN, OWNER) == 1_500_000
+
+
+def test_metadata_and_balance_are_one_round_trip_of_abi_encoded_calls(node):
+    node.answers = {erc20.DECIMALS: {"result": "0x" + word(6)}, erc20.SYMBOL: {"result": abi_string(b"USDT")}}
+    node.answers[erc20.BALANCE_OF] = {"result": "0x" + word(7)}
+    info, balance = erc20.token_holding(network(node.url), TOKEN, OWNER)
+    assert (info.decimals, info.symbol, balance) == (6, "USDT", 7)
+    assert len(node.requests) == 1 and isinstance(node.requests[0], list) and len(node.requests[0]) == 3
+    datas = [one["params"][0]["data"] for one in node.requests[0]]
+    assert datas[2] == erc20.BALANCE_OF + "00" * 12 + "cd" * 20  # the owner, ABI-encoded as one word
+    assert erc20.token_info(network(node.url), TOKEN) == info and len(node.requests) == 1  # cached
+    assert erc20.token_holding(network(node.url), TOKEN, OWNER)[1] == 7 and len(node.requests) == 2
+
+
+def test_selectors_are_the_keccak_of_the_signatures():
+    from eth_utils import function_signature_to_4byte_selector as selector
+
+    for constant, signature in (
+        (erc20.DECIMALS, "decimals()"),
+        (erc20.SYMBOL, "symbol()"),
+        (erc20.BALANCE_OF, "balanceOf(address)"),
+    ):
+        assert constant == "0x" + selector(signature).hex()
 
 
 def test_bytes32_symbol(node):
@@ -116,8 +146,9 @@ def test_bytes32_symbol(node):
 def test_hostile_or_broken_tokens_are_not_tokens(node, answers):
     node.answers = {erc20.DECIMALS: {"result": "0x" + word(18)}, erc20.SYMBOL: {"result": abi_string(b"OK")}, **answers}
     started = time.monotonic()
-    error = refused(lambda: erc20.token_info(network(node.url), TOKEN))
-    assert (error.status, error.code) == (422, "NOT_A_TOKEN")
+    for read in (erc20.token_info, lambda net, token: erc20.token_holding(net, token, OWNER)):
+        error = refused(lambda read=read: read(network(node.url), TOKEN))
+        assert (error.status, error.code) == (422, "NOT_A_TOKEN")
     assert time.monotonic() - started < 2
 
 
@@ -138,6 +169,7 @@ def test_failover_skips_refusing_and_redirecting_endpoints(node):
         assert (error.status, error.code) == (502, "UPSTREAM_UNAVAILABLE")
     finally:
         other.server.shutdown()
+        other.server.server_close()
 
 
 def test_non_dict_errors_are_node_errors(node):

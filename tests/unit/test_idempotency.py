@@ -114,9 +114,102 @@ def test_a_request_that_fails_after_its_effect_keeps_its_key(aws_env):
         raise RuntimeError("broadcast bookkeeping failed")
     with pytest.raises(ApiError) as again:
         run("k6")
-    assert again.value.code in ("IDEMPOTENCY_IN_PROGRESS", "IDEMPOTENCY_OUTCOME_UNKNOWN")
+    assert (again.value.code, again.value.details["effects"]) == ("IDEMPOTENCY_OUTCOME_UNKNOWN", {"txHash": "0xdef"})
     item = aws.table("idempotency").get_item(Key={"pk": "IDEM#client#user#k6", "sk": "KEY"})["Item"]
-    assert item["effects"] == {"txHash": "0xdef"} and "expiresAt" not in item
+    assert item["effects"] == {"txHash": "0xdef"} and "expiresAt" not in item and item["state"] == "unknown"
+    from chalicelib.platform import clock
+
+    clock.travel(30 * 24 * 3600)
+    try:
+        with pytest.raises(ApiError) as much_later:
+            run("k6")
+    finally:
+        clock.reset()
+    assert much_later.value.code == "IDEMPOTENCY_OUTCOME_UNKNOWN"
+
+
+def test_a_repeat_while_the_first_request_still_runs_after_its_effect_is_in_progress(aws_env):
+    """The first request will still store its answer: the repeat must be told to retry, not to give up on it
+    (the old code answered OUTCOME_UNKNOWN as soon as an effect was recorded)."""
+    with idempotency.guard("k8", "client#user", FP) as slot:
+        _pin_effect({"txHash": "0x88"})
+        with pytest.raises(ApiError) as busy:
+            run("k8")
+        assert busy.value.code == "IDEMPOTENCY_IN_PROGRESS"
+        slot.complete(200, "ok", {"n": 8})
+    assert run("k8") == ("replayed", {"n": 8})
+
+
+def test_a_first_request_that_died_after_its_effect_is_outcome_unknown_once_its_lease_lapsed(aws_env):
+    from chalicelib.platform import clock
+
+    held = idempotency.guard("k9", "client#user", FP)
+    held.__enter__()  # the function is killed inside: no completion, no release
+    _pin_effect({"txHash": "0x99"})
+    clock.travel(idempotency.lease_s() + 1)
+    try:
+        with pytest.raises(ApiError) as unknown:
+            run("k9")
+    finally:
+        clock.reset()
+        idempotency._current.set(None)
+        held.gen.close()
+    assert (unknown.value.code, unknown.value.details["effects"]) == ("IDEMPOTENCY_OUTCOME_UNKNOWN", {"txHash": "0x99"})
+
+
+def test_a_first_request_that_died_before_any_effect_can_be_retried_once_its_lease_lapsed(aws_env):
+    from chalicelib.platform import clock
+
+    held = idempotency.guard("k10", "client#user", FP)
+    held.__enter__()  # the function is killed inside, before any effect
+    idempotency._current.set(None)
+    with pytest.raises(ApiError) as busy:
+        run("k10")
+    assert busy.value.code == "IDEMPOTENCY_IN_PROGRESS"
+    clock.travel(idempotency.lease_s() + 1)
+    try:
+        assert run("k10") == ("sent", 1)
+    finally:
+        clock.reset()
+        held.gen.close()  # what a new invocation would never do; here it only keeps the garbage collector quiet
+
+
+def test_an_answer_that_cannot_be_stored_never_lets_the_request_run_again(aws_env, monkeypatch):
+    """Even without an effect item (the key is pinned as "unknown" by the failed completion's fallback)."""
+    from chalicelib.platform import clock
+
+    real_write = aws.write
+
+    def failing_completion(item, return_new=False):
+        if item.kind == "Update" and item.changes.set.get("state") == "completed":
+            raise RuntimeError("DynamoDB unavailable")
+        return real_write(item, return_new)
+
+    monkeypatch.setattr(idempotency.retry, "pause", lambda attempt, *a, **k: None)
+    with idempotency.guard("k11", "client#user", FP) as slot:
+        monkeypatch.setattr(aws, "write", failing_completion)
+        slot.complete(200, "ok", {"n": 1})
+    monkeypatch.setattr(aws, "write", real_write)
+    clock.travel(idempotency.KEY_TTL_S * 2)
+    try:
+        with pytest.raises(ApiError) as unknown:
+            run("k11")
+    finally:
+        clock.reset()
+    assert unknown.value.code == "IDEMPOTENCY_OUTCOME_UNKNOWN"
+
+
+def test_a_replay_reads_exactly_like_the_first_answer(aws_env):
+    """DynamoDB numbers come back as Decimal: the old store wrote them as strings ("5"), the envelope as 5."""
+    from decimal import Decimal
+
+    from chalicelib.platform.envelope import dumps
+
+    first = {"n": Decimal(5), "fee": Decimal("0.5")}
+    with idempotency.guard("k12", "client#user", FP) as slot:
+        slot.complete(200, "ok", first)
+    with idempotency.guard("k12", "client#user", FP) as slot:
+        assert slot.replay is not None and dumps(slot.replay.data) == dumps(first)
 
 
 def test_the_lease_follows_the_requests_remaining_time(aws_env):
@@ -157,3 +250,25 @@ def test_an_unknown_principal_has_no_scope():
         idempotency.scope_of(None)
     with pytest.raises(TypeError):
         idempotency.scope_of(object())
+
+
+def test_an_effect_after_the_key_was_taken_over_records_nothing(aws_env):
+    from chalicelib.platform import clock
+
+    held = idempotency.guard("k13", "client#user", FP)
+    held.__enter__()
+    stale = idempotency.effect_item({"txHash": "0x13"})
+    idempotency._current.set(None)
+    clock.travel(idempotency.lease_s() + 1)  # the first request outlived its lease; a retry took the key
+    try:
+        with idempotency.guard("k13", "client#user", FP) as slot:
+            assert slot.replay is None
+            with pytest.raises(aws.TransactionCancelledError) as cancelled:
+                aws.transact([stale])
+            assert cancelled.value.condition_failed("idempotency")
+            assert idempotency.lease_lost().code == "IDEMPOTENCY_IN_PROGRESS"
+            slot.complete(200, "ok", {"n": 13})
+    finally:
+        clock.reset()
+        held.gen.close()
+    assert run("k13") == ("replayed", {"n": 13})

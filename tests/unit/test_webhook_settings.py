@@ -98,6 +98,12 @@ def test_put_get_delete(api, tenant, public_dns):
         ("https://hooks.example.com/caf\u00e9", "INVALID_WEBHOOK_URL"),
         ("https://hooks.example.com:0/x", "INVALID_WEBHOOK_URL"),
         ("https://hooks.example.com/x#frag", "INVALID_WEBHOOK_URL"),
+        ("https://hooks.example.com/x#", "INVALID_WEBHOOK_URL"),
+        # Empty credentials still put an "@" in the authority; a backslash is "/" to WHATWG parsers, not to ours.
+        ("https://@hooks.example.com/x", "INVALID_WEBHOOK_URL"),
+        ("https://:@hooks.example.com/x", "INVALID_WEBHOOK_URL"),
+        ("https://hooks.example.com\\@evil.example/x", "INVALID_WEBHOOK_URL"),
+        ("https://hooks.example.com/a\\b", "INVALID_WEBHOOK_URL"),
     ],
 )
 def test_refused_urls_change_nothing(api, tenant, public_dns, url, code):
