@@ -20,16 +20,13 @@ def login(client: Client, sub_id: str) -> TokenPair:
 
 
 def refresh_tokens(client: Client, refresh_token: str) -> TokenPair:
-    grant = refresh.redeem(refresh_token, client.clientId)
-    user = users.get(grant.client_id, grant.sub_id)
-    if user is None:
-        raise unauthorized(refresh.INVALID_REFRESH_TOKEN, "Refresh token is invalid or expired")
-    pair = _token_pair(user, refresh.issue(grant.client_id, grant.sub_id, grant.family_id))
-    # A concurrent reuse of the same token may have revoked the family while this pair was minted: its
-    # revocation time is taken after the family is marked, so either it covers this pair's `iat`, or the
-    # mark is visible here. Never hand out a pair the family's revocation may have missed.
-    refresh.ensure_family_alive(grant.family_id)
-    return pair
+    def mint(grant: refresh.RefreshGrant, successor: str) -> TokenPair:
+        user = users.get(grant.client_id, grant.sub_id)
+        if user is None:
+            raise unauthorized(refresh.INVALID_REFRESH_TOKEN, "Refresh token is invalid or expired")
+        return _token_pair(user, successor)
+
+    return refresh.rotate(refresh_token, client.clientId, mint)
 
 
 def session(principal: WalletPrincipal) -> SessionInfo:

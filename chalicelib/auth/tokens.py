@@ -87,19 +87,22 @@ def verify(token: str) -> Claims:
             algorithms=["EdDSA"],
             audience=AUDIENCE,
             issuer=load_settings().jwt_issuer,
-            options={"require": ["exp", "iat", "sub", "aud", "iss", "jti"]},
-            leeway=LEEWAY_S,
+            # Times are checked below against the service's one clock (platform/clock), not the library's.
+            options={"require": ["exp", "iat", "sub", "aud", "iss", "jti"], "verify_exp": False, "verify_iat": False},
         )
+        issued_at, expires_at = payload["iat"], payload["exp"]
+        if not isinstance(issued_at, int) or not isinstance(expires_at, int) or issued_at > epoch() + LEEWAY_S:
+            raise unauthorized(INVALID_TOKEN, "Token is invalid")
+        if expires_at <= epoch() - LEEWAY_S:
+            raise unauthorized(TOKEN_EXPIRED, "Token has expired")
         return Claims(
             user_id=str(payload["sub"]),
             client_id=str(payload["cid"]),
             sub_id=str(payload["sid"]),
             kind=TokenKind(payload["kind"]),
-            issued_at=int(payload["iat"]),
-            expires_at=int(payload["exp"]),
+            issued_at=issued_at,
+            expires_at=expires_at,
             token_id=str(payload["jti"]),
         )
-    except jwt.ExpiredSignatureError:
-        raise unauthorized(TOKEN_EXPIRED, "Token has expired") from None
     except (jwt.PyJWTError, KeyError, ValueError):
         raise unauthorized(INVALID_TOKEN, "Token is invalid") from None

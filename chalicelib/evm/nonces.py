@@ -59,24 +59,14 @@ class Allocation:
     lease: str  # the `inflight` entry `<nonce>:<until>:<token>` this allocation owns
 
 
-class ItemBusyError(Exception):
-    """A single-item write refused because a transaction holding the item was in progress (DynamoDB's
-    TransactionConflictException, which botocore does not retry): a lost race, to be retried."""
-
-
 def write_if(item: aws.TxItem) -> bool:
-    """One conditional write: True when done, False when its condition failed; ItemBusyError on a conflict
+    """One conditional write: True when done, False when its condition failed; aws.ItemBusyError on a conflict
     with a transaction in progress (the nonce and record items take part in transactions)."""
     try:
         aws.write(item)
         return True
     except aws.ConditionFailedError:
         return False
-    except Exception as exc:
-        response = getattr(exc, "response", None)
-        if isinstance(response, dict) and response.get("Error", {}).get("Code") == "TransactionConflictException":
-            raise ItemBusyError() from None
-        raise
 
 
 def _lease(nonce: int, now: int) -> str:
@@ -132,7 +122,7 @@ def allocate(address: str, chain_id: int, chain_pending: int) -> Allocation:
                 if stored is None
                 else aws.Condition("#n = :seen", names, {":seen": stored})
             )
-        with contextlib.suppress(ItemBusyError):
+        with contextlib.suppress(aws.ItemBusyError):
             if write_if(aws.update("nonce", TABLE, key(address, chain_id), changes, condition)):
                 return Allocation(address, chain_id, nonce, lease)
         # Another allocation or give-back moved the item, or a send's record transaction holds it: look again.
@@ -161,7 +151,7 @@ def release(allocation: Allocation) -> bool:
         aws.Changes(delete={"inflight": {allocation.lease}}, add={"given": {allocation.nonce}}),
         aws.Condition("contains(#i, :lease)", {"#i": "inflight"}, {":lease": allocation.lease}),
     )
-    return bool(retry.call(lambda: write_if(give_back), retry_on=(ItemBusyError,), count=8, base_s=0.01))
+    return bool(retry.call(lambda: write_if(give_back), retry_on=(aws.ItemBusyError,), count=8, base_s=0.01))
 
 
 def give_back_item(address: str, chain_id: int, nonce: int) -> aws.TxItem:
@@ -190,6 +180,6 @@ def _recover(address: str, chain_id: int, lease: str, chain_pending: int) -> Non
     try:
         if not write_if(recovery):
             return  # recovered by another allocation, or committed/released at the last moment
-    except ItemBusyError:
+    except aws.ItemBusyError:
         return  # a transaction holds the item: the next round looks again
     logger.warning("nonce of a dead send recovered", extra={"chainId": chain_id, "nonce": nonce, "givenBack": back})

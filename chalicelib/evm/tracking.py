@@ -132,7 +132,7 @@ def abandon(tx_hash: str) -> bool:
         item = get(tx_hash)
         if item is None or item["status"] != "signing":
             return False
-        with contextlib.suppress(nonces.ItemBusyError):
+        with contextlib.suppress(aws.ItemBusyError):
             if _drop_unsent(item, int(item.get("checks", 0))):
                 return True
     return False
@@ -307,7 +307,7 @@ def _enqueue_next(tx_hash: str, checks: int) -> None:
 
 def _update(item: dict[str, Any], values: dict[str, Any], also: Sequence[aws.TxItem] = ()) -> bool:
     """Change the record (and `also`, in the same transaction) if nobody changed it since `item` was read;
-    False when another step moved it on. nonces.ItemBusyError when a concurrent transaction held an item
+    False when another step moved it on. aws.ItemBusyError when a concurrent transaction held an item
     (no verdict: the send path retries, a tracker message fails and SQS delivers it again)."""
     seen = item.get("version")
     condition = (
@@ -331,7 +331,7 @@ def _update(item: dict[str, Any], values: dict[str, Any], also: Sequence[aws.TxI
         if exc.condition_failed("record"):
             return False
         if exc.conflict:
-            raise nonces.ItemBusyError() from None
+            raise aws.ItemBusyError() from None
         raise
 
 
@@ -343,7 +343,7 @@ def _transition(
         item = get(tx_hash)
         if item is None or item["status"] not in from_states:
             return False
-        with contextlib.suppress(nonces.ItemBusyError):
+        with contextlib.suppress(aws.ItemBusyError):
             if _update(item, values, also):
                 return True
     return False

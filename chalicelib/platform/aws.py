@@ -307,9 +307,15 @@ class ConditionFailedError(Exception):
         self.old = old
 
 
+class ItemBusyError(Exception):
+    """A single-item write refused because a transaction holding the item was in progress (DynamoDB's
+    TransactionConflictException, which botocore's retry modes do not retry): a lost race, to be retried."""
+
+
 def write(item: TxItem, return_new: bool = False) -> dict[str, Any] | None:
     """One conditional write outside a transaction (same TxItem as in `transact`). On a failed condition raises
-    ConditionFailedError carrying the current item (ReturnValuesOnConditionCheckFailure, no second read)."""
+    ConditionFailedError carrying the current item (ReturnValuesOnConditionCheckFailure, no second read), and
+    ItemBusyError when a transaction holds the item (retry it with platform/retry)."""
     request = item.request()[item.kind]
     request.pop("TableName")
     dynamo = table(item.table)
@@ -321,5 +327,7 @@ def write(item: TxItem, return_new: bool = False) -> dict[str, Any] | None:
     except dynamo.meta.client.exceptions.ConditionalCheckFailedException as exc:
         old = exc.response.get("Item")
         raise ConditionFailedError(_plain(old) if old else None) from None
+    except dynamo.meta.client.exceptions.TransactionConflictException:
+        raise ItemBusyError() from None
     attributes = response.get("Attributes")
     return dict(attributes) if attributes else None

@@ -171,6 +171,7 @@ KEYS: tuple[Key, ...] = (
     Key(name="share-a", purpose="Encrypts key share A (the signer, in the API function) and its aux info."),
     Key(name="share-b", purpose="Encrypts key share B (the cosigner function) and its aux info."),
     Key(name="recovery", purpose="Encrypts share C inside each user's secret0; only the user-party function opens it."),
+    Key(name="sessions", purpose="Seals the token pair a refresh returned, kept for the refresh reuse interval."),
 )
 
 SECRETS: tuple[Secret, ...] = (
@@ -197,6 +198,7 @@ FUNCTIONS: tuple[Function, ...] = (
             Grant("table", "users", "read_write"),
             Grant("table", "auth-state", "read_write"),
             Grant("key", "app-secrets", "decrypt"),
+            Grant("key", "sessions", "encrypt_decrypt"),
             Grant("secret", "jwt-signing-keys", "read"),
             Grant("table", "wallets", "read_write"),
             Grant("table", "signer-shares", "read_write"),

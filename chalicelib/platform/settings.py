@@ -44,6 +44,13 @@ class Settings(BaseSettings):
     access_token_ttl_s: int = Field(900, ge=60, le=86_400, description="Lifetime of an access token (no wallet yet).")
     wallet_token_ttl_s: int = Field(3600, ge=60, le=30 * 86_400, description="Default lifetime of a wallet token.")
     refresh_token_ttl_s: int = Field(30 * 86_400, ge=3600, le=365 * 86_400, description="Lifetime of a refresh token.")
+    refresh_reuse_interval_s: int = Field(
+        20,
+        ge=0,
+        le=300,
+        description="How long after a refresh the same refresh token returns the same new pair (a client retry) "
+        "instead of counting as reuse; 0 turns it off.",
+    )
     signing_key_rotation_days: int = Field(30, ge=1, le=365, description="Age at which the JWT signing key is rotated.")
     signature_window_s: int = Field(300, ge=30, le=900, description="Accepted clock difference of X-TIMESTAMP.")
     app_secret_cache_s: int = Field(300, ge=0, le=3600, description="How long a decrypted app secret stays in memory.")

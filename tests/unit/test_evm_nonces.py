@@ -128,16 +128,37 @@ def test_one_record_step_per_message(aws_env, monkeypatch):
 def test_a_write_refused_for_a_transaction_in_progress_is_a_lost_race(aws_env, monkeypatch):
     """The nonce item now takes part in the record's transaction; DynamoDB refuses a plain write to it
     meanwhile with TransactionConflictException (botocore does not retry it): allocation looks again."""
-    from botocore.exceptions import ClientError
-
     real = aws.write
     refusals = iter([True, False])
 
     def busy_once(item, return_new=False):
         if item.table == nonces.TABLE and next(refusals, False):
-            raise ClientError({"Error": {"Code": "TransactionConflictException", "Message": "busy"}}, "UpdateItem")
+            raise aws.ItemBusyError()
         return real(item, return_new)
 
     monkeypatch.setattr(aws, "write", busy_once)
     assert nonces.allocate(ADDRESS, CHAIN, chain_pending=0).nonce == 0
     assert nonces.allocate(ADDRESS, CHAIN, chain_pending=0).nonce == 1
+
+
+def test_a_single_write_refused_for_a_transaction_in_progress_is_item_busy(aws_env, monkeypatch):
+    """aws.write turns DynamoDB's TransactionConflictException into the one retryable ItemBusyError."""
+    real_table = aws.table
+
+    class BusyTable:
+        def __init__(self, name):
+            self._real = real_table(name)
+
+        def __getattr__(self, attribute):
+            return getattr(self._real, attribute)
+
+        def update_item(self, **_):
+            exceptions = self.meta.client.exceptions
+            raise exceptions.TransactionConflictException(
+                {"Error": {"Code": "TransactionConflictException", "Message": "busy"}}, "UpdateItem"
+            )
+
+    monkeypatch.setattr(aws, "table", BusyTable)
+    item = aws.update("n", nonces.TABLE, nonces.key(ADDRESS, CHAIN), aws.Changes(set={"x": 1}))
+    with pytest.raises(aws.ItemBusyError):
+        aws.write(item)

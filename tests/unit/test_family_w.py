@@ -10,7 +10,7 @@ import pytest
 
 from chalicelib.auth import tokens, users
 from chalicelib.auth.tokens import TokenKind
-from chalicelib.platform import aws
+from chalicelib.platform import aws, clock
 from chalicelib.tenancy import service as tenancy
 
 
@@ -151,24 +151,24 @@ def test_refresh_rotates_and_detects_reuse(api, tenant):
     assert second_data["refreshToken"] != first["refreshToken"]
     assert session(api, second_data["accessToken"], tenant.clientSecret).status_code == 200
 
-    reused = post(api, "/api/v1/auth/refresh", {"refreshToken": first["refreshToken"]}, **headers)
-    assert reused.status_code == 401 and reused.json_body["data"]["code"] == "REFRESH_TOKEN_REUSED"
-    # ...and every JWT issued so far is revoked with it, the thief's and the user's alike.
-    for token in (first["accessToken"], second_data["accessToken"]):
-        revoked = session(api, token, tenant.clientSecret)
-        assert revoked.status_code == 401 and revoked.json_body["data"]["code"] == "TOKEN_REVOKED"
-    # Logging in again (a second later: revocation is by whole seconds of `iat`) works.
-    import time
-
-    later = int(time.time()) + 2
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(tokens, "epoch", lambda: later)
+    clock.travel(21)  # past the reuse interval, in which a repeat would return the same pair
+    try:
+        reused = post(api, "/api/v1/auth/refresh", {"refreshToken": first["refreshToken"]}, **headers)
+        assert reused.status_code == 401 and reused.json_body["data"]["code"] == "REFRESH_TOKEN_REUSED"
+        # ...and every JWT issued so far is revoked with it, the thief's and the user's alike.
+        for token in (first["accessToken"], second_data["accessToken"]):
+            revoked = session(api, token, tenant.clientSecret)
+            assert revoked.status_code == 401 and revoked.json_body["data"]["code"] == "TOKEN_REVOKED"
+        # Logging in again (a second later: revocation is by whole seconds of `iat`) works.
+        clock.travel(2)
         fresh = login(api, tenant)["data"]["accessToken"]
-    assert session(api, fresh, tenant.clientSecret).status_code == 200
+        assert session(api, fresh, tenant.clientSecret).status_code == 200
 
-    # The reuse revoked the whole login: the newer refresh token is dead too.
-    after = post(api, "/api/v1/auth/refresh", {"refreshToken": second_data["refreshToken"]}, **headers)
-    assert after.status_code == 401 and after.json_body["data"]["code"] == "INVALID_REFRESH_TOKEN"
+        # The reuse revoked the whole login: the newer refresh token is dead too.
+        after = post(api, "/api/v1/auth/refresh", {"refreshToken": second_data["refreshToken"]}, **headers)
+        assert after.status_code == 401 and after.json_body["data"]["code"] == "INVALID_REFRESH_TOKEN"
+    finally:
+        clock.reset()
 
 
 def test_refresh_token_of_another_client_is_refused(api, tenant):
