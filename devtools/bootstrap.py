@@ -7,6 +7,7 @@ attributes are strings.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -16,12 +17,18 @@ from chalicelib.platform import resources as r
 
 
 def create_resources(stage: str, region: str, bucket_suffix: str = "") -> None:
-    session = boto3.session.Session(region_name=region)
+    session = _session(region)
     _tables(session.client("dynamodb"), stage)
     _queues(session.client("sqs"), stage)
     _keys(session.client("kms"), stage)
     _secrets(session.client("secretsmanager"), stage)
     _buckets(session.client("s3"), stage, region, bucket_suffix)
+
+
+@functools.cache
+def _session(region: str) -> Any:
+    # One session per process: a new one re-reads botocore's service models (about 0.1 s per client).
+    return boto3.session.Session(region_name=region)
 
 
 def _tables(ddb: Any, stage: str) -> None:

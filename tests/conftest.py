@@ -53,6 +53,27 @@ def _serialise_moto() -> None:
 
 _serialise_moto()
 
+
+def _no_rsa_for_symmetric_keys() -> None:
+    """moto makes an RSA-2048 private key for every KMS key, symmetric ones included (about 0.1 s each, most
+    of a test's AWS bootstrap). A symmetric key never uses it: those share one, generated once."""
+    from moto.kms import models
+
+    generate = models.generate_private_key
+    shared: list[object] = []
+
+    def generate_private_key(key_spec: str):  # type: ignore[no-untyped-def]
+        if key_spec != "SYMMETRIC_DEFAULT":
+            return generate(key_spec)
+        if not shared:
+            shared.append(generate(key_spec))
+        return shared[0]
+
+    models.generate_private_key = generate_private_key
+
+
+_no_rsa_for_symmetric_keys()
+
 # Every AWS call a function makes is recorded for the IAM test (tests/iam_recorder.py).
 from tests.iam_recorder import pytest_collection_modifyitems  # noqa: E402, F401
 
@@ -62,7 +83,7 @@ def reset_caches() -> None:
     from chalicelib.webhooks import keys as webhook_keys
 
     clock.reset()
-    aws.reset()
+    aws.forget_queue_urls()  # clients stay: moto's hook serves any client, and creating them costs ~0.1 s each
     keys.forget()
     webhook_keys.forget()
     tenancy._app_secret_cache.clear()

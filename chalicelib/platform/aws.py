@@ -133,11 +133,8 @@ def bucket(name: str) -> str:
     return resources.bucket_name(settings.stage, name, settings.bucket_suffix)
 
 
-def reset() -> None:
-    """Forget cached clients (tests switch AWS mocks between cases)."""
-    client.cache_clear()
-    _dynamodb.cache_clear()
-    _session.cache_clear()
+def forget_queue_urls() -> None:
+    """Queue URLs are looked up once per process; a fresh account (tests) may answer differently."""
     _queue_url.cache_clear()
 
 
