@@ -3,10 +3,13 @@
 from chalice import Chalice
 
 from chalicelib.auth.routes import bp as auth
+from chalicelib.gas_tanks.functions import bp as gas_tank_checks
+from chalicelib.gas_tanks.routes import bp as gas_tanks
 from chalicelib.mpc.functions import bp as mpc_parties
 from chalicelib.platform.networks import registry
 from chalicelib.platform.router import platform_bp
 from chalicelib.platform.settings import load_settings
+from chalicelib.smart_accounts.routes import bp as smart_accounts
 from chalicelib.system.routes import bp as system
 from chalicelib.wallets.functions import bp as wallet_tracker
 from chalicelib.wallets.routes import bp as wallets
@@ -23,5 +26,8 @@ app.register_blueprint(auth)
 app.register_blueprint(wallets)
 app.register_blueprint(mpc_parties)
 app.register_blueprint(wallet_tracker)
+app.register_blueprint(smart_accounts)
+app.register_blueprint(gas_tanks)
+app.register_blueprint(gas_tank_checks)
 app.register_blueprint(webhooks)
 app.register_blueprint(webhook_workers)

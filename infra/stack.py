@@ -60,6 +60,7 @@ KEY_ACTIONS: dict[str, tuple[str, ...]] = {
     "encrypt": ("kms:Encrypt", "kms:GenerateDataKey"),
     "decrypt": ("kms:Decrypt",),
     "encrypt_decrypt": ("kms:Encrypt", "kms:GenerateDataKey", "kms:Decrypt"),
+    "sign": ("kms:Sign", "kms:GetPublicKey"),
 }
 FUNCTION_ACTIONS: dict[str, tuple[str, ...]] = {"invoke": ("lambda:InvokeFunction",)}
 SECRET_READ = ("secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret")

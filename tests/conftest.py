@@ -30,7 +30,7 @@ from chalicelib.auth import keys  # noqa: E402
 from chalicelib.platform import aws, networks, settings  # noqa: E402
 from chalicelib.tenancy import service as tenancy  # noqa: E402
 from chalicelib.tenancy.models import IssuedCredentials  # noqa: E402
-from devtools import bootstrap  # noqa: E402
+from devtools import bootstrap, moto_patches  # noqa: E402
 
 
 def _serialise_moto() -> None:
@@ -73,18 +73,22 @@ def _no_rsa_for_symmetric_keys() -> None:
 
 
 _no_rsa_for_symmetric_keys()
+moto_patches.kms_signs_digests()
+
 
 # Every AWS call a function makes is recorded for the IAM test (tests/iam_recorder.py).
 from tests.iam_recorder import pytest_collection_modifyitems  # noqa: E402, F401
 
 
 def reset_caches() -> None:
+    from chalicelib.evm import kms_signer
     from chalicelib.platform import clock
     from chalicelib.webhooks import keys as webhook_keys
 
     clock.reset()
     aws.forget_queue_urls()  # clients stay: moto's hook serves any client, and creating them costs ~0.1 s each
     keys.forget()
+    kms_signer.forget()
     webhook_keys.forget()
     tenancy._app_secret_cache.clear()
 

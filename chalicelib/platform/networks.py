@@ -2,7 +2,10 @@
 
 Loaded from the JSON file named by DOMPET_NETWORKS_FILE (`{"networks": [...]}`,
 fields below); validated at start-up, so a bad registry stops the service with a
-message naming the entry and field. Later issues add contract addresses.
+message naming the entry and field.
+
+A network supports smart accounts (ERC-4337 v0.7) when it has all of SMART_ACCOUNT_FIELDS
+and a `usdt` token; one that has some but not all stops start-up naming what is missing.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from decimal import Decimal, InvalidOperation
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -22,6 +26,15 @@ _CHAIN_ID = re.compile(r"[0-9]{1,20}")
 NETWORK_REQUIRED = "NETWORK_REQUIRED"
 UNKNOWN_NETWORK = "UNKNOWN_NETWORK"
 NETWORK_MISMATCH = "NETWORK_MISMATCH"
+SMART_ACCOUNT_FIELDS = (
+    "entryPoint",
+    "accountFactory",
+    "paymaster",
+    "bundlerUrls",
+    "poolAddress",
+    "usdtDecimals",
+    "nativeToGasTankRate",
+)
 
 
 class Network(BaseModel):
@@ -34,17 +47,59 @@ class Network(BaseModel):
     nativeDecimals: int = Field(18, ge=0, le=36)
     confirmations: int = Field(1, ge=0, le=1000, description="Blocks after which a transfer counts as final.")
     tokens: dict[str, str] = Field(default_factory=dict, description="Well-known token contracts by code, e.g. usdt.")
+    # Smart accounts and gas tanks (all or none, see module docstring).
+    entryPoint: str | None = Field(None, pattern=ADDRESS, description="ERC-4337 v0.7 EntryPoint.")
+    accountFactory: str | None = Field(None, pattern=ADDRESS, description="SimpleAccountFactory v0.7.")
+    paymaster: str | None = Field(None, pattern=ADDRESS, description="The service's VerifyingPaymaster.")
+    bundlerUrls: tuple[str, ...] = Field((), description="ERC-4337 bundlers (Alto, Pimlico, ...), tried in turn.")
+    poolAddress: str | None = Field(None, pattern=ADDRESS, description="Where gas-tank top-ups are sent.")
+    usdtDecimals: int | None = Field(None, ge=0, le=18, description="Decimals of this network's USDT token.")
+    nativeToGasTankRate: str | None = Field(
+        None, description='Gas-tank currency (USDT) per native coin, a decimal string, e.g. "2000.5".'
+    )
+    priceFeed: str | None = Field(
+        None, pattern=ADDRESS, description="Optional Chainlink native/USD feed; read on chain instead of the rate."
+    )
+    clientFeeBps: int = Field(0, ge=0, le=10_000, description="The client's fee on gas-tank charges, basis points.")
+    serviceFeeBps: int = Field(0, ge=0, le=10_000, description="The service's fee on gas-tank charges, basis points.")
 
     @model_validator(mode="after")
     def _check(self) -> Network:
-        for url in self.rpcUrls:
+        for url in (*self.rpcUrls, *self.bundlerUrls):
             # Plain http only to this machine (local chains); anything remote must be https.
             if not (url.startswith("https://") or _LOOPBACK.match(url)):
-                raise ValueError("rpcUrls: each must be https:// (http:// only for 127.0.0.1/localhost)")
+                raise ValueError("rpcUrls/bundlerUrls: each must be https:// (http:// only for 127.0.0.1/localhost)")
         for code, address in self.tokens.items():
             if not _is_address(address):
                 raise ValueError(f"tokens.{code}: not a 20-byte hex address")
+        if self.nativeToGasTankRate is not None:
+            try:
+                rate = Decimal(self.nativeToGasTankRate)
+            except InvalidOperation:
+                rate = Decimal(0)
+            if (
+                not rate.is_finite()
+                or rate <= 0
+                or not re.fullmatch(r"[0-9]{1,30}(\.[0-9]{1,30})?", self.nativeToGasTankRate)
+            ):
+                raise ValueError('nativeToGasTankRate: a positive decimal string such as "2000.5"')
+        present = {f for f in SMART_ACCOUNT_FIELDS if getattr(self, f)} | ({"tokens.usdt"} & self._token_fields())
+        if present and present != {*SMART_ACCOUNT_FIELDS, "tokens.usdt"}:
+            missing = sorted({*SMART_ACCOUNT_FIELDS, "tokens.usdt"} - present)
+            raise ValueError(f"smart accounts half-configured: missing {', '.join(missing)}")
         return self
+
+    def _token_fields(self) -> set[str]:
+        return {f"tokens.{code}" for code in self.tokens}
+
+    @property
+    def supports_smart_accounts(self) -> bool:
+        return self.entryPoint is not None
+
+    @property
+    def usdt(self) -> str:
+        """The USDT token of a network with smart accounts."""
+        return self.tokens["usdt"]
 
 
 class Registry(BaseModel):

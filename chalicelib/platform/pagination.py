@@ -12,6 +12,7 @@ and direct access to any page without reading earlier ones. See docs/pagination.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -86,8 +87,14 @@ class AppendOnlyList:
         )
         return int(item["n"]) if item else 0
 
-    def append(self, record: dict[str, Any], also: list[aws.TxItem] | None = None, attempts: int = 8) -> int:
-        """Store `record` as the next entry, together with `also` (the caller's own writes) in one transaction.
+    def append(
+        self,
+        record: dict[str, Any],
+        also: list[aws.TxItem] | Callable[[int], list[aws.TxItem]] | None = None,
+        attempts: int = 8,
+    ) -> int:
+        """Store `record` as the next entry, together with `also` (the caller's own writes, or a function of the
+        entry's sequence number giving them) in one transaction.
 
         A failed condition of an `also` item raises aws.TransactionCancelledError (nothing is written);
         a lost race for the counter is retried with backoff, then answered 503 LIST_BUSY."""
@@ -105,7 +112,8 @@ class AppendOnlyList:
                 "list-entry", self.table, {**record, "pk": self.list_key, "sk": sequence_key(n + 1), "seq": n + 1}
             )
             try:
-                aws.transact([counter, entry, *(also or [])])
+                extra = also(n + 1) if callable(also) else (also or [])
+                aws.transact([counter, entry, *extra])
                 return n + 1
             except aws.TransactionCancelledError as exc:
                 # A lost race on the counter shows as its condition failing, or (DynamoDB serialising

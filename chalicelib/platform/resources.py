@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
 Access = Literal["read", "write", "read_write"]
-KeyAccess = Literal["encrypt", "decrypt", "encrypt_decrypt"]
+KeyAccess = Literal["encrypt", "decrypt", "encrypt_decrypt", "sign"]
 _Named = TypeVar("_Named", "Table", "Function")
 
 
@@ -145,6 +145,16 @@ TABLES: tuple[Table, ...] = (
         indexes=(Index(name="due", partition_key="duePk", sort_key="dueAt"),),
     ),
     Table(
+        name="smart-accounts",
+        purpose="Smart-account owners per app (an address-uniqueness item and the owner record) and their "
+        "counterfactual ERC-4337 accounts, one per network.",
+    ),
+    Table(
+        name="gas-tanks",
+        purpose="Gas tanks (owner and organization) with their balances, top-up records and usage lists, and the "
+        "service-wide marker of every transaction a top-up used.",
+    ),
+    Table(
         name="idempotency",
         purpose="Idempotency-Key reservations and the responses they replay.",
         ttl_attribute="expiresAt",
@@ -156,6 +166,12 @@ QUEUES: tuple[Queue, ...] = (
         name="tx-tracker",
         purpose="Delayed checks of sent transactions until they are mined, failed or dropped.",
         visibility_timeout_s=180,  # six times the consumer's timeout, as AWS advises
+        max_receive_count=10,
+    ),
+    Queue(
+        name="topup-checks",
+        purpose="Delayed checks of top-ups sent with immediate=false, until credited or failed.",
+        visibility_timeout_s=180,
         max_receive_count=10,
     ),
     Queue(
@@ -172,6 +188,12 @@ KEYS: tuple[Key, ...] = (
     Key(name="share-b", purpose="Encrypts key share B (the cosigner function) and its aux info."),
     Key(name="recovery", purpose="Encrypts share C inside each user's secret0; only the user-party function opens it."),
     Key(name="sessions", purpose="Seals the token pair a refresh returned, kept for the refresh reuse interval."),
+    Key(
+        name="paymaster-signer",
+        purpose="The VerifyingPaymaster's verifying signer (secp256k1); its private key never leaves KMS.",
+        spec="ECC_SECG_P256K1",
+        usage="SIGN_VERIFY",
+    ),
 )
 
 SECRETS: tuple[Secret, ...] = (
@@ -213,6 +235,9 @@ FUNCTIONS: tuple[Function, ...] = (
             Grant("table", "nonces", "read_write"),
             Grant("table", "idempotency", "read_write"),
             Grant("queue", "tx-tracker", "write"),
+            Grant("table", "smart-accounts", "read_write"),
+            Grant("table", "gas-tanks", "read_write"),
+            Grant("queue", "topup-checks", "write"),
             Grant("table", "webhooks", "read_write"),
             Grant("queue", "webhook-deliveries", "write"),
             Grant("secret", "webhook-signing-keys", "read"),
@@ -245,6 +270,13 @@ FUNCTIONS: tuple[Function, ...] = (
             Grant("queue", "tx-tracker", "read_write"),
         ),
         consumes=("tx-tracker",),
+        timeout_s=30,
+    ),
+    Function(
+        name="check_top_up",
+        purpose="SQS: verifies a delayed top-up on chain and credits it once; re-queues while unconfirmed.",
+        grants=(Grant("table", "gas-tanks", "read_write"), Grant("queue", "topup-checks", "read_write")),
+        consumes=("topup-checks",),
         timeout_s=30,
     ),
     Function(

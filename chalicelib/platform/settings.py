@@ -44,6 +44,12 @@ class Settings(BaseSettings):
     access_token_ttl_s: int = Field(900, ge=60, le=86_400, description="Lifetime of an access token (no wallet yet).")
     wallet_token_ttl_s: int = Field(3600, ge=60, le=30 * 86_400, description="Default lifetime of a wallet token.")
     refresh_token_ttl_s: int = Field(30 * 86_400, ge=3600, le=365 * 86_400, description="Lifetime of a refresh token.")
+    topup_check_delay_s: int = Field(
+        20, ge=0, le=900, description="Delay of the first check of a top-up sent with immediate=false."
+    )
+    topup_check_attempts: int = Field(
+        12, ge=1, le=50, description="Checks of a delayed top-up (delay doubling to 15 min) before it is failed."
+    )
     refresh_reuse_interval_s: int = Field(
         20,
         ge=0,

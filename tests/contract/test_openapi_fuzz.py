@@ -136,6 +136,14 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
                         "rpcUrls": ["http://127.0.0.1:9"],  # the discard port: connections are refused at once
                         "nativeSymbol": "ETH",
                         "tokens": {"usdt": "0x" + "11" * 20},
+                        # Smart accounts and gas tanks, so their operations reach their services too.
+                        "usdtDecimals": 6,
+                        "entryPoint": "0x0000000071727De22E5E9d8BAf0edAc6f37da032",
+                        "accountFactory": "0x91E60e0613810449d098b0b5Ec8b51A0FE8c8985",
+                        "paymaster": "0x" + "22" * 20,
+                        "bundlerUrls": ["http://127.0.0.1:9"],
+                        "poolAddress": "0x" + "33" * 20,
+                        "nativeToGasTankRate": "2000",
                     }
                 ]
             }

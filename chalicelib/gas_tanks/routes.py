@@ -1,0 +1,113 @@
+"""Gas-tank routes (Family S): top-ups of owner and organization tanks, the organization tank, histories."""
+
+from __future__ import annotations
+
+from chalice import Blueprint
+
+from chalicelib.auth import guards
+from chalicelib.gas_tanks import service
+from chalicelib.gas_tanks.models import ClientGasTank, ClientTopUp, OwnerTopUp, TopUpPage, UsagePage
+from chalicelib.platform.pagination import page_query
+from chalicelib.platform.router import Call, Reply, route
+
+bp = Blueprint(__name__)
+HistoryQuery = page_query(10)
+TOPUP_DESCRIPTION = (
+    "Credited once the chain shows the USDT transfer to the pool, confirmed, from the address that signed "
+    "`<chainId>.<txHash>`; a transaction credits once in the whole service. `immediate: false` answers at once "
+    "and checks about 20 s later (the record is `pending` until then)."
+)
+
+
+def _message(immediate: bool) -> str:
+    return "top-up successful" if immediate else "top-up received; it is checked in about 20 seconds"
+
+
+@route(
+    bp,
+    "/api/v1/smart-account/topUp",
+    "POST",
+    summary="Top up a smart-account owner's gas tank",
+    description=TOPUP_DESCRIPTION,
+    tag="Gas tanks",
+    guard=guards.signed_request,
+    body=OwnerTopUp,
+    message="top-up successful",
+    error_statuses=(404, 409, 422, 502),
+)
+def top_up_owner(call: Call) -> Reply:
+    service.top_up_owner(call.principal, call.body)
+    return Reply(None, _message(call.body.immediate))
+
+
+@route(
+    bp,
+    "/api/v1/client/gasTank/topUp",
+    "POST",
+    summary="Top up the organization gas tank",
+    description=TOPUP_DESCRIPTION,
+    tag="Gas tanks",
+    guard=guards.signed_request,
+    body=ClientTopUp,
+    message="top-up successful",
+    error_statuses=(409, 422, 502),
+)
+def top_up_client(call: Call) -> Reply:
+    service.top_up_client(call.principal, call.body)
+    return Reply(None, _message(call.body.immediate))
+
+
+@route(
+    bp,
+    "/api/v1/client/gasTank",
+    "GET",
+    summary="The organization gas tank (one per client)",
+    tag="Gas tanks",
+    guard=guards.signed_request,
+    response=ClientGasTank,
+)
+def get_client_tank(call: Call) -> Reply:
+    return Reply(service.client_tank(call.principal))
+
+
+@route(
+    bp,
+    "/api/v1/client/gasTank/topUp/history",
+    "GET",
+    summary="Top-ups of the organization gas tank, newest first",
+    tag="Gas tanks",
+    guard=guards.signed_request,
+    query=HistoryQuery,
+    response=TopUpPage,
+)
+def client_top_up_history(call: Call) -> Reply:
+    return Reply(service.client_top_ups(call.principal, call.query))
+
+
+@route(
+    bp,
+    "/api/v1/smart-account/{ownerId}/topUp/history",
+    "GET",
+    summary="Top-ups of an owner's gas tank, newest first",
+    tag="Gas tanks",
+    guard=guards.signed_request,
+    query=HistoryQuery,
+    response=TopUpPage,
+    error_statuses=(404,),
+)
+def owner_top_up_history(call: Call) -> Reply:
+    return Reply(service.owner_top_ups(call.principal, call.path_params["ownerId"], call.query))
+
+
+@route(
+    bp,
+    "/api/v1/gasTank/organization/usage/history",
+    "GET",
+    summary="What user operations charged the organization gas tank, newest first",
+    tag="Gas tanks",
+    guard=guards.signed_request,
+    query=HistoryQuery,
+    response=UsagePage,
+)
+def organization_usage_history(call: Call) -> Reply:
+    return Reply(service.client_usage(call.principal, call.query))

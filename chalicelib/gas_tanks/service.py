@@ -1,0 +1,210 @@
+"""Gas-tank top-ups: verified on chain, credited exactly once across the whole service.
+
+A credit is one DynamoDB transaction: the tank's balance, the top-up record (the next entry of the tank's
+top-up list) and the transaction's service-wide marker, put only if no top-up used the transaction before
+(or only a failed one did). `immediate=false` records the top-up `pending` with the marker taken, and a delayed
+SQS message lets `check_top_up` credit it later; that check only moves a marker still `pending` for the same
+top-up, so a duplicate or re-delivered message credits nothing.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from chalicelib.gas_tanks import store, verification
+from chalicelib.gas_tanks.models import ClientGasTank, ClientTopUp, OwnerTopUp, TopUpPage, TopUpRecord, UsagePage
+from chalicelib.platform import aws
+from chalicelib.platform.clock import iso_now
+from chalicelib.platform.errors import bad_request, conflict
+from chalicelib.platform.logging import logger
+from chalicelib.platform.networks import Network, registry
+from chalicelib.platform.pagination import PageQuery, pagination
+from chalicelib.platform.settings import load_settings
+from chalicelib.smart_accounts import service as smart_accounts
+from chalicelib.tenancy.models import App
+
+NETWORK_WITHOUT_GAS_TANKS = "NETWORK_WITHOUT_GAS_TANKS"
+NOT_USDT = "NOT_USDT"
+NOT_THE_POOL = "NOT_THE_POOL"
+TOPUP_ALREADY_USED = "TOPUP_ALREADY_USED"
+QUEUE = "topup-checks"
+MAX_CHECK_DELAY_S = 900  # SQS's longest delay
+
+
+def top_up_owner(app: App, request: OwnerTopUp) -> None:
+    owner = smart_accounts.owner_of(app, request.receiverOwnerId)
+    network = _check_request(request)
+    tank = store.get_tank(str(owner["tankId"]))
+    if tank is None:
+        raise RuntimeError("owner without a gas tank")
+    _top_up(app, network, request, tank)
+
+
+def top_up_client(app: App, request: ClientTopUp) -> None:
+    network = _check_request(request)
+    _top_up(app, network, request, store.client_tank(app.clientId))
+
+
+def client_tank(app: App) -> ClientGasTank:
+    tank = store.client_tank(app.clientId)
+    return ClientGasTank(
+        id=store.tank_id(tank),
+        clientId=app.clientId,
+        balance=str(int(tank["balance"])),
+        type=str(tank["type"]),
+        tokenName=str(tank["tokenName"]),
+        decimals=int(tank["decimals"]),
+        createdAt=str(tank["createdAt"]),
+        updatedAt=tank.get("updatedAt"),
+    )
+
+
+def client_top_ups(app: App, query: PageQuery) -> TopUpPage:
+    return _page(store.topups(store.tank_id(store.client_tank(app.clientId))), query)
+
+
+def owner_top_ups(app: App, owner_id: str, query: PageQuery) -> TopUpPage:
+    owner = smart_accounts.owner_of(app, owner_id)
+    return _page(store.topups(str(owner["tankId"])), query)
+
+
+def client_usage(app: App, query: PageQuery) -> UsagePage:
+    from chalicelib.gas_tanks.models import UsageRecord
+
+    items, total = store.usage(store.tank_id(store.client_tank(app.clientId))).page(query)
+    records = [UsageRecord.model_validate({k: v for k, v in i.items() if k in UsageRecord.model_fields}) for i in items]
+    return UsagePage(data=records, pagination=pagination(total, query))
+
+
+def credited_amount(network: Network, amount: int) -> int:
+    """Base units of the network's USDT in tank units (USDT at store.DECIMALS): exact, never rounded."""
+    assert network.usdtDecimals is not None and network.usdtDecimals <= store.DECIMALS
+    return int(amount * 10 ** (store.DECIMALS - network.usdtDecimals))
+
+
+def _check_request(request: ClientTopUp) -> Network:
+    network = registry().by_chain_id(request.chainId)
+    if network is None or not network.supports_smart_accounts:
+        raise bad_request(
+            NETWORK_WITHOUT_GAS_TANKS,
+            f"No configured network with gas tanks has chainId {request.chainId}",
+            errors=[{"field": "chainId", "message": "not a network with gas tanks", "type": "chain_id"}],
+        )
+    if request.tokenAddress.lower() != network.usdt.lower():
+        raise bad_request(
+            NOT_USDT,
+            "tokenAddress is not this network's USDT",
+            errors=[{"field": "tokenAddress", "message": f"must be {network.usdt}", "type": "token"}],
+        )
+    assert network.poolAddress is not None
+    if request.poolAddress.lower() != network.poolAddress.lower():
+        raise bad_request(
+            NOT_THE_POOL,
+            "poolAddress is not this network's pool",
+            errors=[{"field": "poolAddress", "message": f"must be {network.poolAddress}", "type": "pool"}],
+        )
+    return network
+
+
+def _top_up(app: App, network: Network, request: ClientTopUp, tank: dict[str, Any]) -> None:
+    tx_hash = request.txHash.lower()
+    _refuse_if_used(network.chainId, tx_hash)
+    record = _record(app, network, request, tank)
+    signed_text = f"{request.chainId}.{request.txHash}"
+    if request.immediate:
+        verified = verification.verify(network, tx_hash, request.signature, signed_text)
+        _credit_new(network, tank, {**record, "status": "success", "amount": str(verified.amount)}, verified)
+        return
+    # The message goes first: if the record then fails to commit, the check finds no pending top-up and drops it.
+    aws.send_message(
+        QUEUE,
+        {
+            "chainId": network.chainId,
+            "txHash": tx_hash,
+            "topUpId": record["id"],
+            "signedText": signed_text,
+            "signature": request.signature,
+            "attempt": 1,
+        },
+        delay_s=load_settings().topup_check_delay_s,
+    )
+    _append(tank, record, lambda seq: [_marker(network.chainId, tx_hash, tank, record, "pending", seq)])
+
+
+def _refuse_if_used(chain_id: int, tx_hash: str) -> None:
+    marker = store.get_marker(chain_id, tx_hash)
+    if marker is not None and marker["state"] != "failed":
+        raise conflict(TOPUP_ALREADY_USED, "This transaction was already used for a top-up")
+
+
+def _record(app: App, network: Network, request: ClientTopUp, tank: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": str(uuid.uuid4()),
+        "createdAt": iso_now(),
+        "updatedAt": None,
+        "clientId": app.clientId,
+        "gasTankId": store.tank_id(tank),
+        "txHash": request.txHash.lower(),
+        "network": network.name,
+        "chainId": network.chainId,
+        "poolAddress": request.poolAddress,
+        "amount": "0",
+        "tokenAddress": request.tokenAddress,
+        "status": "pending",
+    }
+
+
+def _marker(
+    chain_id: int, tx_hash: str, tank: dict[str, Any], record: dict[str, Any], state: str, seq: int
+) -> aws.TxItem:
+    return aws.put(
+        "marker",
+        store.TABLE,
+        {
+            **store.marker_key(chain_id, tx_hash),
+            "state": state,
+            "tankId": store.tank_id(tank),
+            "topUpId": record["id"],
+            "seq": seq,
+            "createdAt": record["createdAt"],
+        },
+        # Once per transaction in the whole service; a top-up that failed leaves the transaction usable again.
+        condition=aws.Condition(
+            "attribute_not_exists(pk) OR #state = :failed", {"#state": "state"}, {":failed": "failed"}
+        ),
+    )
+
+
+def _credit_new(
+    network: Network, tank: dict[str, Any], record: dict[str, Any], verified: verification.Verified
+) -> None:
+    credit = aws.update(
+        "tank",
+        store.TABLE,
+        store.tank_key(store.tank_id(tank)),
+        aws.Changes(add={"balance": credited_amount(network, verified.amount)}, set={"updatedAt": iso_now()}),
+        aws.EXISTS,
+    )
+    _append(
+        tank, record, lambda seq: [_marker(network.chainId, record["txHash"], tank, record, "credited", seq), credit]
+    )
+    logger.info(
+        "top-up credited", extra={"tankId": store.tank_id(tank), "chainId": network.chainId, "amount": verified.amount}
+    )
+
+
+def _append(tank: dict[str, Any], record: dict[str, Any], also: Callable[[int], list[aws.TxItem]]) -> int:
+    try:
+        return store.topups(store.tank_id(tank)).append(record, also=also)
+    except aws.TransactionCancelledError as exc:
+        if exc.condition_failed("marker"):
+            raise conflict(TOPUP_ALREADY_USED, "This transaction was already used for a top-up") from None
+        raise
+
+
+def _page(entries: Any, query: PageQuery) -> TopUpPage:
+    items, total = entries.page(query)
+    records = [TopUpRecord.model_validate({k: v for k, v in i.items() if k in TopUpRecord.model_fields}) for i in items]
+    return TopUpPage(data=records, pagination=pagination(total, query))

@@ -1,0 +1,80 @@
+"""Wire models of smart accounts (the seed's owner record, account and gas tank objects)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ADDRESS = r"^0x[0-9a-fA-F]{40}$"
+
+
+class OwnerRef(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(pattern=ADDRESS, description="The owner's Ethereum address (controls the accounts).")
+    provider: str = Field(min_length=1, max_length=40, description="Account provider; only `wallet` is supported.")
+
+
+class CreateSmartAccount(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    owner: OwnerRef
+
+
+class GasTank(BaseModel):
+    id: str
+    createdAt: str
+    updatedAt: str | None
+    ownerId: str = Field(description="The owner record's id.")
+    balance: str = Field(description="Base units of the tank currency (USDT with `decimals`).")
+    type: str = "token"
+    tokenName: str = "USDT"
+    decimals: int
+
+
+class Account(BaseModel):
+    id: str
+    createdAt: str
+    updatedAt: str | None
+    ownerId: str = Field(description="The owner record's id.")
+    status: str = Field(description="`not_deployed` until the first user operation deploys it.")
+    aaAddress: str = Field(description="The counterfactual address the factory deploys the account to.")
+    chainId: int
+    network: str
+    clientId: str
+    appId: str
+    version: str
+
+
+class OwnerRecord(BaseModel):
+    id: str
+    createdAt: str
+    updatedAt: str | None
+    ownerId: str = Field(description="The owner's address (EIP-55).")
+    provider: str
+    clientId: str
+    appId: str
+    gasTanks: list[GasTank]
+    accounts: list[Account]
+
+
+class UsdtInfo(BaseModel):
+    address: str
+    decimals: int
+
+
+class NetworkInfo(BaseModel):
+    name: str
+    chainId: int
+    nativeSymbol: str
+    nativeDecimals: int
+    usdt: UsdtInfo
+    poolAddress: str = Field(description="Where top-ups are sent (USDT transfers).")
+    entryPoint: str
+    accountFactory: str
+    paymaster: str
+    bundlerVersion: str = "0.7"
+    accountVersion: str
+
+
+class NetworkList(BaseModel):
+    networks: list[NetworkInfo]

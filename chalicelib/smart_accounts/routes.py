@@ -1,0 +1,58 @@
+"""Smart-account routes (Family S: the app of the request signature is the tenant)."""
+
+from __future__ import annotations
+
+from chalice import Blueprint
+
+from chalicelib.auth import guards
+from chalicelib.platform.router import Call, Reply, route
+from chalicelib.smart_accounts import service
+from chalicelib.smart_accounts.models import CreateSmartAccount, NetworkList, OwnerRecord
+
+bp = Blueprint(__name__)
+CREATED = "account created successfully"
+
+
+@route(
+    bp,
+    "/api/v1/networks",
+    "GET",
+    summary="Networks with smart accounts and gas tanks: contracts, USDT and the pool top-ups are sent to",
+    tag="Smart accounts",
+    guard=guards.signed_request,
+    response=NetworkList,
+)
+def list_networks(call: Call) -> Reply:
+    return Reply(NetworkList(networks=service.networks()))
+
+
+@route(
+    bp,
+    "/api/v1/smart-account",
+    "POST",
+    summary="Create (or return) the owner's smart accounts, one per network, and its gas tank",
+    description="Idempotent per owner address (any letter case) and app. Accounts are counterfactual "
+    "(`not_deployed`): `aaAddress` is where the factory deploys the account with its first user operation.",
+    tag="Smart accounts",
+    guard=guards.signed_request,
+    body=CreateSmartAccount,
+    response=OwnerRecord,
+    message=CREATED,
+)
+def create_smart_account(call: Call) -> Reply:
+    owner = call.body.owner
+    return Reply(service.create(call.principal, owner.id, owner.provider), CREATED)
+
+
+@route(
+    bp,
+    "/api/v1/smart-account/{ownerId}",
+    "GET",
+    summary="An owner's record with its accounts and gas tank (by owner record id or owner address)",
+    tag="Smart accounts",
+    guard=guards.signed_request,
+    response=OwnerRecord,
+    error_statuses=(404,),
+)
+def get_smart_account(call: Call) -> Reply:
+    return Reply(service.get(call.principal, call.path_params["ownerId"]))

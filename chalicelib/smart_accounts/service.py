@@ -1,0 +1,190 @@
+"""Smart-account owners: one owner record per address and app, its gas tank, one account per network.
+
+Creation is one DynamoDB transaction (address item, owner record, tank, every account) and no RPC call: the
+account addresses are counterfactual, computed locally (counterfactual.py). A repeated or concurrent call for
+the same address (any letter case) finds the address item taken and returns the existing record, adding the
+accounts of networks configured since.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from chalicelib.gas_tanks import store as tanks
+from chalicelib.platform import aws
+from chalicelib.platform.clock import iso_now
+from chalicelib.platform.errors import bad_request, not_found
+from chalicelib.platform.networks import Network, registry
+from chalicelib.smart_accounts import counterfactual, store
+from chalicelib.smart_accounts.models import Account, GasTank, NetworkInfo, OwnerRecord, UsdtInfo
+from chalicelib.tenancy.models import App
+
+UNSUPPORTED_PROVIDER = "UNSUPPORTED_PROVIDER"
+OWNER_NOT_FOUND = "OWNER_NOT_FOUND"
+NOT_DEPLOYED = "not_deployed"
+PROVIDERS = ("wallet",)
+
+
+def networks() -> list[NetworkInfo]:
+    return [_network_info(n) for n in smart_account_networks()]
+
+
+def smart_account_networks() -> list[Network]:
+    return [n for n in registry().networks if n.supports_smart_accounts]
+
+
+def create(app: App, address: str, provider: str) -> OwnerRecord:
+    if provider not in PROVIDERS:
+        raise bad_request(
+            UNSUPPORTED_PROVIDER,
+            f"Provider {provider[:40]!r} is not supported; use one of {', '.join(PROVIDERS)}",
+            errors=[{"field": "owner.provider", "message": "only `wallet` is supported", "type": "provider"}],
+        )
+    from eth_utils import to_checksum_address
+
+    owner_address = str(to_checksum_address(address))
+    now = iso_now()
+    record_id = str(uuid.uuid4())
+    tank = {**tanks.new_tank("owner", record_id), "createdAt": now}
+    owner = {
+        **store.owner_key(record_id),
+        "id": record_id,
+        "createdAt": now,
+        "updatedAt": None,
+        "ownerId": owner_address,
+        "provider": provider,
+        "clientId": app.clientId,
+        "appId": app.appId,
+        "tankId": tanks.tank_id(tank),
+    }
+    accounts = [_account_item(owner, n, now) for n in smart_account_networks()]
+    try:
+        aws.transact(
+            [
+                aws.put(
+                    "address", store.TABLE, {**store.address_key(app.appId, owner_address), "ownerRecordId": record_id}
+                ),
+                aws.put("owner", store.TABLE, owner),
+                aws.put("tank", tanks.TABLE, tank),
+                *(aws.put(f"account-{a['chainId']}", store.TABLE, a) for a in accounts),
+            ]
+        )
+    except aws.TransactionCancelledError as exc:
+        if not exc.condition_failed("address"):
+            raise
+        existing = str(exc.old["address"]["ownerRecordId"])  # created before, or by a concurrent call
+        return _with_new_networks(app, existing)
+    return _record(owner, tank, accounts)
+
+
+def get(app: App, owner_id: str) -> OwnerRecord:
+    """By owner record id or by owner address."""
+    owner, accounts = _find(app, owner_id)
+    tank = tanks.get_tank(str(owner["tankId"]))
+    if tank is None:
+        raise RuntimeError("owner without a gas tank")
+    return _record(owner, tank, accounts)
+
+
+def owner_of(app: App, owner_id: str) -> dict[str, Any]:
+    """The owner record of this app named by id or address; 404 OWNER_NOT_FOUND otherwise (another app's too)."""
+    return _find(app, owner_id)[0]
+
+
+def _find(app: App, owner_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    import re
+
+    record_id: str | None = owner_id
+    if re.fullmatch(r"0x[0-9a-fA-F]{40}", owner_id):
+        record_id = store.record_id_for_address(app.appId, owner_id)
+    elif not re.fullmatch(r"[0-9a-f-]{36}", owner_id):
+        record_id = None
+    owner, accounts = store.owner_items(record_id) if record_id else (None, [])
+    if owner is None or owner["appId"] != app.appId:
+        raise not_found(OWNER_NOT_FOUND, "No smart-account owner with this id or address in this app")
+    return owner, accounts
+
+
+def _with_new_networks(app: App, record_id: str) -> OwnerRecord:
+    owner, accounts = store.owner_items(record_id)
+    if owner is None:
+        raise RuntimeError("address item without an owner record")
+    have = {int(a["chainId"]) for a in accounts}
+    missing = [n for n in smart_account_networks() if n.chainId not in have]
+    if missing:
+        now = iso_now()
+        added = [_account_item(owner, n, now) for n in missing]
+        try:
+            aws.transact([aws.put(f"account-{a['chainId']}", store.TABLE, a) for a in added])
+        except aws.TransactionCancelledError as exc:
+            if exc.conflict or any(exc.condition_failed(f"account-{a['chainId']}") for a in added):
+                return _with_new_networks(app, record_id)  # a concurrent call added them: read again
+            raise
+    return get(app, record_id)
+
+
+def _account_item(owner: dict[str, Any], network: Network, now: str) -> dict[str, Any]:
+    assert network.accountFactory is not None
+    return {
+        **store.account_key(str(owner["id"]), network.chainId),
+        "id": str(uuid.uuid4()),
+        "createdAt": now,
+        "updatedAt": None,
+        "ownerId": owner["id"],
+        "status": NOT_DEPLOYED,
+        "aaAddress": counterfactual.account_address(network.accountFactory, str(owner["ownerId"])),
+        "chainId": network.chainId,
+        "network": network.name,
+        "clientId": owner["clientId"],
+        "appId": owner["appId"],
+        "version": counterfactual.ACCOUNT_VERSION,
+        "factory": network.accountFactory,
+    }
+
+
+def _record(owner: dict[str, Any], tank: dict[str, Any], accounts: list[dict[str, Any]]) -> OwnerRecord:
+    return OwnerRecord(
+        id=str(owner["id"]),
+        createdAt=str(owner["createdAt"]),
+        updatedAt=owner.get("updatedAt"),
+        ownerId=str(owner["ownerId"]),
+        provider=str(owner["provider"]),
+        clientId=str(owner["clientId"]),
+        appId=str(owner["appId"]),
+        gasTanks=[tank_view(tank, str(owner["id"]))],
+        accounts=[
+            Account.model_validate({k: v for k, v in a.items() if k in Account.model_fields})
+            for a in sorted(accounts, key=lambda a: int(a["chainId"]))
+        ],
+    )
+
+
+def tank_view(tank: dict[str, Any], owner_record_id: str) -> GasTank:
+    return GasTank(
+        id=tanks.tank_id(tank),
+        createdAt=str(tank["createdAt"]),
+        updatedAt=tank.get("updatedAt"),
+        ownerId=owner_record_id,
+        balance=str(int(tank["balance"])),
+        type=str(tank["type"]),
+        tokenName=str(tank["tokenName"]),
+        decimals=int(tank["decimals"]),
+    )
+
+
+def _network_info(network: Network) -> NetworkInfo:
+    assert network.usdtDecimals is not None and network.poolAddress and network.entryPoint
+    assert network.accountFactory and network.paymaster
+    return NetworkInfo(
+        name=network.name,
+        chainId=network.chainId,
+        nativeSymbol=network.nativeSymbol,
+        nativeDecimals=network.nativeDecimals,
+        usdt=UsdtInfo(address=network.usdt, decimals=network.usdtDecimals),
+        poolAddress=network.poolAddress,
+        entryPoint=network.entryPoint,
+        accountFactory=network.accountFactory,
+        paymaster=network.paymaster,
+        accountVersion=counterfactual.ACCOUNT_VERSION,
+    )

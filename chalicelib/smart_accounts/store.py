@@ -1,0 +1,43 @@
+"""Smart-account owners and accounts in table `smart-accounts`.
+
+- `APP#<appId>#ADDR#<address lower-case>` / `OWNER`: one per owner address and app (`ownerRecordId`); its
+  conditional put is what makes creation idempotent, also under concurrent calls.
+- `OWNER#<id>` / `OWNER`: the owner record (and `tankId`, the owner's gas tank).
+- `OWNER#<id>` / `ACCOUNT#<chainId>`: the owner's account on one network.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib.platform import aws
+
+TABLE = "smart-accounts"
+
+
+def address_key(app_id: str, address: str) -> dict[str, str]:
+    return {"pk": f"APP#{app_id}#ADDR#{address.lower()}", "sk": "OWNER"}
+
+
+def owner_key(owner_record_id: str) -> dict[str, str]:
+    return {"pk": f"OWNER#{owner_record_id}", "sk": "OWNER"}
+
+
+def account_key(owner_record_id: str, chain_id: int) -> dict[str, str]:
+    return {"pk": f"OWNER#{owner_record_id}", "sk": f"ACCOUNT#{chain_id:020d}"}
+
+
+def owner_items(owner_record_id: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """The owner record and its accounts, in one query."""
+    from boto3.dynamodb.conditions import Key
+
+    items: list[dict[str, Any]] = aws.table(TABLE).query(
+        KeyConditionExpression=Key("pk").eq(f"OWNER#{owner_record_id}"), ConsistentRead=True
+    )["Items"]
+    owner = next((i for i in items if i["sk"] == "OWNER"), None)
+    return owner, [i for i in items if str(i["sk"]).startswith("ACCOUNT#")]
+
+
+def record_id_for_address(app_id: str, address: str) -> str | None:
+    item = aws.table(TABLE).get_item(Key=address_key(app_id, address), ConsistentRead=True).get("Item")
+    return str(item["ownerRecordId"]) if item else None
