@@ -31,7 +31,14 @@ BUILD_DIR = ROOT / "build" / "contracts"
 LOCAL_CHAIN_IDS = range(31337, 31400)
 
 # deploy_test_contracts() result key -> contract name (contracts/<Name>.sol, build/contracts/<Name>.json).
-TEST_CONTRACTS = {"usdt": "TestUSDT", "erc20": "TestToken", "erc721": "TestNFT", "erc1155": "TestMultiToken"}
+# Deployed in this order; new entries go last so the earlier ones keep their addresses.
+TEST_CONTRACTS = {
+    "usdt": "TestUSDT",
+    "erc20": "TestToken",
+    "erc721": "TestNFT",
+    "erc1155": "TestMultiToken",
+    "usdt18": "TestUSDT18",  # 18 decimals, as USDT on BSC
+}
 
 
 class ChainError(RuntimeError):

@@ -2,9 +2,11 @@
 
 Starts, in order: an in-process moto server with every resource bootstrapped, two
 anvil chains (two named networks with different chain ids) with the test
-contracts deployed, a demo organization/client/app, the local worker runner, and
-`chalice local`. Writes `.local/stack.json` once `/health` answers 200, then runs
-until Ctrl-C (or SIGTERM), which stops every process it started.
+contracts, ERC-4337 v0.7 (EntryPoint, SimpleAccountFactory, a VerifyingPaymaster
+signed for by the service's KMS key) and an Alto bundler each, a demo
+organization/client/app, the local worker runner, and `chalice local`. Writes
+`.local/stack.json` once `/health` answers 200, then runs until Ctrl-C (or
+SIGTERM), which stops every process it started.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 STAGE = "local"
 REGION = "us-east-1"
 NETWORKS = (("local-a", 31337), ("local-b", 31338))
+DEFAULT_BUNDLER_PORTS = "4337,4338"
+# Gas-tank pricing on the local chains: 2000 USDT per ETH, no fees.
+NATIVE_TO_GAS_TANK_RATE = "2000"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,11 +46,19 @@ def main(argv: list[str] | None = None) -> int:
         default=os.environ.get("DOMPET_DEV_CHAIN_PORTS", "8545,8546"),
         help="two ports, comma-separated",
     )
+    parser.add_argument(
+        "--bundler-ports",
+        default=os.environ.get("DOMPET_DEV_BUNDLER_PORTS"),
+        help=f"two ports for the Alto bundlers, comma-separated (default {DEFAULT_BUNDLER_PORTS}, or free ones)",
+    )
     parser.add_argument("--state-dir", type=Path, default=ROOT / ".local")
     args = parser.parse_args(argv)
     chain_ports = [int(p) for p in args.chain_ports.split(",")]
     if len(chain_ports) != len(NETWORKS):
         parser.error(f"--chain-ports needs {len(NETWORKS)} ports")
+    bundler_ports = _bundler_ports(args.bundler_ports)
+    if len(bundler_ports) != len(NETWORKS):
+        parser.error(f"--bundler-ports needs {len(NETWORKS)} ports")
 
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -64,23 +77,38 @@ def main(argv: list[str] | None = None) -> int:
         _say(f"moto on 127.0.0.1:{args.moto_port}")
         running.enter_context(_MotoServer(args.moto_port))
 
-        # Chains first: the networks registry they produce is a setting the service validates at start.
-        from devtools import chain
+        # Resources before the chains: the paymasters are deployed for the service's KMS signing key.
+        from devtools import bootstrap
+
+        bootstrap.create_resources(STAGE, REGION)
+
+        # Then the chains: the networks registry they produce is a setting the service validates at start.
+        from devtools import aa, chain
 
         _say("compiling test contracts")
         chain.compile_contracts()
-        networks = []
+        networks: list[dict[str, Any]] = []
         for (name, chain_id), port in zip(NETWORKS, chain_ports, strict=True):
             anvil = chain.start_anvil(port, chain_id, log_path=logs / f"anvil-{name}.log")
             running.callback(anvil.stop)
             tokens = chain.deploy_test_contracts(anvil.rpc_url)
-            networks.append({"name": name, "chainId": chain_id, "rpcUrl": anvil.rpc_url, "tokens": tokens})
-            _say(f"{name}: chain {chain_id} at {anvil.rpc_url}, tokens {tokens}")
+            core = aa.deploy_core(anvil.rpc_url)
+            networks.append({"name": name, "chainId": chain_id, "rpcUrl": anvil.rpc_url, "tokens": tokens, **core})
+            _say(f"{name}: chain {chain_id} at {anvil.rpc_url}, tokens {tokens}, {core}")
+        # Settings (which the signer lookup reads) need a networks file; the full one follows below.
         _write_networks(state_dir / "networks.json", networks)
+        signer = _paymaster_signer()
+        for network, port in zip(networks, bundler_ports, strict=True):
+            name, rpc_url = network["name"], network["rpcUrl"]
+            network["paymaster"] = aa.deploy_paymaster(rpc_url, signer)
+            network["poolAddress"] = aa.pool_address(rpc_url)
+            alto = aa.start_alto(rpc_url, port, log_path=logs / f"alto-{name}.log")
+            running.callback(alto.stop)
+            network["bundlerUrl"] = alto.url
+            _say(f"{name}: paymaster {network['paymaster']} (signer {signer}), bundler {alto.url}")
+        _write_networks(state_dir / "networks.json", networks)
+        _forget_settings()
 
-        from devtools import bootstrap
-
-        bootstrap.create_resources(STAGE, REGION)
         bootstrap.initialise()
 
         # Key material for new wallets. Real sets take minutes each (safe primes); the local stack
@@ -152,6 +180,9 @@ class _MotoServer:
 
         from moto.server import ThreadedMotoServer
 
+        from devtools import moto_patches
+
+        moto_patches.kms_signs_digests()  # the paymaster signer signs digests, as AWS KMS does
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per AWS call is noise here
         self.server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
 
@@ -163,22 +194,63 @@ class _MotoServer:
         self.server.stop()
 
 
+def _bundler_ports(value: str | None) -> list[int]:
+    """Ports given (flag or DOMPET_DEV_BUNDLER_PORTS) must be free; the defaults give way to free ones,
+    so a second stack (the devstack test next to a running `make dev`) still starts."""
+    from devtools import chain
+
+    if value:
+        return [int(p) for p in value.split(",")]
+    return [p if chain._port_is_free(p) else chain.free_port() for p in map(int, DEFAULT_BUNDLER_PORTS.split(","))]
+
+
+def _paymaster_signer() -> str:
+    """The address the paymasters accept signatures from: the service's KMS paymaster key (in moto here)."""
+    from chalicelib.evm.kms_signer import KmsSigner
+
+    return KmsSigner("paymaster-signer").address
+
+
+def _forget_settings() -> None:
+    """Settings and the registry are cached per process: reload them from the complete networks file."""
+    from chalicelib.platform import networks, settings
+
+    settings.load_settings.cache_clear()
+    networks.registry.cache_clear()
+
+
 def _write_networks(path: Path, networks: list[dict[str, Any]]) -> None:
-    registry = {
-        "networks": [
-            {
-                "name": n["name"],
-                "chainId": n["chainId"],
-                "rpcUrls": [n["rpcUrl"]],
-                "nativeSymbol": "ETH",
-                "nativeDecimals": 18,
-                "confirmations": 1,
-                "tokens": n["tokens"],
-            }
-            for n in networks
-        ]
-    }
-    path.write_text(json.dumps(registry, indent=2))
+    """The networks registry the service reads (DOMPET_NETWORKS_FILE); smart-account fields once known."""
+    entries = []
+    for n in networks:
+        entry: dict[str, Any] = {
+            "name": n["name"],
+            "chainId": n["chainId"],
+            "rpcUrls": [n["rpcUrl"]],
+            "nativeSymbol": "ETH",
+            "nativeDecimals": 18,
+            "confirmations": 1,
+            "tokens": n["tokens"],
+        }
+        if "bundlerUrl" in n:  # the service wants all of these or none
+            entry.update(
+                {
+                    "entryPoint": n["entryPoint"],
+                    "accountFactory": n["accountFactory"],
+                    "paymaster": n["paymaster"],
+                    "bundlerUrls": [n["bundlerUrl"]],
+                    "poolAddress": n["poolAddress"],
+                    "usdtDecimals": 6,  # tokens.usdt is TestUSDT
+                    "nativeToGasTankRate": NATIVE_TO_GAS_TANK_RATE,
+                    "clientFeeBps": 0,
+                    "serviceFeeBps": 0,
+                }
+            )
+        entries.append(entry)
+    # Write-then-rename: the service may read it while a restart rewrites it.
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"networks": entries}, indent=2))
+    tmp.replace(path)
 
 
 def _chalice_local(port: int, log_path: Path) -> subprocess.Popen[bytes]:

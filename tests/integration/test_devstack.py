@@ -85,7 +85,7 @@ def test_stack_file_describes_the_stack(stack):
     assert info["apiUrl"] == f"http://127.0.0.1:{stack['ports']['api']}"
     assert [(n["name"], n["chainId"]) for n in info["networks"]] == [("local-a", 31337), ("local-b", 31338)]
     for network in info["networks"]:
-        assert set(network["tokens"]) == {"usdt", "erc20", "erc721", "erc1155"}
+        assert set(network["tokens"]) == {"usdt", "erc20", "erc721", "erc1155", "usdt18"}
     assert set(info["demo"]) >= {"organizationId", "clientId", "clientSecret", "appId", "appSecret"}
     a, b = info["networks"]
     assert a["tokens"]["usdt"] != b["tokens"]["usdt"]
@@ -224,6 +224,56 @@ def test_webhook_test_event_arrives_signed_within_30_s(stack):
         )
     finally:
         server.shutdown()
+
+
+def _eth_call(rpc_url, to, data):
+    answer = requests.post(
+        rpc_url,
+        json={"jsonrpc": "2.0", "id": 1, "method": "eth_call", "params": [{"to": to, "data": data}, "latest"]},
+        timeout=5,
+    ).json()
+    return answer["result"]
+
+
+def test_smart_accounts_run_on_both_chains_with_the_kms_paymaster_signer(stack):
+    """EntryPoint, factory, the paymaster trusting the service's KMS key, a bundler and a pool per network; the
+    service lists them and creates owners whose addresses the factory on chain agrees with."""
+    import boto3
+    from eth_abi import decode, encode
+    from eth_utils import keccak
+
+    info = stack["info"]
+    kms = boto3.client("kms", endpoint_url=info["awsEndpointUrl"], region_name="us-east-1")
+    der = kms.get_public_key(KeyId=f"alias/dompet-{info['stage']}-paymaster-signer")["PublicKey"]
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat, load_der_public_key
+
+    point = load_der_public_key(der).public_bytes(Encoding.X962, PublicFormat.UncompressedPoint)
+    kms_signer = "0x" + keccak(point[1:])[12:].hex()
+    listed = signed(info, "GET", "/api/v1/networks").json()["data"]["networks"]
+    assert [n["chainId"] for n in listed] == [31337, 31338]
+    owner = "0x" + os.urandom(20).hex()
+    created = signed(
+        info, "POST", "/api/v1/smart-account", json.dumps({"owner": {"id": owner, "provider": "wallet"}}).encode()
+    )
+    assert created.status_code == 200, created.text
+    accounts = {a["chainId"]: a["aaAddress"] for a in created.json()["data"]["accounts"]}
+    for network, entry in zip(info["networks"], listed, strict=True):
+        for field in ("entryPoint", "accountFactory", "paymaster", "poolAddress"):
+            assert network[field].lower() == entry[field].lower()
+        assert network["entryPoint"] == "0x0000000071727De22E5E9d8BAf0edAc6f37da032"
+        signer = _eth_call(network["rpcUrl"], network["paymaster"], "0x" + keccak(text="verifyingSigner()")[:4].hex())
+        assert decode(["address"], bytes.fromhex(signer[2:]))[0].lower() == kms_signer.lower()
+        data = keccak(text="getAddress(address,uint256)")[:4] + encode(["address", "uint256"], [owner, 0])
+        on_chain = decode(
+            ["address"], bytes.fromhex(_eth_call(network["rpcUrl"], network["accountFactory"], "0x" + data.hex())[2:])
+        )[0]
+        assert on_chain.lower() == accounts[network["chainId"]].lower()
+        supported = requests.post(
+            network["bundlerUrl"],
+            json={"jsonrpc": "2.0", "id": 1, "method": "eth_supportedEntryPoints", "params": []},
+            timeout=5,
+        ).json()["result"]
+        assert [a.lower() for a in supported] == [network["entryPoint"].lower()]
 
 
 def test_family_s_whoami(stack):

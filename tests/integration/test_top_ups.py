@@ -15,49 +15,46 @@ from eth_account.messages import encode_defunct
 from chalicelib.gas_tanks import checks
 from chalicelib.platform import aws, erc20, networks, settings
 from chalicelib.tenancy import service as tenancy
-from devtools import chain
 from tests.unit.test_smart_accounts import call, create
 
 pytestmark = pytest.mark.integration
 
-ENTRY_POINT = "0x0000000071727De22E5E9d8BAf0edAc6f37da032"
-FACTORY = "0x91E60e0613810449d098b0b5Ec8b51A0FE8c8985"
-
 
 @pytest.fixture(scope="module")
-def chains(tmp_path_factory):
-    """Two anvils: local-a's USDT has 6 decimals, local-b's 18 (as on BSC); each has its own pool."""
+def chains(aa_chains, tmp_path_factory):
+    """Both anvil chains with the real EntryPoint, factory, paymaster and Alto (tests/integration/conftest.py);
+    local-a's USDT has 6 decimals, local-b's 18 (TestUSDT18, as on BSC)."""
     from web3 import Web3
 
-    with chain.start_anvil(chain.free_port(), 31337) as a, chain.start_anvil(chain.free_port(), 31338) as b:
-        entries = []
-        for name, anvil, token_key, decimals in (("local-a", a, "usdt", 6), ("local-b", b, "erc20", 18)):
-            tokens = chain.deploy_test_contracts(anvil.rpc_url)
-            pool = Account.create().address
-            entries.append(
-                {
-                    "name": name,
-                    "chainId": anvil.chain_id,
-                    "rpcUrls": [anvil.rpc_url],
-                    "nativeSymbol": "ETH",
-                    "confirmations": 1,
-                    "tokens": {"usdt": tokens[token_key]},
-                    "usdtDecimals": decimals,
-                    "entryPoint": ENTRY_POINT,
-                    "accountFactory": FACTORY,
-                    "paymaster": "0x" + "34" * 20,
-                    "bundlerUrls": ["http://127.0.0.1:4337"],
-                    "poolAddress": pool,
-                    "nativeToGasTankRate": "2000",
-                }
-            )
-        path = tmp_path_factory.mktemp("networks") / "networks.json"
-        path.write_text(json.dumps({"networks": entries}))
-        yield {
-            "file": path,
-            "entries": entries,
-            "w3": {e["chainId"]: Web3(Web3.HTTPProvider(e["rpcUrls"][0])) for e in entries},
-        }
+    entries = []
+    for network, token_key, decimals in (
+        (aa_chains.by_name("local-a"), "usdt", 6),
+        (aa_chains.by_name("local-b"), "usdt18", 18),
+    ):
+        entries.append(
+            {
+                "name": network["name"],
+                "chainId": network["chainId"],
+                "rpcUrls": [network["rpc"]],
+                "nativeSymbol": "ETH",
+                "confirmations": 1,
+                "tokens": {"usdt": network["tokens"][token_key]},
+                "usdtDecimals": decimals,
+                "entryPoint": network["entryPoint"],
+                "accountFactory": network["accountFactory"],
+                "paymaster": network["paymaster"],
+                "bundlerUrls": [network["bundlerUrl"]],
+                "poolAddress": network["poolAddress"],
+                "nativeToGasTankRate": "2000",
+            }
+        )
+    path = tmp_path_factory.mktemp("networks") / "networks.json"
+    path.write_text(json.dumps({"networks": entries}))
+    return {
+        "file": path,
+        "entries": entries,
+        "w3": {e["chainId"]: Web3(Web3.HTTPProvider(e["rpcUrls"][0])) for e in entries},
+    }
 
 
 @pytest.fixture
