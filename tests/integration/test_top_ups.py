@@ -69,6 +69,12 @@ def env(chains, monkeypatch, api, tenant):
     networks.registry.cache_clear()
 
 
+def use_registry(monkeypatch, path):
+    monkeypatch.setenv("DOMPET_NETWORKS_FILE", str(path))
+    settings.load_settings.cache_clear()
+    networks.registry.cache_clear()
+
+
 def entry(chains, chain_id):
     return next(e for e in chains["entries"] if e["chainId"] == chain_id)
 
@@ -187,8 +193,7 @@ def test_too_few_confirmations_is_422_and_works_once_confirmed(api, tenant, env,
     entries = [dict(e, confirmations=3) for e in chains["entries"]]
     path = chains["file"].with_name("confirmations.json")
     path.write_text(json.dumps({"networks": entries}))
-    monkeypatch.setenv("DOMPET_NETWORKS_FILE", str(path))
-    networks.registry.cache_clear()
+    use_registry(monkeypatch, path)
     tx_hash, sender = transfer(env, 31337, 500_000)
     body = request(env, 31337, tx_hash, sender)
     early = call(api, tenant, "POST", "/api/v1/client/gasTank/topUp", body)
@@ -280,3 +285,17 @@ _ERC20_ABI = [
         "outputs": [{"name": "", "type": "uint256"}],
     },
 ]
+
+
+def test_a_node_that_is_down_records_nothing_and_a_retry_works(api, tenant, env, chains, monkeypatch):
+    entries = [dict(e, rpcUrls=["http://127.0.0.1:9"]) for e in chains["entries"]]
+    path = chains["file"].with_name("down.json")
+    path.write_text(json.dumps({"networks": entries}))
+    tx_hash, sender = transfer(env, 31337, 700_000)
+    body = request(env, 31337, tx_hash, sender)
+    use_registry(monkeypatch, path)
+    down = call(api, tenant, "POST", "/api/v1/client/gasTank/topUp", body)
+    assert down.status_code == 502 and down.json_body["data"]["code"] == "UPSTREAM_UNAVAILABLE"
+    use_registry(monkeypatch, chains["file"])
+    assert call(api, tenant, "POST", "/api/v1/client/gasTank/topUp", body).status_code == 200
+    assert call(api, tenant, "GET", "/api/v1/client/gasTank").json_body["data"]["balance"] == str(700_000 * 10**12)

@@ -122,3 +122,27 @@ def test_owner_history_needs_an_owner_of_the_app(api, tenant, network):
     missing = call(api, tenant, "GET", "/api/v1/smart-account/0x" + "77" * 20 + "/topUp/history")
     assert missing.status_code == 404 and missing.json_body["data"]["code"] == "OWNER_NOT_FOUND"
     assert json.dumps(record)
+
+
+def test_a_check_for_a_top_up_that_never_committed_does_nothing(api, tenant, network, monkeypatch):
+    """The delayed path sends its message before it commits the record: a crash (or refusal) in between leaves a
+    message for nothing, which the checker drops without touching the chain."""
+    from chalicelib.gas_tanks import checks, verification
+
+    monkeypatch.setattr(verification, "verify", lambda *a: pytest.fail("the chain must not be asked"))
+    checks.check({"chainId": 31337, "txHash": TX, "topUpId": "lost", "signature": SIGNATURE, "signedText": "x"})
+    assert nothing_recorded()
+
+
+def test_a_crash_after_the_message_leaves_the_transaction_usable(api, tenant, network, monkeypatch):
+    from chalicelib.gas_tanks import service
+
+    def crash(*_, **__):
+        raise RuntimeError("the function died here")
+
+    monkeypatch.setattr(service, "_append", crash)
+    answer = call(api, tenant, "POST", "/api/v1/client/gasTank/topUp", body(network, immediate=False))
+    assert answer.status_code == 500 and nothing_recorded()
+    monkeypatch.undo()
+    again = call(api, tenant, "POST", "/api/v1/client/gasTank/topUp", body(network, immediate=False))
+    assert again.status_code == 200
