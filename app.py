@@ -11,6 +11,8 @@ from chalicelib.platform.router import platform_bp
 from chalicelib.platform.settings import load_settings
 from chalicelib.smart_accounts.routes import bp as smart_accounts
 from chalicelib.system.routes import bp as system
+from chalicelib.user_ops.functions import bp as user_op_tracker
+from chalicelib.user_ops.routes import bp as user_ops
 from chalicelib.wallets.functions import bp as wallet_tracker
 from chalicelib.wallets.routes import bp as wallets
 from chalicelib.webhooks.functions import bp as webhook_workers
@@ -29,5 +31,7 @@ app.register_blueprint(wallet_tracker)
 app.register_blueprint(smart_accounts)
 app.register_blueprint(gas_tanks)
 app.register_blueprint(gas_tank_checks)
+app.register_blueprint(user_ops)
+app.register_blueprint(user_op_tracker)
 app.register_blueprint(webhooks)
 app.register_blueprint(webhook_workers)

@@ -78,6 +78,15 @@ def client_usage(app: App, query: PageQuery) -> UsagePage:
     return UsagePage(data=records, pagination=pagination(total, query))
 
 
+def owner_usage(app: App, owner_id: str, query: PageQuery) -> UsagePage:
+    from chalicelib.gas_tanks.models import UsageRecord
+
+    owner = smart_accounts.owner_of(app, owner_id)
+    items, total = store.usage(str(owner["tankId"])).page(query)
+    records = [UsageRecord.model_validate({k: v for k, v in i.items() if k in UsageRecord.model_fields}) for i in items]
+    return UsagePage(data=records, pagination=pagination(total, query))
+
+
 def credited_amount(network: Network, amount: int) -> int:
     """Base units of the network's USDT in tank units (USDT at store.DECIMALS): exact, never rounded."""
     assert network.usdtDecimals is not None and network.usdtDecimals <= store.DECIMALS

@@ -98,29 +98,8 @@ class AppendOnlyList:
 
         A failed condition of an `also` item raises aws.TransactionCancelledError (nothing is written);
         a lost race for the counter is retried with backoff, then answered 503 LIST_BUSY."""
-        for _ in retry.attempts(attempts, base_s=0.02, cap_s=0.5):
-            n = self.count()
-            seen = aws.Condition("n = :seen", values={":seen": n}) if n else aws.Condition("attribute_not_exists(n)")
-            counter = aws.update(
-                "list-counter",
-                self.table,
-                {"pk": self.list_key, "sk": COUNTER_SK},
-                aws.Changes(set={"n": n + 1}),
-                condition=seen,
-            )
-            entry = aws.put(
-                "list-entry", self.table, {**record, "pk": self.list_key, "sk": sequence_key(n + 1), "seq": n + 1}
-            )
-            try:
-                extra = also(n + 1) if callable(also) else (also or [])
-                aws.transact([counter, entry, *extra])
-                return n + 1
-            except aws.TransactionCancelledError as exc:
-                # A lost race on the counter shows as its condition failing, or (DynamoDB serialising
-                # concurrent transactions on one item) as a TransactionConflict anywhere.
-                if not (exc.condition_failed("list-counter") or exc.conflict):
-                    raise  # a real failure, e.g. the condition of an `also` item
-        raise ApiError(503, LIST_BUSY, "Too many concurrent writes; retry shortly")
+        extra = (lambda seqs: also(seqs[0])) if callable(also) else (lambda _: also or [])
+        return append_together([(self, record)], extra, attempts)[0]
 
     def page(self, query: PageQuery) -> tuple[list[dict[str, Any]], int]:
         """Records of page `query.page`, newest first, and the exact total."""
@@ -138,3 +117,32 @@ class AppendOnlyList:
             ConsistentRead=True,
         )["Items"]
         return items, total
+
+
+def append_together(
+    entries: list[tuple[AppendOnlyList, dict[str, Any]]],
+    also: Callable[[list[int]], list[aws.TxItem]] | None = None,
+    attempts: int = 8,
+) -> list[int]:
+    """Append one record to each of several lists (and `also`, a function of their sequence numbers) in one
+    transaction; returns the sequence numbers. Lost counter races are retried, then 503 LIST_BUSY."""
+    for _ in retry.attempts(attempts, base_s=0.02, cap_s=0.5):
+        counts = [entries_list.count() for entries_list, _ in entries]
+        items: list[aws.TxItem] = []
+        for i, ((entries_list, record), n) in enumerate(zip(entries, counts, strict=True)):
+            seen = aws.Condition("n = :seen", values={":seen": n}) if n else aws.Condition("attribute_not_exists(n)")
+            key = {"pk": entries_list.list_key, "sk": COUNTER_SK}
+            items.append(aws.update(f"list-counter-{i}", entries_list.table, key, aws.Changes(set={"n": n + 1}), seen))
+            entry = {**record, "pk": entries_list.list_key, "sk": sequence_key(n + 1), "seq": n + 1}
+            items.append(aws.put(f"list-entry-{i}", entries_list.table, entry))
+        seqs = [n + 1 for n in counts]
+        try:
+            aws.transact([*items, *(also(seqs) if also else [])])
+            return seqs
+        except aws.TransactionCancelledError as exc:
+            # A lost race on a counter shows as its condition failing, or (DynamoDB serialising concurrent
+            # transactions on one item) as a TransactionConflict anywhere.
+            lost = any(exc.condition_failed(f"list-counter-{i}") for i in range(len(entries)))
+            if not (lost or exc.conflict):
+                raise  # a real failure, e.g. the condition of an `also` item
+    raise ApiError(503, LIST_BUSY, "Too many concurrent writes; retry shortly")

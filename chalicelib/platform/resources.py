@@ -155,6 +155,10 @@ TABLES: tuple[Table, ...] = (
         "service-wide marker of every transaction a top-up used.",
     ),
     Table(
+        name="user-ops",
+        purpose="User operations (built, submitted, settled) and the lists of them per app and per owner.",
+    ),
+    Table(
         name="idempotency",
         purpose="Idempotency-Key reservations and the responses they replay.",
         ttl_attribute="expiresAt",
@@ -171,6 +175,12 @@ QUEUES: tuple[Queue, ...] = (
     Queue(
         name="topup-checks",
         purpose="Delayed checks of top-ups sent with immediate=false, until credited or failed.",
+        visibility_timeout_s=180,
+        max_receive_count=10,
+    ),
+    Queue(
+        name="userop-tracker",
+        purpose="Delayed checks of submitted user operations until they settle (receipt, revert or expiry).",
         visibility_timeout_s=180,
         max_receive_count=10,
     ),
@@ -238,6 +248,9 @@ FUNCTIONS: tuple[Function, ...] = (
             Grant("table", "smart-accounts", "read_write"),
             Grant("table", "gas-tanks", "read_write"),
             Grant("queue", "topup-checks", "write"),
+            Grant("table", "user-ops", "read_write"),
+            Grant("queue", "userop-tracker", "write"),
+            Grant("key", "paymaster-signer", "sign"),
             Grant("table", "webhooks", "read_write"),
             Grant("queue", "webhook-deliveries", "write"),
             Grant("secret", "webhook-signing-keys", "read"),
@@ -277,6 +290,20 @@ FUNCTIONS: tuple[Function, ...] = (
         purpose="SQS: verifies a delayed top-up on chain and credits it once; re-queues while unconfirmed.",
         grants=(Grant("table", "gas-tanks", "read_write"), Grant("queue", "topup-checks", "read_write")),
         consumes=("topup-checks",),
+        timeout_s=30,
+    ),
+    Function(
+        name="track_user_op",
+        purpose="SQS: follows a submitted user operation to success, failed or expired; settles its gas-tank charge.",
+        grants=(
+            Grant("table", "user-ops", "read_write"),
+            Grant("table", "gas-tanks", "read_write"),
+            Grant("table", "smart-accounts", "read_write"),  # an account becomes `deployed`
+            Grant("table", "webhooks", "read_write"),  # userOp.success / userOp.failed events (outbox)
+            Grant("queue", "webhook-deliveries", "write"),
+            Grant("queue", "userop-tracker", "read_write"),
+        ),
+        consumes=("userop-tracker",),
         timeout_s=30,
     ),
     Function(

@@ -50,6 +50,9 @@ class Settings(BaseSettings):
     topup_check_attempts: int = Field(
         12, ge=1, le=50, description="Checks of a delayed top-up (delay doubling to 15 min) before it is failed."
     )
+    user_op_valid_s: int = Field(
+        600, ge=60, le=86_400, description="How long a built user operation stays valid (its validUntil)."
+    )
     refresh_reuse_interval_s: int = Field(
         20,
         ge=0,

@@ -160,11 +160,16 @@ def post_json(url: str, body: Any, timeout_s: float = DEFAULT_TIMEOUT_S, headers
 
 
 def rpc_call(
-    network: Network, method: str, params: list[Any] | None = None, timeout_s: float = DEFAULT_TIMEOUT_S
+    network: Network,
+    method: str,
+    params: list[Any] | None = None,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    bundler: bool = False,
 ) -> Any:
-    """Call `method` on the first RPC URL that answers; a node error is raised (RpcError), not retried elsewhere."""
-    answer = _first_answer(network, {"jsonrpc": "2.0", "id": 1, "method": method, "params": params or []}, timeout_s)
-    return _result(answer)
+    """Call `method` on the first RPC URL (or, with `bundler`, ERC-4337 bundler URL) that answers; a node error is
+    raised (RpcError), not retried elsewhere."""
+    payload = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params or []}
+    return _result(_first_answer(network, payload, timeout_s, bundler))
 
 
 def rpc_batch(
@@ -202,18 +207,21 @@ def _result(answer: dict[str, Any]) -> Any:
     return answer.get("result")
 
 
-def _first_answer(network: Network, payload: Any, timeout_s: float) -> Any:
+def _first_answer(network: Network, payload: Any, timeout_s: float, bundler: bool = False) -> Any:
     batch = isinstance(payload, list)
-    for index, url in enumerate(network.rpcUrls):
+    urls = network.bundlerUrls if bundler else network.rpcUrls
+    what = "bundler" if bundler else "RPC endpoint"
+    for index, url in enumerate(urls):
         try:
             answer = post_json(url, payload, timeout_s)
         except TransportError as exc:
             logger.warning(
-                "rpc endpoint failed", extra={"network": network.name, "endpoint": index, "reason": str(exc)}
+                "rpc endpoint failed",
+                extra={"network": network.name, "endpoint": index, "bundler": bundler, "reason": str(exc)},
             )
             continue
         if isinstance(answer, list if batch else dict):
             return answer
         logger.warning("rpc endpoint answered the wrong shape", extra={"network": network.name, "endpoint": index})
     deadline.check("rpc call")  # the budget, not the nodes, ended the call: 503 DEADLINE_EXCEEDED
-    raise upstream_unavailable(UPSTREAM_UNAVAILABLE, f"No RPC endpoint of network {network.name} is reachable")
+    raise upstream_unavailable(UPSTREAM_UNAVAILABLE, f"No {what} of network {network.name} is reachable")

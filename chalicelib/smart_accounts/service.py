@@ -68,6 +68,7 @@ def create(app: App, address: str, provider: str) -> OwnerRecord:
                 aws.put("owner", store.TABLE, owner),
                 aws.put("tank", tanks.TABLE, tank),
                 *(aws.put(f"account-{a['chainId']}", store.TABLE, a) for a in accounts),
+                *(_pointer(a) for a in accounts),
             ]
         )
     except aws.TransactionCancelledError as exc:
@@ -116,12 +117,21 @@ def _with_new_networks(app: App, record_id: str) -> OwnerRecord:
         now = iso_now()
         added = [_account_item(owner, n, now) for n in missing]
         try:
-            aws.transact([aws.put(f"account-{a['chainId']}", store.TABLE, a) for a in added])
+            aws.transact([*(aws.put(f"account-{a['chainId']}", store.TABLE, a) for a in added), *map(_pointer, added)])
         except aws.TransactionCancelledError as exc:
             if exc.conflict or any(exc.condition_failed(f"account-{a['chainId']}") for a in added):
                 return _with_new_networks(app, record_id)  # a concurrent call added them: read again
             raise
     return get(app, record_id)
+
+
+def _pointer(account: dict[str, Any]) -> aws.TxItem:
+    item = {
+        **store.account_pointer_key(account["id"]),
+        "ownerRecordId": account["ownerId"],
+        "chainId": account["chainId"],
+    }
+    return aws.put(f"pointer-{account['chainId']}", store.TABLE, item)
 
 
 def _account_item(owner: dict[str, Any], network: Network, now: str) -> dict[str, Any]:

@@ -4,6 +4,7 @@
   conditional put is what makes creation idempotent, also under concurrent calls.
 - `OWNER#<id>` / `OWNER`: the owner record (and `tankId`, the owner's gas tank).
 - `OWNER#<id>` / `ACCOUNT#<chainId>`: the owner's account on one network.
+- `ACCOUNT#<accountId>` / `ACCOUNT`: which owner and network an account id names (user operations take it).
 """
 
 from __future__ import annotations
@@ -41,3 +42,17 @@ def owner_items(owner_record_id: str) -> tuple[dict[str, Any] | None, list[dict[
 def record_id_for_address(app_id: str, address: str) -> str | None:
     item = aws.table(TABLE).get_item(Key=address_key(app_id, address), ConsistentRead=True).get("Item")
     return str(item["ownerRecordId"]) if item else None
+
+
+def account_pointer_key(account_id: str) -> dict[str, str]:
+    return {"pk": f"ACCOUNT#{account_id}", "sk": "ACCOUNT"}
+
+
+def account_by_id(account_id: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The account and its owner record, by account id."""
+    pointer = aws.table(TABLE).get_item(Key=account_pointer_key(account_id), ConsistentRead=True).get("Item")
+    if pointer is None:
+        return None
+    owner, accounts = owner_items(str(pointer["ownerRecordId"]))
+    account = next((a for a in accounts if a["id"] == account_id), None)
+    return (account, owner) if account is not None and owner is not None else None

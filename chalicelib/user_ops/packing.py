@@ -109,6 +109,34 @@ class UserOp:
         return out
 
 
+def from_wire(wire: dict[str, str]) -> UserOp:
+    """The inverse of UserOp.wire()."""
+
+    def q(name: str) -> int:
+        return int(wire.get(name) or "0x0", 16)
+
+    def b(name: str) -> bytes:
+        return bytes.fromhex((wire.get(name) or "0x")[2:])
+
+    return UserOp(
+        sender=wire["sender"],
+        nonce=q("nonce"),
+        call_data=b("callData"),
+        call_gas_limit=q("callGasLimit"),
+        verification_gas_limit=q("verificationGasLimit"),
+        pre_verification_gas=q("preVerificationGas"),
+        max_fee_per_gas=q("maxFeePerGas"),
+        max_priority_fee_per_gas=q("maxPriorityFeePerGas"),
+        factory=wire.get("factory"),
+        factory_data=b("factoryData"),
+        paymaster=wire.get("paymaster"),
+        paymaster_verification_gas_limit=q("paymasterVerificationGasLimit"),
+        paymaster_post_op_gas_limit=q("paymasterPostOpGasLimit"),
+        paymaster_data=b("paymasterData"),
+        signature=b("signature"),
+    )
+
+
 def user_op_hash(op: UserOp, entry_point: str, chain_id: int) -> bytes:
     """EntryPoint v0.7 getUserOpHash: keccak(abi.encode(keccak(abi.encode(fields, hashed bytes)), entryPoint,
     chainId))."""

@@ -1,0 +1,138 @@
+"""Building a user operation for a smart account: call data for each kind, a fresh 2-D nonce, the factory while
+the account is not deployed, fees and gas limits from the bundler, and the VerifyingPaymaster's data signed by
+the service's KMS key (after estimation: its hash covers every gas limit).
+
+Round trips: one node read (the account's code), one bundler batch would be ideal but bundlers answer gas price
+and estimation separately: gas price, estimate, then one KMS sign.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from chalicelib.evm.abi import encode_call
+from chalicelib.evm.kms_signer import KmsSigner
+from chalicelib.platform.chain import RpcError, rpc_call
+from chalicelib.platform.clock import epoch
+from chalicelib.platform.errors import ApiError
+from chalicelib.platform.networks import Network
+from chalicelib.platform.settings import load_settings
+from chalicelib.smart_accounts import counterfactual
+from chalicelib.user_ops import packing
+
+PAYMASTER_KEY = "paymaster-signer"
+BUNDLER_REFUSED = "BUNDLER_REFUSED"
+PAYMASTER_VERIFICATION_GAS = 100_000  # VerifyingPaymaster validation; raised to the bundler's estimate if higher
+
+
+@dataclass(frozen=True)
+class Call:
+    """What the account executes: `execute(dest, value, data)`; `dest` None means deploy only (empty call)."""
+
+    kind: str
+    dest: str | None
+    value: int = 0
+    data: bytes = b""
+
+    def call_data(self) -> bytes:
+        if self.dest is None:
+            return b""
+        return encode_call("execute(address,uint256,bytes)", self.dest, self.value, self.data)
+
+
+def coin(to: str, amount: int) -> Call:
+    return Call("send_coin", to, amount)
+
+
+def token(token_address: str, to: str, amount: int) -> Call:
+    return Call("send_token", token_address, 0, encode_call("transfer(address,uint256)", to, amount))
+
+
+def erc721(token_address: str, sender: str, to: str, token_id: int) -> Call:
+    data = encode_call("safeTransferFrom(address,address,uint256)", sender, to, token_id)
+    return Call("send_erc721", token_address, 0, data)
+
+
+def erc1155(token_address: str, sender: str, to: str, token_id: int, amount: int, data: bytes) -> Call:
+    call = encode_call("safeTransferFrom(address,address,uint256,uint256,bytes)", sender, to, token_id, amount, data)
+    return Call("send_erc1155", token_address, 0, call)
+
+
+def transaction(to: str, value: int, data: bytes) -> Call:
+    return Call("sign_transaction", to, value, data)
+
+
+def activation() -> Call:
+    return Call("activate", None)
+
+
+@dataclass(frozen=True)
+class Built:
+    op: packing.UserOp
+    user_op_hash: bytes
+    valid_until: int
+
+
+def build(network: Network, owner: str, call: Call, sign: bool = True) -> Built:
+    """The operation, estimated and (with `sign`) carrying the paymaster's signature; the owner signs its hash."""
+    assert network.accountFactory and network.paymaster and network.entryPoint
+    sender = counterfactual.account_address(network.accountFactory, owner)
+    deployed = _node(network, "eth_getCode", [sender, "latest"]) not in (None, "0x", "0x0")
+    fees = _bundler(network, "pimlico_getUserOperationGasPrice", [])
+    valid_until = epoch() + load_settings().user_op_valid_s
+    op = packing.UserOp(
+        sender=sender,
+        nonce=secrets.randbits(192) << 64,  # a fresh nonce key: sequence 0; operations never collide
+        call_data=call.call_data(),
+        factory=None if deployed else network.accountFactory,
+        factory_data=b"" if deployed else counterfactual.factory_data(owner),
+        max_fee_per_gas=_quantity(fees, "fast", "maxFeePerGas"),
+        max_priority_fee_per_gas=_quantity(fees, "fast", "maxPriorityFeePerGas"),
+        paymaster=network.paymaster,
+        paymaster_verification_gas_limit=PAYMASTER_VERIFICATION_GAS,
+        paymaster_data=packing.paymaster_data(valid_until, 0, packing.DUMMY_SIGNATURE),
+        signature=packing.DUMMY_SIGNATURE,
+    )
+    estimate = _bundler(network, "eth_estimateUserOperationGas", [op.wire(), network.entryPoint])
+    op = op.with_(
+        call_gas_limit=_quantity(estimate, "callGasLimit"),
+        verification_gas_limit=_quantity(estimate, "verificationGasLimit"),
+        pre_verification_gas=_quantity(estimate, "preVerificationGas"),
+        paymaster_verification_gas_limit=max(
+            PAYMASTER_VERIFICATION_GAS, _quantity(estimate, "paymasterVerificationGasLimit", default=0)
+        ),
+        paymaster_post_op_gas_limit=_quantity(estimate, "paymasterPostOpGasLimit", default=0),
+    )
+    if sign:
+        digest = packing.paymaster_hash(op, network.chainId, valid_until, 0)
+        signature = KmsSigner(PAYMASTER_KEY).sign_digest(packing.eth_signed_message_hash(digest))
+        op = op.with_(paymaster_data=packing.paymaster_data(valid_until, 0, packing.contract_signature(signature)))
+    return Built(op, packing.user_op_hash(op, network.entryPoint, network.chainId), valid_until)
+
+
+def _node(network: Network, method: str, params: list[Any]) -> Any:
+    try:
+        return rpc_call(network, method, params)
+    except RpcError as exc:
+        raise ApiError(502, "UPSTREAM_UNAVAILABLE", f"The node refused {method}") from exc
+
+
+def _bundler(network: Network, method: str, params: list[Any]) -> Any:
+    try:
+        return rpc_call(network, method, params, bundler=True)
+    except RpcError as exc:
+        # The bundler's own words: a simulation that reverts (AA codes, a call that fails) is the caller's problem.
+        raise ApiError(422, BUNDLER_REFUSED, f"The bundler refused the operation: {exc}"[:500]) from exc
+
+
+def _quantity(answer: Any, *path: str, default: int | None = None) -> int:
+    value = answer
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    if value is None and default is not None:
+        return default
+    if not isinstance(value, str) or not value.startswith("0x"):
+        raise ApiError(502, "UPSTREAM_UNAVAILABLE", "The bundler answered a malformed quantity")
+    return int(value, 16)

@@ -1,0 +1,20 @@
+"""The user-operation tracker."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalice import Blueprint
+
+from chalicelib.platform import resources
+from chalicelib.platform.consumers import sqs_batch
+from chalicelib.platform.settings import load_settings
+
+bp = Blueprint(__name__)
+
+
+@bp.on_sqs_message(queue=resources.queue_name(load_settings().stage, "userop-tracker"), batch_size=10)
+def track_user_op(event: Any) -> Any:
+    from chalicelib.user_ops import tracking
+
+    return sqs_batch("track_user_op", event, tracking.check)

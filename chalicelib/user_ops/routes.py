@@ -1,0 +1,189 @@
+"""User-operation routes (Family S): estimates and hashes for each kind, activation, submit, views, lists."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalice import Blueprint
+
+from chalicelib.auth import guards
+from chalicelib.gas_tanks import service as gas_tanks
+from chalicelib.gas_tanks.models import UsagePage
+from chalicelib.platform.pagination import page_query
+from chalicelib.platform.router import Call, Reply, route
+from chalicelib.user_ops import build, service
+from chalicelib.user_ops.models import (
+    Activate,
+    Estimate,
+    HashResult,
+    SendCoin,
+    SendErc721,
+    SendErc1155,
+    SendToken,
+    SignTransaction,
+    Submit,
+    UserOperation,
+    UserOperationPage,
+)
+
+bp = Blueprint(__name__)
+ListQuery = page_query(10)
+TAG = "User operations"
+
+
+def _call_for(body: Any) -> service.MakeCall:
+    """How the operation's call is made from the body, given the account (the sender of token transfers)."""
+    if isinstance(body, SendCoin):
+        return lambda _: build.coin(body.to, int(body.amount))
+    if isinstance(body, SendToken):
+        return lambda _: build.token(body.tokenAddress, body.to, int(body.amount))
+    if isinstance(body, SendErc721):
+        return lambda a: build.erc721(body.tokenAddress, str(a["aaAddress"]), body.to, int(body.tokenId))
+    if isinstance(body, SendErc1155):
+        return lambda a: build.erc1155(
+            body.tokenAddress,
+            str(a["aaAddress"]),
+            body.to,
+            int(body.tokenId),
+            int(body.amount),
+            bytes.fromhex(body.data[2:]),
+        )
+    if isinstance(body, SignTransaction):
+        return lambda _: build.transaction(body.to, int(body.value), bytes.fromhex(body.callData[2:]))
+    return lambda _: build.activation()
+
+
+KINDS: dict[str, tuple[type[Any], str]] = {
+    "sendCoin": (SendCoin, "a coin transfer"),
+    "sendToken": (SendToken, "an ERC-20 transfer"),
+    "sendERC721": (SendErc721, "an ERC-721 transfer"),
+    "sendERC1155": (SendErc1155, "an ERC-1155 transfer"),
+    "signTransaction": (SignTransaction, "an arbitrary call"),
+}
+
+
+def _register(kind: str, body: type[Any], what: str) -> None:
+    def estimate(call: Call) -> Reply:
+        return Reply(service.estimate(call.principal, call.body.accountId, _call_for(call.body)))
+
+    def hash_operation(call: Call) -> Reply:
+        return Reply(service.hash_operation(call.principal, call.body.accountId, _call_for(call.body)))
+
+    # Chalice names each view after its function: one name per route.
+    estimate.__name__ = estimate.__qualname__ = f"estimate_{kind}"
+    hash_operation.__name__ = hash_operation.__qualname__ = f"hash_{kind}"
+    route(
+        bp,
+        f"/api/v1/userOp/{kind}/estimate",
+        "POST",
+        summary=f"Estimate {what}: the maximum cost in wei and in gas-tank units (fees included); records nothing",
+        tag=TAG,
+        guard=guards.signed_request,
+        body=body,
+        response=Estimate,
+        error_statuses=(404, 422, 502),
+    )(estimate)
+    route(
+        bp,
+        f"/api/v1/userOp/{kind}/hash",
+        "POST",
+        summary=f"Build {what} (state `created`) and return the hash the owner signs",
+        tag=TAG,
+        guard=guards.signed_request,
+        body=body,
+        response=HashResult,
+        error_statuses=(404, 422, 502),
+    )(hash_operation)
+
+
+for _kind, (_body, _what) in KINDS.items():
+    _register(_kind, _body, _what)
+
+
+@route(
+    bp,
+    "/api/v1/userOp/activate/hash",
+    "POST",
+    summary="Build an operation that only deploys the account (empty call); submit it like any other",
+    tag=TAG,
+    guard=guards.signed_request,
+    body=Activate,
+    response=HashResult,
+    error_statuses=(404, 422, 502),
+)
+def hash_activation(call: Call) -> Reply:
+    return Reply(service.hash_operation(call.principal, call.body.accountId, _call_for(call.body)))
+
+
+@route(
+    bp,
+    "/api/v1/userOp/submit",
+    "POST",
+    summary="Submit a signed operation: charge the payer's gas tank and send it to the bundler",
+    tag=TAG,
+    guard=guards.signed_request,
+    body=Submit,
+    response=UserOperation,
+    error_statuses=(404, 409, 422, 502),
+)
+def submit(call: Call) -> Reply:
+    body = call.body
+    return Reply(service.submit(call.principal, body.userOpId, body.hash, body.signature, body.isSponsored))
+
+
+@route(
+    bp,
+    "/api/v1/userOp",
+    "GET",
+    summary="Submitted operations of all owners of the app, newest first, each with its usage record",
+    tag=TAG,
+    guard=guards.signed_request,
+    query=ListQuery,
+    response=UserOperationPage,
+)
+def list_all(call: Call) -> Reply:
+    return Reply(service.page_for_app(call.principal, call.query))
+
+
+@route(
+    bp,
+    "/api/v1/userOp/owner/{ownerId}",
+    "GET",
+    summary="Submitted operations of one owner (record id or address), newest first",
+    tag=TAG,
+    guard=guards.signed_request,
+    query=ListQuery,
+    response=UserOperationPage,
+    error_statuses=(404,),
+)
+def list_owner(call: Call) -> Reply:
+    return Reply(service.page_for_owner(call.principal, call.path_params["ownerId"], call.query))
+
+
+@route(
+    bp,
+    "/api/v1/userOp/{id}",
+    "GET",
+    summary="One user operation",
+    tag=TAG,
+    guard=guards.signed_request,
+    response=UserOperation,
+    error_statuses=(404,),
+)
+def get_one(call: Call) -> Reply:
+    return Reply(service.get(call.principal, call.path_params["id"]))
+
+
+@route(
+    bp,
+    "/api/v1/smart-account/{ownerId}/usage/history",
+    "GET",
+    summary="What user operations charged an owner's gas tank, newest first",
+    tag="Gas tanks",
+    guard=guards.signed_request,
+    query=ListQuery,
+    response=UsagePage,
+    error_statuses=(404,),
+)
+def owner_usage_history(call: Call) -> Reply:
+    return Reply(gas_tanks.owner_usage(call.principal, call.path_params["ownerId"], call.query))

@@ -1,0 +1,296 @@
+"""User operations: estimate, hash (build and store, state `created`), submit (charge the payer's gas tank and
+send to the bundler), views and lists. Tracking and settlement: tracking.py.
+
+Submit is one DynamoDB transaction: the payer's tank is debited the operation's maximum cost in tank units plus
+fees (conditional: never below zero), the usage record is written, the operation moves `created` → `on_process`
+and joins the app's and owner's lists. The tracker message is queued before it, so an operation whose submit died
+after the debit is still settled (as expired, refunded in full) and no money stays stuck.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from chalicelib.gas_tanks import charges
+from chalicelib.gas_tanks import store as tanks
+from chalicelib.platform import aws
+from chalicelib.platform.chain import RpcError, rpc_call
+from chalicelib.platform.clock import epoch, iso_now
+from chalicelib.platform.errors import ApiError, bad_request, conflict, not_found
+from chalicelib.platform.logging import logger
+from chalicelib.platform.networks import Network, registry
+from chalicelib.platform.pagination import PageQuery, append_together, pagination
+from chalicelib.smart_accounts import service as smart_accounts
+from chalicelib.smart_accounts import store as accounts_store
+from chalicelib.tenancy.models import App
+from chalicelib.user_ops import build, packing, store
+from chalicelib.user_ops.models import EmbeddedUsage, Estimate, HashResult, UserOperation, UserOperationPage
+
+ACCOUNT_NOT_FOUND = "ACCOUNT_NOT_FOUND"
+USER_OP_NOT_FOUND = "USER_OP_NOT_FOUND"
+HASH_MISMATCH = "HASH_MISMATCH"
+USER_OP_ALREADY_SUBMITTED = "USER_OP_ALREADY_SUBMITTED"
+USER_OP_EXPIRED = "USER_OP_EXPIRED"
+INVALID_USER_OP_SIGNATURE = "INVALID_USER_OP_SIGNATURE"
+INSUFFICIENT_GAS_TANK_BALANCE = "INSUFFICIENT_GAS_TANK_BALANCE"
+TRACKER = "userop-tracker"
+FIRST_CHECK_S = 2
+
+
+MakeCall = Callable[[dict[str, Any]], build.Call]  # the call, given the account item (its aaAddress)
+
+
+def estimate(app: App, account_id: str, make_call: MakeCall) -> Estimate:
+    account, owner, network = _account(app, account_id)
+    built = build.build(network, str(owner["ownerId"]), make_call(account), sign=False)
+    cost = charges.charge(network, built.op.max_cost_wei())
+    return Estimate(requiredNative=str(cost.native), requiredGasTankBalance=str(cost.total), decimal=tanks.DECIMALS)
+
+
+def hash_operation(app: App, account_id: str, make_call: MakeCall) -> HashResult:
+    account, owner, network = _account(app, account_id)
+    call: build.Call = make_call(account)
+    built = build.build(network, str(owner["ownerId"]), call)
+    user_op_id = str(uuid.uuid4())
+    from datetime import UTC, datetime
+
+    item = {
+        **store.key(user_op_id),
+        "id": user_op_id,
+        "createdAt": iso_now(),
+        "updatedAt": None,
+        "accountId": account_id,
+        "ownerId": owner["id"],
+        "ownerAddress": owner["ownerId"],
+        "clientId": app.clientId,
+        "appId": app.appId,
+        "signature": None,
+        "userOpHash": "0x" + built.user_op_hash.hex(),
+        "txHash": None,
+        "status": "created",
+        "type": call.kind,
+        "network": network.name,
+        "chainId": network.chainId,
+        "payer": None,
+        "validUntil": datetime.fromtimestamp(built.valid_until, UTC).isoformat().replace("+00:00", "Z"),
+        "validUntilEpoch": built.valid_until,
+        "failedReason": None,
+        "bundlerVersion": "0.7",
+        "successAt": None,
+        "failedAt": None,
+        "sentAt": None,
+        "deploys": built.op.factory is not None,
+        "op": json.dumps(built.op.wire()),
+    }
+    aws.write(aws.put("user-op", store.TABLE, item))
+    return HashResult(hash=item["userOpHash"], userOpId=user_op_id, validUntil=built.valid_until)
+
+
+def submit(app: App, user_op_id: str, op_hash: str, signature: str, sponsored: bool) -> UserOperation:
+    item = store.get(user_op_id)
+    if item is None or item["appId"] != app.appId:
+        raise not_found(USER_OP_NOT_FOUND, "No user operation with this id in this app")
+    if op_hash.lower() != item["userOpHash"]:
+        raise bad_request(HASH_MISMATCH, "hash is not this operation's hash")
+    if item["status"] != "created":
+        raise conflict(USER_OP_ALREADY_SUBMITTED, "This operation was submitted already")
+    if epoch() >= int(item["validUntilEpoch"]):
+        raise ApiError(422, USER_OP_EXPIRED, "The operation is past its validUntil; build it again")
+    if _signer(bytes.fromhex(op_hash[2:]), signature) != str(item["ownerAddress"]).lower():
+        _fail_unsent(item, "signature does not recover to the account's owner")
+        raise bad_request(INVALID_USER_OP_SIGNATURE, "The signature was not made by the account's owner")
+    network = _network(int(item["chainId"]))
+    op = _op(item).with_(signature=bytes.fromhex(signature[2:]))
+    cost = charges.charge(network, op.max_cost_wei())
+    tank = tanks.client_tank(app.clientId) if sponsored else tanks.get_tank(_owner_tank_id(item))
+    if tank is None:
+        raise RuntimeError("owner without a gas tank")
+    tank_id = tanks.tank_id(tank)
+    now = iso_now()
+    usage_id = str(uuid.uuid4())
+    usage = {
+        "id": usage_id,
+        "clientId": app.clientId,
+        "appId": app.appId,
+        "clientGasTankId": tank_id,
+        "userOpId": user_op_id,
+        "nativeToGasTankRate": network.nativeToGasTankRate,
+        "amountInNative": str(cost.native),
+        "amountInGasTank": str(cost.total),
+        "initialDeductedAmountInNative": str(cost.native),
+        "initialDeductedAmountInGasTank": str(cost.total),
+        "refundedAmountInNative": None,
+        "refundedAmountInGasTank": None,
+        "clientFeeInGasTank": str(cost.client_fee),
+        "serviceFeeInGasTank": str(cost.service_fee),
+        "createdAt": now,
+        "refundedAt": None,
+    }
+    # Queued first: if the transaction below then fails, the tracker finds the operation not on_process and stops.
+    aws.send_message(TRACKER, {"userOpId": user_op_id, "attempt": 1}, delay_s=FIRST_CHECK_S)
+
+    def writes(seqs: list[int]) -> list[aws.TxItem]:
+        return [
+            aws.update(
+                "tank",
+                tanks.TABLE,
+                tanks.tank_key(tank_id),
+                aws.Changes(add={"balance": -cost.total}, set={"updatedAt": now}),
+                aws.Condition("balance >= :cost", values={":cost": cost.total}),
+            ),
+            aws.update(
+                "user-op",
+                store.TABLE,
+                store.key(user_op_id),
+                aws.Changes(
+                    set={
+                        "status": "on_process",
+                        "signature": signature,
+                        "sentAt": now,
+                        "updatedAt": now,
+                        "payer": "organization" if sponsored else "owner",
+                        "payerTankId": tank_id,
+                        "usageSeq": seqs[2],
+                        "deducted": cost.total,
+                        "deductedNative": cost.native,
+                    }
+                ),
+                aws.Condition("#s = :created", {"#s": "status"}, {":created": "created"}),
+            ),
+        ]
+
+    try:
+        append_together(
+            [
+                (store.app_list(app.appId), {"userOpId": user_op_id}),
+                (store.owner_list(str(item["ownerId"])), {"userOpId": user_op_id}),
+                (tanks.usage(tank_id), usage),
+            ],
+            writes,
+        )
+    except aws.TransactionCancelledError as exc:
+        if exc.condition_failed("tank"):
+            raise ApiError(
+                422,
+                INSUFFICIENT_GAS_TANK_BALANCE,
+                f"The {'organization' if sponsored else 'owner'} gas tank holds less than the operation's maximum "
+                f"cost ({cost.total} base units)",
+            ) from None
+        if exc.condition_failed("user-op"):
+            raise conflict(USER_OP_ALREADY_SUBMITTED, "This operation was submitted already") from None
+        raise
+    try:
+        rpc_call(network, "eth_sendUserOperation", [op.wire(), network.entryPoint], bundler=True)
+    except RpcError as refused:
+        from chalicelib.user_ops import tracking
+
+        tracking.settle(user_op_id, failed_reason=str(refused)[:500])
+    except ApiError:
+        # No bundler answered: the operation may or may not have reached one. The tracker settles it either way
+        # (included, or expired and refunded).
+        logger.warning("user operation send unanswered", extra={"userOpId": user_op_id})
+    return view(store.get(user_op_id) or item)
+
+
+def get(app: App, user_op_id: str) -> UserOperation:
+    item = store.get(user_op_id)
+    if item is None or item["appId"] != app.appId:
+        raise not_found(USER_OP_NOT_FOUND, "No user operation with this id in this app")
+    return view(item)
+
+
+def page_for_app(app: App, query: PageQuery) -> UserOperationPage:
+    entries, total = store.app_list(app.appId).page(query)
+    items = store.many([str(e["userOpId"]) for e in entries])
+    usage = _usage_of(items)
+    return UserOperationPage(
+        data=[view(i, usage.get(str(i["id"]))) for i in items], pagination=pagination(total, query)
+    )
+
+
+def page_for_owner(app: App, owner_id: str, query: PageQuery) -> UserOperationPage:
+    owner = smart_accounts.owner_of(app, owner_id)
+    entries, total = store.owner_list(str(owner["id"])).page(query)
+    items = store.many([str(e["userOpId"]) for e in entries])
+    return UserOperationPage(data=[view(i) for i in items], pagination=pagination(total, query))
+
+
+def view(item: dict[str, Any], usage: dict[str, Any] | None = None) -> UserOperation:
+    fields = {k: v for k, v in item.items() if k in UserOperation.model_fields and k != "clientGasTankUsageHistory"}
+    embedded = None
+    if usage is not None:
+        embedded = EmbeddedUsage.model_validate(
+            {
+                k: (float(v) if k == "nativeToGasTankRate" else v)
+                for k, v in usage.items()
+                if k in EmbeddedUsage.model_fields
+            }
+        )
+    return UserOperation.model_validate({**fields, "clientGasTankUsageHistory": embedded})
+
+
+def _usage_of(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    from chalicelib.platform.pagination import sequence_key
+
+    keys = {
+        str(i["id"]): {"pk": tanks.usage(str(i["payerTankId"])).list_key, "sk": sequence_key(int(i["usageSeq"]))}
+        for i in items
+        if i.get("usageSeq") is not None
+    }
+    found = aws.batch_get(tanks.TABLE, list(keys.values())) if keys else []
+    return {str(u["userOpId"]): u for u in found}
+
+
+def _account(app: App, account_id: str) -> tuple[dict[str, Any], dict[str, Any], Network]:
+    found = accounts_store.account_by_id(account_id)
+    if found is None or found[1]["appId"] != app.appId:
+        raise not_found(ACCOUNT_NOT_FOUND, "No smart account with this id in this app")
+    account, owner = found
+    return account, owner, _network(int(account["chainId"]))
+
+
+def _network(chain_id: int) -> Network:
+    network = registry().by_chain_id(chain_id)
+    if network is None or not network.supports_smart_accounts:
+        raise ApiError(422, "NETWORK_WITHOUT_GAS_TANKS", "The account's network no longer has smart accounts")
+    return network
+
+
+def _owner_tank_id(item: dict[str, Any]) -> str:
+    owner, _ = accounts_store.owner_items(str(item["ownerId"]))
+    if owner is None:
+        raise RuntimeError("operation without an owner")
+    return str(owner["tankId"])
+
+
+def _op(item: dict[str, Any]) -> packing.UserOp:
+    wire = json.loads(str(item["op"]))
+    return packing.from_wire(wire)
+
+
+def _signer(digest: bytes, signature: str) -> str | None:
+    from eth_account import Account
+    from eth_account.messages import encode_defunct
+
+    try:
+        return str(Account.recover_message(encode_defunct(primitive=digest), signature=signature)).lower()
+    except Exception:  # noqa: BLE001 - a malformed signature simply is not the owner's
+        return None
+
+
+def _fail_unsent(item: dict[str, Any], reason: str) -> None:
+    now = iso_now()
+    with contextlib.suppress(aws.ConditionFailedError):  # submitted or failed meanwhile
+        aws.write(
+            aws.update(
+                "user-op",
+                store.TABLE,
+                store.key(str(item["id"])),
+                aws.Changes(set={"status": "failed", "failedReason": reason, "failedAt": now, "updatedAt": now}),
+                aws.Condition("#s = :created", {"#s": "status"}, {":created": "created"}),
+            )
+        )
