@@ -185,3 +185,248 @@ def top_ups_bundler(stack, user_op_hash):
         timeout=10,
     ).json()
     return answer["result"]
+
+
+def _mint(stack, key, *args):
+    from devtools import chain
+
+    network, w3 = stack["network"], stack["w3"]
+    name = {"erc20": "TestToken", "erc721": "TestNFT", "erc1155": "TestMultiToken"}[key]
+    contract = w3.eth.contract(address=network["tokens"][key], abi=chain.load_artifact(name)["abi"])
+    w3.eth.wait_for_transaction_receipt(contract.functions.mint(*args).transact({"from": w3.eth.accounts[0]}))
+    return contract
+
+
+def _run(api, tenant, owner, kind, body, sponsored=False):
+    hashed = call(api, tenant, "POST", f"/api/v1/userOp/{kind}/hash", body)
+    assert hashed.status_code == 200, hashed.json_body
+    result = hashed.json_body["data"]
+    submitted = call(
+        api,
+        tenant,
+        "POST",
+        "/api/v1/userOp/submit",
+        {
+            "userOpId": result["userOpId"],
+            "hash": result["hash"],
+            "signature": sign(owner, result["hash"]),
+            "isSponsored": sponsored,
+        },
+    )
+    assert submitted.status_code == 200, submitted.json_body
+    return result
+
+
+def test_every_kind_moves_what_it_says_on_chain(api, tenant, stack):
+    import secrets
+
+    owner, _record, account = new_owner(api, tenant, stack)
+    sender, recipient = account["aaAddress"], Account.create().address
+    stack["w3"].provider.make_request("anvil_setBalance", [sender, hex(10**18)])
+    token = _mint(stack, "erc20", sender, 5 * 10**18)
+    nft_id, multi_id = secrets.randbits(64), secrets.randbits(64)
+    nft = _mint(stack, "erc721", sender, nft_id)
+    multi = _mint(stack, "erc1155", sender, multi_id, 10)
+    tokens = stack["network"]["tokens"]
+    mint_call = token.functions.mint(recipient, 3).build_transaction({"from": sender, "gas": 100_000})["data"]
+    cases = [
+        ("activate", {"accountId": account["id"]}),
+        (
+            "sendToken",
+            {"accountId": account["id"], "tokenAddress": tokens["erc20"], "to": recipient, "amount": str(2 * 10**18)},
+        ),
+        (
+            "sendERC721",
+            {"accountId": account["id"], "tokenAddress": tokens["erc721"], "to": recipient, "tokenId": str(nft_id)},
+        ),
+        (
+            "sendERC1155",
+            {
+                "accountId": account["id"],
+                "tokenAddress": tokens["erc1155"],
+                "to": recipient,
+                "tokenId": str(multi_id),
+                "amount": "4",
+                "data": "0x",
+            },
+        ),
+        ("signTransaction", {"accountId": account["id"], "to": tokens["erc20"], "value": "0", "callData": mint_call}),
+    ]
+    for kind, body in cases:
+        path = "/api/v1/userOp/activate/hash" if kind == "activate" else None
+        if path:
+            hashed = call(api, tenant, "POST", path, body).json_body["data"]
+            submitted = call(
+                api,
+                tenant,
+                "POST",
+                "/api/v1/userOp/submit",
+                {
+                    "userOpId": hashed["userOpId"],
+                    "hash": hashed["hash"],
+                    "signature": sign(owner, hashed["hash"]),
+                    "isSponsored": False,
+                },
+            )
+            assert submitted.status_code == 200, submitted.json_body
+            result = hashed
+        else:
+            result = _run(api, tenant, owner, kind, body)
+        assert settle(result["userOpId"])["status"] == "success", kind
+    assert stack["w3"].eth.get_code(sender)
+    assert token.functions.balanceOf(recipient).call() == 2 * 10**18 + 3
+    assert nft.functions.ownerOf(nft_id).call() == recipient
+    assert multi.functions.balanceOf(recipient, multi_id).call() == 4
+
+
+def test_sponsored_operations_charge_the_organization(api, tenant, stack):
+    owner, record, account = new_owner(api, tenant, stack, fund_usdt=0)
+    stack["w3"].provider.make_request("anvil_setBalance", [account["aaAddress"], hex(10**18)])
+    tx_hash, sender = top_ups.transfer(stack["chains"], 31337, 20 * 10**6)
+    body = top_ups.request(stack["chains"], 31337, tx_hash, sender)
+    assert call(api, tenant, "POST", "/api/v1/client/gasTank/topUp", body).status_code == 200
+    before = int(call(api, tenant, "GET", "/api/v1/client/gasTank").json_body["data"]["balance"])
+    result = _run(
+        api,
+        tenant,
+        owner,
+        "sendCoin",
+        {"accountId": account["id"], "to": Account.create().address, "amount": "5"},
+        sponsored=True,
+    )
+    op = settle(result["userOpId"])
+    assert op["status"] == "success" and op["payer"] == "organization"
+    after = int(call(api, tenant, "GET", "/api/v1/client/gasTank").json_body["data"]["balance"])
+    actual = charges.charge(
+        networks.registry().by_chain_id(31337), int(top_ups_bundler(stack, result["hash"])["actualGasCost"], 16)
+    )
+    assert before - after == actual.total and tank_balance(api, tenant, record) == 0
+    [usage] = call(api, tenant, "GET", "/api/v1/gasTank/organization/usage/history").json_body["data"]["data"]
+    assert usage["userOpId"] == result["userOpId"] and "appId" not in usage and usage["serviceFeeInGasTank"] is not None
+
+
+def test_a_reverted_call_settles_failed_with_a_refund(api, tenant, stack):
+    owner, record, account = new_owner(api, tenant, stack)
+    sender = account["aaAddress"]
+    stack["w3"].provider.make_request("anvil_setBalance", [sender, hex(10**18)])
+    token = _mint(stack, "erc20", sender, 10)
+    body = {
+        "accountId": account["id"],
+        "tokenAddress": stack["network"]["tokens"]["erc20"],
+        "to": Account.create().address,
+        "amount": "10",
+    }
+
+    def submit(result):
+        answer = call(
+            api,
+            tenant,
+            "POST",
+            "/api/v1/userOp/submit",
+            {
+                "userOpId": result["userOpId"],
+                "hash": result["hash"],
+                "signature": sign(owner, result["hash"]),
+                "isSponsored": False,
+            },
+        )
+        assert answer.status_code == 200, answer.json_body
+        return answer.json_body["data"]
+
+    activation = call(api, tenant, "POST", "/api/v1/userOp/activate/hash", {"accountId": account["id"]}).json_body[
+        "data"
+    ]
+    submit(activation)
+    assert settle(activation["userOpId"])["status"] == "success"  # deployed: the next two carry no factory
+    # Both are built (and simulated) while the balance is there; once the first moved it, the second reverts.
+    hashes = [call(api, tenant, "POST", "/api/v1/userOp/sendToken/hash", body).json_body["data"] for _ in range(2)]
+
+    submit(hashes[0])
+    assert settle(hashes[0]["userOpId"])["status"] == "success"
+    before = tank_balance(api, tenant, record)
+    submit(hashes[1])
+    deducted = before - tank_balance(api, tenant, record)
+    failed = settle(hashes[1]["userOpId"])
+    assert failed["status"] == "failed" and failed["failedReason"].startswith("execution reverted"), failed
+    actual = charges.charge(
+        networks.registry().by_chain_id(31337), int(top_ups_bundler(stack, hashes[1]["hash"])["actualGasCost"], 16)
+    )
+    assert (
+        0 < actual.total < deducted and before - tank_balance(api, tenant, record) == actual.total
+    )  # the rest refunded
+    assert token.functions.balanceOf(sender).call() == 0
+
+
+def test_ten_operations_built_at_once_for_one_account_all_succeed(api, tenant, stack):
+    from concurrent.futures import ThreadPoolExecutor
+
+    owner, _record, account = new_owner(api, tenant, stack)
+    stack["w3"].provider.make_request("anvil_setBalance", [account["aaAddress"], hex(10**18)])
+    recipient = Account.create().address
+    first = _run(api, tenant, owner, "sendCoin", {"accountId": account["id"], "to": recipient, "amount": "1"})
+    assert settle(first["userOpId"])["status"] == "success"  # deployed: the ten need no factory
+    body = {"accountId": account["id"], "to": recipient, "amount": "1"}
+    with ThreadPoolExecutor(5) as pool:
+        hashes = list(
+            pool.map(
+                lambda _: call(api, tenant, "POST", "/api/v1/userOp/sendCoin/hash", body).json_body["data"], range(10)
+            )
+        )
+    for result in hashes:
+        submitted = call(
+            api,
+            tenant,
+            "POST",
+            "/api/v1/userOp/submit",
+            {
+                "userOpId": result["userOpId"],
+                "hash": result["hash"],
+                "signature": sign(owner, result["hash"]),
+                "isSponsored": False,
+            },
+        )
+        assert submitted.status_code == 200, submitted.json_body
+    assert [settle(r["userOpId"])["status"] for r in hashes] == ["success"] * 10
+    assert stack["w3"].eth.get_balance(recipient) == 11
+
+
+def test_a_submit_that_dies_after_the_debit_is_refunded_in_full_once(api, tenant, stack, monkeypatch):
+    from chalicelib.platform import clock, transport
+
+    owner, record, account = new_owner(api, tenant, stack)
+    stack["w3"].provider.make_request("anvil_setBalance", [account["aaAddress"], hex(10**18)])
+    result = call(
+        api,
+        tenant,
+        "POST",
+        "/api/v1/userOp/sendCoin/hash",
+        {"accountId": account["id"], "to": Account.create().address, "amount": "1"},
+    ).json_body["data"]
+    before = tank_balance(api, tenant, record)
+    real = transport.rpc_call
+
+    def dies_at_send(network, method, *args, **kwargs):
+        if method == "eth_sendUserOperation":
+            raise RuntimeError("the function was killed here")
+        return real(network, method, *args, **kwargs)
+
+    monkeypatch.setattr("chalicelib.user_ops.service.rpc_call", dies_at_send)
+    body = {
+        "userOpId": result["userOpId"],
+        "hash": result["hash"],
+        "signature": sign(owner, result["hash"]),
+        "isSponsored": False,
+    }
+    assert call(api, tenant, "POST", "/api/v1/userOp/submit", body).status_code == 500
+    assert tank_balance(api, tenant, record) < before  # debited, never sent
+    monkeypatch.undo()
+    try:
+        clock.travel(10_000)  # past validUntil and the grace: the tracker gives up on it
+        for _ in range(2):  # a message delivered twice
+            with running_as("track_user_op"):
+                tracking.check({"userOpId": result["userOpId"], "attempt": 1})
+    finally:
+        clock.reset()
+    op = call(api, tenant, "GET", f"/api/v1/userOp/{result['userOpId']}").json_body["data"]
+    assert op["status"] == "failed" and op["failedReason"].startswith("expired")
+    assert tank_balance(api, tenant, record) == before  # refunded in full, once
