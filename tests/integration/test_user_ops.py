@@ -430,3 +430,54 @@ def test_a_submit_that_dies_after_the_debit_is_refunded_in_full_once(api, tenant
     op = call(api, tenant, "GET", f"/api/v1/userOp/{result['userOpId']}").json_body["data"]
     assert op["status"] == "failed" and op["failedReason"].startswith("expired")
     assert tank_balance(api, tenant, record) == before  # refunded in full, once
+
+
+def test_a_viem_permissionless_client_signs_what_the_service_built(api, tenant, stack):
+    """viem + permissionless (Node) derive the same account address and userOpHash, and the signature their
+    SimpleAccount signer makes is what submit accepts; the operation then succeeds on chain."""
+    import subprocess
+    from pathlib import Path
+
+    owner, _record, account = new_owner(api, tenant, stack)
+    stack["w3"].provider.make_request("anvil_setBalance", [account["aaAddress"], hex(10**18)])
+    recipient = Account.create().address
+    result = call(
+        api,
+        tenant,
+        "POST",
+        "/api/v1/userOp/sendCoin/hash",
+        {"accountId": account["id"], "to": recipient, "amount": "7"},
+    ).json_body["data"]
+    stored = aws.table("user-ops").get_item(Key={"pk": f"USEROP#{result['userOpId']}", "sk": "OP"})["Item"]
+    network = stack["network"]
+    request = {
+        "rpc": network["rpc"],
+        "chainId": network["chainId"],
+        "entryPoint": network["entryPoint"],
+        "factory": network["accountFactory"],
+        "ownerKey": "0x" + bytes(owner.key).hex(),
+        "userOp": json.loads(stored["op"]),
+    }
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        ["node", str(Path(__file__).with_name("viem_client.mjs"))],
+        input=json.dumps(request),
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    client = json.loads(done.stdout)
+    assert client["address"].lower() == account["aaAddress"].lower()
+    assert client["userOpHash"] == result["hash"]
+    body = {
+        "userOpId": result["userOpId"],
+        "hash": result["hash"],
+        "signature": client["signature"],
+        "isSponsored": False,
+    }
+    assert call(api, tenant, "POST", "/api/v1/userOp/submit", body).status_code == 200
+    assert settle(result["userOpId"])["status"] == "success"
+    assert stack["w3"].eth.get_balance(recipient) == 7
