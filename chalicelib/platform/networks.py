@@ -83,14 +83,13 @@ class Network(BaseModel):
                 or not re.fullmatch(r"[0-9]{1,30}(\.[0-9]{1,30})?", self.nativeToGasTankRate)
             ):
                 raise ValueError('nativeToGasTankRate: a positive decimal string such as "2000.5"')
-        present = {f for f in SMART_ACCOUNT_FIELDS if getattr(self, f)} | ({"tokens.usdt"} & self._token_fields())
-        if present and present != {*SMART_ACCOUNT_FIELDS, "tokens.usdt"}:
-            missing = sorted({*SMART_ACCOUNT_FIELDS, "tokens.usdt"} - present)
-            raise ValueError(f"smart accounts half-configured: missing {', '.join(missing)}")
+        # Only the smart-account fields make a network half-configured: `tokens.usdt` alone serves the wallets.
+        present = {f for f in SMART_ACCOUNT_FIELDS if getattr(self, f)}
+        if present:
+            missing = sorted({*SMART_ACCOUNT_FIELDS} - present) + ([] if "usdt" in self.tokens else ["tokens.usdt"])
+            if missing:
+                raise ValueError(f"smart accounts half-configured: missing {', '.join(missing)}")
         return self
-
-    def _token_fields(self) -> set[str]:
-        return {f"tokens.{code}" for code in self.tokens}
 
     @property
     def supports_smart_accounts(self) -> bool:

@@ -80,7 +80,7 @@ def build(network: Network, owner: str, call: Call, sign: bool = True) -> Built:
     assert network.accountFactory and network.paymaster and network.entryPoint
     sender = counterfactual.account_address(network.accountFactory, owner)
     deployed = _node(network, "eth_getCode", [sender, "latest"]) not in (None, "0x", "0x0")
-    fees = _bundler(network, "pimlico_getUserOperationGasPrice", [])
+    max_fee, priority_fee = _fees(network)
     valid_until = epoch() + load_settings().user_op_valid_s
     op = packing.UserOp(
         sender=sender,
@@ -88,8 +88,8 @@ def build(network: Network, owner: str, call: Call, sign: bool = True) -> Built:
         call_data=call.call_data(),
         factory=None if deployed else network.accountFactory,
         factory_data=b"" if deployed else counterfactual.factory_data(owner),
-        max_fee_per_gas=_quantity(fees, "fast", "maxFeePerGas"),
-        max_priority_fee_per_gas=_quantity(fees, "fast", "maxPriorityFeePerGas"),
+        max_fee_per_gas=max_fee,
+        max_priority_fee_per_gas=priority_fee,
         paymaster=network.paymaster,
         paymaster_verification_gas_limit=PAYMASTER_VERIFICATION_GAS,
         paymaster_data=packing.paymaster_data(valid_until, 0, packing.DUMMY_SIGNATURE),
@@ -110,6 +110,23 @@ def build(network: Network, owner: str, call: Call, sign: bool = True) -> Built:
         signature = KmsSigner(PAYMASTER_KEY).sign_digest(packing.eth_signed_message_hash(digest))
         op = op.with_(paymaster_data=packing.paymaster_data(valid_until, 0, packing.contract_signature(signature)))
     return Built(op, packing.user_op_hash(op, network.entryPoint, network.chainId), valid_until)
+
+
+def _fees(network: Network) -> tuple[int, int]:
+    """The bundler's own price (Pimlico's method, which Alto and Pimlico serve: what it will accept), else the
+    node's: twice the base fee plus its suggested tip."""
+    try:
+        fees = rpc_call(network, "pimlico_getUserOperationGasPrice", [], bundler=True)
+        return _quantity(fees, "fast", "maxFeePerGas"), _quantity(fees, "fast", "maxPriorityFeePerGas")
+    except RpcError:
+        pass  # a bundler without the method (e.g. another vendor's): ask the node
+    from chalicelib.evm.rpc import batch
+
+    block, tip = batch(network, [("eth_getBlockByNumber", ["latest", False]), ("eth_maxPriorityFeePerGas", [])])
+    if isinstance(block, RpcError) or isinstance(tip, RpcError) or not isinstance(block, dict):
+        raise ApiError(502, "UPSTREAM_UNAVAILABLE", "Neither the bundler nor the node gave fees")
+    priority = _quantity({"tip": tip}, "tip")
+    return 2 * _quantity(block, "baseFeePerGas") + priority, priority
 
 
 def _node(network: Network, method: str, params: list[Any]) -> Any:

@@ -125,6 +125,8 @@ def test_a_coin_transfer_deploys_the_account_and_charges_exactly(api, tenant, st
     assert next(a for a in view["accounts"] if a["id"] == account["id"])["status"] == "deployed"
     listed = call(api, tenant, "GET", "/api/v1/userOp").json_body["data"]
     assert listed["data"][0]["id"] == result["userOpId"] and listed["data"][0]["clientGasTankUsageHistory"]["userOpId"]
+    event = aws.table("webhooks").get_item(Key={"pk": f"EVENT#userOp.success:{result['userOpId']}", "sk": "EVENT"})
+    assert json.loads(event["Item"]["body"])["data"]["status"] == "success"  # the outbox event, same transaction
 
 
 def test_refusals_charge_nothing(api, tenant, stack):
@@ -147,6 +149,17 @@ def test_refusals_charge_nothing(api, tenant, stack):
 
     assert submit(sign(owner, result["hash"]), op_hash="0x" + "00" * 32).json_body["data"]["code"] == "HASH_MISMATCH"
     assert submit(sign(owner, result["hash"]), user_op_id="nope").status_code == 404
+    from chalicelib.platform import clock
+    from chalicelib.tenancy import service as tenancy
+
+    other_app = submit(sign(owner, result["hash"]), app=tenancy.create_tenant("Other"))
+    assert other_app.status_code == 404 and other_app.json_body["data"]["code"] == "USER_OP_NOT_FOUND"
+    try:
+        clock.travel(3600)
+        expired = submit(sign(owner, result["hash"]))
+        assert expired.status_code == 422 and expired.json_body["data"]["code"] == "USER_OP_EXPIRED"
+    finally:
+        clock.reset()
     wrong = submit(sign(Account.create(), result["hash"]))
     assert wrong.status_code == 400 and wrong.json_body["data"]["code"] == "INVALID_USER_OP_SIGNATURE"
     assert call(api, tenant, "GET", f"/api/v1/userOp/{result['userOpId']}").json_body["data"]["status"] == "failed"

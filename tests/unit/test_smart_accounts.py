@@ -178,6 +178,18 @@ def test_a_half_configured_network_stops_start_up_naming_the_field(use_networks,
         networks.registry()
 
 
+def test_a_usdt_token_alone_is_not_a_half_configured_network(use_networks):
+    """Wallets use tokens.usdt without smart accounts; only the smart-account fields require the rest."""
+    plain = {"name": "plain", "chainId": 5, "rpcUrls": ["http://127.0.0.1:9"], "nativeSymbol": "ETH"}
+    use_networks([{**plain, "tokens": {"usdt": "0x" + "12" * 20}}])
+    assert not networks.registry().networks[0].supports_smart_accounts
+    entry = aa_network("local-a", 31337)
+    del entry["tokens"]
+    use_networks([entry])
+    with pytest.raises(settings.SettingsError, match="tokens.usdt"):
+        networks.registry()
+
+
 @pytest.mark.parametrize("rate", ["0", "-1", "abc", "1e5", "NaN"])
 def test_a_bad_rate_stops_start_up(use_networks, rate):
     use_networks([aa_network("local-a", 31337, nativeToGasTankRate=rate)])
