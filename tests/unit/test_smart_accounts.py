@@ -186,7 +186,7 @@ def test_a_usdt_token_alone_is_not_a_half_configured_network(use_networks):
     entry = aa_network("local-a", 31337)
     del entry["tokens"]
     use_networks([entry])
-    with pytest.raises(settings.SettingsError, match="tokens.usdt"):
+    with pytest.raises(settings.SettingsError, match=r"tokens\.usdt"):
         networks.registry()
 
 
