@@ -127,7 +127,7 @@ def append_together(
     """Append one record to each of several lists (and `also`, a function of their sequence numbers) in one
     transaction; returns the sequence numbers. Lost counter races are retried, then 503 LIST_BUSY."""
     for _ in retry.attempts(attempts, base_s=0.02, cap_s=0.5):
-        counts = [entries_list.count() for entries_list, _ in entries]
+        counts = _counts([entries_list for entries_list, _ in entries])
         items: list[aws.TxItem] = []
         for i, ((entries_list, record), n) in enumerate(zip(entries, counts, strict=True)):
             seen = aws.Condition("n = :seen", values={":seen": n}) if n else aws.Condition("attribute_not_exists(n)")
@@ -146,3 +146,18 @@ def append_together(
             if not (lost or exc.conflict):
                 raise  # a real failure, e.g. the condition of an `also` item
     raise ApiError(503, LIST_BUSY, "Too many concurrent writes; retry shortly")
+
+
+def _counts(lists: list[AppendOnlyList]) -> list[int]:
+    """The counters of several lists: one read, or one batch read."""
+    if len(lists) == 1:
+        return [lists[0].count()]
+    keys = [{"pk": entries.list_key, "sk": COUNTER_SK} for entries in lists]
+    by_table: dict[str, list[dict[str, Any]]] = {}
+    for entries, key in zip(lists, keys, strict=True):
+        by_table.setdefault(entries.table, []).append(key)
+    found: dict[tuple[str, str], int] = {}
+    for table, table_keys in by_table.items():
+        for item in aws.batch_get(table, table_keys):
+            found[(table, str(item["pk"]))] = int(item["n"])
+    return [found.get((entries.table, entries.list_key), 0) for entries in lists]

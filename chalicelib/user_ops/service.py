@@ -66,6 +66,7 @@ def hash_operation(app: App, account_id: str, make_call: MakeCall) -> HashResult
         "accountId": account_id,
         "ownerId": owner["id"],
         "ownerAddress": owner["ownerId"],
+        "ownerTankId": owner["tankId"],  # so submit debits the owner's tank without reading the owner again
         "clientId": app.clientId,
         "appId": app.appId,
         "signature": None,
@@ -106,10 +107,8 @@ def submit(app: App, user_op_id: str, op_hash: str, signature: str, sponsored: b
     network = _network(int(item["chainId"]))
     op = _op(item).with_(signature=bytes.fromhex(signature[2:]))
     cost = charges.charge(network, op.max_cost_wei())
-    tank = tanks.client_tank(app.clientId) if sponsored else tanks.get_tank(_owner_tank_id(item))
-    if tank is None:
-        raise RuntimeError("owner without a gas tank")
-    tank_id = tanks.tank_id(tank)
+    # The debit is conditional on the balance: no read of the tank is needed first.
+    tank_id = tanks.tank_id(tanks.client_tank(app.clientId)) if sponsored else str(item["ownerTankId"])
     now = iso_now()
     usage_id = str(uuid.uuid4())
     usage = {
@@ -183,17 +182,26 @@ def submit(app: App, user_op_id: str, op_hash: str, signature: str, sponsored: b
         if exc.condition_failed("user-op"):
             raise conflict(USER_OP_ALREADY_SUBMITTED, "This operation was submitted already") from None
         raise
+    submitted = {
+        **item,
+        "status": "on_process",
+        "signature": signature,
+        "sentAt": now,
+        "updatedAt": now,
+        "payer": "organization" if sponsored else "owner",
+    }
     try:
         rpc_call(network, "eth_sendUserOperation", [op.wire(), network.entryPoint], bundler=True)
     except RpcError as refused:
         from chalicelib.user_ops import tracking
 
         tracking.settle(user_op_id, failed_reason=str(refused)[:500])
+        return view(store.get(user_op_id) or submitted)
     except ApiError:
         # No bundler answered: the operation may or may not have reached one. The tracker settles it either way
         # (included, or expired and refunded).
         logger.warning("user operation send unanswered", extra={"userOpId": user_op_id})
-    return view(store.get(user_op_id) or item)
+    return view(submitted)
 
 
 def get(app: App, user_op_id: str) -> UserOperation:
@@ -258,13 +266,6 @@ def _network(chain_id: int) -> Network:
     if network is None or not network.supports_smart_accounts:
         raise ApiError(422, "NETWORK_WITHOUT_GAS_TANKS", "The account's network no longer has smart accounts")
     return network
-
-
-def _owner_tank_id(item: dict[str, Any]) -> str:
-    owner, _ = accounts_store.owner_items(str(item["ownerId"]))
-    if owner is None:
-        raise RuntimeError("operation without an owner")
-    return str(owner["tankId"])
 
 
 def _op(item: dict[str, Any]) -> packing.UserOp:
