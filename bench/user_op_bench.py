@@ -243,7 +243,12 @@ def fund_tank(w3: Any, network: dict[str, Any], amount: int) -> tuple[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--profile", action="store_true", help="cProfile the submits; print the top functions")
     args = parser.parse_args()
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile()
 
     from contextlib import ExitStack
 
@@ -252,9 +257,7 @@ def main() -> None:
     from moto import mock_aws
     from web3 import Web3
 
-    from devtools import aa, bootstrap, chain, moto_patches
-
-    moto_patches.kms_signs_digests()  # moto KMS signs the digest as given, like AWS
+    from devtools import aa, bootstrap, chain
 
     with ExitStack() as stack:
         chain.compile_contracts()
@@ -373,8 +376,11 @@ def main() -> None:
                 }
                 counts.reset()
                 start = time.perf_counter()
+                if args.profile and run:
+                    profiler.enable()
                 submitted = call(client, "/api/v1/userOp/submit", submit)
                 submit_s = time.perf_counter() - start
+                profiler.disable()
                 assert submitted["status"] == "on_process", submitted
                 bundler_ms = counts.rpc_ms["bundler eth_sendUserOperation"]
                 if run:
@@ -398,6 +404,8 @@ def main() -> None:
                     after_answer.append((time.perf_counter() - start - submit_s) * 1000)
                     checks_per_op.append(checks)
         assert w3.eth.get_balance(recipient) == args.runs + 1  # every operation moved its wei on chain
+    if args.profile:
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(60)
 
     print(
         "| measured | runs | p50 ms | p95 ms | mean ms | RPC round trips: node | RPC round trips: bundler "

@@ -149,15 +149,15 @@ def append_together(
 
 
 def _counts(lists: list[AppendOnlyList]) -> list[int]:
-    """The counters of several lists: one read, or one batch read."""
+    """The counters of several lists: one read, or one batch read across their tables."""
     if len(lists) == 1:
         return [lists[0].count()]
-    keys = [{"pk": entries.list_key, "sk": COUNTER_SK} for entries in lists]
     by_table: dict[str, list[dict[str, Any]]] = {}
-    for entries, key in zip(lists, keys, strict=True):
-        by_table.setdefault(entries.table, []).append(key)
-    found: dict[tuple[str, str], int] = {}
-    for table, table_keys in by_table.items():
-        for item in aws.batch_get(table, table_keys):
-            found[(table, str(item["pk"]))] = int(item["n"])
+    for entries in lists:
+        by_table.setdefault(entries.table, []).append({"pk": entries.list_key, "sk": COUNTER_SK})
+    found = {
+        (table, str(item["pk"])): int(item["n"])
+        for table, items in aws.batch_get_tables(by_table).items()
+        for item in items
+    }
     return [found.get((entries.table, entries.list_key), 0) for entries in lists]

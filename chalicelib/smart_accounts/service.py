@@ -23,6 +23,7 @@ from chalicelib.tenancy.models import App
 UNSUPPORTED_PROVIDER = "UNSUPPORTED_PROVIDER"
 OWNER_NOT_FOUND = "OWNER_NOT_FOUND"
 NOT_DEPLOYED = "not_deployed"
+DEPLOYED = "deployed"  # set by the user-operation tracker once the deployment is seen on chain
 PROVIDERS = ("wallet",)
 
 

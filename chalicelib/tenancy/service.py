@@ -21,7 +21,9 @@ from chalicelib.tenancy.models import App, Client, IssuedCredentials, Organizati
 CLIENT_SECRET_PREFIX = "dcs"
 APP_SECRET_PREFIX = "das"
 
-_app_secret_cache: dict[str, tuple[float, str]] = {}
+# app id -> (expiry on the monotonic clock, the app, its decrypted secret). Apps never change once created, so
+# the record is cached with its secret: a signed request then makes no tenancy read while the entry is fresh.
+_app_secret_cache: dict[str, tuple[float, App, str]] = {}
 
 
 class TenancyError(ValueError):
@@ -84,13 +86,13 @@ def client_for_secret(secret: str) -> Client | None:
 
 
 def app_with_secret(app_id: str) -> tuple[App, str] | None:
-    found = store.get_app(app_id)
-    if found is None:
-        return None
-    app, ciphertext = found
     cached = _app_secret_cache.get(app_id)
     if cached and cached[0] > time.monotonic():
-        return app, cached[1]
+        return cached[1], cached[2]
+    found = store.get_app(app_id)
+    if found is None:
+        return None  # unknown ids are not cached: nothing an unauthenticated caller sends can fill memory
+    app, ciphertext = found
     secret = (
         aws.client("kms")
         .decrypt(CiphertextBlob=ciphertext, EncryptionContext=_context(app_id), KeyId=aws.key_alias("app-secrets"))[
@@ -98,7 +100,7 @@ def app_with_secret(app_id: str) -> tuple[App, str] | None:
         ]
         .decode()
     )
-    _app_secret_cache[app_id] = (time.monotonic() + load_settings().app_secret_cache_s, secret)
+    _app_secret_cache[app_id] = (time.monotonic() + load_settings().app_secret_cache_s, app, secret)
     return app, secret
 
 

@@ -2,8 +2,9 @@
 the account is not deployed, fees and gas limits from the bundler, and the VerifyingPaymaster's data signed by
 the service's KMS key (after estimation: its hash covers every gas limit).
 
-Round trips: one node read (the account's code), one bundler batch would be ideal but bundlers answer gas price
-and estimation separately: gas price, estimate, then one KMS sign.
+Round trips: one node read (the account's code; none once the account is known to be deployed), then the
+bundler's gas price and its estimate (bundlers answer them separately: the estimate carries the fees), then one
+KMS sign.
 """
 
 from __future__ import annotations
@@ -75,11 +76,14 @@ class Built:
     valid_until: int
 
 
-def build(network: Network, owner: str, call: Call, sign: bool = True) -> Built:
-    """The operation, estimated and (with `sign`) carrying the paymaster's signature; the owner signs its hash."""
+def build(network: Network, owner: str, call: Call, sign: bool = True, known_deployed: bool = False) -> Built:
+    """The operation, estimated and (with `sign`) carrying the paymaster's signature; the owner signs its hash.
+
+    `known_deployed`: the account's record says `deployed` (its deployment was seen on chain). A SimpleAccount
+    cannot lose its code, so the node is not asked; otherwise its code is read, since anyone may deploy it."""
     assert network.accountFactory and network.paymaster and network.entryPoint
     sender = counterfactual.account_address(network.accountFactory, owner)
-    deployed = _node(network, "eth_getCode", [sender, "latest"]) not in (None, "0x", "0x0")
+    deployed = known_deployed or _node(network, "eth_getCode", [sender, "latest"]) not in (None, "0x", "0x0")
     max_fee, priority_fee = _fees(network)
     valid_until = epoch() + load_settings().user_op_valid_s
     op = packing.UserOp(

@@ -46,7 +46,8 @@ MakeCall = Callable[[dict[str, Any]], build.Call]  # the call, given the account
 
 def estimate(app: App, account_id: str, make_call: MakeCall) -> Estimate:
     account, owner, network = _account(app, account_id)
-    built = build.build(network, str(owner["ownerId"]), make_call(account), sign=False)
+    call = make_call(account)
+    built = build.build(network, str(owner["ownerId"]), call, sign=False, known_deployed=_deployed(account))
     cost = charges.charge(network, built.op.max_cost_wei())
     return Estimate(requiredNative=str(cost.native), requiredGasTankBalance=str(cost.total), decimal=tanks.DECIMALS)
 
@@ -54,7 +55,7 @@ def estimate(app: App, account_id: str, make_call: MakeCall) -> Estimate:
 def hash_operation(app: App, account_id: str, make_call: MakeCall) -> HashResult:
     account, owner, network = _account(app, account_id)
     call: build.Call = make_call(account)
-    built = build.build(network, str(owner["ownerId"]), call)
+    built = build.build(network, str(owner["ownerId"]), call, known_deployed=_deployed(account))
     user_op_id = str(uuid.uuid4())
     from datetime import UTC, datetime
 
@@ -259,6 +260,10 @@ def _account(app: App, account_id: str) -> tuple[dict[str, Any], dict[str, Any],
         raise not_found(ACCOUNT_NOT_FOUND, "No smart account with this id in this app")
     account, owner = found
     return account, owner, _network(int(account["chainId"]))
+
+
+def _deployed(account: dict[str, Any]) -> bool:
+    return account.get("status") == smart_accounts.DEPLOYED
 
 
 def _network(chain_id: int) -> Network:

@@ -23,6 +23,7 @@ from chalicelib.platform.errors import ApiError
 from chalicelib.platform.logging import logger
 from chalicelib.platform.networks import registry
 from chalicelib.platform.pagination import sequence_key
+from chalicelib.smart_accounts import service as smart_accounts
 from chalicelib.smart_accounts import store as accounts_store
 from chalicelib.user_ops import store
 
@@ -139,7 +140,7 @@ def _deployed(item: dict[str, Any], now: str) -> aws.TxItem:
         "account",
         accounts_store.TABLE,
         accounts_store.account_key(str(account["ownerId"]), int(account["chainId"])),
-        aws.Changes(set={"status": "deployed", "updatedAt": now}),
+        aws.Changes(set={"status": smart_accounts.DEPLOYED, "updatedAt": now}),
         aws.EXISTS,
     )
 

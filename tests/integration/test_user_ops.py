@@ -14,7 +14,7 @@ from chalicelib.evm.kms_signer import KmsSigner
 from chalicelib.gas_tanks import charges
 from chalicelib.platform import aws, erc20, networks, settings
 from chalicelib.platform.invocation import running_as
-from chalicelib.user_ops import tracking
+from chalicelib.user_ops import build, tracking
 from devtools import aa
 from tests.integration import test_top_ups as top_ups
 from tests.unit.test_smart_accounts import call, create
@@ -77,7 +77,7 @@ def settle(user_op_id, timeout_s=30):
     raise AssertionError("the operation did not settle")
 
 
-def test_a_coin_transfer_deploys_the_account_and_charges_exactly(api, tenant, stack):
+def test_a_coin_transfer_deploys_the_account_and_charges_exactly(api, tenant, stack, monkeypatch):
     owner, record, account = new_owner(api, tenant, stack)
     w3, recipient = stack["w3"], Account.create().address
     w3.provider.make_request("anvil_setBalance", [account["aaAddress"], hex(10**18)])
@@ -127,6 +127,16 @@ def test_a_coin_transfer_deploys_the_account_and_charges_exactly(api, tenant, st
     assert listed["data"][0]["id"] == result["userOpId"] and listed["data"][0]["clientGasTankUsageHistory"]["userOpId"]
     event = aws.table("webhooks").get_item(Key={"pk": f"EVENT#userOp.success:{result['userOpId']}", "sk": "EVENT"})
     assert json.loads(event["Item"]["body"])["data"]["status"] == "success"  # the outbox event, same transaction
+
+    # Once the account is known to be deployed, building asks the node nothing (no eth_getCode) and adds no factory.
+    def no_node(network, method, params):
+        raise AssertionError(f"asked the node {method}")
+
+    monkeypatch.setattr(build, "_node", no_node)
+    again = call(api, tenant, "POST", "/api/v1/userOp/sendCoin/hash", body)
+    assert again.status_code == 200, again.json_body
+    stored = aws.table("user-ops").get_item(Key={"pk": f"USEROP#{again.json_body['data']['userOpId']}", "sk": "OP"})
+    assert "factory" not in json.loads(stored["Item"]["op"]) and stored["Item"]["deploys"] is False
 
 
 def test_refusals_charge_nothing(api, tenant, stack):

@@ -172,3 +172,38 @@ def test_a_failing_companion_item_is_not_retried(aws_env):
     assert not isinstance(error.value, ApiError)
     assert error.value.condition_failed("by-id")  # reported by name, not by position
     assert items.count() == 1  # nothing half-written
+
+
+def test_lists_in_two_tables_read_their_counters_in_one_request(aws_env, monkeypatch):
+    from chalicelib.platform.pagination import append_together
+
+    here, there = AppendOnlyList("tenancy", "TEST#here"), AppendOnlyList("user-ops", "TEST#there")
+    assert append_together([(here, {"n": 1}), (there, {"n": 1})]) == [1, 1]
+    requests = []
+    batch_get_item = aws.dynamodb_client().batch_get_item
+    monkeypatch.setattr(
+        aws.dynamodb_client(), "batch_get_item", lambda **kw: requests.append(kw) or batch_get_item(**kw)
+    )
+    assert append_together([(here, {"n": 2}), (there, {"n": 2})]) == [2, 2]
+    assert len(requests) == 1 and len(requests[0]["RequestItems"]) == 2  # both tables, one round trip
+    assert here.count() == 2 and there.count() == 2
+
+
+def test_a_cancelled_transaction_over_two_tables_changes_neither(aws_env):
+    """moto is patched to back each table up once per transaction (devtools/moto_patches.py): a failed condition
+    still rolls every table back, including writes the transaction had applied before the failing item."""
+    aws.transact([aws.put(n, "tenancy", {"pk": n, "sk": "X", "v": 1}) for n in ("T#0", "T#1")])
+    items = [
+        aws.put("first", "user-ops", {"pk": "T#2", "sk": "X", "v": 1}),
+        aws.update("second", "tenancy", {"pk": "T#1", "sk": "X"}, aws.Changes(set={"v": 2})),
+        aws.put("third", "user-ops", {"pk": "T#3", "sk": "X"}),
+        aws.put("fails", "tenancy", {"pk": "T#0", "sk": "X"}),  # exists: its condition fails
+    ]
+    with pytest.raises(aws.TransactionCancelledError) as cancelled:
+        aws.transact(items)
+    assert cancelled.value.condition_failed("fails")
+    assert aws.table("tenancy").get_item(Key={"pk": "T#1", "sk": "X"})["Item"]["v"] == 1
+    assert "Item" not in aws.table("user-ops").get_item(Key={"pk": "T#2", "sk": "X"})
+    aws.transact(items[:3])  # without the failing item all three are written
+    assert aws.table("tenancy").get_item(Key={"pk": "T#1", "sk": "X"})["Item"]["v"] == 2
+    assert aws.table("user-ops").get_item(Key={"pk": "T#3", "sk": "X"})["Item"]

@@ -54,3 +54,22 @@ def test_app_secret_ciphertext_is_bound_to_its_app(tenant):
             CiphertextBlob=ciphertext,
             EncryptionContext={"appId": other.appId, "purpose": "app-request-signing"},
         )
+
+
+def test_a_known_app_is_served_from_memory_until_its_cache_time_ends(aws_env, monkeypatch):
+    issued = service.create_tenant("Cached").model_dump()
+    app, secret = service.app_with_secret(issued["appId"])
+    reads = []
+    get_app = store.get_app
+    monkeypatch.setattr(store, "get_app", lambda app_id: reads.append(app_id) or get_app(app_id))
+    assert service.app_with_secret(issued["appId"]) == (app, secret)
+    assert reads == []  # no tenancy read while cached
+    entry = service._app_secret_cache[issued["appId"]]
+    service._app_secret_cache[issued["appId"]] = (0.0, *entry[1:])  # expired
+    assert service.app_with_secret(issued["appId"]) == (app, secret)
+    assert reads == [issued["appId"]]
+
+
+def test_unknown_app_ids_are_not_cached(aws_env):
+    assert service.app_with_secret("00000000-0000-4000-8000-000000000000") is None
+    assert "00000000-0000-4000-8000-000000000000" not in service._app_secret_cache
