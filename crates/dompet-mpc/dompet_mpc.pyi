@@ -1,7 +1,8 @@
 """Type stubs for the dompet_mpc extension module (2-of-3 threshold ECDSA via cggmp21).
 
-All byte strings called "share", "aux info" or "primes" are secret. Messages are opaque bytes that
-carry sender, recipient and payload; route them with `recipient()`.
+All byte strings called "share", "aux info", "primes" or "presignature" are secret (partial
+signatures are not). A presignature is SINGLE USE: never issue two partial signatures from it.
+Messages are opaque bytes that carry sender, recipient and payload; route them with `recipient()`.
 """
 
 from collections.abc import Sequence
@@ -48,9 +49,31 @@ class ShareInfo(TypedDict):
     public_key: bytes
     address: str
 
+class PresignatureInfo(TypedDict):
+    party_index: int
+    signers: list[int]
+    public_key: bytes  # uncompressed SEC1, 65 bytes
+    address: str  # EIP-55
+    presignature_id: bytes  # 16 bytes, equal for every signer's share of one presignature
+
 def keygen_session(execution_id: bytes, party_index: int, n: int = 3, threshold: int = 2) -> Session: ...
 def aux_info_session(execution_id: bytes, party_index: int, primes: bytes, n: int = 3) -> Session: ...
 def signing_session(execution_id: bytes, key_share: bytes, signers: Sequence[int], digest: bytes) -> Session: ...
+def presign_session(execution_id: bytes, key_share: bytes, signers: Sequence[int]) -> Session:
+    """Presignature generation; result() is this party's presignature share (secret, single use)."""
+
+def issue_partial_signature(presignature: bytes, digest: bytes) -> bytes:
+    """This party's partial signature (public) of a 32-byte digest. Use each presignature once."""
+
+def combine_signatures(partials: Sequence[bytes], public_key: bytes, digest: bytes) -> bytes:
+    """One partial per signer -> verified 65-byte r || s || recovery_id (like signing_session).
+
+    public_key: the wallet's SEC1 key (33 or 65 bytes) as the caller knows it, e.g. public_key(share).
+    Raises InvalidInputError for malformed/mismatching partials and
+    ProtocolError("signature verification failed") if the combined signature does not verify.
+    """
+
+def presignature_info(presignature: bytes) -> PresignatureInfo: ...
 def pregenerate_primes() -> bytes: ...
 def complete_key_share(core_share: bytes, aux_info: bytes) -> bytes: ...
 def trusted_dealer_split(private_key: bytes | bytearray, n: int = 3, threshold: int = 2) -> list[bytes]: ...

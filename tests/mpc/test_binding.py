@@ -246,3 +246,135 @@ def test_errors_form_a_hierarchy() -> None:
     for exc in (mpc.InvalidInputError, mpc.InvalidMessageError, mpc.ProtocolError, mpc.SessionStateError):
         assert issubclass(exc, mpc.MpcError)
     assert issubclass(mpc.MpcError, Exception)
+
+
+# --- Presignatures: offline presigning, online partial signatures, combine + verify ---
+
+
+def presign(key_shares: list[bytes], signers: list[int], eid: bytes) -> list[bytes]:
+    return run([mpc.presign_session(eid, key_shares[i], signers) for i in signers])
+
+
+def test_presignature_signature_recovers_the_wallet_address(group: Group) -> None:
+    address = mpc.eth_address(group.key_shares[0])
+    public_key = mpc.public_key(group.key_shares[0])
+    sessions = [mpc.presign_session(b"py-presign", group.key_shares[i], [2, 1]) for i in (1, 2)]
+    assert {s.protocol for s in sessions} == {"presigning"}
+    assert all(s.parties == [1, 2] for s in sessions)
+    presigs = run(sessions)
+
+    infos = [mpc.presignature_info(p) for p in presigs]
+    assert [i["party_index"] for i in infos] == [1, 2]
+    assert {tuple(i["signers"]) for i in infos} == {(1, 2)}
+    assert {i["address"] for i in infos} == {address}
+    assert {i["public_key"] for i in infos} == {public_key}
+    assert len(infos[0]["presignature_id"]) == 16
+    assert infos[0]["presignature_id"] == infos[1]["presignature_id"]
+
+    # A presignature share survives storage as plain bytes (e.g. hex in a database).
+    stored = [p.hex() for p in presigs]
+    loaded = [bytes.fromhex(p) for p in stored]
+    assert loaded == presigs
+    assert [mpc.presignature_info(p) for p in loaded] == infos
+
+    message = encode_defunct(text="dompet presigned message")
+    digest = _hash_eip191_message(message)
+    partials = [mpc.issue_partial_signature(p, digest) for p in loaded]
+    assert all(isinstance(p, bytes) for p in partials)
+    sig = mpc.combine_signatures(partials, public_key, digest)
+    assert len(sig) == mpc.SIGNATURE_LEN == 65
+    r, s, v = mpc.decode_signature(sig)
+    assert s <= SECP256K1_N // 2, "s must be low"
+    assert v in (0, 1)
+    assert Account.recover_message(message, vrs=(v + 27, r, s)) == address
+    assert Signature(vrs=(v, r, s)).recover_public_key_from_msg_hash(digest).to_checksum_address() == address
+
+    # Order of the partials and the key encoding (compressed SEC1) do not matter.
+    compressed = PublicKey(public_key[1:]).to_compressed_bytes()
+    assert mpc.combine_signatures(partials[::-1], compressed, digest) == sig
+
+
+def test_presignature_of_imported_key(group: Group) -> None:
+    cores = mpc.trusted_dealer_split(b"\x11" * 32)
+    shares = [mpc.complete_key_share(c, a) for c, a in zip(cores, group.aux, strict=True)]
+    presigs = presign(shares, [0, 2], b"py-presign-import")
+    digest = keccak(b"transfer 2 ETH")
+    sig = mpc.combine_signatures(
+        [mpc.issue_partial_signature(p, digest) for p in presigs], mpc.public_key(shares[0]), digest
+    )
+    r, s, v = mpc.decode_signature(sig)
+    assert Account._recover_hash(digest, vrs=(v + 27, r, s)) == KEY_0X11_ADDRESS
+
+
+def test_mismatching_partials_are_refused(group: Group) -> None:
+    public_key = mpc.public_key(group.key_shares[0])
+    digest = keccak(b"pay the bundler")
+    run_a = presign(group.key_shares, [0, 1], b"py-presign-a")
+    run_b = presign(group.key_shares, [0, 1], b"py-presign-b")
+    part_a = [mpc.issue_partial_signature(p, digest) for p in run_a]
+    part_b = [mpc.issue_partial_signature(p, digest) for p in run_b]
+
+    with pytest.raises(mpc.InvalidInputError, match="different presignatures"):
+        mpc.combine_signatures([part_a[0], part_b[1]], public_key, digest)
+    with pytest.raises(mpc.InvalidInputError, match="same party"):
+        mpc.combine_signatures([part_a[0], part_a[0]], public_key, digest)
+    with pytest.raises(mpc.InvalidInputError, match="each signer"):
+        mpc.combine_signatures([part_a[0]], public_key, digest)
+    with pytest.raises(mpc.InvalidInputError):
+        mpc.combine_signatures([], public_key, digest)
+
+    # One signer issued its partial for another digest: the combined signature does not verify.
+    other = mpc.issue_partial_signature(run_b[1], keccak(b"something else"))
+    with pytest.raises(mpc.ProtocolError, match=r"^signature verification failed$"):
+        mpc.combine_signatures([part_b[0], other], public_key, digest)
+    # Consistent partials checked against another wallet's key or another digest: refused too.
+    with pytest.raises(mpc.ProtocolError, match="signature verification failed"):
+        mpc.combine_signatures(part_a, mpc.public_key(mpc.trusted_dealer_split(b"\x09" * 32)[0]), digest)
+    with pytest.raises(mpc.ProtocolError, match="signature verification failed"):
+        mpc.combine_signatures(part_a, public_key, keccak(b"not what they signed"))
+    # The genuine set combines.
+    r, s, v = mpc.decode_signature(mpc.combine_signatures(part_a, public_key, digest))
+    assert Account._recover_hash(digest, vrs=(v + 27, r, s)) == mpc.eth_address(group.key_shares[0])
+
+
+def test_presignature_bad_input(group: Group) -> None:
+    share = group.key_shares[0]
+    digest = hashlib.sha256(b"y").digest()
+    with pytest.raises(mpc.InvalidInputError, match="signers"):
+        mpc.presign_session(b"e", share, [1, 2])
+    with pytest.raises(mpc.InvalidInputError):
+        mpc.presign_session(b"e", share, [0, 1, 2])
+    with pytest.raises(mpc.InvalidInputError, match="expected key share"):
+        mpc.presign_session(b"e", group.aux[0], [0, 1])
+    with pytest.raises(mpc.InvalidInputError):
+        mpc.presign_session(b"", share, [0, 1])
+
+    presigs = presign(group.key_shares, [0, 1], b"py-presign-bad")
+    partial = mpc.issue_partial_signature(presigs[0], digest)
+    public_key = mpc.public_key(share)
+    with pytest.raises(mpc.InvalidInputError, match="32 bytes"):
+        mpc.issue_partial_signature(presigs[0], digest[:31])
+    with pytest.raises(mpc.InvalidInputError, match="expected presignature"):
+        mpc.issue_partial_signature(share, digest)
+    with pytest.raises(mpc.InvalidInputError, match="expected presignature"):
+        mpc.issue_partial_signature(partial, digest)
+    with pytest.raises(mpc.InvalidInputError, match="expected partial signature"):
+        mpc.combine_signatures(presigs, public_key, digest)
+    with pytest.raises(mpc.InvalidInputError, match="32 bytes"):
+        mpc.combine_signatures([partial], public_key, b"short")
+    with pytest.raises(mpc.InvalidInputError, match="SEC1"):
+        mpc.combine_signatures([partial], public_key[1:], digest)
+    with pytest.raises(mpc.InvalidInputError, match="expected presignature"):
+        mpc.presignature_info(share)
+    with pytest.raises(mpc.InvalidInputError):
+        mpc.share_info(presigs[0])
+    with pytest.raises(TypeError):
+        mpc.combine_signatures(["not bytes"], public_key, digest)  # type: ignore[list-item]
+
+    # A signing message is not accepted by a presigning session (and does not break it).
+    presigning = mpc.presign_session(b"py-mix", share, [0, 1])
+    presigning.start()
+    signing_msg = mpc.signing_session(b"py-mix", group.key_shares[1], [0, 1], digest).start()[0]
+    with pytest.raises(mpc.InvalidMessageError, match="presigning"):
+        presigning.handle(signing_msg)
+    assert not presigning.failed()

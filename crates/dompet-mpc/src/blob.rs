@@ -1,4 +1,5 @@
-//! Serialised artefacts handed to the caller (shares, aux info, primes).
+//! Serialised artefacts handed to the caller (shares, aux info, primes, presignatures, partial
+//! signatures).
 //!
 //! ```text
 //!   0  4  magic "DMPK"
@@ -11,7 +12,7 @@
 //! for its shares (the other is JSON); its field-name based format keeps old shares readable by
 //! newer cggmp21 versions.
 //!
-//! Secret blobs are produced into a [`Zeroizing`] buffer that never reallocates behind our back
+//! Blobs are produced into a [`Zeroizing`] buffer that never reallocates behind our back
 //! (see [`SecretWriter`]), so no stray copy of a share is left in freed heap memory by us.
 
 use std::io;
@@ -25,7 +26,7 @@ const MAGIC: &[u8; 4] = b"DMPK";
 const VERSION: u8 = 1;
 const HEADER_LEN: usize = 6;
 
-/// What a blob contains. Every kind is secret.
+/// What a blob contains. Every kind is secret except [`BlobKind::PartialSignature`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BlobKind {
     /// Two safe primes for one party's Paillier key (output of prime pregeneration).
@@ -36,6 +37,10 @@ pub enum BlobKind {
     AuxInfo,
     /// Complete, validated key share (core share + aux info): what signing needs.
     KeyShare,
+    /// One signer's share of a presignature (output of presigning): secret, and **single use**.
+    Presignature,
+    /// One signer's partial signature of a digest, issued from a presignature. Not secret.
+    PartialSignature,
 }
 
 impl BlobKind {
@@ -45,6 +50,8 @@ impl BlobKind {
             BlobKind::CoreShare => 2,
             BlobKind::AuxInfo => 3,
             BlobKind::KeyShare => 4,
+            BlobKind::Presignature => 5,
+            BlobKind::PartialSignature => 6,
         }
     }
 
@@ -54,6 +61,8 @@ impl BlobKind {
             2 => Some(BlobKind::CoreShare),
             3 => Some(BlobKind::AuxInfo),
             4 => Some(BlobKind::KeyShare),
+            5 => Some(BlobKind::Presignature),
+            6 => Some(BlobKind::PartialSignature),
             _ => None,
         }
     }
@@ -65,6 +74,8 @@ impl BlobKind {
             BlobKind::CoreShare => "core key share",
             BlobKind::AuxInfo => "aux info",
             BlobKind::KeyShare => "key share",
+            BlobKind::Presignature => "presignature",
+            BlobKind::PartialSignature => "partial signature",
         }
     }
 }
@@ -119,7 +130,8 @@ fn encode_failed(kind: BlobKind) -> MpcError {
 pub fn kind_of(bytes: &[u8]) -> Result<BlobKind> {
     if bytes.len() < HEADER_LEN || &bytes[0..4] != MAGIC {
         return Err(MpcError::input(
-            "not a dompet-mpc blob (expected a share, aux info or primes produced by dompet_mpc)",
+            "not a dompet-mpc blob (expected a share, aux info, primes, presignature or partial \
+             signature produced by dompet_mpc)",
         ));
     }
     if bytes[4] != VERSION {
@@ -178,5 +190,20 @@ mod tests {
         assert!(err.to_string().contains("expected key share"));
         assert!(kind_of(b"nope").is_err());
         assert!(decode::<(u8, u8)>(BlobKind::Primes, &blob[..7]).is_err());
+    }
+
+    #[test]
+    fn tags_roundtrip() {
+        for kind in [
+            BlobKind::Primes,
+            BlobKind::CoreShare,
+            BlobKind::AuxInfo,
+            BlobKind::KeyShare,
+            BlobKind::Presignature,
+            BlobKind::PartialSignature,
+        ] {
+            assert_eq!(BlobKind::from_tag(kind.tag()), Some(kind));
+        }
+        assert_eq!(BlobKind::from_tag(7), None);
     }
 }

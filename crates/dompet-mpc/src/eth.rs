@@ -1,5 +1,6 @@
 //! Ethereum glue: addresses (keccak-256 of the public key) and `ecrecover`-ready signatures.
 
+use k256::ecdsa::signature::hazmat::PrehashVerifier;
 use k256::ecdsa::{RecoveryId, Signature as K256Signature, VerifyingKey};
 use sha3::{Digest, Keccak256};
 
@@ -63,6 +64,32 @@ pub fn finalize_signature(
     out[..64].copy_from_slice(&signature.to_bytes());
     out[64] = recovery_id.to_byte();
     Ok(out)
+}
+
+/// Message of the [`ErrorKind::Protocol`](crate::ErrorKind::Protocol) error raised when a
+/// combined signature does not verify.
+pub const VERIFICATION_FAILED: &str = "signature verification failed";
+
+/// Like [`finalize_signature`], for a signature whose validity is not known yet (combined from
+/// partial signatures): verifies `(r, s)` (either s) over `digest` against `public_key` first and
+/// fails with an [`ErrorKind::Protocol`](crate::ErrorKind::Protocol) error
+/// ([`VERIFICATION_FAILED`]) if it does not verify.
+pub fn verify_and_finalize_signature(
+    r: &[u8; 32],
+    s: &[u8; 32],
+    digest: &[u8; 32],
+    public_key: &[u8; 65],
+) -> Result<[u8; SIGNATURE_LEN]> {
+    let failed = || MpcError::new(crate::ErrorKind::Protocol, VERIFICATION_FAILED);
+    let signature = K256Signature::from_scalars(*r, *s).map_err(|_| failed())?;
+    // k256 only accepts low-s signatures.
+    let signature = signature.normalize_s().unwrap_or(signature);
+    let verifying_key = VerifyingKey::from_sec1_bytes(public_key)
+        .map_err(|_| MpcError::input("public key is not a valid secp256k1 point"))?;
+    verifying_key
+        .verify_prehash(digest, &signature)
+        .map_err(|_| failed())?;
+    finalize_signature(r, s, digest, public_key)
 }
 
 /// Splits a 65-byte signature result into `(r, s, recovery_id)`.
@@ -148,5 +175,21 @@ mod tests {
         assert_eq!(&recovered, key.verifying_key());
 
         assert!(finalize_signature(&r, &s, &[8u8; 32], &public).is_err());
+
+        // The verifying variant gives the same result (also from the high-s twin) and refuses
+        // a signature over another digest with a protocol error.
+        assert_eq!(
+            verify_and_finalize_signature(&r, &hs.into(), &digest, &public).unwrap(),
+            low
+        );
+        let err = verify_and_finalize_signature(&r, &s, &[8u8; 32], &public).unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::Protocol);
+        assert_eq!(err.to_string(), VERIFICATION_FAILED);
+        assert_eq!(
+            verify_and_finalize_signature(&[0u8; 32], &s, &digest, &public)
+                .unwrap_err()
+                .kind(),
+            crate::ErrorKind::Protocol
+        );
     }
 }

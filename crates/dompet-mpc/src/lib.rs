@@ -3,8 +3,10 @@
 //! 2-of-3 threshold ECDSA on secp256k1 for Dompet, as a thin wrapper around the audited
 //! [`cggmp21`] crate. No cryptography is implemented here: this crate
 //!
-//! * drives cggmp21's protocols (key generation, aux info generation, signing) as synchronous,
-//!   protocol-agnostic [`Session`]s that exchange opaque byte messages ([`wire`]);
+//! * drives cggmp21's protocols (key generation, aux info generation, signing, presigning) as
+//!   synchronous, protocol-agnostic [`Session`]s that exchange opaque byte messages ([`wire`]);
+//! * issues partial signatures from presignatures and combines them, always verifying the
+//!   combined signature against the caller's public key;
 //! * (de)serialises shares, aux info and primes as tagged CBOR blobs ([`blob`]);
 //! * wraps the trusted dealer (key import) and derives Ethereum addresses / `ecrecover`-ready
 //!   signatures ([`eth`]);
@@ -31,8 +33,9 @@ mod python;
 pub use blob::BlobKind;
 pub use error::{ErrorKind, MpcError, Result};
 pub use protocols::{
-    aux_info, complete_key_share, keygen, pregenerate_primes, share_info, signing,
-    trusted_dealer_split, ShareInfo,
+    aux_info, combine_signatures, complete_key_share, issue_partial_signature, keygen,
+    pregenerate_primes, presign, presignature_info, share_info, signing, trusted_dealer_split,
+    PresignatureInfo, ShareInfo,
 };
 pub use session::Session;
 pub use wire::{recipient, sender, Protocol};

@@ -1,15 +1,20 @@
-//! The protocols, as [`Session`] constructors and one-shot helpers.
+//! The protocols, as [`Session`] constructors and one-shot helpers (including the online step of
+//! presignature-based signing).
 //!
 //! All cryptography is cggmp21's; this module only validates arguments, picks the types
 //! (secp256k1, SecurityLevel128, SHA-256), and (de)serialises inputs and outputs.
 
+use cggmp21::generic_ec::coords::AlwaysHasAffineX;
 use cggmp21::generic_ec::{NonZero, Point, Scalar, SecretScalar};
 use cggmp21::key_share::AnyKeyShare;
 use cggmp21::security_level::SecurityLevel128;
 use cggmp21::supported_curves::Secp256k1;
-use cggmp21::{DataToSign, ExecutionId, IncompleteKeyShare, KeyShare, PregeneratedPrimes};
+use cggmp21::{
+    DataToSign, ExecutionId, IncompleteKeyShare, KeyShare, PartialSignature, PregeneratedPrimes,
+    Presignature,
+};
 use serde::{Deserialize, Serialize};
-use sha2::Sha256;
+use sha2::{Digest, Sha256};
 use zeroize::Zeroizing;
 
 use crate::blob::{self, BlobKind};
@@ -176,13 +181,43 @@ pub fn signing(
 ) -> Result<Session> {
     gmp_alloc::install();
     check_execution_id(execution_id)?;
-    let digest: [u8; 32] = digest
-        .try_into()
-        .map_err(|_| MpcError::input(format!("digest must be 32 bytes, got {}", digest.len())))?;
+    let digest = check_digest(digest)?;
     let share: KeyShare<Curve, Level> = blob::decode(BlobKind::KeyShare, key_share)?;
     let party = share.i;
-    let (n, t) = (share.n(), share.min_signers());
+    let (signers, local) = check_signers(&share, signers)?;
 
+    let public_key = uncompressed(&share.shared_public_key());
+    let data = data_to_sign(&digest);
+    let eid = execution_id.to_vec();
+    let parties_at_keygen = signers.clone();
+    let machine =
+        round_based::state_machine::wrap_protocol::<SigningMsg, _>(move |mpc| async move {
+            let mut rng = BufferedOsRng::new();
+            cggmp21::signing(ExecutionId::new(&eid), local, &parties_at_keygen, &share)
+                .sign(&mut rng, mpc, data)
+                .await
+        });
+    let encoder = Box::new(move |sig: cggmp21::Signature<Curve>| {
+        let (r, s) = signature_bytes(&sig)?;
+        let out = eth::finalize_signature(&r, &s, &digest, &public_key)?;
+        Ok(Zeroizing::new(out.to_vec()))
+    });
+    Ok(Session::new(
+        Protocol::Signing,
+        party,
+        signers,
+        execution_id,
+        machine,
+        encoder,
+    ))
+}
+
+/// Validates a signer set against a key share: exactly `t` distinct key generation indices below
+/// `n`, including the share's owner. Returns the sorted set and the owner's position in it
+/// (cggmp21's signer index).
+fn check_signers(share: &KeyShare<Curve, Level>, signers: &[u16]) -> Result<(Vec<u16>, u16)> {
+    let party = share.i;
+    let (n, t) = (share.n(), share.min_signers());
     let mut signers = signers.to_vec();
     signers.sort_unstable();
     signers.dedup();
@@ -202,42 +237,311 @@ pub fn signing(
         ))
     })?;
     let local = u16::try_from(local).map_err(|_| MpcError::internal("index overflow"))?;
+    Ok((signers, local))
+}
 
-    let public_key = uncompressed(&share.shared_public_key());
-    let data = DataToSign::<Curve>::from_scalar(Scalar::from_be_bytes_mod_order(digest));
+fn check_digest(digest: &[u8]) -> Result<[u8; 32]> {
+    digest
+        .try_into()
+        .map_err(|_| MpcError::input(format!("digest must be 32 bytes, got {}", digest.len())))
+}
+
+fn data_to_sign(digest: &[u8; 32]) -> DataToSign<Curve> {
+    DataToSign::from_scalar(Scalar::from_be_bytes_mod_order(digest))
+}
+
+/// Serialised form of one signer's presignature ([`BlobKind::Presignature`], secret). Short field
+/// names keep the blob small (cggmp21's own serde format for the presignature is verbose).
+#[derive(Serialize, Deserialize)]
+struct PresignatureBlob {
+    /// Owner's key generation index.
+    #[serde(rename = "i")]
+    party: u16,
+    /// Key generation indices of the signers that generated it (sorted). Only these parties'
+    /// partial signatures from the same run can be combined.
+    #[serde(rename = "S")]
+    signers: Vec<u16>,
+    /// Shared public key of the wallet, compressed (informational: `combine_signatures` takes the
+    /// key from the caller, never from a blob).
+    #[serde(rename = "pk", with = "compressed_point")]
+    public_key: NonZero<Point<Curve>>,
+    /// cggmp21's presignature share (`R`, `k_i`, `chi_i`), in cggmp21's serde format.
+    #[serde(rename = "presig")]
+    presignature: Presignature<Curve>,
+}
+
+/// Serialised form of one signer's partial signature ([`BlobKind::PartialSignature`], public).
+/// Everything in it comes from a peer and is unauthenticated; `combine_signatures` uses the
+/// indices only for sanity checks and always verifies the result.
+#[derive(Serialize, Deserialize)]
+struct PartialSignatureBlob {
+    /// Issuer's key generation index.
+    #[serde(rename = "i")]
+    party: u16,
+    /// Signer set of the presignature it was issued from (sorted).
+    #[serde(rename = "S")]
+    signers: Vec<u16>,
+    /// cggmp21's partial signature (`r`, `sigma_i`), in cggmp21's serde format.
+    #[serde(rename = "sig")]
+    partial: PartialSignature<Curve>,
+}
+
+/// A non-zero point as a 33-byte SEC1 compressed CBOR byte string (generic-ec's default format is
+/// uncompressed plus a curve name, 3x the size). Decoding validates the point (generic-ec).
+mod compressed_point {
+    use std::fmt;
+
+    use cggmp21::generic_ec::{NonZero, Point};
+    use serde::{de, Deserializer, Serializer};
+
+    use super::Curve;
+
+    pub(super) fn serialize<S: Serializer>(
+        point: &NonZero<Point<Curve>>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_bytes(point.to_bytes(true).as_bytes())
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<NonZero<Point<Curve>>, D::Error> {
+        struct PointVisitor;
+        impl de::Visitor<'_> for PointVisitor {
+            type Value = NonZero<Point<Curve>>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a compressed secp256k1 point")
+            }
+
+            fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<Self::Value, E> {
+                Point::<Curve>::from_bytes(bytes)
+                    .ok()
+                    .and_then(NonZero::from_point)
+                    .ok_or_else(|| E::custom("invalid point"))
+            }
+        }
+        deserializer.deserialize_bytes(PointVisitor)
+    }
+}
+
+/// Presignature generation by the parties `signers` (key generation indices, exactly `t` of
+/// them, including the owner of `key_share`; order does not matter): the offline, message
+/// independent part of [`signing`] (cggmp21's `generate_presignature`).
+///
+/// Output: a secret [`BlobKind::Presignature`] for [`issue_partial_signature`]. **Use it for at
+/// most one digest**: two partial signatures over different digests from one presignature reveal
+/// the key.
+pub fn presign(execution_id: &[u8], key_share: &[u8], signers: &[u16]) -> Result<Session> {
+    gmp_alloc::install();
+    check_execution_id(execution_id)?;
+    let share: KeyShare<Curve, Level> = blob::decode(BlobKind::KeyShare, key_share)?;
+    let party = share.i;
+    let (signers, local) = check_signers(&share, signers)?;
+
+    let public_key = share.shared_public_key();
     let eid = execution_id.to_vec();
     let parties_at_keygen = signers.clone();
     let machine =
         round_based::state_machine::wrap_protocol::<SigningMsg, _>(move |mpc| async move {
             let mut rng = BufferedOsRng::new();
             cggmp21::signing(ExecutionId::new(&eid), local, &parties_at_keygen, &share)
-                .sign(&mut rng, mpc, data)
+                .generate_presignature(&mut rng, mpc)
                 .await
         });
-    let encoder = Box::new(move |sig: cggmp21::Signature<Curve>| {
-        let r: [u8; 32] = sig
-            .r
-            .to_be_bytes()
-            .as_bytes()
-            .try_into()
-            .map_err(|_| bad_scalar())?;
-        let s: [u8; 32] = sig
-            .s
-            .to_be_bytes()
-            .as_bytes()
-            .try_into()
-            .map_err(|_| bad_scalar())?;
-        let out = eth::finalize_signature(&r, &s, &digest, &public_key)?;
-        Ok(Zeroizing::new(out.to_vec()))
+    let blob_signers = signers.clone();
+    let encoder = Box::new(move |presignature: Presignature<Curve>| {
+        blob::encode(
+            BlobKind::Presignature,
+            &PresignatureBlob {
+                party,
+                signers: blob_signers,
+                public_key,
+                presignature,
+            },
+        )
     });
     Ok(Session::new(
-        Protocol::Signing,
+        Protocol::Presigning,
         party,
         signers,
         execution_id,
         machine,
         encoder,
     ))
+}
+
+/// This party's partial signature of the 32-byte prehashed `digest`, from its presignature share
+/// (cggmp21's `Presignature::issue_partial_signature`). Output: a public
+/// [`BlobKind::PartialSignature`] to send to whoever combines.
+///
+/// **Single use:** the caller must make sure (durably, before releasing the result) that this
+/// presignature is never used again, for any digest.
+pub fn issue_partial_signature(presignature: &[u8], digest: &[u8]) -> Result<Zeroizing<Vec<u8>>> {
+    gmp_alloc::install();
+    let digest = check_digest(digest)?;
+    catch_panic("issuing partial signature", || {
+        let PresignatureBlob {
+            party,
+            signers,
+            presignature,
+            ..
+        } = blob::decode(BlobKind::Presignature, presignature)?;
+        let partial = presignature.issue_partial_signature(data_to_sign(&digest));
+        blob::encode(
+            BlobKind::PartialSignature,
+            &PartialSignatureBlob {
+                party,
+                signers,
+                partial,
+            },
+        )
+    })
+}
+
+/// Combines the partial signatures of all signers of one presignature over `digest`
+/// (cggmp21's `PartialSignature::combine`) and **verifies** the result against `public_key`, the
+/// wallet's SEC1 public key (33 or 65 bytes) as the caller knows it (e.g. `share_info`), never a
+/// key taken from a peer.
+///
+/// Output: 65 bytes `r || s || recovery_id` exactly like [`signing`] (low s, recovery id such that
+/// `ecrecover` yields the wallet address). Errors: malformed or mismatching partial signatures
+/// (wrong blob kind, different presignatures or signer sets, duplicates, missing signers) are
+/// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput); a combined signature that does
+/// not verify is [`ErrorKind::Protocol`](crate::ErrorKind::Protocol) with the message
+/// [`eth::VERIFICATION_FAILED`] (a signer used another digest or presignature, or cheated).
+pub fn combine_signatures<P: AsRef<[u8]>>(
+    partials: &[P],
+    public_key: &[u8],
+    digest: &[u8],
+) -> Result<[u8; eth::SIGNATURE_LEN]> {
+    gmp_alloc::install();
+    let digest = check_digest(digest)?;
+    catch_panic("combining partial signatures", || {
+        let public_key = parse_public_key(public_key)?;
+        if partials.is_empty() {
+            return Err(MpcError::input("no partial signatures given"));
+        }
+        if partials.len() > usize::from(MAX_PARTIES) {
+            return Err(MpcError::input(format!(
+                "too many partial signatures: {}",
+                partials.len()
+            )));
+        }
+        let partials = partials
+            .iter()
+            .map(|p| blob::decode::<PartialSignatureBlob>(BlobKind::PartialSignature, p.as_ref()))
+            .collect::<Result<Vec<_>>>()?;
+        let signers = &partials[0].signers;
+        if partials.iter().any(|p| &p.signers != signers) {
+            return Err(MpcError::input(
+                "partial signatures come from presignatures of different signer sets",
+            ));
+        }
+        if partials
+            .iter()
+            .any(|p| p.partial.r != partials[0].partial.r)
+        {
+            return Err(MpcError::input(
+                "partial signatures come from different presignatures",
+            ));
+        }
+        let mut parties: Vec<u16> = partials.iter().map(|p| p.party).collect();
+        parties.sort_unstable();
+        if parties.windows(2).any(|w| w[0] == w[1]) {
+            return Err(MpcError::input(format!(
+                "more than one partial signature from the same party (parties {parties:?})"
+            )));
+        }
+        if &parties != signers {
+            return Err(MpcError::input(format!(
+                "need one partial signature from each signer {signers:?}, got parties {parties:?}"
+            )));
+        }
+        let partials: Vec<PartialSignature<Curve>> =
+            partials.into_iter().map(|p| p.partial).collect();
+        // `combine` does not verify (and returns None only for a zero r or s).
+        let signature = PartialSignature::combine(&partials)
+            .ok_or_else(|| MpcError::new(crate::ErrorKind::Protocol, eth::VERIFICATION_FAILED))?;
+        let (r, s) = signature_bytes(&signature)?;
+        eth::verify_and_finalize_signature(&r, &s, &digest, &public_key)
+    })
+}
+
+/// Accepts a compressed (33) or uncompressed (65 bytes) SEC1 public key; returns it uncompressed.
+fn parse_public_key(public_key: &[u8]) -> Result<[u8; 65]> {
+    if public_key.len() != 33 && public_key.len() != 65 {
+        return Err(MpcError::input(format!(
+            "public key must be a 33- or 65-byte SEC1 encoding, got {} bytes",
+            public_key.len()
+        )));
+    }
+    let point = Point::<Curve>::from_bytes(public_key)
+        .ok()
+        .and_then(NonZero::from_point)
+        .ok_or_else(|| MpcError::input("public key is not a valid secp256k1 point"))?;
+    Ok(uncompressed(&point))
+}
+
+fn signature_bytes(sig: &cggmp21::Signature<Curve>) -> Result<([u8; 32], [u8; 32])> {
+    let r: [u8; 32] = sig
+        .r
+        .to_be_bytes()
+        .as_bytes()
+        .try_into()
+        .map_err(|_| bad_scalar())?;
+    let s: [u8; 32] = sig
+        .s
+        .to_be_bytes()
+        .as_bytes()
+        .try_into()
+        .map_err(|_| bad_scalar())?;
+    Ok((r, s))
+}
+
+/// Public, non-secret facts about a presignature blob.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PresignatureInfo {
+    /// Owner's party index (at key generation).
+    pub party: u16,
+    /// Key generation indices of the signers of this presignature (sorted).
+    pub signers: Vec<u16>,
+    /// Shared public key, uncompressed SEC1 (65 bytes), as recorded at presigning.
+    pub public_key: [u8; 65],
+    /// EIP-55 Ethereum address of that key.
+    pub address: String,
+    /// Identifier of the presignature run, equal for all signers' shares of one presignature:
+    /// SHA-256("dompet-mpc/presignature-id/v1" || r)[..16], r = x(R) mod n. R (the nonce point)
+    /// is no secret: every signer learns it and it becomes the signature's r.
+    pub presignature_id: [u8; 16],
+}
+
+/// Reads the public facts of a presignature.
+pub fn presignature_info(presignature: &[u8]) -> Result<PresignatureInfo> {
+    gmp_alloc::install();
+    catch_panic("reading presignature", || {
+        let PresignatureBlob {
+            party,
+            signers,
+            public_key,
+            presignature,
+        } = blob::decode(BlobKind::Presignature, presignature)?;
+        let r = presignature.R.x().to_scalar().to_be_bytes();
+        let id = Sha256::new()
+            .chain_update(b"dompet-mpc/presignature-id/v1")
+            .chain_update(r.as_bytes())
+            .finalize();
+        let mut presignature_id = [0u8; 16];
+        presignature_id.copy_from_slice(&id[..16]);
+        let public_key = uncompressed(&public_key);
+        Ok(PresignatureInfo {
+            party,
+            signers,
+            address: eth::checksum_address(&eth::address(&public_key)),
+            public_key,
+            presignature_id,
+        })
+    })
 }
 
 fn bad_scalar() -> MpcError {
@@ -338,4 +642,98 @@ pub fn share_info(share: &[u8]) -> Result<ShareInfo> {
             public_key,
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn random_point(rng: &mut BufferedOsRng) -> NonZero<Point<Curve>> {
+        Point::generator() * NonZero::<Scalar<Curve>>::random(rng)
+    }
+
+    #[test]
+    fn presignature_blob_roundtrip() {
+        let mut rng = BufferedOsRng::new();
+        let original = PresignatureBlob {
+            party: 2,
+            signers: vec![0, 2],
+            public_key: random_point(&mut rng),
+            presignature: Presignature {
+                R: random_point(&mut rng),
+                k: SecretScalar::random(&mut rng),
+                chi: SecretScalar::random(&mut rng),
+            },
+        };
+        let bytes = blob::encode(BlobKind::Presignature, &original).unwrap();
+        let back: PresignatureBlob = blob::decode(BlobKind::Presignature, &bytes).unwrap();
+        assert_eq!((back.party, &back.signers), (2, &vec![0, 2]));
+        assert_eq!(back.public_key, original.public_key);
+        assert_eq!(back.presignature.R, original.presignature.R);
+        assert_eq!(
+            back.presignature.k.as_ref(),
+            original.presignature.k.as_ref()
+        );
+        assert_eq!(
+            back.presignature.chi.as_ref(),
+            original.presignature.chi.as_ref()
+        );
+        assert_eq!(
+            *blob::encode(BlobKind::Presignature, &back).unwrap(),
+            *bytes
+        );
+        assert!(
+            bytes.len() <= 280,
+            "presignature blob is {} bytes",
+            bytes.len()
+        );
+
+        // The partial signature blob round-trips as well, and both kinds are told apart.
+        let digest = [0x77u8; 32];
+        let partial = issue_partial_signature(&bytes, &digest).unwrap();
+        let decoded: PartialSignatureBlob =
+            blob::decode(BlobKind::PartialSignature, &partial).unwrap();
+        assert_eq!((decoded.party, &decoded.signers), (2, &vec![0, 2]));
+        assert_eq!(
+            decoded.partial.r,
+            original.presignature.R.x().to_scalar(),
+            "r is the x coordinate of R"
+        );
+        assert_eq!(
+            *blob::encode(BlobKind::PartialSignature, &decoded).unwrap(),
+            *partial
+        );
+        assert!(
+            partial.len() <= 150,
+            "partial blob is {} bytes",
+            partial.len()
+        );
+        assert_eq!(
+            issue_partial_signature(&partial, &digest)
+                .unwrap_err()
+                .kind(),
+            crate::ErrorKind::InvalidInput
+        );
+        assert_eq!(
+            presignature_info(&bytes).unwrap().public_key,
+            uncompressed(&original.public_key)
+        );
+    }
+
+    #[test]
+    fn public_key_encodings() {
+        let mut rng = BufferedOsRng::new();
+        let point = random_point(&mut rng);
+        let full = uncompressed(&point);
+        assert_eq!(parse_public_key(&full).unwrap(), full);
+        assert_eq!(
+            parse_public_key(point.to_bytes(true).as_bytes()).unwrap(),
+            full
+        );
+        assert!(parse_public_key(&full[..64]).is_err());
+        assert!(parse_public_key(&[0u8; 33]).is_err());
+        let mut off_curve = full;
+        off_curve[64] ^= 1;
+        assert!(parse_public_key(&off_curve).is_err());
+    }
 }

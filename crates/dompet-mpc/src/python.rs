@@ -60,7 +60,7 @@ fn bytes_list<'py>(py: Python<'py>, items: Vec<Zeroizing<Vec<u8>>>) -> Vec<Bound
 }
 
 /// One party's run of one protocol (created by `keygen_session`, `aux_info_session`,
-/// `signing_session`). Feed it every message addressed to this party (or broadcast) and send
+/// `signing_session`, `presign_session`). Feed it every message addressed to this party (or broadcast) and send
 /// what it returns; `recipient(msg)` tells where.
 #[pyclass(module = "dompet_mpc", name = "Session", frozen)]
 struct PySession {
@@ -137,7 +137,7 @@ impl PySession {
         Ok(PyBytes::new(py, &out))
     }
 
-    /// Protocol name: "keygen", "aux_info" or "signing".
+    /// Protocol name: "keygen", "aux_info", "signing" or "presigning".
     #[getter]
     fn protocol(&self) -> &'static str {
         self.protocol
@@ -224,6 +224,77 @@ fn signing_session(
     .map_err(to_py)
 }
 
+/// presign_session(execution_id, key_share, signers) -> Session
+///
+/// Generates a presignature with exactly `threshold` signers (key generation indices). result()
+/// is this party's presignature share (secret, SINGLE USE) for issue_partial_signature().
+#[pyfunction]
+fn presign_session(
+    py: Python<'_>,
+    execution_id: &[u8],
+    key_share: &[u8],
+    signers: Vec<u16>,
+) -> PyResult<PySession> {
+    py.detach(|| {
+        catch_panic("presigning", || {
+            protocols::presign(execution_id, key_share, &signers)
+        })
+    })
+    .map(PySession::wrap)
+    .map_err(to_py)
+}
+
+/// issue_partial_signature(presignature, digest) -> bytes
+///
+/// This party's partial signature (public) of a 32-byte digest. Never use a presignature twice:
+/// the caller must mark it used durably before releasing the result.
+#[pyfunction]
+fn issue_partial_signature<'py>(
+    py: Python<'py>,
+    presignature: &[u8],
+    digest: &[u8],
+) -> PyResult<Bound<'py, PyBytes>> {
+    let out = py
+        .detach(|| protocols::issue_partial_signature(presignature, digest))
+        .map_err(to_py)?;
+    Ok(PyBytes::new(py, &out))
+}
+
+/// combine_signatures(partials, public_key, digest) -> bytes
+///
+/// Combines one partial signature per signer of a presignature and verifies the result against
+/// `public_key` (the wallet's SEC1 key, 33 or 65 bytes, e.g. public_key(share)). Returns 65 bytes
+/// r || s || recovery_id like signing_session. Raises ProtocolError("signature verification
+/// failed") if the combined signature does not verify.
+#[pyfunction]
+fn combine_signatures<'py>(
+    py: Python<'py>,
+    partials: Vec<Bound<'py, PyBytes>>,
+    public_key: &[u8],
+    digest: &[u8],
+) -> PyResult<Bound<'py, PyBytes>> {
+    // Partial signatures are public: plain copies are fine.
+    let partials: Vec<Vec<u8>> = partials.iter().map(|p| p.as_bytes().to_vec()).collect();
+    let out = py
+        .detach(|| protocols::combine_signatures(&partials, public_key, digest))
+        .map_err(to_py)?;
+    Ok(PyBytes::new(py, &out))
+}
+
+/// presignature_info(presignature) -> dict: non-secret facts about a presignature share
+/// (party_index, signers, public_key, address, presignature_id).
+#[pyfunction]
+fn presignature_info<'py>(py: Python<'py>, presignature: &[u8]) -> PyResult<Bound<'py, PyDict>> {
+    let info = protocols::presignature_info(presignature).map_err(to_py)?;
+    let dict = PyDict::new(py);
+    dict.set_item("party_index", info.party)?;
+    dict.set_item("signers", info.signers)?;
+    dict.set_item("public_key", PyBytes::new(py, &info.public_key))?;
+    dict.set_item("address", info.address)?;
+    dict.set_item("presignature_id", PyBytes::new(py, &info.presignature_id))?;
+    Ok(dict)
+}
+
 /// pregenerate_primes() -> bytes
 ///
 /// Two safe primes for one party's Paillier key (slow; secret). Use each result once.
@@ -299,6 +370,8 @@ fn share_info<'py>(py: Python<'py>, share: &[u8]) -> PyResult<Bound<'py, PyDict>
         BlobKind::KeyShare => "key_share",
         BlobKind::AuxInfo => "aux_info",
         BlobKind::Primes => "primes",
+        BlobKind::Presignature => "presignature",
+        BlobKind::PartialSignature => "partial_signature",
     };
     dict.set_item("kind", kind)?;
     dict.set_item("party_index", info.party)?;
@@ -362,6 +435,10 @@ fn dompet_mpc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(keygen_session, m)?)?;
     m.add_function(wrap_pyfunction!(aux_info_session, m)?)?;
     m.add_function(wrap_pyfunction!(signing_session, m)?)?;
+    m.add_function(wrap_pyfunction!(presign_session, m)?)?;
+    m.add_function(wrap_pyfunction!(issue_partial_signature, m)?)?;
+    m.add_function(wrap_pyfunction!(combine_signatures, m)?)?;
+    m.add_function(wrap_pyfunction!(presignature_info, m)?)?;
     m.add_function(wrap_pyfunction!(pregenerate_primes, m)?)?;
     m.add_function(wrap_pyfunction!(complete_key_share, m)?)?;
     m.add_function(wrap_pyfunction!(trusted_dealer_split, m)?)?;

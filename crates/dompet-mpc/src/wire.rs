@@ -12,7 +12,7 @@
 //! ```
 //!
 //! Party indices in the envelope are always the *key generation* indices (0, 1, 2), also in
-//! signing where cggmp21 internally numbers the signers 0..t. A transport can therefore route by
+//! signing and presigning where cggmp21 internally numbers the signers 0..t. A transport can therefore route by
 //! `recipient` without knowing which protocol is running.
 //!
 //! The header is routing information only: the transport must authenticate the sender and
@@ -38,6 +38,8 @@ pub enum Protocol {
     AuxInfo,
     /// Threshold signing.
     Signing,
+    /// Presignature generation (the offline part of signing).
+    Presigning,
 }
 
 impl Protocol {
@@ -46,6 +48,7 @@ impl Protocol {
             Protocol::Keygen => 1,
             Protocol::AuxInfo => 2,
             Protocol::Signing => 3,
+            Protocol::Presigning => 4,
         }
     }
 
@@ -54,6 +57,7 @@ impl Protocol {
             1 => Some(Protocol::Keygen),
             2 => Some(Protocol::AuxInfo),
             3 => Some(Protocol::Signing),
+            4 => Some(Protocol::Presigning),
             _ => None,
         }
     }
@@ -64,6 +68,7 @@ impl Protocol {
             Protocol::Keygen => "keygen",
             Protocol::AuxInfo => "aux_info",
             Protocol::Signing => "signing",
+            Protocol::Presigning => "presigning",
         }
     }
 }
@@ -182,6 +187,19 @@ mod tests {
         }
         .encode();
         assert_eq!(recipient(&broadcast).unwrap(), None);
+    }
+
+    #[test]
+    fn protocol_tags_roundtrip() {
+        for protocol in [
+            Protocol::Keygen,
+            Protocol::AuxInfo,
+            Protocol::Signing,
+            Protocol::Presigning,
+        ] {
+            assert_eq!(Protocol::from_tag(protocol.tag()), Some(protocol));
+        }
+        assert_eq!(Protocol::Presigning.name(), "presigning");
     }
 
     #[test]

@@ -482,3 +482,284 @@ fn gmp_wiping_allocator_is_installed() {
     let _ = fixture();
     assert!(dompet_mpc::gmp_alloc::installed());
 }
+
+// ----- Presignatures: offline presigning, online partial signatures, combine + verify -----
+
+fn presign(key_shares: &[Zeroizing<Vec<u8>>], signers: &[u16], eid: &[u8]) -> Vec<Vec<u8>> {
+    let started = std::time::Instant::now();
+    let shares = run(signers
+        .iter()
+        .map(|&i| dompet_mpc::presign(eid, &key_shares[usize::from(i)], signers).unwrap())
+        .collect());
+    eprintln!("presigning {signers:?}: {:?}", started.elapsed());
+    shares.iter().map(|s| s.to_vec()).collect()
+}
+
+fn partials(presignatures: &[Vec<u8>], digest: &[u8; 32]) -> Vec<Vec<u8>> {
+    presignatures
+        .iter()
+        .map(|p| {
+            dompet_mpc::issue_partial_signature(p, digest)
+                .unwrap()
+                .to_vec()
+        })
+        .collect()
+}
+
+#[test]
+fn presignature_signature_recovers_the_wallet_address() {
+    let fx = fixture();
+    let info = dompet_mpc::share_info(&fx.key_shares[0]).unwrap();
+    // Signer order given in reverse: it does not matter.
+    let presigs = presign(&fx.key_shares, &[2, 0], b"presign-recover");
+    assert_eq!(presigs.len(), 2);
+    let infos: Vec<_> = presigs
+        .iter()
+        .map(|p| dompet_mpc::presignature_info(p).unwrap())
+        .collect();
+    assert_eq!(infos[0].party, 2);
+    assert_eq!(infos[1].party, 0);
+    for i in &infos {
+        assert_eq!(i.signers, vec![0, 2]);
+        assert_eq!(i.public_key, info.public_key);
+        assert_eq!(i.address, info.address);
+        assert_eq!(i.presignature_id, infos[0].presignature_id);
+    }
+    assert_eq!(
+        dompet_mpc::blob::kind_of(&presigs[0]).unwrap(),
+        BlobKind::Presignature
+    );
+
+    let digest: [u8; 32] = Keccak256::digest(b"presigned transfer").into();
+    let started = std::time::Instant::now();
+    let parts = partials(&presigs, &digest);
+    let sig = dompet_mpc::combine_signatures(&parts, &info.public_key, &digest).unwrap();
+    eprintln!(
+        "online step (2 partials + combine + verify): {:?}",
+        started.elapsed()
+    );
+    eprintln!(
+        "sizes: presignature share {} / {} bytes, partial signature {} / {} bytes",
+        presigs[0].len(),
+        presigs[1].len(),
+        parts[0].len(),
+        parts[1].len()
+    );
+    assert!(
+        presigs.iter().all(|p| p.len() <= 280),
+        "presignature too big"
+    );
+    assert!(parts.iter().all(|p| p.len() <= 150), "partial too big");
+    assert_eq!(
+        dompet_mpc::blob::kind_of(&parts[0]).unwrap(),
+        BlobKind::PartialSignature
+    );
+    check_signature(&sig, &digest, &info.public_key, &info.address);
+
+    // Same result whatever the order of the partials and the public key encoding.
+    let compressed = VerifyingKey::from_sec1_bytes(&info.public_key)
+        .unwrap()
+        .to_encoded_point(true);
+    let reversed = [parts[1].clone(), parts[0].clone()];
+    let again = dompet_mpc::combine_signatures(&reversed, compressed.as_bytes(), &digest).unwrap();
+    assert_eq!(again, sig);
+    // Issuing is deterministic: a retry after a lost answer yields the same partial (still the
+    // same digest, so nothing leaks).
+    assert_eq!(partials(&presigs, &digest), parts);
+}
+
+#[test]
+fn presignature_signature_of_imported_key() {
+    let fx = fixture();
+    let cores = dompet_mpc::trusted_dealer_split(&[0x11u8; 32], 3, 2).unwrap();
+    let shares: Vec<_> = cores
+        .iter()
+        .zip(&fx.aux)
+        .map(|(core, aux)| dompet_mpc::complete_key_share(core, aux).unwrap())
+        .collect();
+    let presigs = presign(&shares, &[1, 2], b"presign-import");
+    let digest = [0x5au8; 32];
+    let sig = dompet_mpc::combine_signatures(
+        &partials(&presigs, &digest),
+        &dompet_mpc::share_info(&shares[0]).unwrap().public_key,
+        &digest,
+    )
+    .unwrap();
+    let info = dompet_mpc::share_info(&shares[2]).unwrap();
+    check_signature(
+        &sig,
+        &digest,
+        &info.public_key,
+        "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A",
+    );
+}
+
+#[test]
+fn combined_signature_is_verified() {
+    let fx = fixture();
+    let info = dompet_mpc::share_info(&fx.key_shares[1]).unwrap();
+    let presigs = presign(&fx.key_shares, &[0, 1], b"presign-verify");
+    let digest = [0x21u8; 32];
+    let other_digest = [0x22u8; 32];
+    // A test on purpose: one signer signs another digest with the same presignature.
+    let good = dompet_mpc::issue_partial_signature(&presigs[0], &digest).unwrap();
+    let wrong = dompet_mpc::issue_partial_signature(&presigs[1], &other_digest).unwrap();
+    let err = dompet_mpc::combine_signatures(&[&good[..], &wrong[..]], &info.public_key, &digest)
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Protocol, "{err}");
+    assert_eq!(err.to_string(), "signature verification failed");
+
+    // Consistent partials, but the combiner is asked about another digest or another wallet.
+    let parts = partials(&presigs, &digest);
+    let err = dompet_mpc::combine_signatures(&parts, &info.public_key, &other_digest).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Protocol, "{err}");
+    let other_wallet =
+        dompet_mpc::share_info(&dompet_mpc::trusted_dealer_split(&[9u8; 32], 3, 2).unwrap()[0])
+            .unwrap();
+    let err =
+        dompet_mpc::combine_signatures(&parts, &other_wallet.public_key, &digest).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Protocol, "{err}");
+    assert_eq!(err.to_string(), "signature verification failed");
+    // The right inputs still combine.
+    let sig = dompet_mpc::combine_signatures(&parts, &info.public_key, &digest).unwrap();
+    check_signature(&sig, &digest, &info.public_key, &info.address);
+}
+
+#[test]
+fn combine_refuses_mismatching_partials() {
+    let fx = fixture();
+    let public_key = dompet_mpc::share_info(&fx.key_shares[0])
+        .unwrap()
+        .public_key;
+    let digest = [0x31u8; 32];
+    let run_a = partials(&presign(&fx.key_shares, &[0, 1], b"presign-mix-a"), &digest);
+    let run_b = partials(&presign(&fx.key_shares, &[0, 1], b"presign-mix-b"), &digest);
+    let run_c = partials(&presign(&fx.key_shares, &[1, 2], b"presign-mix-c"), &digest);
+    let combine = |parts: &[&Vec<u8>]| {
+        dompet_mpc::combine_signatures(parts, &public_key, &digest).unwrap_err()
+    };
+    let cases: Vec<(&str, Vec<&Vec<u8>>, &str)> = vec![
+        ("none", vec![], "no partial signatures"),
+        (
+            "one",
+            vec![&run_a[0]],
+            "need one partial signature from each signer",
+        ),
+        ("duplicate", vec![&run_a[0], &run_a[0]], "same party"),
+        (
+            "different runs",
+            vec![&run_a[0], &run_b[1]],
+            "different presignatures",
+        ),
+        (
+            "different signer sets",
+            vec![&run_a[0], &run_c[1]],
+            "signer sets",
+        ),
+        (
+            "too many",
+            vec![&run_a[0], &run_a[1], &run_a[1]],
+            "same party",
+        ),
+    ];
+    for (name, parts, expected) in cases {
+        let err = combine(&parts);
+        assert_eq!(err.kind(), ErrorKind::InvalidInput, "{name}: {err}");
+        assert!(err.to_string().contains(expected), "{name}: {err}");
+    }
+    // Each run on its own is fine.
+    for run in [&run_a, &run_b, &run_c] {
+        dompet_mpc::combine_signatures(run, &public_key, &digest).unwrap();
+    }
+}
+
+#[test]
+fn presignature_argument_validation() {
+    let fx = fixture();
+    let share = &fx.key_shares[0];
+    let digest = [1u8; 32];
+    for signers in [&[0u16][..], &[0, 1, 2], &[1, 2], &[0, 5]] {
+        let err = dompet_mpc::presign(b"x", share, signers).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidInput, "{signers:?}: {err}");
+    }
+    assert!(dompet_mpc::presign(b"", share, &[0, 1]).is_err());
+    let err = dompet_mpc::presign(b"x", &fx.aux[0], &[0, 1]).unwrap_err();
+    assert!(err.to_string().contains("expected key share"), "{err}");
+
+    let presigs = presign(&fx.key_shares, &[0, 1], b"presign-args");
+    let part = dompet_mpc::issue_partial_signature(&presigs[0], &digest).unwrap();
+    let public_key = dompet_mpc::share_info(share).unwrap().public_key;
+
+    // Wrong blob kinds and lengths.
+    let input_errors: Vec<(&str, dompet_mpc::MpcError)> = vec![
+        (
+            "expected presignature",
+            dompet_mpc::issue_partial_signature(share, &digest).unwrap_err(),
+        ),
+        (
+            "expected presignature",
+            dompet_mpc::issue_partial_signature(&part, &digest).unwrap_err(),
+        ),
+        (
+            "not a dompet-mpc blob",
+            dompet_mpc::issue_partial_signature(b"garbage", &digest).unwrap_err(),
+        ),
+        (
+            "32 bytes",
+            dompet_mpc::issue_partial_signature(&presigs[0], &digest[..31]).unwrap_err(),
+        ),
+        (
+            "corrupt",
+            dompet_mpc::issue_partial_signature(&presigs[0][..presigs[0].len() - 5], &digest)
+                .unwrap_err(),
+        ),
+        (
+            "expected partial signature",
+            dompet_mpc::combine_signatures(&[&presigs[0], &presigs[1]], &public_key, &digest)
+                .unwrap_err(),
+        ),
+        (
+            "expected partial signature",
+            dompet_mpc::combine_signatures(&[share.to_vec()], &public_key, &digest).unwrap_err(),
+        ),
+        (
+            "32 bytes",
+            dompet_mpc::combine_signatures(&[&part], &public_key, &digest[..16]).unwrap_err(),
+        ),
+        (
+            "33- or 65-byte",
+            dompet_mpc::combine_signatures(&[&part], &public_key[1..], &digest).unwrap_err(),
+        ),
+        (
+            "not a valid secp256k1 point",
+            dompet_mpc::combine_signatures(&[&part], &[4u8; 65], &digest).unwrap_err(),
+        ),
+        (
+            "expected presignature",
+            dompet_mpc::presignature_info(&part).unwrap_err(),
+        ),
+        (
+            "expected a core share or key share",
+            dompet_mpc::share_info(&presigs[0]).unwrap_err(),
+        ),
+    ];
+    for (expected, err) in input_errors {
+        assert_eq!(err.kind(), ErrorKind::InvalidInput, "{expected}: {err}");
+        assert!(err.to_string().contains(expected), "{expected}: {err}");
+    }
+}
+
+#[test]
+fn presign_and_sign_messages_do_not_mix() {
+    let fx = fixture();
+    let digest = [8u8; 32];
+    let mut presign = dompet_mpc::presign(b"mix", &fx.key_shares[0], &[0, 1]).unwrap();
+    assert_eq!(presign.protocol(), dompet_mpc::Protocol::Presigning);
+    let mut sign = dompet_mpc::signing(b"mix", &fx.key_shares[1], &[0, 1], &digest).unwrap();
+    presign.start().unwrap();
+    let from_sign = sign.start().unwrap();
+    let err = presign.handle(&from_sign[0]).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidMessage, "{err}");
+    assert!(err.to_string().contains("'presigning'"), "{err}");
+    assert!(!presign.failed());
+}
