@@ -83,6 +83,7 @@ from tests.iam_recorder import pytest_collection_modifyitems  # noqa: E402, F401
 
 def reset_caches() -> None:
     from chalicelib.evm import kms_signer
+    from chalicelib.mpc import presignatures
     from chalicelib.platform import clock
     from chalicelib.webhooks import keys as webhook_keys
 
@@ -92,6 +93,7 @@ def reset_caches() -> None:
     kms_signer.forget()
     webhook_keys.forget()
     tenancy._app_secret_cache.clear()
+    presignatures._data_keys.clear()
 
 
 @pytest.fixture

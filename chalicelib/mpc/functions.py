@@ -6,12 +6,15 @@ from typing import Any
 
 from chalice import Blueprint, Rate
 
+from chalicelib.platform import resources
 from chalicelib.platform.settings import load_settings
 
 bp = Blueprint(__name__)
 
 # The refill job stops starting new sets when less than this is left of its 900 s.
 REFILL_SET_BUDGET_S = 240.0
+# A presignature refill starts another run only with this much of its budget left (one run ≈ 1-2 s).
+PRESIGN_RUN_BUDGET_S = 10.0
 
 
 @bp.lambda_function(name="cosigner")
@@ -26,6 +29,23 @@ def user_party(event: dict[str, Any], context: Any) -> dict[str, Any]:
     from chalicelib.mpc import parties
 
     return parties.user_party(event)
+
+
+@bp.on_sqs_message(queue=resources.queue_name(load_settings().stage, "presign-refill"), batch_size=1)
+def refill_presignatures(event: Any) -> Any:
+    from chalicelib.mpc import service
+    from chalicelib.platform import deadline
+    from chalicelib.platform.consumers import sqs_batch
+
+    def refill(body: dict[str, Any]) -> None:
+        def time_left_s() -> float:
+            left = deadline.remaining_s()
+            return float("inf") if left is None else left
+
+        target = load_settings().presign_pool_target
+        service.refill_presignatures(str(body["walletId"]), target, time_left_s, PRESIGN_RUN_BUDGET_S)
+
+    return sqs_batch("refill_presignatures", event, refill)
 
 
 @bp.schedule(Rate(15, unit=Rate.MINUTES))

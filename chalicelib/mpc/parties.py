@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from chalicelib.mpc import aux_pool, shares
+from chalicelib.mpc import aux_pool, presignatures, shares
 from chalicelib.mpc.mailbox import Mailbox, RunFailedError, drive
 from chalicelib.platform import clock
 from chalicelib.platform.invocation import running_as
@@ -26,8 +26,8 @@ HEX32 = r"^[0-9a-f]{32}$"
 class PartyRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    action: Literal["keygen", "import", "sign"]
-    runId: str = Field(pattern=HEX32)
+    action: Literal["keygen", "import", "sign", "presign", "partial"]
+    runId: str = Field(pattern=HEX32)  # partial: the presignature's id
     walletId: str = Field(pattern=HEX32)
     peers: tuple[int, ...] = Field(min_length=1, max_length=2)
     auxId: str | None = Field(None, pattern=HEX32)
@@ -60,6 +60,10 @@ def _join(party: int, event: dict[str, Any]) -> dict[str, Any]:
     try:
         if request.action == "sign":
             return _sign(party, request)
+        if request.action in ("presign", "partial"):
+            if party != shares.COSIGNER:  # presignatures belong to the send pair (A, B) only
+                return {"ok": False, "code": "BAD_PARTY_REQUEST"}
+            return _presign(request) if request.action == "presign" else _partial(request)
         return _make_share(party, request)
     except RunFailedError as exc:
         return {"ok": False, "code": "RUN_FAILED", "reason": exc.reason}
@@ -107,6 +111,37 @@ def _sign(party: int, request: PartyRequest) -> dict[str, Any]:
     session = mpc.signing_session(eid, key_share, list(request.signers), bytes.fromhex(request.digest))
     _run(party, request, session)
     return {"ok": True}
+
+
+def _presign(request: PartyRequest) -> dict[str, Any]:
+    """The cosigner's half of a new presignature, kept in its own store."""
+    import dompet_mpc as mpc
+
+    if request.signers != (shares.SIGNER, shares.COSIGNER):
+        return {"ok": False, "code": "BAD_PARTY_REQUEST"}  # presignatures serve the send pair only
+    key_share = shares.load_share(request.walletId, shares.COSIGNER)
+    session = mpc.presign_session(execution_id("presign", request.walletId, request.runId), key_share, request.signers)
+    del key_share
+    share = _run(shares.COSIGNER, request, session)
+    presignature_id = mpc.presignature_info(share)["presignature_id"].hex()
+    presignatures.store(shares.COSIGNER, request.walletId, presignature_id, share)
+    return {"ok": True, "presignatureId": presignature_id}
+
+
+def _partial(request: PartyRequest) -> dict[str, Any]:
+    """The cosigner's partial signature of `digest` from its share of presignature `runId`, which it consumes
+    first, on its own authority: a share that is not `ready` here (used for any digest, or unknown) signs nothing."""
+    import dompet_mpc as mpc
+
+    if request.digest is None or request.signers != (shares.SIGNER, shares.COSIGNER):
+        return {"ok": False, "code": "BAD_PARTY_REQUEST"}
+    digest = bytes.fromhex(request.digest)
+    share = presignatures.consume(shares.COSIGNER, request.walletId, request.runId, digest)
+    if share is None:
+        return {"ok": False, "code": "PRESIGNATURE_UNAVAILABLE"}
+    partial = mpc.issue_partial_signature(share, digest)
+    del share
+    return {"ok": True, "partial": base64.b64encode(partial).decode()}
 
 
 def _run(party: int, request: PartyRequest, session: Any) -> bytes:

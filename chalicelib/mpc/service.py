@@ -5,7 +5,10 @@
   party its core share;
 * `sign` signs a 32-byte digest with share A and either the cosigner (share B) or,
   when the caller presents the user's `secret0`, the user party (share C), and
-  writes an audit record either way.
+  writes an audit record either way. With the cosigner it first tries the online
+  step of a stocked presignature (milliseconds); an empty pool, or any failure of
+  that step, falls back to the full signing run;
+* `refill_presignatures` tops a wallet's presignature pool up with the cosigner.
 
 Failures are `MpcRunError`s with a stable code; callers map them to responses.
 """
@@ -23,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib.mpc import aux_pool, remote, shares
+from chalicelib.mpc import aux_pool, presignatures, remote, shares
 from chalicelib.mpc.mailbox import Mailbox, RunFailedError, drive
 from chalicelib.mpc.parties import execution_id
 from chalicelib.platform import aws, clock
@@ -41,6 +44,7 @@ RUN_QUEUE_WAIT_S = 120.0
 COSIGNER_FUNCTION = "cosigner"
 USER_PARTY_FUNCTION = "user_party"
 DIGEST_LEN = 32
+ONLINE_STEP_TIMEOUT_S = 3.0  # the cosigner's partial signature: one invocation and a few milliseconds of work
 
 
 class MpcRunError(Exception):
@@ -118,8 +122,98 @@ def sign(wallet_id: str, address: str, digest: bytes, caller: str, secret0: str 
     """
     if len(digest) != DIGEST_LEN:
         raise ValueError("digest must be 32 bytes")
+    if secret0 is None and load_settings().presign_pool_target > 0:
+        signature = _sign_presigned(wallet_id, address, digest, caller)
+        if signature is not None:
+            return signature
     with _run_slot():
         return _sign(wallet_id, address, digest, caller, secret0)
+
+
+class _OnlineStepFailedError(Exception):
+    """The presignature's online step did not give a valid signature (the presignature is burned)."""
+
+
+def _sign_presigned(wallet_id: str, address: str, digest: bytes, caller: str) -> bytes | None:
+    """The online step with a stocked presignature: share A is consumed here, share B by the cosigner, each in its
+    own conditional write recording the digest; the partial signatures are combined and verified. None (after
+    queueing a refill) when the pool is empty or the step failed: the caller then runs full signing."""
+    import dompet_mpc as mpc
+
+    started = clock.monotonic()
+    taken = presignatures.take(wallet_id, digest)
+    if taken is None:
+        presignatures.request_refill(wallet_id)
+        return None
+    presignature_id, share, ready = taken
+    signers = [shares.SIGNER, shares.COSIGNER]
+    request = {
+        "action": "partial",
+        "runId": presignature_id,
+        "walletId": wallet_id,
+        "peers": [shares.SIGNER],
+        "digest": digest.hex(),
+        "signers": signers,
+    }
+    # Short: full signing must still fit in the request's budget when the online step fails.
+    deadline = min(_deadline(), clock.monotonic() + ONLINE_STEP_TIMEOUT_S)
+    try:
+        call = remote.call(COSIGNER_FUNCTION, request)
+        own = mpc.issue_partial_signature(share, digest)
+        public_key = mpc.presignature_info(share)["public_key"]
+        del share
+        answer = _answers({COSIGNER_FUNCTION: call}, deadline)[COSIGNER_FUNCTION]
+        theirs = base64.b64decode(str(answer.get("partial", "")), validate=True)
+        signature = mpc.combine_signatures([own, theirs], public_key, digest)
+        if not _recovers_to(signature, digest, address):
+            raise _OnlineStepFailedError("the signature does not recover to the wallet")
+    except (MpcRunError, mpc.MpcError, ValueError, _OnlineStepFailedError) as failure:
+        logger.warning(
+            "presignature online step failed; full signing follows",
+            extra={"presignatureId": presignature_id, "errorType": type(failure).__name__},
+        )
+        _audit(wallet_id, presignature_id, digest, signers, caller, "failed", 0.0, presignature_id)
+        presignatures.request_refill(wallet_id)
+        return None
+    _audit(wallet_id, presignature_id, digest, signers, caller, "signed", clock.monotonic() - started, presignature_id)
+    if presignatures.below_low_water(ready):
+        presignatures.request_refill(wallet_id)
+    return signature
+
+
+def refill_presignatures(wallet_id: str, target: int, time_left_s: Callable[[], float], per_run_s: float) -> int:
+    """Generate presignatures with the cosigner until party A holds `target` ready ones (or time runs short);
+    returns how many were made. Only wallets with a share A here are refilled."""
+    ready = len(presignatures.ready_ids(shares.SIGNER, wallet_id))
+    if ready >= target or not presignatures.lease_refill(wallet_id, time_left_s()):
+        return 0  # stocked, or another refill of this wallet is running
+    try:
+        return _presign_until(wallet_id, target - ready, time_left_s, per_run_s)
+    finally:
+        presignatures.release_refill(wallet_id)
+
+
+def _presign_until(wallet_id: str, wanted: int, time_left_s: Callable[[], float], per_run_s: float) -> int:
+    import dompet_mpc as mpc
+
+    key_share = shares.load_share(wallet_id, shares.SIGNER)
+    made = 0
+    while made < wanted and time_left_s() > per_run_s:
+        signers = [shares.SIGNER, shares.COSIGNER]
+        run_id = secrets.token_hex(16)
+        request = {"action": "presign", "runId": run_id, "walletId": wallet_id, "peers": [0], "signers": signers}
+        with _run_slot():
+            deadline = _deadline()
+            calls = {COSIGNER_FUNCTION: remote.call(COSIGNER_FUNCTION, request)}
+            session = mpc.presign_session(execution_id("presign", wallet_id, run_id), key_share, signers)
+            share = _drive_party0(run_id, (shares.COSIGNER,), session, calls, deadline)
+            answer = _answers(calls, deadline)[COSIGNER_FUNCTION]
+        presignature_id = mpc.presignature_info(share)["presignature_id"].hex()
+        if answer.get("presignatureId") != presignature_id:
+            raise MpcRunError("SIGNER_UNAVAILABLE", "The parties did not agree on the presignature")
+        presignatures.store(shares.SIGNER, wallet_id, presignature_id, share)
+        made += 1
+    return made
 
 
 def _sign(wallet_id: str, address: str, digest: bytes, caller: str, secret0: str | None) -> bytes:
@@ -228,20 +322,29 @@ def _recovers_to(signature: bytes, digest: bytes, address: str) -> bool:
 
 
 def _audit(
-    wallet_id: str, run_id: str, digest: bytes, signers: list[int], caller: str, outcome: str, seconds: float
+    wallet_id: str,
+    run_id: str,
+    digest: bytes,
+    signers: list[int],
+    caller: str,
+    outcome: str,
+    seconds: float,
+    presignature_id: str | None = None,
 ) -> None:
     now = iso_now()
-    aws.table("signing-audit").put_item(
-        Item={
-            "pk": f"WALLET#{wallet_id}",
-            "sk": f"SIG#{now}#{run_id}",
-            "walletId": wallet_id,
-            "runId": run_id,
-            "digest": digest.hex(),
-            "parties": ["signer", "user" if shares.USER in signers else "cosigner"],
-            "caller": caller,
-            "outcome": outcome,
-            "createdAt": now,
-            "durationMs": int(seconds * 1000),
-        }
-    )
+    item: dict[str, Any] = {
+        "pk": f"WALLET#{wallet_id}",
+        "sk": f"SIG#{now}#{run_id}",
+        "walletId": wallet_id,
+        "runId": run_id,
+        "digest": digest.hex(),
+        "parties": ["signer", "user" if shares.USER in signers else "cosigner"],
+        "method": "presignature" if presignature_id else "full",
+        "caller": caller,
+        "outcome": outcome,
+        "createdAt": now,
+        "durationMs": int(seconds * 1000),
+    }
+    if presignature_id:
+        item["presignatureId"] = presignature_id
+    aws.table("signing-audit").put_item(Item=item)

@@ -323,16 +323,19 @@ class ItemBusyError(Exception):
     TransactionConflictException, which botocore's retry modes do not retry): a lost race, to be retried."""
 
 
-def write(item: TxItem, return_new: bool = False) -> dict[str, Any] | None:
+def write(item: TxItem, return_new: bool = False, return_old: bool = False) -> dict[str, Any] | None:
     """One conditional write outside a transaction (same TxItem as in `transact`). On a failed condition raises
     ConditionFailedError carrying the current item (ReturnValuesOnConditionCheckFailure, no second read), and
-    ItemBusyError when a transaction holds the item (retry it with platform/retry)."""
+    ItemBusyError when a transaction holds the item (retry it with platform/retry). `return_new` (updates) and
+    `return_old` return the item as the write left it or as it found it."""
     request = item.request()[item.kind]
     request.pop("TableName")
     dynamo = table(item.table)
     operation = {"Put": dynamo.put_item, "Update": dynamo.update_item, "Delete": dynamo.delete_item}[item.kind]
     if return_new and item.kind == "Update":
         request["ReturnValues"] = "ALL_NEW"
+    elif return_old:
+        request["ReturnValues"] = "ALL_OLD"
     try:
         response = operation(**request)
     except dynamo.meta.client.exceptions.ConditionalCheckFailedException as exc:

@@ -121,6 +121,18 @@ TABLES: tuple[Table, ...] = (
         purpose="Key share B of each wallet, envelope-encrypted under KMS key share-b. Read by the cosigner only.",
     ),
     Table(
+        name="signer-presignatures",
+        purpose="Party A's shares of each wallet's presignatures (single use), sealed under a per-wallet data key "
+        "that KMS key share-a protects. Read by the API and the presignature refill only.",
+        ttl_attribute="expiresAt",
+    ),
+    Table(
+        name="cosigner-presignatures",
+        purpose="Party B's shares of each wallet's presignatures (single use), sealed under a per-wallet data key "
+        "that KMS key share-b protects. Read by the cosigner only.",
+        ttl_attribute="expiresAt",
+    ),
+    Table(
         name="aux-pool",
         purpose="Pre-generated cggmp21 auxiliary info, one set per future wallet; each party's part sealed for it.",
     ),
@@ -185,6 +197,12 @@ QUEUES: tuple[Queue, ...] = (
         max_receive_count=10,
     ),
     Queue(
+        name="presign-refill",
+        purpose="Wallets whose presignature pool is below its low-water mark (new wallets, after use).",
+        visibility_timeout_s=720,  # six times the refill's timeout
+        max_receive_count=3,
+    ),
+    Queue(
         name="webhook-deliveries",
         purpose="Webhook delivery attempts (delayed for retries); failed deliveries end in its DLQ.",
         visibility_timeout_s=180,
@@ -238,6 +256,8 @@ FUNCTIONS: tuple[Function, ...] = (
             Grant("table", "mpc-mailbox", "read_write"),
             Grant("table", "signing-audit", "read_write"),
             Grant("key", "share-a", "encrypt_decrypt"),
+            Grant("table", "signer-presignatures", "read_write"),  # consumes share A of a presignature
+            Grant("queue", "presign-refill", "write"),
             Grant("bucket", "recovery", "read_write"),  # read: presigned GET links are signed with this role
             Grant("function", "cosigner", "invoke"),
             Grant("function", "user_party", "invoke"),
@@ -308,9 +328,11 @@ FUNCTIONS: tuple[Function, ...] = (
     ),
     Function(
         name="cosigner",
-        purpose="MPC party B: holds key share B; joins key generation and signing sessions started by the API.",
+        purpose="MPC party B: holds key share B; joins key generation, signing and presigning sessions started by "
+        "the API or the presignature refill, and issues its partial signature from one of its presignatures.",
         grants=(
             Grant("table", "cosigner-shares", "read_write"),
+            Grant("table", "cosigner-presignatures", "read_write"),
             Grant("table", "aux-pool", "read"),
             Grant("table", "mpc-mailbox", "read_write"),
             Grant("key", "share-b", "encrypt_decrypt"),
@@ -328,6 +350,22 @@ FUNCTIONS: tuple[Function, ...] = (
         ),
         timeout_s=60,
         memory_mb=1769,
+    ),
+    Function(
+        name="refill_presignatures",
+        purpose="SQS: tops a wallet's presignature pool up to its target, running presigning with the cosigner "
+        "(party A here holds share A only, like the API).",
+        grants=(
+            Grant("table", "signer-shares", "read"),
+            Grant("table", "signer-presignatures", "read_write"),
+            Grant("table", "mpc-mailbox", "read_write"),
+            Grant("key", "share-a", "encrypt_decrypt"),
+            Grant("function", "cosigner", "invoke"),
+            Grant("queue", "presign-refill", "read_write"),
+        ),
+        consumes=("presign-refill",),
+        timeout_s=120,
+        memory_mb=1769,  # one full vCPU: ≈ 0.75 s of proofs per presignature
     ),
     Function(
         name="refill_aux_pool",

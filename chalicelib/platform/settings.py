@@ -85,6 +85,18 @@ class Settings(BaseSettings):
         "about a day (27.7 h of delays).",
     )
     aux_pool_target: int = Field(20, ge=0, le=1000, description="Ready aux-info sets the refill job keeps in stock.")
+    presign_pool_target: int = Field(
+        4, ge=0, le=100, description="Presignatures a wallet's pool is filled up to (0: no pool, full signing)."
+    )
+    presign_pool_low_water: int = Field(
+        2, ge=0, le=100, description="A wallet whose pool holds fewer ready presignatures than this is refilled."
+    )
+    presign_key_cache_s: int = Field(
+        300,
+        ge=0,
+        le=3600,
+        description="How long a party keeps a wallet's unwrapped presignature data key in memory (0: always ask KMS).",
+    )
 
     @field_validator("webhook_allowlist")
     @classmethod

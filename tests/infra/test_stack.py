@@ -387,8 +387,12 @@ def test_grants_are_exactly_the_defined_ones(synthesized: dict[str, dict[str, An
 
 
 def test_queue_consumers_read_the_stacks_queue(template: Template) -> None:
+    from chalice.app import SQSEventConfig
+
+    from app import app
     from infra.stack import sam_logical_id
 
+    batch_sizes = {s.name: s.batch_size for s in app.event_sources if isinstance(s, SQSEventConfig)}
     functions = template.find_resources("AWS::Serverless::Function")
     for function in resources.FUNCTIONS:
         events = functions[sam_logical_id(function.name)]["Properties"].get("Events", {})
@@ -398,7 +402,9 @@ def test_queue_consumers_read_the_stacks_queue(template: Template) -> None:
             arn = event["Properties"]["Queue"]
             assert arn == {"Fn::GetAtt": [_resource_id(template, "test", "queue", queue), "Arn"]}, function.name
             assert event["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"], function.name
-            assert event["Properties"]["BatchSize"] == 10, function.name
+            assert event["Properties"]["BatchSize"] == batch_sizes[function.name], function.name
+    # Trackers and deliveries take ten messages at a time; a presignature refill (seconds of proofs) takes one.
+    assert {name: size for name, size in batch_sizes.items() if size != 10} == {"refill_presignatures": 1}
 
 
 def test_function_names_limits_and_invoke_grants(template: Template) -> None:
@@ -417,11 +423,41 @@ def test_function_names_limits_and_invoke_grants(template: Template) -> None:
         }
         expected = {resources.function_name("test", g.name) for g in function.grants if g.kind == "function"}
         assert invokes == expected, function.name
-    # Only the API reaches the parties; the parties reach nobody.
+    # Only the API (and the presignature refill, party A like the API) reach the parties; the parties reach nobody.
     assert {g.name for g in resources.function("api_handler").grants if g.kind == "function"} == {
         "cosigner",
         "user_party",
     }
+    callers = {f.name for f in resources.FUNCTIONS if any(g.kind == "function" for g in f.grants)}
+    assert callers == {"api_handler", "refill_presignatures"}
+    assert {g.name for g in resources.function("refill_presignatures").grants if g.kind == "function"} == {"cosigner"}
+
+
+def test_no_function_reaches_both_parties_presignatures_or_shares(template: Template) -> None:
+    """Party A's shares and presignature shares, and party B's, are never readable by one function (together
+    they are the key); each side's table is readable only by a function that holds its own KMS key."""
+    sides = {
+        "a": ({"signer-shares", "signer-presignatures"}, "share-a"),
+        "b": ({"cosigner-shares", "cosigner-presignatures"}, "share-b"),
+    }
+    for function in resources.FUNCTIONS:
+        role_id = _role_id(template, function.name)
+        reached = set()
+        for side, (tables, key) in sides.items():
+            readable = {
+                t
+                for t in tables
+                if _allows(
+                    _actions_on(template, role_id, _resource_id(template, "test", "table", t)), "dynamodb:GetItem"
+                )
+                or _allows(_actions_on(template, role_id, _resource_id(template, "test", "table", t)), "dynamodb:Query")
+            }
+            if readable:
+                reached.add(side)
+                assert _allows(
+                    _actions_on(template, role_id, _resource_id(template, "test", "key", key)), "kms:Decrypt"
+                )
+        assert len(reached) <= 1, f"{function.name} reads both parties' tables"
 
 
 def test_no_function_holds_two_share_keys(template: Template) -> None:

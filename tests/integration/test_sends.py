@@ -528,3 +528,42 @@ def test_a_broadcast_no_node_confirms_answers_502_with_the_hash_and_is_tracked(w
     monkeypatch.setattr(pipeline, "rpc_call", real)
     tracking.check(tx_hash)  # the tracker re-broadcasts it
     assert w3.eth.wait_for_transaction_receipt(tx_hash).status == 1
+
+
+def test_a_stocked_wallet_sends_through_its_presignature_pool(wallet, w3, monkeypatch):
+    """Issue 12: with presignatures in stock a send signs in the online step (no signing session starts), and the
+    transaction it signed is mined with the right value from the wallet's address."""
+    import dompet_mpc as mpc
+
+    from chalicelib.mpc import presignatures, shares
+    from tests.unit.test_presignatures import refill_messages, run_refill_function
+
+    monkeypatch.setenv("DOMPET_PRESIGN_POOL_TARGET", "1")
+    settings.load_settings.cache_clear()
+    (message,) = refill_messages()  # queued by the wallet's creation
+    assert run_refill_function(message) == {"batchItemFailures": []}
+    wallet_id = message["walletId"]
+    assert len(presignatures.ready_ids(shares.SIGNER, wallet_id)) == 1
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a full signing session started")
+
+    monkeypatch.setattr(mpc, "signing_session", refuse)
+    recipient = Account.create().address
+    response = wallet["post"]("/api/v1/wallet/send-coin", {"network": "local-a", "to": recipient, "amount": "0.125"})
+    assert response.status_code == 200, response.json_body
+    mined = w3.eth.wait_for_transaction_receipt(response.json_body["data"]["txReceipt"]["hash"])
+    assert mined["status"] == 1 and mined["from"] == wallet["address"]
+    assert w3.eth.get_balance(recipient) == 125 * 10**15  # on chain
+    assert presignatures.ready_ids(shares.SIGNER, wallet_id) == []
+    (record,) = [r for r in aws.table("signing-audit").scan()["Items"] if r["walletId"] == wallet_id]
+    assert record["method"] == "presignature" and record["outcome"] == "signed"
+    # The pool is empty now: the next send signs in full (and asks for a refill).
+    monkeypatch.undo()
+    settings.load_settings.cache_clear()
+    again = wallet["post"]("/api/v1/wallet/send-coin", {"network": "local-a", "to": recipient, "amount": "0.125"})
+    assert again.status_code == 200, again.json_body
+    w3.eth.wait_for_transaction_receipt(again.json_body["data"]["txReceipt"]["hash"])
+    assert w3.eth.get_balance(recipient) == 250 * 10**15
+    # A refill was asked when the pool fell below its low-water mark, and again by the send that found it empty.
+    assert refill_messages() == [{"walletId": wallet_id}] * 2

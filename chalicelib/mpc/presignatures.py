@@ -1,0 +1,196 @@
+"""Each party's own store of presignature shares: single use, enforced by that party alone.
+
+A presignature (cggmp21's offline half of signing) is made by the signer pair that sends use, party A (the API and
+the refill function) and party B (the cosigner). Each party keeps only its own share, in its own table, sealed
+under a per-wallet data key that only its own KMS key unwraps:
+
+* `signer-presignatures` / KMS `share-a` for party A, `cosigner-presignatures` / KMS `share-b` for party B;
+* `WALLET#<walletId>` / `DATAKEY`: the wallet's data key, encrypted by KMS with the context
+  `{purpose: presignatures, walletId, party}`;
+* `WALLET#<walletId>` / `REFILL` (party A only): the lease of the one refill running for the wallet;
+* `WALLET#<walletId>` / `PRESIG#<presignatureId>`: `state` `ready` with the sealed share (`nonce`, `ct`, the
+  context `{purpose: presignature, walletId, party, presignatureId}` bound as associated data), or `used` with the
+  `digest` it signed and no share at all.
+
+Consuming a share is one conditional write: `ready` → `used`, recording the digest and removing the sealed share
+in the same write (its old value is what the write returns). So a share serves exactly one digest, two concurrent
+consumers cannot both have it, a replayed request finds nothing to sign with, and a crash after the write loses
+the presignature rather than risking its reuse. Two partial signatures from one presignature over different
+digests would give the key share away (docs/mpc.md).
+
+The unwrapped data key of a wallet stays in the function's memory for `DOMPET_PRESIGN_KEY_CACHE_S`, so consuming
+a share on a warm function makes no KMS call (the key share itself is not needed online at all).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib.mpc.shares import COSIGNER, PARTY_KEY, SIGNER
+from chalicelib.platform import aws
+from chalicelib.platform.clock import epoch, iso_now
+from chalicelib.platform.kms_envelope import (
+    DataKey,
+    DataKeyCache,
+    new_data_key,
+    open_data_key,
+    open_with,
+    seal_with,
+)
+from chalicelib.platform.settings import load_settings
+
+TABLE = {SIGNER: "signer-presignatures", COSIGNER: "cosigner-presignatures"}
+READY, USED = "ready", "used"
+REFILL_QUEUE = "presign-refill"
+DATA_KEY_SK = "DATAKEY"
+REFILL_LEASE_SK = "REFILL"
+MAX_REFILL_S = 900  # no Lambda function runs longer
+PRESIG_PREFIX = "PRESIG#"
+READY_FOR_S = 30 * 86_400  # an unused share that its pair lost (one side never stored) goes away by itself
+USED_KEPT_S = 90 * 86_400  # the record of which digest a share signed
+
+_data_keys = DataKeyCache()
+
+
+def presignature_context(wallet_id: str, party: int, presignature_id: str) -> dict[str, str]:
+    return {"purpose": "presignature", "walletId": wallet_id, "party": str(party), "presignatureId": presignature_id}
+
+
+def data_key_context(wallet_id: str, party: int) -> dict[str, str]:
+    return {"purpose": "presignatures", "walletId": wallet_id, "party": str(party)}
+
+
+def item_key(wallet_id: str, presignature_id: str) -> dict[str, str]:
+    return {"pk": f"WALLET#{wallet_id}", "sk": f"{PRESIG_PREFIX}{presignature_id}"}
+
+
+def store(party: int, wallet_id: str, presignature_id: str, share: bytes) -> None:
+    """Keep this party's share of a new presignature (`ready`)."""
+    data_key = _data_key(party, wallet_id, create=True)
+    nonce, ciphertext = seal_with(data_key, share, presignature_context(wallet_id, party, presignature_id))
+    aws.write(
+        aws.put(
+            "presignature",
+            TABLE[party],
+            {
+                **item_key(wallet_id, presignature_id),
+                "state": READY,
+                "nonce": nonce,
+                "ct": ciphertext,
+                "createdAt": iso_now(),
+                "expiresAt": epoch() + READY_FOR_S,
+            },
+        )
+    )
+
+
+def consume(party: int, wallet_id: str, presignature_id: str, digest: bytes) -> bytes | None:
+    """This party's share of the presignature, taken out of the store for `digest`; None if it is not `ready`
+    here (used already, for whatever digest, or never stored)."""
+    now = epoch()
+    try:
+        old = aws.write(
+            aws.update(
+                "presignature",
+                TABLE[party],
+                item_key(wallet_id, presignature_id),
+                aws.Changes(
+                    set={"state": USED, "digest": digest.hex(), "usedAt": iso_now(), "expiresAt": now + USED_KEPT_S},
+                    remove=("nonce", "ct"),
+                ),
+                aws.Condition("#state = :ready", {"#state": "state"}, {":ready": READY}),
+            ),
+            return_old=True,
+        )
+    except aws.ConditionFailedError:
+        return None
+    assert old is not None
+    data_key = _data_key(party, wallet_id, create=False)
+    context = presignature_context(wallet_id, party, presignature_id)
+    return open_with(data_key, bytes(old["nonce"]), bytes(old["ct"]), context)
+
+
+def ready_ids(party: int, wallet_id: str) -> list[str]:
+    """Ids of this party's ready presignatures of the wallet, oldest first."""
+    from boto3.dynamodb.conditions import Attr, Key
+
+    items: list[dict[str, Any]] = []
+    query: dict[str, Any] = {
+        "KeyConditionExpression": Key("pk").eq(f"WALLET#{wallet_id}") & Key("sk").begins_with(PRESIG_PREFIX),
+        "FilterExpression": Attr("state").eq(READY) & Attr("expiresAt").gt(epoch()),
+        "ProjectionExpression": "sk, createdAt",
+        "ConsistentRead": True,
+    }
+    while True:
+        page = aws.table(TABLE[party]).query(**query)
+        items += page["Items"]
+        if "LastEvaluatedKey" not in page:
+            break
+        query["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    items.sort(key=lambda i: str(i.get("createdAt", "")))
+    return [str(i["sk"])[len(PRESIG_PREFIX) :] for i in items]
+
+
+def take(wallet_id: str, digest: bytes) -> tuple[str, bytes, int] | None:
+    """Party A: one ready presignature consumed for `digest`: (its id, share A, how many stay ready); None when
+    the pool is empty."""
+    ids = ready_ids(SIGNER, wallet_id)
+    for n, presignature_id in enumerate(ids):
+        share = consume(SIGNER, wallet_id, presignature_id, digest)
+        if share is not None:
+            return presignature_id, share, len(ids) - n - 1
+    return None  # empty, or every one taken by concurrent sends meanwhile
+
+
+def lease_refill(wallet_id: str, seconds: float) -> bool:
+    """One refill per wallet at a time (sends that find the pool low each ask for one): True if this caller may
+    refill for `seconds`."""
+    now = epoch()
+    until = now + int(min(seconds, MAX_REFILL_S)) + 1
+    try:
+        aws.write(
+            aws.put(
+                "refill-lease",
+                TABLE[SIGNER],
+                {"pk": f"WALLET#{wallet_id}", "sk": REFILL_LEASE_SK, "leaseUntil": until, "expiresAt": until + 3600},
+                aws.Condition("attribute_not_exists(pk) OR leaseUntil < :now", values={":now": now}),
+            )
+        )
+    except aws.ConditionFailedError:
+        return False
+    return True
+
+
+def release_refill(wallet_id: str) -> None:
+    aws.table(TABLE[SIGNER]).delete_item(Key={"pk": f"WALLET#{wallet_id}", "sk": REFILL_LEASE_SK})
+
+
+def request_refill(wallet_id: str) -> None:
+    aws.send_message(REFILL_QUEUE, {"walletId": wallet_id})
+
+
+def below_low_water(ready: int) -> bool:
+    return ready < load_settings().presign_pool_low_water
+
+
+def _data_key(party: int, wallet_id: str, create: bool) -> DataKey:
+    name = f"{party}:{wallet_id}"
+    cached = _data_keys.get(name)
+    if cached is not None:
+        return cached
+    context = data_key_context(wallet_id, party)
+    key = {"pk": f"WALLET#{wallet_id}", "sk": DATA_KEY_SK}
+    item = aws.table(TABLE[party]).get_item(Key=key, ConsistentRead=True).get("Item")
+    if item is not None:
+        data_key = open_data_key(PARTY_KEY[party], bytes(item["key"]), context)
+    elif not create:
+        raise LookupError("this wallet has no presignature data key")
+    else:
+        data_key = new_data_key(PARTY_KEY[party], context)
+        try:
+            aws.write(aws.put("data-key", TABLE[party], {**key, "key": data_key.encrypted, "createdAt": iso_now()}))
+        except aws.ConditionFailedError as lost:  # a concurrent refill made it first: use theirs
+            assert lost.old is not None
+            data_key = open_data_key(PARTY_KEY[party], bytes(lost.old["key"]), context)
+    _data_keys.put(name, data_key, load_settings().presign_key_cache_s)
+    return data_key

@@ -1,0 +1,337 @@
+"""Presignature pools (issue 12), with the real MPC core, moto and the in-process cosigner.
+
+* a stocked wallet signs through the online step (its pool shrinks by one on both sides, no signing session runs);
+  an empty pool signs in full and queues a refill;
+* a presignature serves one digest only, on each party's own authority: a second digest, a replayed request,
+  concurrent consumers and a crash after consumption all find nothing to sign with;
+* concurrent sends of one wallet each take their own presignature;
+* the stored tables plus any single KMS key never open both shares of one presignature, and no plaintext
+  presignature share is stored or logged;
+* a warm function's online step makes no KMS call.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import dompet_mpc as mpc
+import pytest
+from eth_utils import keccak
+
+from chalicelib.mpc import parties, presignatures, shares
+from chalicelib.mpc import service as mpc_service
+from chalicelib.platform import aws, resources, settings
+from chalicelib.platform.kms_envelope import DataKey, open_with
+from chalicelib.wallets import provisioning
+from tests.unit.test_mpc_service import (
+    audit_records,
+    dump_tables,
+    principal_for,
+    recovered_address,
+    refreshed,
+)
+
+
+@pytest.fixture
+def pool_settings(monkeypatch):
+    monkeypatch.setenv("DOMPET_PRESIGN_POOL_TARGET", "2")
+    monkeypatch.setenv("DOMPET_PRESIGN_POOL_LOW_WATER", "1")
+    settings.load_settings.cache_clear()
+    yield
+    settings.load_settings.cache_clear()
+
+
+@pytest.fixture
+def stocked(tenant, aux_sets, pool_settings):
+    """A wallet whose pool holds two presignatures (party A's and party B's shares of each)."""
+    aux_sets(1)
+    principal = principal_for(tenant, "alice")
+    created = provisioning.create(principal, None)
+    principal = refreshed(principal)
+    wallet_id = principal.user.walletId
+    (message,) = refill_messages()
+    assert message == {"walletId": wallet_id}
+    assert run_refill_function(message) == {"batchItemFailures": []}  # the Lambda handler, as SQS calls it
+    assert len(ready(shares.SIGNER, wallet_id)) == 2
+    return principal, created, wallet_id
+
+
+class _LambdaContext:
+    def get_remaining_time_in_millis(self) -> int:
+        return 120_000
+
+
+def run_refill_function(body: dict[str, Any]) -> Any:
+    from chalicelib.mpc.functions import refill_presignatures
+
+    record = {
+        "messageId": "m0",
+        "receiptHandle": "r0",
+        "body": json.dumps(body),
+        "attributes": {},
+        "messageAttributes": {},
+        "md5OfBody": "",
+        "eventSource": "aws:sqs",
+        "eventSourceARN": f"arn:aws:sqs:us-east-1:123456789012:{aws.queue('presign-refill')}",
+        "awsRegion": "us-east-1",
+    }
+    return refill_presignatures({"Records": [record]}, _LambdaContext())
+
+
+def ready(party: int, wallet_id: str) -> list[str]:
+    return presignatures.ready_ids(party, wallet_id)
+
+
+def refill_messages() -> list[dict[str, Any]]:
+    sqs = aws.client("sqs")
+    url = sqs.get_queue_url(QueueName=aws.queue("presign-refill"))["QueueUrl"]
+    found = []
+    while True:
+        batch = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=0).get("Messages", [])
+        if not batch:
+            return found
+        found += [json.loads(m["Body"]) for m in batch]
+
+
+def no_full_signing(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("a full signing session started")
+
+    monkeypatch.setattr(mpc, "signing_session", refuse)
+
+
+def partial_request(wallet_id: str, presignature_id: str, digest: bytes) -> dict[str, Any]:
+    return {
+        "action": "partial",
+        "runId": presignature_id,
+        "walletId": wallet_id,
+        "peers": [0],
+        "digest": digest.hex(),
+        "signers": [0, 1],
+    }
+
+
+def test_creation_queues_a_first_stock_and_the_refill_fills_both_parties(tenant, aux_sets, pool_settings):
+    aux_sets(1)
+    principal = principal_for(tenant, "new")
+    provisioning.create(principal, None)
+    wallet_id = refreshed(principal).user.walletId
+    assert refill_messages() == [{"walletId": wallet_id}]
+    assert mpc_service.refill_presignatures(wallet_id, 2, lambda: 100.0, 1.0) == 2
+    assert mpc_service.refill_presignatures(wallet_id, 2, lambda: 100.0, 1.0) == 0  # stocked: nothing to do
+    ids = ready(shares.SIGNER, wallet_id)
+    assert len(ids) == 2 and sorted(ids) == sorted(ready(shares.COSIGNER, wallet_id))  # one id, two shares each
+
+
+def test_a_stocked_wallet_signs_through_the_online_step(stocked, monkeypatch):
+    principal, created, wallet_id = stocked
+    before = ready(shares.SIGNER, wallet_id)
+    no_full_signing(monkeypatch)
+    digest = keccak(b"pay 1 wei")
+    signature = provisioning.sign_digest(principal, digest)
+    assert recovered_address(signature, digest) == created.address
+    after = ready(shares.SIGNER, wallet_id)
+    assert len(after) == len(before) - 1 and sorted(ready(shares.COSIGNER, wallet_id)) == sorted(after)
+    (used,) = set(before) - set(after)
+    (record,) = audit_records(wallet_id)
+    assert record["method"] == "presignature" and record["presignatureId"] == used and record["outcome"] == "signed"
+    for party in (shares.SIGNER, shares.COSIGNER):  # each party recorded the digest and dropped its share
+        item = aws.table(presignatures.TABLE[party]).get_item(Key=presignatures.item_key(wallet_id, used))["Item"]
+        assert item["state"] == "used" and item["digest"] == digest.hex() and "ct" not in item
+    assert refill_messages() == []  # one left: not below the low-water mark (1)
+    provisioning.sign_digest(principal, keccak(b"pay 2 wei"))
+    assert ready(shares.SIGNER, wallet_id) == []
+    assert refill_messages() == [{"walletId": wallet_id}]  # below the mark after use: refill queued
+
+
+def test_an_empty_pool_signs_in_full_and_queues_a_refill(tenant, aux_sets, pool_settings):
+    aux_sets(1)
+    principal = principal_for(tenant, "empty")
+    created = provisioning.create(principal, None)
+    principal = refreshed(principal)
+    refill_messages()  # the creation's own request
+    digest = keccak(b"full")
+    assert recovered_address(provisioning.sign_digest(principal, digest), digest) == created.address
+    (record,) = audit_records(principal.user.walletId)
+    assert record["method"] == "full" and "presignatureId" not in record
+    assert refill_messages() == [{"walletId": principal.user.walletId}]
+
+
+def test_a_presignature_never_signs_a_second_digest(stocked):
+    _principal, _created, wallet_id = stocked
+    presignature_id = ready(shares.COSIGNER, wallet_id)[0]
+    first = parties.cosigner(partial_request(wallet_id, presignature_id, keccak(b"one")))
+    assert first["ok"] and len(base64.b64decode(first["partial"])) > 0
+    # Another digest, and the very same request replayed: the share is gone, nothing is issued.
+    for digest in (keccak(b"two"), keccak(b"one")):
+        assert parties.cosigner(partial_request(wallet_id, presignature_id, digest)) == {
+            "ok": False,
+            "code": "PRESIGNATURE_UNAVAILABLE",
+        }
+    # Party A enforces the same on its own.
+    share = presignatures.consume(shares.SIGNER, wallet_id, presignature_id, keccak(b"one"))
+    assert share is not None
+    assert presignatures.consume(shares.SIGNER, wallet_id, presignature_id, keccak(b"two")) is None
+    assert presignatures.consume(shares.SIGNER, wallet_id, presignature_id, keccak(b"one")) is None
+    # The user party holds no presignatures and refuses to act for the cosigner.
+    assert parties.user_party(partial_request(wallet_id, presignature_id, keccak(b"one")))["code"] == (
+        "BAD_PARTY_REQUEST"
+    )
+
+
+def test_concurrent_consumers_of_one_presignature_get_it_once(stocked):
+    _, _, wallet_id = stocked
+    presignature_id = ready(shares.COSIGNER, wallet_id)[0]
+    start = threading.Barrier(6)
+
+    def consume(n: int) -> bytes | None:
+        start.wait()
+        return presignatures.consume(shares.COSIGNER, wallet_id, presignature_id, keccak(bytes([n])))
+
+    with ThreadPoolExecutor(6) as pool:
+        got = list(pool.map(consume, range(6)))
+    assert sum(share is not None for share in got) == 1
+    item = aws.table("cosigner-presignatures").get_item(Key=presignatures.item_key(wallet_id, presignature_id))
+    winner = next(n for n, share in enumerate(got) if share is not None)
+    assert item["Item"]["digest"] == keccak(bytes([winner])).hex()  # the recorded digest is the winner's
+
+
+def test_a_crash_after_consumption_loses_the_presignature_and_full_signing_follows(stocked, monkeypatch):
+    _principal, created, wallet_id = stocked
+    ids = ready(shares.SIGNER, wallet_id)
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("the function died here")
+
+    monkeypatch.setattr(mpc, "issue_partial_signature", crash)
+    with pytest.raises(RuntimeError):  # party A consumed its share, then died before issuing
+        mpc_service._sign_presigned(wallet_id, created.address, keccak(b"lost"), "test")
+    monkeypatch.undo()
+    lost = (set(ids) - set(ready(shares.SIGNER, wallet_id))).pop()
+    assert presignatures.consume(shares.SIGNER, wallet_id, lost, keccak(b"lost")) is None  # never again
+    # The cosigner's half of a presignature whose A half is gone never signs with another digest either.
+    parties.cosigner(partial_request(wallet_id, lost, keccak(b"lost")))
+    assert not parties.cosigner(partial_request(wallet_id, lost, keccak(b"other")))["ok"]
+
+
+def test_a_failed_online_step_burns_the_presignature_and_signs_in_full(stocked):
+    principal, created, wallet_id = stocked
+    # The cosigner lost its halves (say its store was restored from an old backup): the online step fails.
+    for presignature_id in ready(shares.COSIGNER, wallet_id):
+        presignatures.consume(shares.COSIGNER, wallet_id, presignature_id, keccak(b"elsewhere"))
+    digest = keccak(b"fallback")
+    signature = provisioning.sign_digest(principal, digest)
+    assert recovered_address(signature, digest) == created.address
+    records = sorted(audit_records(wallet_id), key=lambda r: r["method"])
+    assert [(r["method"], r["outcome"]) for r in records] == [("full", "signed"), ("presignature", "failed")]
+    assert len(ready(shares.SIGNER, wallet_id)) == 1  # A's share of the failed one is burned, not returned
+
+
+def test_concurrent_sends_of_one_wallet_each_take_their_own_presignature(stocked, monkeypatch):
+    principal, created, wallet_id = stocked
+    no_full_signing(monkeypatch)
+    digests = [keccak(b"a"), keccak(b"b")]
+    start = threading.Barrier(2)
+
+    def sign(digest: bytes) -> bytes:
+        start.wait()
+        return provisioning.sign_digest(principal, digest)
+
+    with ThreadPoolExecutor(2) as pool:
+        signatures = list(pool.map(sign, digests))
+    assert [recovered_address(s, d) for s, d in zip(signatures, digests, strict=True)] == [created.address] * 2
+    used = {r["presignatureId"] for r in audit_records(wallet_id)}
+    assert len(used) == 2 and ready(shares.SIGNER, wallet_id) == []
+
+
+def test_a_warm_online_step_makes_no_kms_call(stocked, monkeypatch):
+    principal, created, wallet_id = stocked  # the refill left both data keys in this process's memory
+    kms = aws.client("kms")
+    for operation in ("decrypt", "generate_data_key", "encrypt"):
+        monkeypatch.setattr(kms, operation, lambda **kw: (_ for _ in ()).throw(AssertionError("KMS called")))
+    digest = keccak(b"warm")
+    assert recovered_address(provisioning.sign_digest(principal, digest), digest) == created.address
+    assert audit_records(wallet_id)[0]["method"] == "presignature"
+
+
+def test_a_cold_function_unwraps_the_data_key_once(stocked, monkeypatch):
+    principal, _, wallet_id = stocked
+    presignatures._data_keys.clear()  # a new instance of each function
+    calls = []
+    decrypt = aws.client("kms").decrypt
+    monkeypatch.setattr(
+        aws.client("kms"), "decrypt", lambda **kw: calls.append(kw["EncryptionContext"]) or decrypt(**kw)
+    )
+    provisioning.sign_digest(principal, keccak(b"cold 1"))
+    provisioning.sign_digest(principal, keccak(b"cold 2"))
+    assert sorted(c["party"] for c in calls) == ["0", "1"]  # once per party, not per signature
+    assert all(c["purpose"] == "presignatures" and c["walletId"] == wallet_id for c in calls)
+
+
+# --- custody: the stored presignature shares ----------------------------------------------------
+
+
+def open_presignature_shares(key_name: str, dump: dict[str, list[dict[str, Any]]]) -> list[bytes]:
+    """Every presignature share that an attacker holding the dump and only KMS key `key_name` can open."""
+    kms = aws.client("kms")
+    key_id = kms.describe_key(KeyId=aws.key_alias(key_name))["KeyMetadata"]["KeyId"]
+    opened = []
+    for table in ("signer-presignatures", "cosigner-presignatures"):
+        items = dump[table]
+        for data_key_item in (i for i in items if i["sk"] == presignatures.DATA_KEY_SK):
+            wallet_id = data_key_item["pk"].split("#", 1)[1]
+            for party in (0, 1, 2):
+                context = presignatures.data_key_context(wallet_id, party)
+                try:
+                    answer = kms.decrypt(CiphertextBlob=bytes(data_key_item["key"]), EncryptionContext=context)
+                except kms.exceptions.ClientError:
+                    continue
+                if answer["KeyId"].split("/")[-1] != key_id:
+                    continue
+                data_key = DataKey(answer["Plaintext"], b"")
+                for item in items:
+                    if item["pk"] == data_key_item["pk"] and "ct" in item:
+                        presignature_id = item["sk"].removeprefix(presignatures.PRESIG_PREFIX)
+                        context = presignatures.presignature_context(wallet_id, party, presignature_id)
+                        opened.append(open_with(data_key, bytes(item["nonce"]), bytes(item["ct"]), context))
+    return opened
+
+
+def test_tables_plus_any_single_kms_key_never_open_both_shares_of_a_presignature(stocked, capsys, caplog):
+    _principal, _, _wallet_id = stocked
+    dump = dump_tables()
+    assert len([i for i in dump["signer-presignatures"] if "ct" in i]) == 2
+    everything: list[bytes] = []
+    for key in resources.KEYS:
+        opened = open_presignature_shares(key.name, dump)
+        by_presignature: dict[bytes, set[int]] = {}
+        for share in opened:
+            info = mpc.presignature_info(share)
+            by_presignature.setdefault(info["presignature_id"], set()).add(info["party_index"])
+        assert all(len(p) <= 1 for p in by_presignature.values()), f"{key.name} opens both shares"
+        if key.name in ("share-a", "share-b"):  # the check sees what it is meant to see
+            party = 0 if key.name == "share-a" else 1
+            assert len(by_presignature) == 2 and all(p == {party} for p in by_presignature.values())
+        everything += opened
+    # No plaintext share in any stored item (or log line), in raw or encoded form.
+    flat = json.dumps(dump, default=lambda v: bytes(v).hex() if isinstance(v, (bytes, bytearray)) else repr(v))
+    out, err = capsys.readouterr()
+    for share in everything:
+        for text in (flat, out + err + caplog.text):
+            assert share.hex()[:64] not in text and base64.b64encode(share).decode()[:40] not in text
+
+
+def test_one_refill_per_wallet_at_a_time(tenant, aux_sets, pool_settings):
+    aux_sets(1)
+    principal = principal_for(tenant, "leased")
+    provisioning.create(principal, None)
+    wallet_id = refreshed(principal).user.walletId
+    assert presignatures.lease_refill(wallet_id, 60)  # a refill of this wallet is running elsewhere
+    assert mpc_service.refill_presignatures(wallet_id, 2, lambda: 100.0, 1.0) == 0
+    presignatures.release_refill(wallet_id)
+    assert mpc_service.refill_presignatures(wallet_id, 1, lambda: float("inf"), 1.0) == 1
+    assert presignatures.lease_refill(wallet_id, 60)  # the finished refill let its lease go
