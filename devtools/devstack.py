@@ -171,6 +171,9 @@ def _aws_env(moto_port: int, state_dir: Path) -> dict[str, str]:
         "DOMPET_WEBHOOK_ALLOWLIST": "127.0.0.1/32",
         # Short retries so the retry path can be watched: the first three attempts within a minute.
         "DOMPET_WEBHOOK_RETRY_SCHEDULE_S": "5,10,20,60,300",
+        # A small presignature stock per wallet (each costs ≈ 2 s of proofs on this machine's two cores).
+        "DOMPET_PRESIGN_POOL_TARGET": os.environ.get("DOMPET_PRESIGN_POOL_TARGET", "2"),
+        "DOMPET_PRESIGN_POOL_LOW_WATER": os.environ.get("DOMPET_PRESIGN_POOL_LOW_WATER", "1"),
     }
 
 

@@ -181,6 +181,48 @@ def test_wallet_create_download_and_recover(stack):
         time.sleep(1)
     assert view["status"] == "mined" and view["blockNumber"] >= 1
 
+    # Presignatures (issue 12): the refill worker stocked the new wallet's pool (2 here) on both parties' tables,
+    # and a send then signs in the online step, audited as such.
+    import boto3
+    from boto3.dynamodb.conditions import Attr
+
+    dynamodb = boto3.resource(
+        "dynamodb",
+        endpoint_url=info["awsEndpointUrl"],
+        region_name="us-east-1",
+        aws_access_key_id="local",
+        aws_secret_access_key="local",
+    )
+
+    def ready(party_table):
+        return dynamodb.Table(f"dompet-local-{party_table}").scan(FilterExpression=Attr("state").eq("ready"))["Items"]
+
+    deadline = time.monotonic() + 120
+    while (len(ready("signer-presignatures")) < 2 or len(ready("cosigner-presignatures")) < 2) and (
+        time.monotonic() < deadline
+    ):
+        time.sleep(1)
+    stocked = ready("signer-presignatures")
+    assert len(stocked) == 2 and {i["sk"] for i in stocked} == {i["sk"] for i in ready("cosigner-presignatures")}
+    wallet_id = stocked[0]["pk"].split("#", 1)[1]
+    again = call(
+        "/api/v1/wallet/send-coin", bob_wallet["walletToken"], json={"network": "local-a", "to": to, "amount": "0.1"}
+    )
+    assert again.status_code == 200, again.text
+    audit = dynamodb.Table("dompet-local-signing-audit").scan(FilterExpression=Attr("walletId").eq(wallet_id))
+    assert sorted(r["method"] for r in audit["Items"]) == ["full", "presignature"]
+    receipt = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "eth_getTransactionReceipt",
+        "params": [again.json()["data"]["txReceipt"]["hash"]],
+    }
+    deadline = time.monotonic() + 30
+    while not (mined := requests.post(rpc, json=receipt, timeout=5).json().get("result")):
+        assert time.monotonic() < deadline, "the presigned send was not mined"
+        time.sleep(0.5)
+    assert mined["status"] == "0x1" and mined["from"].lower() == wallet["address"].lower()
+
 
 def test_webhook_test_event_arrives_signed_within_30_s(stack):
     import base64
