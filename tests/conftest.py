@@ -93,6 +93,7 @@ def reset_caches() -> None:
     kms_signer.forget()
     webhook_keys.forget()
     tenancy._app_secret_cache.clear()
+    tenancy._client_cache.clear()
     presignatures._data_keys.clear()
 
 

@@ -338,12 +338,27 @@ def _update(item: dict[str, Any], values: dict[str, Any], also: Sequence[aws.TxI
 def _transition(
     tx_hash: str, from_states: tuple[str, ...], values: dict[str, Any], also: Sequence[aws.TxItem] = ()
 ) -> bool:
-    """The send path's changes: from the states it expects, at whatever version the tracker left the record."""
+    """The send path's changes: from the states it expects, at whatever version the tracker left the record.
+    No read first: the write is conditional on the state and moves the version on, so a tracker step that read
+    the record before it fails its own version condition (False when the record is in none of `from_states`)."""
+    states = {f":s{i}": state for i, state in enumerate(from_states)}
+    change = aws.update(
+        "record",
+        TABLE,
+        _key(tx_hash),
+        aws.Changes(set={**values, "updatedAt": clock.iso_now()}, add={"version": 1}),
+        aws.Condition(f"#status IN ({', '.join(states)})", {"#status": "status"}, states),
+    )
     for _ in retry.attempts(8, base_s=0.01, cap_s=0.2):
-        item = get(tx_hash)
-        if item is None or item["status"] not in from_states:
-            return False
         with contextlib.suppress(aws.ItemBusyError):
-            if _update(item, values, also):
+            if not also:
+                return nonces.write_if(change)
+            try:
+                aws.transact([change, *also])
                 return True
+            except aws.TransactionCancelledError as exc:
+                if exc.condition_failed("record"):
+                    return False
+                if not exc.conflict:
+                    raise
     return False

@@ -8,14 +8,14 @@ under a per-wallet data key that only its own KMS key unwraps:
 * `WALLET#<walletId>` / `DATAKEY`: the wallet's data key, encrypted by KMS with the context
   `{purpose: presignatures, walletId, party}`;
 * `WALLET#<walletId>` / `REFILL` (party A only): the lease of the one refill running for the wallet;
-* `WALLET#<walletId>` / `PRESIG#<presignatureId>`: `state` `ready` with the sealed share (`nonce`, `ct`, the
-  context `{purpose: presignature, walletId, party, presignatureId}` bound as associated data), or `used` with the
-  `digest` it signed and no share at all.
+* `WALLET#<walletId>` / `READY#<presignatureId>`: a ready share, sealed (`nonce`, `ct`; the context
+  `{purpose: presignature, walletId, party, presignatureId}` bound as associated data);
+* `WALLET#<walletId>` / `USED#<presignatureId>`: the record that it was used, with the `digest` it signed (no share).
 
-Consuming a share is one conditional write: `ready` → `used`, recording the digest and removing the sealed share
-in the same write (its old value is what the write returns). So a share serves exactly one digest, two concurrent
-consumers cannot both have it, a replayed request finds nothing to sign with, and a crash after the write loses
-the presignature rather than risking its reuse. Two partial signatures from one presignature over different
+Consuming a share is one conditional transaction: the ready item is deleted (it must exist) and the used record
+written (it must not), and only then is the share that was read opened. So a share serves exactly one digest, two
+concurrent consumers cannot both have it, a replayed request finds nothing to sign with, and a crash after the
+write loses the presignature rather than risking its reuse. Two partial signatures from one presignature over different
 digests would give the key share away (docs/mpc.md).
 
 The unwrapped data key of a wallet stays in the function's memory for `DOMPET_PRESIGN_KEY_CACHE_S`, so consuming
@@ -40,12 +40,12 @@ from chalicelib.platform.kms_envelope import (
 from chalicelib.platform.settings import load_settings
 
 TABLE = {SIGNER: "signer-presignatures", COSIGNER: "cosigner-presignatures"}
-READY, USED = "ready", "used"
 REFILL_QUEUE = "presign-refill"
 DATA_KEY_SK = "DATAKEY"
 REFILL_LEASE_SK = "REFILL"
 MAX_REFILL_S = 900  # no Lambda function runs longer
-PRESIG_PREFIX = "PRESIG#"
+READY_PREFIX = "READY#"
+USED_PREFIX = "USED#"
 READY_FOR_S = 30 * 86_400  # an unused share that its pair lost (one side never stored) goes away by itself
 USED_KEPT_S = 90 * 86_400  # the record of which digest a share signed
 
@@ -60,12 +60,16 @@ def data_key_context(wallet_id: str, party: int) -> dict[str, str]:
     return {"purpose": "presignatures", "walletId": wallet_id, "party": str(party)}
 
 
-def item_key(wallet_id: str, presignature_id: str) -> dict[str, str]:
-    return {"pk": f"WALLET#{wallet_id}", "sk": f"{PRESIG_PREFIX}{presignature_id}"}
+def ready_key(wallet_id: str, presignature_id: str) -> dict[str, str]:
+    return {"pk": f"WALLET#{wallet_id}", "sk": f"{READY_PREFIX}{presignature_id}"}
+
+
+def used_key(wallet_id: str, presignature_id: str) -> dict[str, str]:
+    return {"pk": f"WALLET#{wallet_id}", "sk": f"{USED_PREFIX}{presignature_id}"}
 
 
 def store(party: int, wallet_id: str, presignature_id: str, share: bytes) -> None:
-    """Keep this party's share of a new presignature (`ready`)."""
+    """Keep this party's share of a new presignature (ready)."""
     data_key = _data_key(party, wallet_id, create=True)
     nonce, ciphertext = seal_with(data_key, share, presignature_context(wallet_id, party, presignature_id))
     aws.write(
@@ -73,8 +77,7 @@ def store(party: int, wallet_id: str, presignature_id: str, share: bytes) -> Non
             "presignature",
             TABLE[party],
             {
-                **item_key(wallet_id, presignature_id),
-                "state": READY,
+                **ready_key(wallet_id, presignature_id),
                 "nonce": nonce,
                 "ct": ciphertext,
                 "createdAt": iso_now(),
@@ -85,42 +88,69 @@ def store(party: int, wallet_id: str, presignature_id: str, share: bytes) -> Non
 
 
 def consume(party: int, wallet_id: str, presignature_id: str, digest: bytes) -> bytes | None:
-    """This party's share of the presignature, taken out of the store for `digest`; None if it is not `ready`
+    """This party's share of the presignature, taken out of the store for `digest`; None if it is not ready
     here (used already, for whatever digest, or never stored)."""
-    now = epoch()
-    try:
-        old = aws.write(
-            aws.update(
-                "presignature",
-                TABLE[party],
-                item_key(wallet_id, presignature_id),
-                aws.Changes(
-                    set={"state": USED, "digest": digest.hex(), "usedAt": iso_now(), "expiresAt": now + USED_KEPT_S},
-                    remove=("nonce", "ct"),
-                ),
-                aws.Condition("#state = :ready", {"#state": "state"}, {":ready": READY}),
-            ),
-            return_old=True,
-        )
-    except aws.ConditionFailedError:
-        return None
-    assert old is not None
-    data_key = _data_key(party, wallet_id, create=False)
-    context = presignature_context(wallet_id, party, presignature_id)
-    return open_with(data_key, bytes(old["nonce"]), bytes(old["ct"]), context)
+    item = aws.table(TABLE[party]).get_item(Key=ready_key(wallet_id, presignature_id), ConsistentRead=True)
+    return _consume(party, wallet_id, item["Item"], digest) if "Item" in item else None
+
+
+def take(wallet_id: str, digest: bytes) -> tuple[str, bytes, int] | None:
+    """Party A: one ready presignature consumed for `digest`: (its id, share A, how many stay ready); None when
+    the pool is empty."""
+    items = _ready_items(SIGNER, wallet_id, with_shares=True)
+    for n, item in enumerate(items):
+        share = _consume(SIGNER, wallet_id, item, digest)
+        if share is not None:
+            return _id(item), share, len(items) - n - 1
+    return None  # empty, or every one taken by concurrent sends meanwhile
 
 
 def ready_ids(party: int, wallet_id: str) -> list[str]:
     """Ids of this party's ready presignatures of the wallet, oldest first."""
+    return [_id(item) for item in _ready_items(party, wallet_id, with_shares=False)]
+
+
+def _consume(party: int, wallet_id: str, item: dict[str, Any], digest: bytes) -> bytes | None:
+    """One transaction: the ready item deleted (it must still exist) and the used record written (it must not
+    exist yet), with the digest. Only its winner opens the share it read; a loser gets None."""
+    presignature_id = _id(item)
+    now = epoch()
+    try:
+        aws.transact(
+            [
+                aws.delete("ready", TABLE[party], ready_key(wallet_id, presignature_id), aws.EXISTS),
+                aws.put(
+                    "used",
+                    TABLE[party],
+                    {
+                        **used_key(wallet_id, presignature_id),
+                        "digest": digest.hex(),
+                        "usedAt": iso_now(),
+                        "expiresAt": now + USED_KEPT_S,
+                    },
+                ),
+            ]
+        )
+    except aws.TransactionCancelledError:
+        return None  # taken meanwhile (a concurrent consumer, or a replay), or used before
+    data_key = _data_key(party, wallet_id, create=False)
+    context = presignature_context(wallet_id, party, presignature_id)
+    return open_with(data_key, bytes(item["nonce"]), bytes(item["ct"]), context)
+
+
+def _ready_items(party: int, wallet_id: str, with_shares: bool) -> list[dict[str, Any]]:
+    """Only ready items are read: used records live under another sort-key prefix, so a wallet's history never
+    slows this query down."""
     from boto3.dynamodb.conditions import Attr, Key
 
     items: list[dict[str, Any]] = []
     query: dict[str, Any] = {
-        "KeyConditionExpression": Key("pk").eq(f"WALLET#{wallet_id}") & Key("sk").begins_with(PRESIG_PREFIX),
-        "FilterExpression": Attr("state").eq(READY) & Attr("expiresAt").gt(epoch()),
-        "ProjectionExpression": "sk, createdAt",
+        "KeyConditionExpression": Key("pk").eq(f"WALLET#{wallet_id}") & Key("sk").begins_with(READY_PREFIX),
+        "FilterExpression": Attr("expiresAt").gt(epoch()),  # TTL deletes late; an expired share is not offered
         "ConsistentRead": True,
     }
+    if not with_shares:
+        query["ProjectionExpression"] = "sk, createdAt, expiresAt"
     while True:
         page = aws.table(TABLE[party]).query(**query)
         items += page["Items"]
@@ -128,18 +158,11 @@ def ready_ids(party: int, wallet_id: str) -> list[str]:
             break
         query["ExclusiveStartKey"] = page["LastEvaluatedKey"]
     items.sort(key=lambda i: str(i.get("createdAt", "")))
-    return [str(i["sk"])[len(PRESIG_PREFIX) :] for i in items]
+    return items
 
 
-def take(wallet_id: str, digest: bytes) -> tuple[str, bytes, int] | None:
-    """Party A: one ready presignature consumed for `digest`: (its id, share A, how many stay ready); None when
-    the pool is empty."""
-    ids = ready_ids(SIGNER, wallet_id)
-    for n, presignature_id in enumerate(ids):
-        share = consume(SIGNER, wallet_id, presignature_id, digest)
-        if share is not None:
-            return presignature_id, share, len(ids) - n - 1
-    return None  # empty, or every one taken by concurrent sends meanwhile
+def _id(item: dict[str, Any]) -> str:
+    return str(item["sk"]).removeprefix(READY_PREFIX)
 
 
 def lease_refill(wallet_id: str, seconds: float) -> bool:

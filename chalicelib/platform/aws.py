@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -75,15 +76,18 @@ def dynamodb_client() -> Any:
     return _dynamodb().meta.client
 
 
+_tables = threading.local()
+
+
 def table(name: str) -> Any:
     resources.table(name)  # fail fast on a name that is not defined
-    return _table(resources.table_name(load_settings().stage, name))
-
-
-@functools.cache
-def _table(physical_name: str) -> Any:
-    # boto3 builds a resource class for every Table(...) (~2 ms): once per table and process is enough.
-    return _dynamodb().Table(physical_name)
+    physical = resources.table_name(load_settings().stage, name)
+    # boto3 builds a resource class for every Table(...) (~2 ms): one per table is enough. Per thread, because
+    # boto3 resources are not thread-safe (the clients under them are); Lambda runs one thread.
+    made: dict[str, Any] = _tables.__dict__.setdefault("by_name", {})
+    if physical not in made:
+        made[physical] = _dynamodb().Table(physical)
+    return made[physical]
 
 
 def key_alias(name: str) -> str:

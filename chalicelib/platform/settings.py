@@ -63,7 +63,10 @@ class Settings(BaseSettings):
     signing_key_rotation_days: int = Field(30, ge=1, le=365, description="Age at which the JWT signing key is rotated.")
     signature_window_s: int = Field(300, ge=30, le=900, description="Accepted clock difference of X-TIMESTAMP.")
     app_secret_cache_s: int = Field(
-        300, ge=0, le=3600, description="How long an app and its decrypted secret stay in memory."
+        300,
+        ge=0,
+        le=3600,
+        description="How long an app with its decrypted secret, and a client found by its secret, stay in memory.",
     )
     log_level: str = Field("INFO", pattern=r"^(DEBUG|INFO|WARNING|ERROR)$", description="Log level.")
     party_transport: Literal["lambda", "in_process"] = Field(

@@ -24,6 +24,8 @@ APP_SECRET_PREFIX = "das"
 # app id -> (expiry on the monotonic clock, the app, its decrypted secret). Apps never change once created, so
 # the record is cached with its secret: a signed request then makes no tenancy read while the entry is fresh.
 _app_secret_cache: dict[str, tuple[float, App, str]] = {}
+# SHA-256 of a client secret -> (expiry, the client): a client and its secret never change either.
+_client_cache: dict[str, tuple[float, Client]] = {}
 
 
 class TenancyError(ValueError):
@@ -81,8 +83,15 @@ def create_tenant(name: str) -> IssuedCredentials:
 
 
 def client_for_secret(secret: str) -> Client | None:
-    client_id = store.client_id_for_secret_hash(digest(secret))
-    return store.get_client(client_id) if client_id else None
+    secret_hash = digest(secret)
+    cached = _client_cache.get(secret_hash)
+    if cached and cached[0] > time.monotonic():
+        return cached[1]
+    client_id = store.client_id_for_secret_hash(secret_hash)
+    client = store.get_client(client_id) if client_id else None
+    if client is not None:  # only secrets that exist: nothing an unauthenticated caller sends can fill memory
+        _client_cache[secret_hash] = (time.monotonic() + load_settings().app_secret_cache_s, client)
+    return client
 
 
 def app_with_secret(app_id: str) -> tuple[App, str] | None:

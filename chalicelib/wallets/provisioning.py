@@ -126,20 +126,33 @@ def wallet_of(principal: WalletPrincipal) -> store.Wallet:
     return wallet
 
 
-def check_secret(wallet: store.Wallet, secret: str | None) -> None:
-    """`secret`, when given, must be this wallet's secret0 (then share C signs instead of B)."""
-    if secret is not None and not shares.secret0_matches(secret, wallet.secret0Hash):
+def bound_wallet(principal: WalletPrincipal) -> store.BoundWallet:
+    """The principal's wallet without reading it: the guard read the user (consistently), and the user's record
+    names its wallet in the same transaction that binds it (store.BoundWallet)."""
+    user = principal.user
+    if not user.walletId or not user.walletAddress:
+        raise not_found(WALLET_NOT_FOUND, "This user has no wallet")
+    return store.BoundWallet(walletId=user.walletId, address=user.walletAddress)
+
+
+def check_secret(principal: WalletPrincipal, wallet: store.BoundWallet, secret: str | None) -> None:
+    """`secret`, when given, must be this wallet's secret0 (then share C signs instead of B); only then is the
+    wallet's record (its secret0 hash) read."""
+    if secret is None:
+        return
+    full = wallet if isinstance(wallet, store.Wallet) else wallet_of(principal)
+    if not shares.secret0_matches(secret, full.secret0Hash):
         raise unauthorized(INVALID_SECRET, "secret is not this wallet's secret0")
 
 
 def sign_digest(
-    principal: WalletPrincipal, digest: bytes, secret: str | None = None, wallet: store.Wallet | None = None
+    principal: WalletPrincipal, digest: bytes, secret: str | None = None, wallet: store.BoundWallet | None = None
 ) -> bytes:
     """Sign a digest the service computed itself, with A+B, or A+C when `secret` is given.
 
-    `wallet`: the principal's wallet when the caller has read it already."""
-    wallet = wallet or wallet_of(principal)
-    check_secret(wallet, secret)
+    `wallet`: the principal's wallet when the caller has it already."""
+    wallet = wallet or bound_wallet(principal)
+    check_secret(principal, wallet, secret)
     caller = f"client:{principal.client.clientId}/user:{principal.user.userId}"
     try:
         return mpc.sign(wallet.walletId, wallet.address, digest, caller, secret.strip() if secret else None)

@@ -227,7 +227,7 @@ TransactionsQuery = page_query(20)
     response=TransactionPage,
 )
 def list_transactions(call: Call) -> Reply:
-    wallet = provisioning.wallet_of(call.principal)
+    wallet = provisioning.bound_wallet(call.principal)
     records, total = tracking.page(wallet.walletId, call.query)
     return Reply({"data": records, "pagination": pagination(total, call.query).model_dump()})
 
@@ -243,5 +243,5 @@ def list_transactions(call: Call) -> Reply:
     error_statuses=(404,),
 )
 def get_transaction(call: Call) -> Reply:
-    wallet = provisioning.wallet_of(call.principal)
+    wallet = provisioning.bound_wallet(call.principal)
     return Reply(tracking.view(wallet.walletId, call.path_params["hash"]))

@@ -29,7 +29,7 @@ from chalicelib.wallets.models import (
     SendTransactionRequest,
     TransferErc721Request,
 )
-from chalicelib.wallets.store import Wallet
+from chalicelib.wallets.store import BoundWallet
 
 INVALID_AMOUNT = "INVALID_AMOUNT"
 INVALID_TOKEN_ID = "INVALID_TOKEN_ID"
@@ -51,7 +51,7 @@ class MpcWalletSigner:
     """The user's MPC wallet as an evm.Signer: A+B sign, or A+C with the user's `secret`."""
 
     principal: WalletPrincipal
-    wallet: Wallet
+    wallet: BoundWallet
     secret: str | None
 
     @property
@@ -83,7 +83,7 @@ def send_coin(principal: WalletPrincipal, request: SendCoinRequest) -> Sent:
     network = resolve(request.network, request.chainId)
     to = checksum_address(request.to, "to")
     value = parse_amount(request.amount, network.nativeDecimals)
-    wallet = provisioning.wallet_of(principal)
+    wallet = provisioning.bound_wallet(principal)
     return _send(principal, wallet, network, request.secret, Call(to, value, b""), kind="coin")
 
 
@@ -91,7 +91,7 @@ def send_token(principal: WalletPrincipal, request: SendTokenRequest) -> Sent:
     network = resolve(request.network, request.chainId)
     to = checksum_address(request.to, "to")
     token = checksum_address(request.tokenAddress, "tokenAddress")
-    wallet = provisioning.wallet_of(principal)
+    wallet = provisioning.bound_wallet(principal)
     info, held = erc20.token_holding(network, token, wallet.address)  # one round trip
     amount = parse_amount(request.amount, info.decimals)
     if held < amount:
@@ -106,7 +106,7 @@ def transfer_erc721(principal: WalletPrincipal, request: TransferErc721Request) 
     if not _UINT.fullmatch(request.tokenId) or int(request.tokenId) > MAX_UINT256:
         raise bad_request(INVALID_TOKEN_ID, "tokenId must be a decimal uint256", errors=[_field("tokenId")])
     token_id = int(request.tokenId)
-    wallet = provisioning.wallet_of(principal)
+    wallet = provisioning.bound_wallet(principal)
     if tokens.owner_of(network, token, token_id) != wallet.address:
         raise ApiError(422, NOT_TOKEN_OWNER, f"The wallet does not own token {token_id} of {token}")
     data = abi.safe_transfer_from(wallet.address, to, token_id)
@@ -116,7 +116,7 @@ def transfer_erc721(principal: WalletPrincipal, request: TransferErc721Request) 
 def send_transaction(principal: WalletPrincipal, request: SendTransactionRequest) -> Sent:
     network = resolve(request.network, request.chainId)
     raw = request.transaction
-    wallet = provisioning.wallet_of(principal)
+    wallet = provisioning.bound_wallet(principal)
     sender = checksum_address(raw.from_, "transaction.from")
     if sender != wallet.address:
         raise bad_request(FROM_MISMATCH, "transaction.from must be the wallet's address", errors=[_field("from")])
@@ -140,7 +140,7 @@ def send_transaction(principal: WalletPrincipal, request: SendTransactionRequest
 
 def _send(
     principal: WalletPrincipal,
-    wallet: Wallet,
+    wallet: BoundWallet,
     network: Network,
     secret: str | None,
     call: Call,
@@ -150,7 +150,9 @@ def _send(
     gas_price: int | None = None,
     nonce: int | None = None,
 ) -> Sent:
-    provisioning.check_secret(wallet, secret)
+    if secret is not None:
+        wallet = provisioning.wallet_of(principal)  # read once: its secret0 hash is checked here and when signing
+    provisioning.check_secret(principal, wallet, secret)
     signer = MpcWalletSigner(principal, wallet, secret)
     return pipeline.send(
         network, signer, call, owner=wallet.walletId, kind=kind, gas=gas, gas_price=gas_price, nonce=nonce

@@ -31,9 +31,15 @@ class BindingConflictError(Exception):
         self.reason = reason
 
 
-class Wallet(BaseModel):
+class BoundWallet(BaseModel):
+    """The wallet a user is bound to, as the user's record names it: `walletId` and `walletAddress` are written
+    there in the same transaction that binds or moves the wallet, so reading the user is enough to know it."""
+
     walletId: str
     address: str
+
+
+class Wallet(BoundWallet):
     clientId: str
     subId: str  # the user the wallet is bound to
     userId: str

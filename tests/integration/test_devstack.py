@@ -195,7 +195,8 @@ def test_wallet_create_download_and_recover(stack):
     )
 
     def ready(party_table):
-        return dynamodb.Table(f"dompet-local-{party_table}").scan(FilterExpression=Attr("state").eq("ready"))["Items"]
+        table = dynamodb.Table(f"dompet-local-{party_table}")
+        return table.scan(FilterExpression=Attr("sk").begins_with("READY#"))["Items"]
 
     deadline = time.monotonic() + 120
     while (len(ready("signer-presignatures")) < 2 or len(ready("cosigner-presignatures")) < 2) and (

@@ -140,8 +140,10 @@ def test_a_stocked_wallet_signs_through_the_online_step(stocked, monkeypatch):
     (record,) = audit_records(wallet_id)
     assert record["method"] == "presignature" and record["presignatureId"] == used and record["outcome"] == "signed"
     for party in (shares.SIGNER, shares.COSIGNER):  # each party recorded the digest and dropped its share
-        item = aws.table(presignatures.TABLE[party]).get_item(Key=presignatures.item_key(wallet_id, used))["Item"]
-        assert item["state"] == "used" and item["digest"] == digest.hex() and "ct" not in item
+        table = aws.table(presignatures.TABLE[party])
+        record = table.get_item(Key=presignatures.used_key(wallet_id, used))["Item"]
+        assert record["digest"] == digest.hex() and "ct" not in record
+        assert "Item" not in table.get_item(Key=presignatures.ready_key(wallet_id, used))
     assert refill_messages() == []  # one left: not below the low-water mark (1)
     provisioning.sign_digest(principal, keccak(b"pay 2 wei"))
     assert ready(shares.SIGNER, wallet_id) == []
@@ -195,7 +197,7 @@ def test_concurrent_consumers_of_one_presignature_get_it_once(stocked):
     with ThreadPoolExecutor(6) as pool:
         got = list(pool.map(consume, range(6)))
     assert sum(share is not None for share in got) == 1
-    item = aws.table("cosigner-presignatures").get_item(Key=presignatures.item_key(wallet_id, presignature_id))
+    item = aws.table("cosigner-presignatures").get_item(Key=presignatures.used_key(wallet_id, presignature_id))
     winner = next(n for n, share in enumerate(got) if share is not None)
     assert item["Item"]["digest"] == keccak(bytes([winner])).hex()  # the recorded digest is the winner's
 
@@ -295,7 +297,7 @@ def open_presignature_shares(key_name: str, dump: dict[str, list[dict[str, Any]]
                 data_key = DataKey(answer["Plaintext"], b"")
                 for item in items:
                     if item["pk"] == data_key_item["pk"] and "ct" in item:
-                        presignature_id = item["sk"].removeprefix(presignatures.PRESIG_PREFIX)
+                        presignature_id = item["sk"].removeprefix(presignatures.READY_PREFIX)
                         context = presignatures.presignature_context(wallet_id, party, presignature_id)
                         opened.append(open_with(data_key, bytes(item["nonce"]), bytes(item["ct"]), context))
     return opened

@@ -4,6 +4,7 @@ networks listing and the registry's all-or-none smart-account fields. Chain effe
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -42,7 +43,9 @@ def two_networks(use_networks):
 
 def call(api, tenant, method, path, body=None):
     raw = json.dumps(body).encode() if body is not None else b""
-    headers = signed_headers(tenant.appId, tenant.appSecret, method, f"http://x{path}", raw)
+    # Microseconds: identical requests signed in the same millisecond by parallel test threads would be replays.
+    timestamp = datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+    headers = signed_headers(tenant.appId, tenant.appSecret, method, f"http://x{path}", raw, timestamp=timestamp)
     if body is not None:
         headers["Content-Type"] = "application/json"
     return getattr(api, method.lower())(path, headers=headers, **({"body": raw} if body is not None else {}))

@@ -73,3 +73,14 @@ def test_a_known_app_is_served_from_memory_until_its_cache_time_ends(aws_env, mo
 def test_unknown_app_ids_are_not_cached(aws_env):
     assert service.app_with_secret("00000000-0000-4000-8000-000000000000") is None
     assert "00000000-0000-4000-8000-000000000000" not in service._app_secret_cache
+
+
+def test_a_client_found_by_its_secret_is_served_from_memory(aws_env, monkeypatch):
+    issued = service.create_tenant("Cached client").model_dump()
+    client = service.client_for_secret(issued["clientSecret"])
+    assert client is not None and client.clientId == issued["clientId"]
+    monkeypatch.setattr(store, "client_id_for_secret_hash", lambda h: (_ for _ in ()).throw(AssertionError("read")))
+    assert service.client_for_secret(issued["clientSecret"]) == client  # no tenancy read
+    monkeypatch.undo()
+    assert service.client_for_secret("dcs_not-a-secret") is None
+    assert len(service._client_cache) == 1  # unknown secrets are not cached
