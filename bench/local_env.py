@@ -27,8 +27,8 @@ def use(**extra: str) -> None:
         }
     )
     # moto as the tests and the local stack run it (devtools/moto_patches.py): KMS signs digests as AWS does, and
-    # a transaction backs each table up once, not once per item (moto's copying would dominate the timings).
+    # a transaction backs up the items it names, not whole tables (moto's copying would dominate the timings).
     from devtools import moto_patches
 
     moto_patches.kms_signs_digests()
-    moto_patches.dynamodb_transactions_back_up_each_table_once()
+    moto_patches.dynamodb_transactions_back_up_items()

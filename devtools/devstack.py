@@ -186,7 +186,7 @@ class _MotoServer:
         from devtools import moto_patches
 
         moto_patches.kms_signs_digests()  # the paymaster signer signs digests, as AWS KMS does
-        moto_patches.dynamodb_transactions_back_up_each_table_once()
+        moto_patches.dynamodb_transactions_back_up_items()
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per AWS call is noise here
         self.server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
 

@@ -33,39 +33,70 @@ def kms_signs_digests() -> None:
 
 
 @functools.cache  # once per process
-def dynamodb_transactions_back_up_each_table_once() -> None:
-    """moto backs a table up (a deep copy, to roll back on a failed condition) once for *every item* of a
-    TransactWriteItems that names it, before applying any item, so an 8-item transaction over two tables copies
-    them 8 times, and the cost grows with everything stored. All those copies are identical; one per table and
-    transaction gives the same rollback. DynamoDB itself has no such cost: without this, a benchmark measures
-    moto's copying, and the test suite spends its time there."""
+def dynamodb_transactions_back_up_items() -> None:
+    """moto makes TransactWriteItems all-or-nothing by deep-copying every table it names, once for *every item* of
+    the transaction, before applying any, and putting the copies back on failure: an 8-item transaction over two
+    tables copied them 8 times, so its cost grew with everything stored (and a concurrent write elsewhere in those
+    tables was undone too). DynamoDB has no such cost. Here the transaction backs up only the items it names and
+    puts those back when moto cancels it: the same all-or-nothing outcome (tests/unit/test_pagination.py checks a
+    cancelled transaction over two tables), at a cost that does not grow with the tables."""
     import copy
     import threading
 
     from moto.dynamodb.models import DynamoDBBackend
+    from moto.dynamodb.models.dynamo_type import DynamoType
     from moto.dynamodb.models.table import Table
 
-    backups = threading.local()  # the copies made by the transaction running on this thread
+    in_transaction = threading.local()
     transact = DynamoDBBackend.transact_write_items
 
     def deepcopy_table(self: Table, memo: dict[int, object]) -> Any:
-        made: dict[int, Any] | None = getattr(backups, "tables", None)
-        if made is not None and id(self) in made:
-            return made[id(self)]
+        if getattr(in_transaction, "active", False):
+            return self  # moto's whole-table backup: the named items are backed up instead, below
         result = Table.__new__(Table)
         memo[id(self)] = result
         for name, value in self.__dict__.items():
             setattr(result, name, copy.deepcopy(value, memo))
-        if made is not None:
-            made[id(self)] = result
         return result
 
-    def transact_once(self: DynamoDBBackend, transact_items: list[dict[str, object]]) -> None:
-        backups.tables = {}
+    def backed_up_items(self: DynamoDBBackend, transact_items: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+        backups = []
+        for entry in transact_items:
+            if not isinstance(entry, dict) or len(entry) != 1:
+                continue
+            (op,) = entry.values()
+            table = self.tables.get(str(op.get("TableName"))) if isinstance(op, dict) else None
+            if table is None:
+                continue
+            found = located(table, op.get("Item", op.get("Key")) or {})
+            if found is not None:  # a malformed entry is refused by moto without being written
+                hash_key, range_key, current = found
+                backups.append((table, hash_key, range_key, copy.deepcopy(current)))
+        return backups
+
+    def located(table: Table, source: dict[str, Any]) -> tuple[Any, Any, Any] | None:
+        try:
+            hash_key = DynamoType(source[table.hash_key_attr])
+            range_key = DynamoType(source[table.range_key_attr]) if table.range_key_attr else None
+            return hash_key, range_key, table.get_item(hash_key, range_key)
+        except Exception:  # noqa: BLE001 - missing or mistyped key attributes
+            return None
+
+    def transact_backing_up_items(self: DynamoDBBackend, transact_items: list[dict[str, Any]]) -> None:
+        backups = backed_up_items(self, transact_items)
+        in_transaction.active = True
         try:
             transact(self, transact_items)
+        except Exception:
+            for table, hash_key, range_key, item in reversed(backups):  # moto cancelled it: put the items back
+                table.delete_item(hash_key, range_key)
+                if item is not None and range_key is not None:
+                    table.items[hash_key][range_key] = item
+                elif item is not None:
+                    table.items[hash_key] = item
+            raise
         finally:
-            backups.tables = None
+            in_transaction.active = False
 
     Table.__deepcopy__ = deepcopy_table  # type: ignore[attr-defined]
-    DynamoDBBackend.transact_write_items = transact_once  # type: ignore[method-assign]
+    DynamoDBBackend.transact_write_items = transact_backing_up_items  # type: ignore[method-assign]

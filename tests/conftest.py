@@ -74,7 +74,7 @@ def _no_rsa_for_symmetric_keys() -> None:
 
 _no_rsa_for_symmetric_keys()
 moto_patches.kms_signs_digests()
-moto_patches.dynamodb_transactions_back_up_each_table_once()
+moto_patches.dynamodb_transactions_back_up_items()
 
 
 # Every AWS call a function makes is recorded for the IAM test (tests/iam_recorder.py).

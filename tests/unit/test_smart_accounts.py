@@ -4,8 +4,8 @@ networks listing and the registry's all-or-none smart-account fields. Chain effe
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 
 import pytest
 
