@@ -13,10 +13,10 @@ The total is split by timing the stages where they are called:
   A consumed, the cosigner's partial signature, combine, verify; with an empty pool share A and the two-party
   run; the audit record either way);
 * broadcast: `eth_sendRawTransaction` and the node's view of the pending transaction;
-* storage: the transaction record (with the nonce lease's end and the tracker message), its claim and
-  receipt;
-* building: the rest (network, the one batch of balance, fee, nonce and gas reads, the nonce lease,
-  encoding, envelope).
+* storage: the transaction record (with the list entry, the nonce lease's end and the tracker message) and
+  its claim;
+* building: the rest (network, the one batch of balance, fee, nonce and gas reads from the node, the one
+  batch read of the nonce item and the list counter, the nonce lease, encoding, envelope).
 
 Also measures the cold-start import of `app.py` (what Lambda loads for these routes) in fresh
 interpreters. Prints Markdown for docs/performance.md.
@@ -138,7 +138,7 @@ def main() -> None:
             pipeline, "rpc_call", "broadcast", when=lambda network, method, *a, **k: method == "eth_sendRawTransaction"
         )
         wrap(pipeline, "_node_gas_price", "broadcast")
-        for name in ("record", "claim", "set_receipt"):
+        for name in ("record", "claim"):
             wrap(tracking, name, "storage")
 
         tenant = tenancy.create_tenant("Bench")

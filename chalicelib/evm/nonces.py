@@ -81,12 +81,15 @@ def _lease_until(lease: str) -> int:
     return int(lease.split(":")[1])
 
 
-def allocate(address: str, chain_id: int, chain_pending: int) -> Allocation:
+def allocate(address: str, chain_id: int, chain_pending: int, item_read: dict[str, Any] | None = None) -> Allocation:
     """A nonce for a new transaction, under a lease of LEASE_S seconds; `chain_pending` is the node's pending
-    nonce for `address` (what the chain has used or holds)."""
-    for _ in retry.attempts(ATTEMPTS, base_s=0.005, cap_s=0.3):
+    nonce for `address` (what the chain has used or holds). `item_read`: the nonce item as the caller just read
+    it (consistently, e.g. in a batch with its other reads; {} when absent), used by the first round."""
+    for attempt in retry.attempts(ATTEMPTS, base_s=0.005, cap_s=0.3):
         item: dict[str, Any] = (
-            aws.table(TABLE).get_item(Key=key(address, chain_id), ConsistentRead=True).get("Item") or {}
+            item_read
+            if item_read is not None and attempt == 0
+            else aws.table(TABLE).get_item(Key=key(address, chain_id), ConsistentRead=True).get("Item") or {}
         )
         now = clock.epoch()
         lost = [lease for lease in item.get("inflight", set()) if _lease_until(lease) < now]

@@ -71,9 +71,10 @@ def send(
         raise ApiError(
             422, INSUFFICIENT_FUNDS, f"Not enough {network.nativeSymbol} for the value plus gas on {network.name}"
         )
+    state = tracking.read_send_state(owner, sender, network.chainId, with_nonce=nonce is None)
     allocation = None
     if nonce is None:
-        allocation = nonces.allocate(sender, network.chainId, int(quoted.pending_nonce or 0))
+        allocation = nonces.allocate(sender, network.chainId, int(quoted.pending_nonce or 0), state.nonce_item)
         nonce = allocation.nonce
     tx = UnsignedTx(
         chain_id=network.chainId,
@@ -92,7 +93,7 @@ def send(
     except BaseException:
         _release(allocation)
         raise
-    _record(owner, network, signed, kind, body, allocation)
+    _record(owner, network, signed, kind, body, allocation, state.list_count)
     _claim(signed)
     return _broadcast(network, signed, body, give_back=allocation is not None)
 
@@ -113,9 +114,10 @@ def _record(
     kind: str,
     body: dict[str, Any],
     allocation: nonces.Allocation | None,
+    list_count: int,
 ) -> None:
     try:
-        tracking.record(owner, network, signed, kind, body, allocation)
+        tracking.record(owner, network, signed, kind, body, allocation, list_count)
     except tracking.SendExpiredError:
         raise  # the lease was recovered: the nonce is back already, nothing to undo
     except BaseException:
@@ -161,9 +163,9 @@ def _broadcast(network: Network, signed: SignedTx, body: dict[str, Any], *, give
         return _unconfirmed(network, signed, body, exc.code)
     if signed.tx.type == 2:
         # For a typed transaction the node, not the transaction, defines `gasPrice` (what it would charge
-        # now); take its word so the receipt is what ethers shows for this hash.
+        # now); take its word so the answer is what ethers shows for this hash. The stored receipt gets the
+        # node's figure at the tracker's first check, in the write that check makes anyway.
         body = {**body, "gasPrice": _node_gas_price(network, signed.hash) or body["gasPrice"]}
-        tracking.set_receipt(signed.hash, body)
     logger.info("transaction sent", extra={"hash": signed.hash, "network": network.name, "nonce": signed.tx.nonce})
     return Sent(network.name, signed, body, confirmed=True)
 

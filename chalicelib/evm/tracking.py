@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.evm import nonces
@@ -68,6 +69,27 @@ def list_of(owner: str) -> AppendOnlyList:
     return AppendOnlyList(TABLE, f"WALLET#{owner}")
 
 
+@dataclass(frozen=True)
+class SendState:
+    """What a send reads from DynamoDB before it records, in one consistent BatchGetItem."""
+
+    nonce_item: dict[str, Any] | None  # the nonce item ({} when absent); None when the caller chose the nonce
+    list_count: int  # the owner's list counter
+
+
+def read_send_state(owner: str, address: str, chain_id: int, *, with_nonce: bool) -> SendState:
+    """The nonce item (for nonces.allocate) and the owner's list counter (for record): one round trip
+    instead of two. Both are only the first round's view; the conditional writes that use them re-read on
+    a lost race."""
+    counter = list_of(owner)
+    keys: dict[str, list[dict[str, Any]]] = {TABLE: [counter.counter_key]}
+    if with_nonce:
+        keys[nonces.TABLE] = [nonces.key(address, chain_id)]
+    found = aws.batch_get_tables(keys)
+    nonce_item = (found[nonces.TABLE] or [{}])[0] if with_nonce else None
+    return SendState(nonce_item, counter.count_in(found[TABLE][0] if found[TABLE] else None))
+
+
 def record(
     owner: str,
     network: Network,
@@ -75,10 +97,12 @@ def record(
     kind: str,
     receipt: dict[str, Any],
     allocation: nonces.Allocation | None,
+    list_count: int | None = None,
 ) -> None:
     """Write the record (status `signing`) before the broadcast, in one transaction with the end of the
     nonce's lease (the record owns the nonce from here) and the Idempotency-Key's effect, then start the
-    record's one tracker chain. SendExpiredError when the nonce's lease was taken back meanwhile."""
+    record's one tracker chain. SendExpiredError when the nonce's lease was taken back meanwhile.
+    `list_count`: the owner's list counter as the caller read it (see `reads`)."""
     from chalicelib.platform import idempotency
 
     now = clock.iso_now()
@@ -109,7 +133,7 @@ def record(
     if pinned is not None:
         also.append(pinned)
     try:
-        list_of(owner).append({"hash": signed.hash, "createdAt": now}, also=also)
+        list_of(owner).append({"hash": signed.hash, "createdAt": now}, also=also, count=list_count)
     except aws.TransactionCancelledError as exc:
         if exc.condition_failed("nonce-lease"):
             raise SendExpiredError() from None
@@ -144,14 +168,6 @@ def mark_refused(signed: SignedTx, reason: str, give_back: bool) -> bool:
     stands, and the nonce stays where it is)."""
     also = [nonces.give_back_item(signed.sender, signed.tx.chain_id, signed.tx.nonce)] if give_back else []
     return _transition(signed.hash, ("pending",), {"status": "failed", "failedReason": reason[:300]}, also)
-
-
-def set_receipt(tx_hash: str, receipt: dict[str, Any]) -> None:
-    """The receipt as answered (after the broadcast, with the node's gas price). Best effort."""
-    try:
-        _transition(tx_hash, ("pending", "mined", "failed"), {"receipt": json.dumps(receipt, separators=(",", ":"))})
-    except Exception as exc:  # noqa: BLE001 - the send went out; the stored receipt keeps the fee cap
-        logger.warning("receipt not stored", extra={"hash": tx_hash, "errorType": type(exc).__name__})
 
 
 def enqueue(tx_hash: str, step: int, delay_s: int) -> None:
@@ -226,13 +242,14 @@ def check(tx_hash: str, step: int | None = None) -> None:
     if isinstance(receipt, RpcError) or isinstance(known, RpcError):
         _again(item, checks)
         return
+    checked = {"checks": checks, **_node_gas_price(item, known)}
     if isinstance(receipt, dict):
-        _settle(item, receipt, checks)
+        _settle(item, receipt, checked)
         return
     seen = known is not None
     if item["status"] == "signing":
         if seen:  # written before claims existed: it was broadcast, follow it
-            if _update(item, {"status": "pending", "checks": checks}):
+            if _update(item, {"status": "pending", **checked}):
                 _enqueue_next(tx_hash, checks)
         else:  # never claimed, so never broadcast: its send ended with an error, it must not go out now
             _drop_unsent(item, checks)
@@ -246,10 +263,26 @@ def check(tx_hash: str, step: int | None = None) -> None:
             return
         with contextlib.suppress(RpcError, ApiError):  # e.g. a node restarted and lost its pool
             rpc_call(network, "eth_sendRawTransaction", [item["raw"]])
-    _again(item, checks)
+    _again(item, checks, checked)
 
 
-def _settle(item: dict[str, Any], receipt: dict[str, Any], checks: int) -> None:
+def _node_gas_price(item: dict[str, Any], known: Any) -> dict[str, Any]:
+    """The stored receipt with the node's `gasPrice` for the transaction (for a typed transaction the node
+    defines it: what it would charge now, what it charged once mined), when it differs from the stored one."""
+    price = known.get("gasPrice") if isinstance(known, dict) else None
+    if not isinstance(price, str) or not price.startswith("0x"):
+        return {}
+    try:
+        stored = json.loads(str(item["receipt"]))
+        node = str(int(price, 16))
+    except (KeyError, ValueError, TypeError):
+        return {}
+    if not isinstance(stored, dict) or stored.get("type") != 2 or stored.get("gasPrice") == node:
+        return {}
+    return {"receipt": json.dumps({**stored, "gasPrice": node}, separators=(",", ":"))}
+
+
+def _settle(item: dict[str, Any], receipt: dict[str, Any], checked: dict[str, Any]) -> None:
     ok = receipt.get("status") == "0x1"
     values = {
         "status": "mined" if ok else "failed",
@@ -258,7 +291,7 @@ def _settle(item: dict[str, Any], receipt: dict[str, Any], checks: int) -> None:
         "gasUsed": str(int(receipt["gasUsed"], 16)),
         "effectiveGasPrice": str(int(receipt.get("effectiveGasPrice") or "0x0", 16)),
         **({} if ok else {"failedReason": "reverted on chain"}),
-        "checks": checks,
+        **checked,
     }
     if _update(item, values):
         logger.info("transaction settled", extra={"hash": item["hash"], "status": values["status"]})
@@ -292,9 +325,10 @@ def _nonce_used_by_another(item: dict[str, Any], network: Network) -> bool:
         return False  # no proof
 
 
-def _again(item: dict[str, Any], checks: int) -> None:
-    """Count this check and send the chain's one successor (a lost race means another step moved on)."""
-    if not _update(item, {"checks": checks}):
+def _again(item: dict[str, Any], checks: int, values: dict[str, Any] | None = None) -> None:
+    """Count this check (with `values` learnt by it) and send the chain's one successor (a lost race means
+    another step moved on)."""
+    if not _update(item, values or {"checks": checks}):
         return
     if checks % WARN_EVERY_CHECKS == 0:
         logger.warning("transaction unsettled for long", extra={"hash": item["hash"], "checks": checks})

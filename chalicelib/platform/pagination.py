@@ -12,7 +12,7 @@ and direct access to any page without reading earlier ones. See docs/pagination.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -81,25 +81,33 @@ class AppendOnlyList:
         self.table = table
         self.list_key = list_key
 
-    def count(self) -> int:
-        item = (
-            aws.table(self.table).get_item(Key={"pk": self.list_key, "sk": COUNTER_SK}, ConsistentRead=True).get("Item")
-        )
+    @property
+    def counter_key(self) -> dict[str, str]:
+        return {"pk": self.list_key, "sk": COUNTER_SK}
+
+    @staticmethod
+    def count_in(item: Mapping[str, Any] | None) -> int:
+        """The count a counter item read elsewhere (e.g. in a caller's batch read) holds."""
         return int(item["n"]) if item else 0
+
+    def count(self) -> int:
+        return self.count_in(aws.table(self.table).get_item(Key=self.counter_key, ConsistentRead=True).get("Item"))
 
     def append(
         self,
         record: dict[str, Any],
         also: list[aws.TxItem] | Callable[[int], list[aws.TxItem]] | None = None,
         attempts: int = 8,
+        count: int | None = None,
     ) -> int:
         """Store `record` as the next entry, together with `also` (the caller's own writes, or a function of the
-        entry's sequence number giving them) in one transaction.
+        entry's sequence number giving them) in one transaction. `count`: the counter as the caller just read
+        it (consistently), used by the first attempt instead of reading it again.
 
         A failed condition of an `also` item raises aws.TransactionCancelledError (nothing is written);
         a lost race for the counter is retried with backoff, then answered 503 LIST_BUSY."""
         extra = (lambda seqs: also(seqs[0])) if callable(also) else (lambda _: also or [])
-        return append_together([(self, record)], extra, attempts)[0]
+        return append_together([(self, record)], extra, attempts, None if count is None else [count])[0]
 
     def page(self, query: PageQuery) -> tuple[list[dict[str, Any]], int]:
         """Records of page `query.page`, newest first, and the exact total."""
@@ -123,16 +131,26 @@ def append_together(
     entries: list[tuple[AppendOnlyList, dict[str, Any]]],
     also: Callable[[list[int]], list[aws.TxItem]] | None = None,
     attempts: int = 8,
+    counts_read: list[int] | None = None,
 ) -> list[int]:
     """Append one record to each of several lists (and `also`, a function of their sequence numbers) in one
-    transaction; returns the sequence numbers. Lost counter races are retried, then 503 LIST_BUSY."""
-    for _ in retry.attempts(attempts, base_s=0.02, cap_s=0.5):
-        counts = _counts([entries_list for entries_list, _ in entries])
+    transaction; returns the sequence numbers. Lost counter races are retried, then 503 LIST_BUSY.
+    `counts_read`: the counters as the caller read them, for the first attempt."""
+    for attempt in retry.attempts(attempts, base_s=0.02, cap_s=0.5):
+        fresh = counts_read is None or attempt > 0
+        counts = _counts([entries_list for entries_list, _ in entries]) if fresh else list(counts_read or [])
         items: list[aws.TxItem] = []
         for i, ((entries_list, record), n) in enumerate(zip(entries, counts, strict=True)):
             seen = aws.Condition("n = :seen", values={":seen": n}) if n else aws.Condition("attribute_not_exists(n)")
-            key = {"pk": entries_list.list_key, "sk": COUNTER_SK}
-            items.append(aws.update(f"list-counter-{i}", entries_list.table, key, aws.Changes(set={"n": n + 1}), seen))
+            items.append(
+                aws.update(
+                    f"list-counter-{i}",
+                    entries_list.table,
+                    entries_list.counter_key,
+                    aws.Changes(set={"n": n + 1}),
+                    seen,
+                )
+            )
             entry = {**record, "pk": entries_list.list_key, "sk": sequence_key(n + 1), "seq": n + 1}
             items.append(aws.put(f"list-entry-{i}", entries_list.table, entry))
         seqs = [n + 1 for n in counts]

@@ -428,9 +428,18 @@ def test_tracking_follows_a_send_to_mined(wallet, w3):
     pending = wallet["get"](f"/api/v1/wallet/transactions/{tx_hash}").json_body["data"]
     assert pending["status"] == "pending" and pending["txReceipt"]["hash"] == tx_hash
 
+    answered = response.json_body["data"]["txReceipt"]
+    # A typed transaction's gasPrice is the node's figure: in the send's answer at once; in the stored receipt
+    # from the tracker's first check (until then it is the fee cap); once mined, what the node says it charged.
+    assert answered["type"] == 2 and pending["txReceipt"]["gasPrice"] == answered["maxFeePerGas"]
     tracking.check(tx_hash)  # what the SQS consumer does with the queued message
     done = wallet["get"](f"/api/v1/wallet/transactions/{tx_hash}").json_body["data"]
     assert done["status"] == "mined" and done["blockNumber"] > 0 and int(done["gasUsed"]) == 21_000
+    charged = w3.eth.get_transaction(tx_hash)["gasPrice"]
+    assert done["txReceipt"]["gasPrice"] == str(charged) == done["effectiveGasPrice"]
+    assert {k: v for k, v in done["txReceipt"].items() if k != "gasPrice"} == {
+        k: v for k, v in answered.items() if k != "gasPrice"
+    }
     assert Decimal(done["value"]) == Decimal(10**16)
 
     listed = wallet["get"]("/api/v1/wallet/transactions").json_body["data"]

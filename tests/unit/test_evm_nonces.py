@@ -17,6 +17,7 @@ from chalicelib.evm import nonces, tracking
 from chalicelib.evm.transactions import UnsignedTx, assemble, receipt, signing_hash
 from chalicelib.platform import aws, clock
 from chalicelib.platform.networks import Network
+from chalicelib.platform.pagination import PageQuery
 
 KEY = "0x" + "22" * 32
 ADDRESS = Account.from_key(KEY).address
@@ -98,6 +99,24 @@ def test_a_dropped_record_cannot_be_claimed(aws_env):
     clock.travel(tracking.ORPHAN_CHECK_S + 1)
     assert tracking._drop_unsent(tracking.get(tx_hash), 1)  # the tracker decided its request died
     assert tracking.claim(tx_hash) is False  # so the send must not broadcast it
+
+
+def test_a_send_state_read_before_another_send_recorded_is_a_lost_race_not_a_duplicate(aws_env):
+    """A send reads the nonce item and its list counter in one batch, then uses them for its first conditional
+    writes; another send that allocated and recorded in between makes those writes fail, and they read again."""
+    seen = tracking.read_send_state("w1", ADDRESS, CHAIN, with_nonce=True)
+    assert seen.nonce_item == {} and seen.list_count == 0
+    first = nonces.allocate(ADDRESS, CHAIN, 0, seen.nonce_item)
+    _record(first)  # the other send: nonce 0, list entry 1
+    late = nonces.allocate(ADDRESS, CHAIN, 0, seen.nonce_item)  # stale view: `next` absent
+    assert late.nonce == 1
+    signed = _signed(late.nonce)
+    tracking.record("w1", NETWORK, signed, "coin", receipt(signed), late, seen.list_count)  # stale count 0
+    entries, total = tracking.list_of("w1").page(PageQuery(page=1, limit=10))
+    assert total == 2 and [e["hash"] for e in entries] == [signed.hash, _signed(0).hash]
+    fresh = tracking.read_send_state("w1", ADDRESS, CHAIN, with_nonce=True)
+    assert int(fresh.nonce_item["next"]) == 2 and fresh.list_count == 2
+    assert tracking.read_send_state("w1", ADDRESS, CHAIN, with_nonce=False).nonce_item is None
 
 
 def test_give_backs_are_never_undone_by_moving_next_back(aws_env):
