@@ -3,6 +3,8 @@
 from chalice import Chalice
 
 from chalicelib.auth.routes import bp as auth
+from chalicelib.custody.functions import bp as custody_workers
+from chalicelib.custody.routes import bp as custody
 from chalicelib.gas_tanks.functions import bp as gas_tank_checks
 from chalicelib.gas_tanks.routes import bp as gas_tanks
 from chalicelib.mpc.functions import bp as mpc_parties
@@ -35,3 +37,5 @@ app.register_blueprint(user_ops)
 app.register_blueprint(user_op_tracker)
 app.register_blueprint(webhooks)
 app.register_blueprint(webhook_workers)
+app.register_blueprint(custody)
+app.register_blueprint(custody_workers)

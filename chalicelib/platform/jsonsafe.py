@@ -38,3 +38,26 @@ def loads(data: bytes | str, **options: Any) -> Any:
     if not depth_ok(data):
         raise TooDeepError(f"JSON nested deeper than {MAX_DEPTH} levels")
     return json.loads(data, **options)
+
+
+def dumps_exact(obj: Any) -> str:
+    """json.dumps (compact) that writes `decimal.Decimal` values as JSON numbers with every digit they have.
+
+    The seed's event amounts are JSON numbers in human units (`1.000000000000000001` for an 18-decimal token):
+    floats would round them. Each Decimal becomes a placeholder string carrying a random marker, which is
+    then replaced by the number's literal; the marker makes a client-supplied string that looks like a
+    placeholder impossible to turn into a number."""
+    import secrets
+    from decimal import Decimal
+
+    marker = secrets.token_hex(8)
+
+    def encode(value: Any) -> Any:
+        if isinstance(value, Decimal):
+            if not value.is_finite():
+                raise ValueError("not a finite number")
+            return f"{marker}:{format(value, 'f')}"
+        raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+    text = json.dumps(obj, separators=(",", ":"), default=encode)
+    return re.sub(f'"{marker}:(-?[0-9]+(?:\\.[0-9]+)?)"', r"\1", text)

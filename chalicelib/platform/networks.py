@@ -37,6 +37,21 @@ SMART_ACCOUNT_FIELDS = (
 )
 
 
+class CustodyToken(BaseModel):
+    """A token the custodial deposit product accepts on a network (docs/custody.md)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tokenCode: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,19}$", description="e.g. usdt, eth.")
+    symbol: str = Field(min_length=1, max_length=16)
+    decimals: int = Field(ge=0, le=36)
+    tokenAddress: str = Field("", description="The ERC-20 contract; empty for the native coin.")
+
+    @property
+    def native(self) -> bool:
+        return self.tokenAddress == ""
+
+
 class Network(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -62,6 +77,10 @@ class Network(BaseModel):
     )
     clientFeeBps: int = Field(0, ge=0, le=10_000, description="The client's fee on gas-tank charges, basis points.")
     serviceFeeBps: int = Field(0, ge=0, le=10_000, description="The service's fee on gas-tank charges, basis points.")
+    # Custodial deposits (docs/custody.md): deposit addresses are accounts of `accountFactory`.
+    custodyTokens: tuple[CustodyToken, ...] = Field((), description="Tokens custody accounts accept here.")
+    custodyScanBlocks: int = Field(100, ge=1, le=10_000, description="Most blocks one watcher step reads.")
+    custodyStartBlock: int | None = Field(None, ge=0, description="Where the watcher starts (default: the head).")
 
     @model_validator(mode="after")
     def _check(self) -> Network:
@@ -83,6 +102,16 @@ class Network(BaseModel):
                 or not re.fullmatch(r"[0-9]{1,30}(\.[0-9]{1,30})?", self.nativeToGasTankRate)
             ):
                 raise ValueError('nativeToGasTankRate: a positive decimal string such as "2000.5"')
+        if self.custodyTokens:
+            if self.accountFactory is None:
+                raise ValueError("custodyTokens: deposit addresses need accountFactory")
+            codes = [t.tokenCode for t in self.custodyTokens]
+            addresses = [t.tokenAddress.lower() for t in self.custodyTokens]
+            if len(set(codes)) != len(codes) or len(set(addresses)) != len(addresses):
+                raise ValueError("custodyTokens: a tokenCode or tokenAddress appears twice")
+            for token in self.custodyTokens:
+                if token.tokenAddress and not _is_address(token.tokenAddress):
+                    raise ValueError(f"custodyTokens.{token.tokenCode}: tokenAddress is not a 20-byte hex address")
         # Only the smart-account fields make a network half-configured: `tokens.usdt` alone serves the wallets.
         present = {f for f in SMART_ACCOUNT_FIELDS if getattr(self, f)}
         if present:
@@ -94,6 +123,13 @@ class Network(BaseModel):
     @property
     def supports_smart_accounts(self) -> bool:
         return self.entryPoint is not None
+
+    @property
+    def custody(self) -> bool:
+        return bool(self.custodyTokens)
+
+    def custody_token(self, code: str) -> CustodyToken | None:
+        return next((t for t in self.custodyTokens if t.tokenCode == code), None)
 
     @property
     def usdt(self) -> str:

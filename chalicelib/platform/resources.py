@@ -171,6 +171,16 @@ TABLES: tuple[Table, ...] = (
         purpose="User operations (built, submitted, settled) and the lists of them per app and per owner.",
     ),
     Table(
+        name="custody",
+        purpose="Custodial deposit product: custody keys, accounts and their deposit addresses, balances and the "
+        "journal, invoices, deposits, the watcher's cursors and leases. Index `status` lists invoices and deposits "
+        "by app and status, `account-status` by account and status.",
+        indexes=(
+            Index(name="status", partition_key="statusKey", sort_key="listKey"),
+            Index(name="account-status", partition_key="accountStatusKey", sort_key="listKey"),
+        ),
+    ),
+    Table(
         name="idempotency",
         purpose="Idempotency-Key reservations and the responses they replay.",
         ttl_attribute="expiresAt",
@@ -274,6 +284,27 @@ FUNCTIONS: tuple[Function, ...] = (
             Grant("table", "webhooks", "read_write"),
             Grant("queue", "webhook-deliveries", "write"),
             Grant("secret", "webhook-signing-keys", "read"),
+            Grant("table", "custody", "read_write"),
+        ),
+    ),
+    Function(
+        name="watch_deposits",
+        purpose="Scheduled: per custody network, scans new blocks for transfers to deposit addresses (one lease and "
+        "cursor per network), confirms or reverts pending deposits, credits them with their events.",
+        grants=(
+            Grant("table", "custody", "read_write"),
+            Grant("table", "webhooks", "read_write"),  # deposit and invoice events (outbox)
+            Grant("queue", "webhook-deliveries", "write"),
+        ),
+        timeout_s=60,
+    ),
+    Function(
+        name="expire_invoices",
+        purpose="Scheduled: expires pending invoices past expiresAt + bufferInSeconds with their event.",
+        grants=(
+            Grant("table", "custody", "read_write"),
+            Grant("table", "webhooks", "read_write"),
+            Grant("queue", "webhook-deliveries", "write"),
         ),
     ),
     Function(

@@ -101,6 +101,19 @@ class Settings(BaseSettings):
         description="How long a party keeps a wallet's unwrapped presignature data key in memory (0: always ask KMS).",
     )
 
+    invoice_expires_s: int = Field(
+        3600, ge=60, le=30 * 86_400, description="Default lifetime of a custody invoice (its expiresInSeconds)."
+    )
+    invoice_buffer_s: int = Field(
+        600, ge=0, le=86_400, description="Grace after an invoice's expiresAt in which a payment seen still pays it."
+    )
+    watch_loop_s: int = Field(
+        45,
+        ge=0,
+        le=800,
+        description="How long one run of the deposit watcher keeps scanning (passes every few seconds; 0: one pass).",
+    )
+
     @field_validator("webhook_allowlist")
     @classmethod
     def _cidrs(cls, value: str) -> str:

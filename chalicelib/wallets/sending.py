@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from chalicelib.auth.models import WalletPrincipal
 from chalicelib.evm import abi, pipeline, tokens
 from chalicelib.evm.pipeline import Call, Sent
-from chalicelib.platform import erc20
+from chalicelib.platform import amounts, erc20
+from chalicelib.platform.amounts import parse_amount
 from chalicelib.platform.chain import checksum_address
 from chalicelib.platform.errors import ApiError, bad_request
 from chalicelib.platform.networks import Network, resolve
@@ -31,7 +32,7 @@ from chalicelib.wallets.models import (
 )
 from chalicelib.wallets.store import BoundWallet
 
-INVALID_AMOUNT = "INVALID_AMOUNT"
+INVALID_AMOUNT = amounts.INVALID_AMOUNT
 INVALID_TOKEN_ID = "INVALID_TOKEN_ID"
 INVALID_TRANSACTION = "INVALID_TRANSACTION"
 FROM_MISMATCH = "FROM_MISMATCH"
@@ -39,10 +40,9 @@ INSUFFICIENT_TOKEN_BALANCE = "INSUFFICIENT_TOKEN_BALANCE"
 NOT_TOKEN_OWNER = tokens.NOT_TOKEN_OWNER
 SENT = "transaction is processing"
 
-MAX_UINT256 = 2**256 - 1
+MAX_UINT256 = amounts.MAX_UINT256
 MAX_GAS = 30_000_000
 MAX_NONCE = 2**64 - 2  # EIP-2681
-_DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?")
 _UINT = re.compile(r"[0-9]{1,78}")
 
 
@@ -60,23 +60,6 @@ class MpcWalletSigner:
 
     def sign_digest(self, digest: bytes) -> bytes:
         return provisioning.sign_digest(self.principal, digest, self.secret, self.wallet)
-
-
-def parse_amount(text: str, decimals: int, field: str = "amount") -> int:
-    """An exact decimal string in human units -> base units; zero, negative, malformed or too precise: 400."""
-    if len(text) > 100 or not _DECIMAL.fullmatch(text):
-        raise _bad_amount(field, 'must be a positive decimal string such as "1.5"')
-    whole, _, fraction = text.partition(".")
-    fraction = fraction.rstrip("0")
-    if len(fraction) > decimals:
-        raise _bad_amount(field, f"has more than {decimals} decimal places")
-    scale: int = 10**decimals
-    base = int(whole) * scale + int(fraction.ljust(decimals, "0") or "0")  # exact: integers only
-    if base <= 0:
-        raise _bad_amount(field, "must be greater than zero")
-    if base > MAX_UINT256:
-        raise _bad_amount(field, "is too large")
-    return base
 
 
 def send_coin(principal: WalletPrincipal, request: SendCoinRequest) -> Sent:
@@ -182,9 +165,3 @@ def _hex_fields(raw: RawTransaction) -> dict[str, int]:
 
 def _field(name: str) -> dict[str, str]:
     return {"field": name, "message": "invalid", "type": "value_error"}
-
-
-def _bad_amount(field: str, reason: str) -> ApiError:
-    return bad_request(
-        INVALID_AMOUNT, f"{field} {reason}", errors=[{"field": field, "message": reason, "type": "value_error"}]
-    )

@@ -17,14 +17,13 @@ index and queues it, so nothing committed is lost.
 from __future__ import annotations
 
 import contextlib
-import json
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib.platform import aws, clock
+from chalicelib.platform import aws, clock, jsonsafe
 from chalicelib.platform.logging import logger
-from chalicelib.platform.pagination import AppendOnlyList, PageQuery
+from chalicelib.platform.pagination import AppendOnlyList, PageQuery, append_together
 from chalicelib.webhooks import store
 
 API_VERSION = "2025-06-22"
@@ -49,9 +48,16 @@ class Emitted:
 
 
 def emit_event(
-    app_id: str, event_type: str, event_id: str, data: dict[str, Any], also: list[aws.TxItem] | None = None
+    app_id: str,
+    event_type: str,
+    event_id: str,
+    data: dict[str, Any],
+    also: list[aws.TxItem] | None = None,
+    append_to: list[tuple[AppendOnlyList, dict[str, Any]]] | None = None,
 ) -> Emitted:
-    """Record the event, and a delivery when the app has a URL, with `also` in one transaction."""
+    """Record the event, and a delivery when the app has a URL, with `also` and the entries `append_to` adds to
+    the caller's lists, in one transaction. A failed condition of the caller's items raises
+    aws.TransactionCancelledError (nothing written)."""
     if get_event(event_id) is not None:
         return Emitted(event_id, None, duplicate=True)  # an id is never delivered twice by emitting it again
     now = clock.iso_now()
@@ -62,12 +68,13 @@ def emit_event(
         "appId": app_id,
         "type": event_type,
         "createdAt": now,
-        "body": json.dumps(body, separators=(",", ":")),
+        "body": jsonsafe.dumps_exact(body),  # exact human amounts (Decimal) as JSON numbers
     }
     items: list[aws.TxItem] = [aws.put("event", TABLE, event_item), *(also or [])]
     settings = store.get(app_id)
+    lists = list(append_to or [])
     if settings is None:
-        return Emitted(event_id, None, duplicate=not _transact(items, event_id))
+        return Emitted(event_id, None, duplicate=not _transact(items, event_id, lists))
     delivery_id = str(uuid.uuid4())
     delivery = {
         "pk": f"DELIVERY#{delivery_id}",
@@ -87,7 +94,8 @@ def emit_event(
     }
     items.append(aws.put("delivery", TABLE, delivery))
     try:
-        deliveries_list(app_id).append({"deliveryId": delivery_id, "createdAt": now}, also=items)
+        entry = {"deliveryId": delivery_id, "createdAt": now}
+        append_together([(deliveries_list(app_id), entry), *lists], lambda _: items)
     except aws.TransactionCancelledError as exc:
         if exc.condition_failed("event"):
             return Emitted(event_id, None, duplicate=True)  # a concurrent emit of the same id won
@@ -175,10 +183,15 @@ def _leave_due_index(item: dict[str, Any]) -> None:
         aws.write(done)
 
 
-def _transact(items: list[aws.TxItem], event_id: str) -> bool:
+def _transact(
+    items: list[aws.TxItem], event_id: str, lists: list[tuple[AppendOnlyList, dict[str, Any]]] | None = None
+) -> bool:
     """True if written; False if the event id existed (a concurrent emit)."""
     try:
-        aws.transact(items)
+        if lists:
+            append_together(lists, lambda _: items)
+        else:
+            aws.transact(items)
     except aws.TransactionCancelledError as exc:
         if not exc.condition_failed("event"):
             raise

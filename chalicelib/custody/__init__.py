@@ -1,0 +1,1 @@
+"""The custodial deposit product: accounts with deposit addresses, invoices, deposits, the ledger (docs/custody.md)."""

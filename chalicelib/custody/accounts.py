@@ -1,0 +1,133 @@
+"""Custody accounts: one per (app, subId), with a deposit address on every custody network (keys.py)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from chalicelib.custody import events, keys
+from chalicelib.custody.store import TABLE, Event, Plan, commit, get
+from chalicelib.custody.tokens import NAMESPACE, custody_networks
+from chalicelib.platform import aws, clock
+from chalicelib.platform.errors import ApiError, not_found
+from chalicelib.platform.pagination import AppendOnlyList, PageQuery
+from chalicelib.tenancy.models import App
+
+ACCOUNT_NOT_FOUND = "ACCOUNT_NOT_FOUND"
+NO_CUSTODY_NETWORKS = "NO_CUSTODY_NETWORKS"
+
+
+def accounts_list(app_id: str) -> AppendOnlyList:
+    return AppendOnlyList(TABLE, f"ACCOUNTS#{app_id}")
+
+
+def address_key(chain_id: int, address: str) -> dict[str, str]:
+    return {"pk": f"ADDR#{chain_id}#{address.lower()}", "sk": "ADDR"}
+
+
+def create(app: App, sub_id: str, pool_type: keys.PoolType) -> tuple[dict[str, Any], bool]:
+    """The app's account for `sub_id`: (account, created). Idempotent, also under concurrent calls: one account
+    and one `account.created` per (app, subId)."""
+    existing = by_sub(app.appId, sub_id)
+    if existing is not None:
+        return existing, False
+    networks = custody_networks()
+    if not networks:
+        raise ApiError(503, NO_CUSTODY_NETWORKS, "No network is configured for custody accounts")
+    key = keys.ensure(keys.scope(pool_type, app.appId, app.organizationId))
+    account_id = str(uuid.uuid4())
+    wallets: list[dict[str, Any]] = []
+    for network in networks:
+        assert network.accountFactory is not None  # validated with custodyTokens
+        wallets.append(
+            {
+                "walletId": str(uuid.uuid5(NAMESPACE, f"wallet:{account_id}:{network.chainId}")),
+                "network": network.name,
+                "chainId": network.chainId,
+                "address": keys.deposit_address(network.accountFactory, key, account_id),
+                "addressType": "",
+            }
+        )
+    now = clock.iso_now()
+    account = {
+        "pk": f"ACCOUNT#{account_id}",
+        "sk": "ACCOUNT",
+        "id": account_id,
+        "appId": app.appId,
+        "subId": sub_id,
+        "mpcSubId": key.key_id,
+        "ownerAddress": key.address,
+        "status": "active",
+        "poolType": pool_type,
+        "wallets": wallets,
+        "createdAt": now,
+    }
+
+    def plan() -> Plan:
+        items = [
+            aws.put("sub", TABLE, {"pk": f"SUB#{app.appId}#{sub_id}", "sk": "SUB", "accountId": account_id}),
+            aws.put("account", TABLE, account),
+            *(
+                aws.put(
+                    f"address-{i}",
+                    TABLE,
+                    {
+                        **address_key(w["chainId"], w["address"]),
+                        "accountId": account_id,
+                        "appId": app.appId,
+                        "walletId": w["walletId"],
+                    },
+                )
+                for i, w in enumerate(wallets)
+            ),
+        ]
+        event = Event(app.appId, "account.created", f"account.created:{account_id}", events.account_created(account))
+        return Plan(items, [(accounts_list(app.appId), {"accountId": account_id, "createdAt": now})], event)
+
+    try:
+        commit(plan)
+    except aws.TransactionCancelledError as exc:
+        if exc.condition_failed("sub"):  # a concurrent call for the same subId won: its account is the one
+            winner = by_sub(app.appId, sub_id)
+            if winner is not None:
+                return winner, False
+        raise
+    return account, True
+
+
+def by_sub(app_id: str, sub_id: str) -> dict[str, Any] | None:
+    pointer = get(f"SUB#{app_id}#{sub_id}", "SUB")
+    return get(f"ACCOUNT#{pointer['accountId']}", "ACCOUNT") if pointer else None
+
+
+def of_app(app_id: str, account_id: str) -> dict[str, Any]:
+    """The app's account, or 404 (another app's account is not found either)."""
+    try:
+        uuid.UUID(account_id)
+    except ValueError:
+        raise not_found(ACCOUNT_NOT_FOUND, "No such account") from None
+    account = get(f"ACCOUNT#{account_id}", "ACCOUNT")
+    if account is None or account["appId"] != app_id:
+        raise not_found(ACCOUNT_NOT_FOUND, "No such account")
+    return account
+
+
+def page(app_id: str, query: PageQuery) -> tuple[list[dict[str, Any]], int]:
+    entries, total = accounts_list(app_id).page(query)
+    ids = [str(e["accountId"]) for e in entries]
+    if not ids:
+        return [], total
+    found = {i["id"]: i for i in aws.batch_get(TABLE, [{"pk": f"ACCOUNT#{i}", "sk": "ACCOUNT"} for i in ids])}
+    return [found[i] for i in ids if i in found], total
+
+
+def public(account: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": account["id"],
+        "subId": account["subId"],
+        "mpcSubId": account["mpcSubId"],
+        "status": account["status"],
+        "poolType": account["poolType"],
+        "wallets": [{k: (int(v) if k == "chainId" else v) for k, v in w.items()} for w in account["wallets"]],
+        "createdAt": account["createdAt"],
+    }

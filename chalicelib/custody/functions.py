@@ -1,0 +1,31 @@
+"""The custody schedules: the deposit watcher and the invoice expiry sweep."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalice import Blueprint, Rate
+
+from chalicelib.platform.consumers import scheduled
+
+bp = Blueprint(__name__)
+
+
+@bp.schedule(Rate(1, unit=Rate.MINUTES))
+def watch_deposits(event: Any) -> None:
+    from chalicelib.custody import watcher
+    from chalicelib.platform import deadline
+    from chalicelib.platform.settings import load_settings
+
+    scheduled(
+        "watch_deposits",
+        event,
+        lambda: watcher.run(lambda: deadline.remaining_s() or 60.0, float(load_settings().watch_loop_s)),
+    )
+
+
+@bp.schedule(Rate(1, unit=Rate.MINUTES))
+def expire_invoices(event: Any) -> None:
+    from chalicelib.custody import invoices
+
+    scheduled("expire_invoices", event, invoices.expire_due)

@@ -1,0 +1,154 @@
+"""Custody keys: one 2-of-3 threshold key per pool owner, and the deposit addresses it controls.
+
+A custody account does not get a key of its own (a key generation per account would cost an aux-info set and a
+multi-party run). Its deposit address on a network is the counterfactual SimpleAccount (the network's
+`accountFactory`, ERC-4337 v0.7) whose owner is the pool's threshold key and whose CREATE2 salt is the account
+id: computed here without an RPC call, the same on every network that shares the factory address, and usable
+before anything is deployed (a transfer to it needs no code there). The threshold key signs, with the full
+protocol, the owner's calls (`execute`) that move funds out of a deposit address later (docs/custody.md). No
+derivation is involved, so presignatures never meet additive key derivation (docs/mpc.md).
+
+Pools (`poolType`): `dedicated` (one key per app, the default) or `organization_owned` (one key for every app of
+the organization). `mpcSubId` of an account is the id of its pool's key.
+
+The key is made once, on the first account of its pool: a conditional put reserves `KEY#<scope>` (`creating`,
+with a lease); the winner runs the key generation with the cosigner and the user party and stores the address;
+concurrent callers wait for it. A creator that died leaves a lease that runs out, and the next caller starts
+over with a fresh key id (shares written under the dead one's id are never used).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Literal
+
+from chalicelib.custody.store import TABLE, get
+from chalicelib.platform import aws, clock
+from chalicelib.platform.errors import ApiError
+from chalicelib.platform.logging import logger
+
+PoolType = Literal["dedicated", "organization_owned"]
+KEYGEN_LEASE_S = 60
+WAIT_S = 25.0
+CUSTODY_KEY_PENDING = "CUSTODY_KEY_PENDING"
+WALLET_POOL_EMPTY = "WALLET_POOL_EMPTY"
+SIGNER_UNAVAILABLE = "SIGNER_UNAVAILABLE"
+
+
+@dataclass(frozen=True)
+class CustodyKey:
+    key_id: str  # the MPC wallet id of the key's shares: an account's `mpcSubId`
+    address: str  # the key's own address: owner of every deposit address of the pool
+
+
+def scope(pool_type: PoolType, app_id: str, organization_id: str) -> str:
+    return f"app:{app_id}" if pool_type == "dedicated" else f"org:{organization_id}"
+
+
+def ensure(key_scope: str) -> CustodyKey:
+    """The pool's key, made now if it does not exist yet (waiting for a concurrent maker)."""
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        item = get(f"KEY#{key_scope}", "KEY")
+        if item is not None and item.get("status") == "ready":
+            return CustodyKey(str(item["keyId"]), str(item["address"]))
+        if item is None or int(item.get("until", 0)) < clock.epoch():
+            key_id = uuid.uuid4().hex  # the MPC parties take 32 hex digits
+            if _reserve(key_scope, key_id, item):
+                return _make(key_scope, key_id)
+        if time.monotonic() > deadline:
+            raise ApiError(503, CUSTODY_KEY_PENDING, "The custody key of this pool is being made; retry shortly")
+        time.sleep(0.2)
+
+
+def _reserve(key_scope: str, key_id: str, seen: dict[str, object] | None) -> bool:
+    item = {
+        "pk": f"KEY#{key_scope}",
+        "sk": "KEY",
+        "status": "creating",
+        "keyId": key_id,
+        "until": clock.epoch() + KEYGEN_LEASE_S,
+        "createdAt": clock.iso_now(),
+    }
+    condition = (
+        aws.Condition("attribute_not_exists(pk)")
+        if seen is None
+        else aws.Condition(
+            "keyId = :k AND #s = :creating", {"#s": "status"}, {":k": seen["keyId"], ":creating": "creating"}
+        )
+    )
+    try:
+        aws.write(aws.put("key", TABLE, item, condition))
+        return True
+    except aws.ConditionFailedError:
+        return False
+
+
+def _make(key_scope: str, key_id: str) -> CustodyKey:
+    from chalicelib.mpc import aux_pool
+    from chalicelib.mpc import service as mpc
+
+    aux_id: str | None = None
+    try:
+        try:
+            aux_id = aux_pool.claim(key_id)
+        except aux_pool.PoolEmptyError:
+            raise ApiError(
+                503, WALLET_POOL_EMPTY, "No key material is ready for a custody key; retry in a few minutes"
+            ) from None
+        try:
+            material = mpc.generate_key(key_id, aux_id)
+        except mpc.MpcRunError as exc:
+            raise ApiError(503, SIGNER_UNAVAILABLE, exc.message) from None
+        ready = aws.update(
+            "key",
+            TABLE,
+            {"pk": f"KEY#{key_scope}", "sk": "KEY"},
+            # secret0 is share C sealed under the recovery key (only the user-party function opens it): kept so
+            # the key stays 2-of-3 recoverable if share A or B is lost; alone it signs nothing.
+            aws.Changes(
+                set={
+                    "status": "ready",
+                    "address": material.address,
+                    "secret0": material.secret0,
+                    "readyAt": clock.iso_now(),
+                },
+                remove=["until"],
+            ),
+            aws.Condition("keyId = :k", values={":k": key_id}),
+        )
+        aws.write(ready)
+    except BaseException:
+        try:
+            aws.write(
+                aws.delete(
+                    "key",
+                    TABLE,
+                    {"pk": f"KEY#{key_scope}", "sk": "KEY"},
+                    aws.Condition("keyId = :k AND #s = :c", {"#s": "status"}, {":k": key_id, ":c": "creating"}),
+                )
+            )
+        except Exception as exc:  # noqa: BLE001 - the reservation's lease runs out instead
+            logger.warning("custody key reservation not released", extra={"errorType": type(exc).__name__})
+        raise
+    finally:
+        if aux_id is not None:
+            try:
+                aux_pool.consume(aux_id)
+            except Exception as exc:  # noqa: BLE001 - a leftover claimed set is skipped by claim()
+                logger.warning("aux set not deleted", extra={"auxId": aux_id, "errorType": type(exc).__name__})
+    logger.info("custody key made", extra={"keyId": key_id, "scope": key_scope})
+    return CustodyKey(key_id, material.address)
+
+
+def deposit_address(factory: str, key: CustodyKey, account_id: str) -> str:
+    """The account's deposit address on a network with this factory: SimpleAccount(owner = key, salt = id)."""
+    from chalicelib.smart_accounts.counterfactual import account_address
+
+    return account_address(factory, key.address, salt(account_id))
+
+
+def salt(account_id: str) -> int:
+    return uuid.UUID(account_id).int

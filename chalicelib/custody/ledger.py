@@ -1,0 +1,127 @@
+"""The custody ledger: per account and token an `activeBalance`, `pendingBalance` and `heldBalance`, and an
+append-only journal of every change to them.
+
+Every change is a journal entry (kind, the three deltas, reason, reference) written in the SAME transaction as
+the balance item it changes (conditional on the balance's `version`: a concurrent change makes the writer
+re-read and re-plan, store.commit) and as the record that caused it. Amounts are integers of the token's
+smallest unit, stored as decimal strings (DynamoDB numbers hold 38 digits; uint256 needs 78). Balances are
+therefore recomputable from the journal alone (`replay`), which a test does after a randomized run.
+
+Kinds: `pending` (a deposit seen), `pending_void` (its transaction left the chain), `credit` (confirmed:
+pending -> active), `correction` (a credited deposit whose transaction left the chain afterwards: active
+decreases, possibly below zero, and an alert is logged), and for withdrawals `hold`, `release`, `debit`.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from chalicelib.custody.store import TABLE, get
+from chalicelib.custody.tokens import Accepted
+from chalicelib.platform import aws, clock
+from chalicelib.platform.errors import ApiError
+from chalicelib.platform.pagination import AppendOnlyList, PageQuery
+
+INSUFFICIENT_BALANCE = "INSUFFICIENT_BALANCE"
+FIELDS = ("active", "pending", "held")
+
+
+@dataclass(frozen=True)
+class Movement:
+    active: int = 0
+    pending: int = 0
+    held: int = 0
+
+
+def balance_key(account_id: str, pair_key: str) -> dict[str, str]:
+    return {"pk": f"ACCOUNT#{account_id}", "sk": f"BALANCE#{pair_key}"}
+
+
+def journal(account_id: str) -> AppendOnlyList:
+    return AppendOnlyList(TABLE, f"ENTRIES#{account_id}")
+
+
+def post(
+    account_id: str,
+    pair: Accepted,
+    movement: Movement,
+    kind: str,
+    reason: str,
+    reference: tuple[str, str],
+    *,
+    allow_negative: bool = False,
+    name: str = "balance",
+) -> tuple[aws.TxItem, tuple[AppendOnlyList, dict[str, Any]]]:
+    """The balance write and the journal entry of one change, for the caller's transaction. Reads the balance
+    now: the write is conditional on it being unchanged. 422 INSUFFICIENT_BALANCE when a balance would go below
+    zero (unless `allow_negative`, for corrections)."""
+    key = balance_key(account_id, pair.key)
+    item = get(key["pk"], key["sk"]) or {}
+    before = {f: int(item.get(f, "0")) for f in FIELDS}
+    delta = {"active": movement.active, "pending": movement.pending, "held": movement.held}
+    after = {f: before[f] + delta[f] for f in FIELDS}
+    if not allow_negative and any(after[f] < 0 for f in FIELDS):
+        raise ApiError(422, INSUFFICIENT_BALANCE, f"Not enough {pair.token.symbol} in the account's balance")
+    now = clock.iso_now()
+    version = int(item.get("version", 0))
+    condition = (
+        aws.Condition("#v = :v", {"#v": "version"}, {":v": version})
+        if item
+        else aws.Condition("attribute_not_exists(pk)")
+    )
+    balance = {
+        **key,
+        "accountId": account_id,
+        "network": pair.network.name,
+        "chainId": pair.network.chainId,
+        "tokenCode": pair.token.tokenCode,
+        **{f: str(after[f]) for f in FIELDS},
+        "version": version + 1,
+        "updatedAt": now,
+    }
+    entry = {
+        "id": str(uuid.uuid4()),
+        "accountId": account_id,
+        "network": pair.network.name,
+        "chainId": pair.network.chainId,
+        "tokenCode": pair.token.tokenCode,
+        "kind": kind,
+        "reason": reason,
+        "referenceType": reference[0],
+        "referenceId": reference[1],
+        **{f"{f}Delta": str(delta[f]) for f in FIELDS},
+        **{f"{f}After": str(after[f]) for f in FIELDS},
+        "createdAt": now,
+    }
+    return aws.put(name, TABLE, balance, condition), (journal(account_id), entry)
+
+
+def balances(account_id: str) -> list[dict[str, Any]]:
+    from boto3.dynamodb.conditions import Key
+
+    items: list[dict[str, Any]] = aws.table(TABLE).query(
+        KeyConditionExpression=Key("pk").eq(f"ACCOUNT#{account_id}") & Key("sk").begins_with("BALANCE#"),
+        ConsistentRead=True,
+    )["Items"]
+    return items
+
+
+def entries(account_id: str, query: PageQuery) -> tuple[list[dict[str, Any]], int]:
+    return journal(account_id).page(query)
+
+
+def replay(account_id: str) -> dict[str, dict[str, int]]:
+    """Balances recomputed from the journal alone: `<network>#<tokenCode>` -> {active, pending, held}."""
+    total = journal(account_id).count()
+    sums: dict[str, dict[str, int]] = {}
+    page = 1
+    while (page - 1) * 100 < total:
+        found, _ = journal(account_id).page(PageQuery(page=page, limit=100))
+        for entry in found:
+            pair = sums.setdefault(f"{entry['network']}#{entry['tokenCode']}", dict.fromkeys(FIELDS, 0))
+            for f in FIELDS:
+                pair[f] += int(entry[f"{f}Delta"])
+        page += 1
+    return sums

@@ -1,0 +1,208 @@
+"""Custody routes (Family S, signed requests; the signing app is the tenant). docs/custody.md."""
+
+from __future__ import annotations
+
+from chalice import Blueprint
+
+from chalicelib.auth import guards
+from chalicelib.custody import service
+from chalicelib.custody.models import (
+    Account,
+    AccountListQuery,
+    AccountPage,
+    Balances,
+    CreateAccountRequest,
+    CreateInvoiceRequest,
+    Deposit,
+    DepositListQuery,
+    DepositPage,
+    EntryPage,
+    Invoice,
+    InvoiceListQuery,
+    InvoicePage,
+    TokenList,
+    WatcherStatus,
+)
+from chalicelib.platform.pagination import page_query
+from chalicelib.platform.router import Call, Reply, route
+
+bp = Blueprint(__name__)
+TAG = "Custody"
+EntryQuery = page_query(20)
+
+
+@route(
+    bp,
+    "/api/v1/custody/tokens",
+    "GET",
+    summary="Tokens custody accounts accept, per network",
+    tag=TAG,
+    guard=guards.signed_request,
+    response=TokenList,
+)
+def list_tokens(call: Call) -> Reply:
+    return Reply(service.tokens())
+
+
+@route(
+    bp,
+    "/api/v1/custody/accounts",
+    "POST",
+    summary="Create (or get) the custody account of a subId",
+    tag=TAG,
+    guard=guards.signed_request,
+    body=CreateAccountRequest,
+    response=Account,
+    description="Idempotent per app and subId: a repeat answers the same account (message `account exists`) "
+    "and emits no second `account.created`.",
+    message="account created",
+    error_statuses=(409, 503),
+)
+def create_account(call: Call) -> Reply:
+    account, created = service.create_account(call.principal, call.body.subId, call.body.poolType)
+    return Reply(account, "account created" if created else "account exists")
+
+
+@route(
+    bp,
+    "/api/v1/custody/accounts",
+    "GET",
+    summary="The app's custody accounts, newest first",
+    tag=TAG,
+    guard=guards.signed_request,
+    query=AccountListQuery,
+    response=AccountPage,
+)
+def list_accounts(call: Call) -> Reply:
+    return Reply(service.account_page(call.principal, call.query))
+
+
+@route(
+    bp,
+    "/api/v1/custody/accounts/{accountId}",
+    "GET",
+    summary="One custody account",
+    tag=TAG,
+    guard=guards.signed_request,
+    response=Account,
+    error_statuses=(404,),
+)
+def get_account(call: Call) -> Reply:
+    return Reply(service.account(call.principal, call.path_params["accountId"]))
+
+
+@route(
+    bp,
+    "/api/v1/custody/accounts/{accountId}/balances",
+    "GET",
+    summary="An account's balances per token",
+    tag=TAG,
+    guard=guards.signed_request,
+    response=Balances,
+    error_statuses=(404,),
+)
+def get_balances(call: Call) -> Reply:
+    return Reply(service.balances(call.principal, call.path_params["accountId"]))
+
+
+@route(
+    bp,
+    "/api/v1/custody/accounts/{accountId}/entries",
+    "GET",
+    summary="An account's journal, newest first (for reconciliation)",
+    tag=TAG,
+    guard=guards.signed_request,
+    query=EntryQuery,
+    response=EntryPage,
+    error_statuses=(404,),
+)
+def list_entries(call: Call) -> Reply:
+    return Reply(service.entries(call.principal, call.path_params["accountId"], call.query))
+
+
+@route(
+    bp,
+    "/api/v1/custody/invoices",
+    "POST",
+    summary="Create an invoice",
+    tag=TAG,
+    guard=guards.signed_request,
+    body=CreateInvoiceRequest,
+    response=Invoice,
+    message="invoice created",
+    error_statuses=(404, 409),
+)
+def create_invoice(call: Call) -> Reply:
+    return Reply(service.create_invoice(call.principal, call.body), "invoice created")
+
+
+@route(
+    bp,
+    "/api/v1/custody/invoices",
+    "GET",
+    summary="The app's invoices, newest first",
+    tag=TAG,
+    guard=guards.signed_request,
+    query=InvoiceListQuery,
+    response=InvoicePage,
+    error_statuses=(404,),
+)
+def list_invoices(call: Call) -> Reply:
+    return Reply(service.invoice_page(call.principal, call.query))
+
+
+@route(
+    bp,
+    "/api/v1/custody/invoices/{invoiceId}",
+    "GET",
+    summary="One invoice",
+    tag=TAG,
+    guard=guards.signed_request,
+    response=Invoice,
+    error_statuses=(404,),
+)
+def get_invoice(call: Call) -> Reply:
+    return Reply(service.invoice(call.principal, call.path_params["invoiceId"]))
+
+
+@route(
+    bp,
+    "/api/v1/custody/deposits",
+    "GET",
+    summary="Deposits to the app's accounts, newest first",
+    tag=TAG,
+    guard=guards.signed_request,
+    query=DepositListQuery,
+    response=DepositPage,
+    error_statuses=(404,),
+)
+def list_deposits(call: Call) -> Reply:
+    return Reply(service.deposit_page(call.principal, call.query))
+
+
+@route(
+    bp,
+    "/api/v1/custody/deposits/{depositId}",
+    "GET",
+    summary="One deposit",
+    tag=TAG,
+    guard=guards.signed_request,
+    response=Deposit,
+    error_statuses=(404,),
+)
+def get_deposit(call: Call) -> Reply:
+    return Reply(service.deposit(call.principal, call.path_params["depositId"]))
+
+
+@route(
+    bp,
+    "/api/v1/custody/networks/{network}/watcher",
+    "GET",
+    summary="The deposit watcher of a network: cursor, head, lag",
+    tag=TAG,
+    guard=guards.signed_request,
+    response=WatcherStatus,
+    error_statuses=(400,),
+)
+def get_watcher(call: Call) -> Reply:
+    return Reply(service.watcher_status(call.path_params["network"]))

@@ -1,0 +1,159 @@
+"""The custody use cases behind the routes: they take the signing app and answer wire models."""
+
+from __future__ import annotations
+
+from chalicelib.custody import accounts, deposits, invoices, ledger, watcher
+from chalicelib.custody.models import (
+    Account,
+    AccountListQuery,
+    AccountPage,
+    Balance,
+    Balances,
+    CreateInvoiceRequest,
+    CustodyToken,
+    Deposit,
+    DepositListQuery,
+    DepositPage,
+    Entry,
+    EntryPage,
+    Invoice,
+    InvoiceListQuery,
+    InvoicePage,
+    TokenList,
+    WatcherStatus,
+)
+from chalicelib.custody.store import get
+from chalicelib.custody.tokens import all_accepted
+from chalicelib.platform.amounts import format_units
+from chalicelib.platform.errors import bad_request
+from chalicelib.platform.networks import registry, resolve
+from chalicelib.platform.pagination import PageQuery, pagination
+from chalicelib.tenancy.models import App
+
+
+def tokens() -> TokenList:
+    return TokenList(data=[CustodyToken.model_validate(p.public()) for p in all_accepted()])
+
+
+def create_account(app: App, sub_id: str, pool_type: str) -> tuple[Account, bool]:
+    account, created = accounts.create(app, sub_id, pool_type)  # type: ignore[arg-type]
+    return Account.model_validate(accounts.public(account)), created
+
+
+def account(app: App, account_id: str) -> Account:
+    return Account.model_validate(accounts.public(accounts.of_app(app.appId, account_id)))
+
+
+def account_page(app: App, query: AccountListQuery) -> AccountPage:
+    if query.subId is not None:
+        found = accounts.by_sub(app.appId, query.subId)
+        records = [found] if found else []
+        start = (query.page - 1) * query.limit
+        shown = records[start : start + query.limit]
+        return AccountPage(
+            data=[Account.model_validate(accounts.public(a)) for a in shown], pagination=pagination(len(records), query)
+        )
+    records, total = accounts.page(app.appId, query)
+    return AccountPage(
+        data=[Account.model_validate(accounts.public(a)) for a in records], pagination=pagination(total, query)
+    )
+
+
+def balances(app: App, account_id: str) -> Balances:
+    accounts.of_app(app.appId, account_id)
+    stored = {f"{b['network']}#{b['tokenCode']}": b for b in ledger.balances(account_id)}
+    rows = []
+    for pair in all_accepted():
+        item = stored.get(pair.key, {})
+        amounts = {f: int(item.get(f, "0")) for f in ledger.FIELDS}
+        decimals = pair.token.decimals
+        rows.append(
+            Balance(
+                network=pair.network.name,
+                chainId=pair.network.chainId,
+                tokenCode=pair.token.tokenCode,
+                symbol=pair.token.symbol,
+                decimals=decimals,
+                activeBalance=format_units(amounts["active"], decimals),
+                pendingBalance=format_units(amounts["pending"], decimals),
+                heldBalance=format_units(amounts["held"], decimals),
+                activeBalanceInDecimals=str(amounts["active"]),
+                pendingBalanceInDecimals=str(amounts["pending"]),
+                heldBalanceInDecimals=str(amounts["held"]),
+            )
+        )
+    return Balances(accountId=account_id, balances=rows)
+
+
+def entries(app: App, account_id: str, query: PageQuery) -> EntryPage:
+    accounts.of_app(app.appId, account_id)
+    records, total = ledger.entries(account_id, query)
+    return EntryPage(
+        data=[Entry.model_validate({**r, "chainId": int(r["chainId"])}) for r in records],
+        pagination=pagination(total, query),
+    )
+
+
+def create_invoice(app: App, request: CreateInvoiceRequest) -> Invoice:
+    invoice = invoices.create(
+        app,
+        request.accountId,
+        request.network,
+        request.tokenCode,
+        request.amount,
+        request.reference,
+        request.expiresInSeconds,
+    )
+    return Invoice.model_validate(invoices.public(invoice))
+
+
+def invoice(app: App, invoice_id: str) -> Invoice:
+    return Invoice.model_validate(invoices.public(invoices.of_app(app.appId, invoice_id)))
+
+
+def invoice_page(app: App, query: InvoiceListQuery) -> InvoicePage:
+    if query.accountId is not None:
+        accounts.of_app(app.appId, query.accountId)
+    records, total = invoices.page(app.appId, query.accountId, query.status, query)
+    return InvoicePage(
+        data=[Invoice.model_validate(invoices.public(i)) for i in records], pagination=pagination(total, query)
+    )
+
+
+def deposit(app: App, deposit_id: str) -> Deposit:
+    record = deposits.of_app(app.appId, deposit_id)
+    return Deposit.model_validate(deposits.public(record, _head(int(record["chainId"]))))
+
+
+def deposit_page(app: App, query: DepositListQuery) -> DepositPage:
+    if query.accountId is not None:
+        accounts.of_app(app.appId, query.accountId)
+    if query.invoiceId is not None:
+        invoices.of_app(app.appId, query.invoiceId)
+    records, total = deposits.page(app.appId, query.accountId, query.invoiceId, query.status, query)
+    heads: dict[int, int | None] = {}
+    data = []
+    for record in records:
+        chain_id = int(record["chainId"])
+        if chain_id not in heads:
+            heads[chain_id] = _head(chain_id)
+        data.append(Deposit.model_validate(deposits.public(record, heads[chain_id])))
+    return DepositPage(data=data, pagination=pagination(total, query))
+
+
+def watcher_status(network_name: str) -> WatcherStatus:
+    network = resolve(network_name, None)
+    if not network.custody:
+        raise bad_request(
+            "NETWORK_NOT_CUSTODIAL",
+            f"{network.name} has no custody tokens",
+            errors=[{"field": "network", "message": "no custody tokens configured", "type": "network"}],
+        )
+    return WatcherStatus.model_validate(watcher.status(network))
+
+
+def _head(chain_id: int) -> int | None:
+    """The head the watcher last saw (confirmations of pending deposits are counted from it)."""
+    network = registry().by_chain_id(chain_id)
+    cursor = get(**watcher.cursor_key(chain_id)) if network else None
+    return int(cursor["head"]) if cursor and "head" in cursor else None

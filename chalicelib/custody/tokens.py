@@ -1,0 +1,93 @@
+"""The tokens custody accepts, per network, from the networks registry (`custodyTokens`)."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from decimal import Decimal
+
+from chalicelib.platform.errors import bad_request
+from chalicelib.platform.networks import CustodyToken, Network, registry, resolve
+
+NAMESPACE = uuid.UUID("0b0f6f5e-8c1e-5b7a-9c39-5d0b1f3c2a10")  # Dompet custody ids (UUIDv5)
+UNKNOWN_TOKEN = "UNKNOWN_TOKEN"
+NETWORK_NOT_CUSTODIAL = "NETWORK_NOT_CUSTODIAL"
+
+
+@dataclass(frozen=True)
+class Accepted:
+    network: Network
+    token: CustodyToken
+
+    @property
+    def id(self) -> str:
+        return token_id(self.network, self.token)
+
+    @property
+    def key(self) -> str:
+        """`<network>#<tokenCode>`: how balances and lists name the pair."""
+        return f"{self.network.name}#{self.token.tokenCode}"
+
+    def public(self) -> dict[str, object]:
+        """The seed's `token` object plus where it lives."""
+        return {
+            "id": self.id,
+            "tokenCode": self.token.tokenCode,
+            "symbol": self.token.symbol,
+            "decimals": self.token.decimals,
+            "network": self.network.name,
+            "chainId": self.network.chainId,
+            "tokenAddress": self.token.tokenAddress,
+            "confirmations": self.network.confirmations,
+        }
+
+    def event_token(self) -> dict[str, object]:
+        """The seed's `token` object as events carry it."""
+        return {
+            "id": self.id,
+            "tokenCode": self.token.tokenCode,
+            "symbol": self.token.symbol,
+            "decimals": self.token.decimals,
+        }
+
+    def human(self, base_units: int) -> Decimal:
+        """Base units as an exact human amount (a JSON number in events; see jsonsafe.dumps_exact)."""
+        return Decimal(base_units).scaleb(-self.token.decimals).normalize() if base_units else Decimal(0)
+
+
+def token_id(network: Network, token: CustodyToken) -> str:
+    return str(uuid.uuid5(NAMESPACE, f"token:{network.chainId}:{token.tokenAddress.lower() or 'native'}"))
+
+
+def custody_networks() -> list[Network]:
+    return [n for n in registry().networks if n.custody]
+
+
+def all_accepted() -> list[Accepted]:
+    return [Accepted(n, t) for n in custody_networks() for t in n.custodyTokens]
+
+
+def accepted(network_name: str, token_code: str) -> Accepted:
+    """The pair a request names; 400 for a network without custody or a token it does not accept."""
+    network = resolve(network_name, None)
+    if not network.custody:
+        raise bad_request(
+            NETWORK_NOT_CUSTODIAL,
+            f"Custody accounts are not offered on {network.name}",
+            errors=[{"field": "network", "message": "no custody tokens configured", "type": "network"}],
+        )
+    token = network.custody_token(token_code)
+    if token is None:
+        raise bad_request(
+            UNKNOWN_TOKEN,
+            f"{network.name} does not accept token {token_code[:20]!r}",
+            errors=[{"field": "tokenCode", "message": "not accepted on this network", "type": "token"}],
+        )
+    return Accepted(network, token)
+
+
+def by_address(network: Network, token_address: str) -> Accepted | None:
+    """The accepted token of a contract address ('' for the native coin) on `network`."""
+    wanted = token_address.lower()
+    token = next((t for t in network.custodyTokens if t.tokenAddress.lower() == wanted), None)
+    return Accepted(network, token) if token else None

@@ -1,0 +1,594 @@
+"""Custodial deposits end to end on anvil through the real watcher: accounts and their deposit addresses (the real
+MPC key generation), invoices, ERC-20 and native deposits, confirmations, reorgs, expiry, the ledger and the
+events (read from the outbox and delivered signed to a local receiver). Effects are checked on the chain too."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from decimal import Decimal
+
+import pytest
+from eth_account import Account
+
+from chalicelib.custody import accounts, deposits, invoices, keys, ledger, watcher
+from chalicelib.custody.store import get
+from chalicelib.platform import aws, clock, networks, settings
+from tests.unit.test_smart_accounts import call
+
+pytestmark = pytest.mark.integration
+
+CONFIRMATIONS = 3
+_ERC20 = [
+    {
+        "name": "mint",
+        "type": "function",
+        "stateMutability": "nonpayable",
+        "inputs": [{"name": "to", "type": "address"}, {"name": "amount", "type": "uint256"}],
+        "outputs": [],
+    },
+    {
+        "name": "transfer",
+        "type": "function",
+        "stateMutability": "nonpayable",
+        "inputs": [{"name": "to", "type": "address"}, {"name": "amount", "type": "uint256"}],
+        "outputs": [{"name": "", "type": "bool"}],
+    },
+    {
+        "name": "balanceOf",
+        "type": "function",
+        "stateMutability": "view",
+        "inputs": [{"name": "a", "type": "address"}],
+        "outputs": [{"name": "", "type": "uint256"}],
+    },
+]
+
+
+@pytest.fixture
+def custody(aa_chains, tmp_path, monkeypatch, api, tenant, aux_sets):
+    from web3 import Web3
+
+    w3 = {c["chainId"]: Web3(Web3.HTTPProvider(c["rpc"])) for c in aa_chains}
+    overrides = {
+        c["name"]: {
+            "confirmations": CONFIRMATIONS,
+            "custodyStartBlock": w3[c["chainId"]].eth.block_number + 1,
+            "custodyTokens": [
+                {"tokenCode": "eth", "symbol": "ETH", "decimals": 18, "tokenAddress": ""},
+                {"tokenCode": "usdt", "symbol": "USDT", "decimals": 6, "tokenAddress": c["tokens"]["usdt"]},
+                {"tokenCode": "erc20", "symbol": "DTK", "decimals": 18, "tokenAddress": c["tokens"]["erc20"]},
+            ],
+        }
+        for c in aa_chains
+    }
+    path = aa_chains.write_networks(tmp_path / "networks.json", overrides)
+    monkeypatch.setenv("DOMPET_NETWORKS_FILE", str(path))
+    settings.load_settings.cache_clear()
+    networks.registry.cache_clear()
+    aux_sets(2)
+
+    def signed(method, path_, body=None):
+        return call(api, tenant, method, path_, body)
+
+    yield {"w3": w3, "chains": aa_chains, "signed": signed, "tenant": tenant}
+    settings.load_settings.cache_clear()
+    networks.registry.cache_clear()
+
+
+def _network(name):
+    return networks.registry().by_name(name)
+
+
+def _step(name):
+    report = watcher.step(_network(name))
+    assert report is not None
+    return report
+
+
+def _mine(w3, blocks):
+    w3.provider.make_request("anvil_mine", [hex(blocks)])
+
+
+def _token_transfer(custody, chain_id, token_key, to, amount):
+    w3 = custody["w3"][chain_id]
+    chain = next(c for c in custody["chains"] if c["chainId"] == chain_id)
+    token = w3.eth.contract(address=chain["tokens"][token_key], abi=_ERC20)
+    sender = w3.eth.accounts[2]
+    w3.eth.wait_for_transaction_receipt(token.functions.mint(sender, amount).transact({"from": sender}))
+    tx_hash = token.functions.transfer(to, amount).transact({"from": sender})
+    w3.eth.wait_for_transaction_receipt(tx_hash)
+    return "0x" + tx_hash.hex().removeprefix("0x")
+
+
+def _token_balance(custody, chain_id, token_key, address):
+    w3 = custody["w3"][chain_id]
+    chain = next(c for c in custody["chains"] if c["chainId"] == chain_id)
+    return w3.eth.contract(address=chain["tokens"][token_key], abi=_ERC20).functions.balanceOf(address).call()
+
+
+def _events(event_type):
+    items = aws.table("webhooks").scan()["Items"]
+    return [json.loads(i["body"]) for i in items if i.get("type") == event_type and "body" in i]
+
+
+def _balance(custody, account_id, network, token_code):
+    answer = custody["signed"]("GET", f"/api/v1/custody/accounts/{account_id}/balances")
+    assert answer.status_code == 200, answer.json_body
+    return next(
+        b for b in answer.json_body["data"]["balances"] if b["network"] == network and b["tokenCode"] == token_code
+    )
+
+
+def _create_account(custody, sub_id="user-1"):
+    answer = custody["signed"]("POST", "/api/v1/custody/accounts", {"subId": sub_id})
+    assert answer.status_code == 200, answer.json_body
+    return answer.json_body["data"]
+
+
+def test_tokens_and_idempotent_concurrent_account_creation(custody):
+    tokens = custody["signed"]("GET", "/api/v1/custody/tokens").json_body["data"]["data"]
+    assert {(t["network"], t["tokenCode"]) for t in tokens} == {
+        (n, c) for n in ("local-a", "local-b") for c in ("eth", "usdt", "erc20")
+    }
+    usdt = next(t for t in tokens if t["network"] == "local-a" and t["tokenCode"] == "usdt")
+    assert usdt["decimals"] == 6 and usdt["symbol"] == "USDT" and len(usdt["id"]) == 36
+
+    with ThreadPoolExecutor(5) as pool:
+        answers = list(
+            pool.map(lambda _: custody["signed"]("POST", "/api/v1/custody/accounts", {"subId": "u-42"}), range(5))
+        )
+    assert all(a.status_code == 200 for a in answers), [a.json_body for a in answers]
+    ids = {a.json_body["data"]["id"] for a in answers}
+    assert len(ids) == 1, "one account per (app, subId), also under concurrent calls"
+    account = answers[0].json_body["data"]
+    assert sum(a.json_body["message"] == "account created" for a in answers) == 1
+    again = custody["signed"]("POST", "/api/v1/custody/accounts", {"subId": "u-42"})
+    assert again.json_body["data"] == account and again.json_body["message"] == "account exists"
+
+    [event] = _events("account.created")
+    assert event["id"] == f"account.created:{account['id']}"
+    assert event["data"] == {
+        "appId": custody["tenant"].appId,
+        "account": {
+            "id": account["id"],
+            "subId": "u-42",
+            "mpcSubId": account["mpcSubId"],
+            "status": "active",
+            "poolType": "dedicated",
+        },
+        "wallets": [
+            {"walletId": w["walletId"], "network": w["network"], "address": w["address"], "addressType": ""}
+            for w in account["wallets"]
+        ],
+    }
+    # The deposit address is the factory's own counterfactual account of the custody key, on every chain.
+    owner = get(f"ACCOUNT#{account['id']}", "ACCOUNT")["ownerAddress"]
+    assert [w["network"] for w in account["wallets"]] == ["local-a", "local-b"]
+    for wallet in account["wallets"]:
+        chain = next(c for c in custody["chains"] if c["name"] == wallet["network"])
+        w3 = custody["w3"][chain["chainId"]]
+        factory = w3.eth.contract(
+            address=chain["accountFactory"],
+            abi=[
+                {
+                    "name": "getAddress",
+                    "type": "function",
+                    "stateMutability": "view",
+                    "inputs": [{"name": "owner", "type": "address"}, {"name": "salt", "type": "uint256"}],
+                    "outputs": [{"name": "", "type": "address"}],
+                }
+            ],
+        )
+        assert factory.functions.getAddress(owner, keys.salt(account["id"])).call() == wallet["address"]
+    # A second account of the same app shares the key (no second key generation) but not the address.
+    other = _create_account(custody, "u-43")
+    assert (
+        other["mpcSubId"] == account["mpcSubId"] and other["wallets"][0]["address"] != account["wallets"][0]["address"]
+    )
+    listed = custody["signed"]("GET", "/api/v1/custody/accounts?subId=u-42").json_body["data"]
+    assert [a["id"] for a in listed["data"]] == [account["id"]] and listed["pagination"]["total"] == 1
+    assert custody["signed"]("GET", "/api/v1/custody/accounts").json_body["data"]["pagination"]["total"] == 2
+    bad = custody["signed"]("POST", "/api/v1/custody/accounts", {"subId": "a b"})
+    assert bad.status_code == 400
+
+
+def test_a_usdt_invoice_paid_exactly_is_pending_then_paid_and_credited_once(custody):
+    account = _create_account(custody)
+    address = account["wallets"][0]["address"]
+    answer = custody["signed"](
+        "POST",
+        "/api/v1/custody/invoices",
+        {
+            "accountId": account["id"],
+            "network": "local-a",
+            "tokenCode": "usdt",
+            "amount": "12.5",
+            "reference": "order-1",
+        },
+    )
+    assert answer.status_code == 200, answer.json_body
+    invoice = answer.json_body["data"]
+    assert invoice["status"] == "pending" and invoice["amountInDecimals"] == "12500000"
+    assert invoice["depositAddress"] == address and invoice["bufferInSeconds"] == 600
+    second = custody["signed"](
+        "POST",
+        "/api/v1/custody/invoices",
+        {"accountId": account["id"], "network": "local-a", "tokenCode": "usdt", "amount": "1", "reference": "order-2"},
+    )
+    assert second.status_code == 409 and second.json_body["data"]["code"] == "INVOICE_ALREADY_PENDING"
+
+    tx_hash = _token_transfer(custody, 31337, "usdt", address, 12_500_000)
+    assert _token_balance(custody, 31337, "usdt", address) == 12_500_000  # on chain
+    report = _step("local-a")
+    assert report.recorded == 1 and report.credited == 0
+    assert _balance(custody, account["id"], "local-a", "usdt")["pendingBalance"] == "12.5"
+    [pending] = _events("deposit.invoice.pending_confirmation")
+    assert pending["id"] == f"deposit.invoice.pending_confirmation:{invoice['id']}:{tx_hash}"
+    data = pending["data"]
+    assert set(data) == {"appId", "matchType", "confirmationStatus", "userId", "invoice", "transaction", "token"}
+    assert data["matchType"] == "invoice" and data["confirmationStatus"] == "pending" and data["userId"] == "user-1"
+    assert data["invoice"] == {
+        "id": invoice["id"],
+        "status": "pending",
+        "amount": 12.5,
+        "amountInDecimals": "12500000",
+        "reference": "order-1",
+        "walletId": invoice["walletId"],
+        "depositAddress": address,
+        "transactionHash": tx_hash,
+    }
+    assert data["transaction"]["value"] == "12500000" and data["transaction"]["valueDecimals"] == 6
+    assert data["transaction"]["to"] == address and data["transaction"]["chainId"] == 31337
+    assert data["token"]["tokenCode"] == "usdt" and data["token"]["decimals"] == 6
+
+    _step("local-a")
+    assert _balance(custody, account["id"], "local-a", "usdt")["activeBalance"] == "0", "not before confirmations"
+    _mine(custody["w3"][31337], CONFIRMATIONS)
+    report = _step("local-a")
+    assert report.credited == 1
+    for _ in range(2):  # more steps, a rescan from the start: nothing more
+        _step("local-a")
+    cursor = get(**watcher.cursor_key(31337))
+    aws.table("custody").update_item(
+        Key=watcher.cursor_key(31337),
+        UpdateExpression="SET #n = :s, hashes = :h",
+        ExpressionAttributeNames={"#n": "next"},
+        ExpressionAttributeValues={":s": _network("local-a").custodyStartBlock, ":h": {}},
+    )
+    assert _step("local-a").recorded == 0
+    assert int(cursor["next"]) > 0
+    balance = _balance(custody, account["id"], "local-a", "usdt")
+    assert balance["activeBalance"] == "12.5" and balance["pendingBalance"] == "0"
+    paid = custody["signed"]("GET", f"/api/v1/custody/invoices/{invoice['id']}").json_body["data"]
+    assert paid["status"] == "paid" and paid["paidAt"] and paid["transactionHash"] == tx_hash
+    [event] = _events("deposit.invoice.paid")
+    assert event["id"] == f"deposit.invoice.paid:{invoice['id']}:{tx_hash}"
+    assert set(event["data"]) == {
+        "appId",
+        "matchType",
+        "userId",
+        "invoice",
+        "transaction",
+        "token",
+        "tokenTransfer",
+        "credit",
+    }
+    assert event["data"]["invoice"]["paidAt"] == paid["paidAt"] and event["data"]["invoice"]["status"] == "paid"
+    deposit_id = event["data"]["tokenTransfer"]["id"]
+    assert event["data"]["tokenTransfer"] == {"id": deposit_id, "amountInDecimals": "12500000"}
+    assert event["data"]["credit"] == {
+        "tokenCode": "usdt",
+        "amount": 12.5,
+        "referenceType": "invoice",
+        "referenceId": invoice["id"],
+    }
+    deposit = custody["signed"]("GET", f"/api/v1/custody/deposits/{deposit_id}").json_body["data"]
+    assert deposit["status"] == "credited" and deposit["invoiceOutcome"] == "paid"
+    assert deposit["confirmations"] >= CONFIRMATIONS and deposit["transaction"]["txHash"] == tx_hash
+    entries = custody["signed"]("GET", f"/api/v1/custody/accounts/{account['id']}/entries").json_body["data"]
+    assert [e["kind"] for e in entries["data"]] == ["credit", "pending"]
+    assert ledger.replay(account["id"])["local-a#usdt"] == {"active": 12_500_000, "pending": 0, "held": 0}
+    # A new invoice can be opened once the first is settled.
+    assert (
+        custody["signed"](
+            "POST",
+            "/api/v1/custody/invoices",
+            {
+                "accountId": account["id"],
+                "network": "local-a",
+                "tokenCode": "usdt",
+                "amount": "1",
+                "reference": "order-2",
+            },
+        ).status_code
+        == 200
+    )
+
+
+def test_a_wrong_amount_fails_the_invoice_and_credits_the_money_to_the_account(custody):
+    account = _create_account(custody)
+    address = account["wallets"][1]["address"]  # local-b
+    invoice = custody["signed"](
+        "POST",
+        "/api/v1/custody/invoices",
+        {"accountId": account["id"], "network": "local-b", "tokenCode": "erc20", "amount": "2", "reference": "short"},
+    ).json_body["data"]
+    tx_hash = _token_transfer(custody, 31338, "erc20", address, 10**18 + 1)  # 1.000000000000000001
+    _step("local-b")
+    _mine(custody["w3"][31338], CONFIRMATIONS)
+    assert _step("local-b").credited == 1
+    failed = custody["signed"]("GET", f"/api/v1/custody/invoices/{invoice['id']}").json_body["data"]
+    assert failed["status"] == "failed" and failed["failedAt"]
+    [event] = _events("invoice.failed")
+    assert event["id"] == f"invoice.failed:{invoice['id']}:{tx_hash}"
+    raw = next(i["body"] for i in aws.table("webhooks").scan()["Items"] if i.get("type") == "invoice.failed")
+    assert '"amount":1.000000000000000001,' in raw, "the human amount keeps every digit"
+    assert json.loads(raw, parse_float=Decimal)["data"]["credit"]["amount"] == Decimal("1.000000000000000001")
+    assert event["data"]["credit"]["referenceType"] == "token_transfer"
+    balance = _balance(custody, account["id"], "local-b", "erc20")
+    assert balance["activeBalanceInDecimals"] == str(10**18 + 1) and balance["activeBalance"] == "1.000000000000000001"
+
+
+def test_native_and_uninvoiced_deposits_are_wallet_deposits_pending_then_credited(custody):
+    account = _create_account(custody)
+    address = account["wallets"][0]["address"]
+    w3 = custody["w3"][31337]
+    tx_hash = "0x" + w3.eth.send_transaction(
+        {"from": w3.eth.accounts[3], "to": address, "value": 10**17}
+    ).hex().removeprefix("0x")
+    w3.eth.wait_for_transaction_receipt(tx_hash)
+    assert w3.eth.get_balance(address) == 10**17
+    _step("local-a")
+    [pending] = _events("deposit.wallet.pending_confirmation")
+    wallet_id = account["wallets"][0]["walletId"]
+    assert pending["id"] == f"deposit.wallet.pending_confirmation:{wallet_id}:{tx_hash}"
+    assert pending["data"]["amount"] == 0.1 and pending["data"]["wallet"] == {
+        "walletId": wallet_id,
+        "address": address,
+        "networkCode": "local-a",
+        "chainId": 31337,
+    }
+    assert (
+        pending["data"]["transaction"]["tokenAddress"] == "" and pending["data"]["transaction"]["tokenSymbol"] == "ETH"
+    )
+    _mine(w3, CONFIRMATIONS)
+    _step("local-a")
+    [credited] = _events("deposit.wallet.credited")
+    deposit_id = credited["data"]["tokenTransfer"]["id"]
+    assert credited["id"] == f"deposit.wallet.credited:{deposit_id}"
+    assert credited["data"]["credit"] == {
+        "tokenCode": "eth",
+        "amount": 0.1,
+        "referenceType": "token_transfer",
+        "referenceId": deposit_id,
+    }
+    assert _balance(custody, account["id"], "local-a", "eth")["activeBalance"] == "0.1"
+    listed = custody["signed"]("GET", f"/api/v1/custody/deposits?accountId={account['id']}&status=credited")
+    assert [d["id"] for d in listed.json_body["data"]["data"]] == [deposit_id]
+
+
+def test_a_reorg_before_confirmation_credits_nothing_and_a_re_mined_transfer_is_followed(custody):
+    account = _create_account(custody)
+    address = account["wallets"][0]["address"]
+    w3 = custody["w3"][31337]
+    chain = custody["chains"].by_name("local-a")
+    token = w3.eth.contract(address=chain["tokens"]["usdt"], abi=_ERC20)
+    sender = Account.create()
+    w3.provider.make_request("anvil_setBalance", [sender.address, hex(10**18)])
+    w3.eth.wait_for_transaction_receipt(
+        token.functions.mint(sender.address, 5_000_000).transact({"from": w3.eth.accounts[0]})
+    )
+    snapshot = w3.provider.make_request("evm_snapshot", [])["result"]
+    signed = sender.sign_transaction(
+        token.functions.transfer(address, 5_000_000).build_transaction(
+            {
+                "from": sender.address,
+                "nonce": w3.eth.get_transaction_count(sender.address),
+                "gas": 100_000,
+                "maxFeePerGas": 10**10,
+                "maxPriorityFeePerGas": 10**9,
+                "chainId": 31337,
+            }
+        )
+    )
+    w3.eth.wait_for_transaction_receipt(w3.eth.send_raw_transaction(signed.raw_transaction))
+    assert _step("local-a").recorded == 1
+    assert _balance(custody, account["id"], "local-a", "usdt")["pendingBalance"] == "5"
+
+    w3.provider.make_request("evm_revert", [snapshot])  # the transfer's block is gone
+    _mine(w3, CONFIRMATIONS + 2)  # a longer chain without it
+    report = _step("local-a")
+    assert report.reverted == 1 and report.credited == 0
+    assert report.stepped_back > 0, "the cursor stepped back over the replaced blocks"
+    assert _token_balance(custody, 31337, "usdt", address) == 0
+    balance = _balance(custody, account["id"], "local-a", "usdt")
+    assert balance["pendingBalance"] == "0" and balance["activeBalance"] == "0"
+    [reverted] = _events("deposit.reverted")
+    deposit_id = reverted["data"]["tokenTransfer"]["id"]
+    assert reverted["data"]["afterCredit"] is False
+    assert _events("deposit.wallet.credited") == []
+
+    # The same signed transfer is mined again in another block: the same deposit is followed there.
+    w3.eth.wait_for_transaction_receipt(w3.eth.send_raw_transaction(signed.raw_transaction))
+    for _ in range(2):
+        _step("local-a")
+    record = get(f"DEPOSIT#{deposit_id}", "DEPOSIT")
+    assert record["status"] == "pending"
+    _mine(w3, CONFIRMATIONS)
+    _step("local-a")
+    assert get(f"DEPOSIT#{deposit_id}", "DEPOSIT")["status"] == "credited"
+    balance = _balance(custody, account["id"], "local-a", "usdt")
+    assert balance["activeBalance"] == "5" and balance["pendingBalance"] == "0"
+    assert _token_balance(custody, 31337, "usdt", address) == 5_000_000
+
+
+def test_two_concurrent_watcher_runs_and_rescans_record_and_credit_once(custody):
+    account = _create_account(custody)
+    address = account["wallets"][0]["address"]
+    _token_transfer(custody, 31337, "usdt", address, 3_000_000)
+    _mine(custody["w3"][31337], CONFIRMATIONS)
+    barrier = threading.Barrier(2)
+    network = _network("local-a")
+
+    def run(_):
+        barrier.wait()
+        return watcher.step(network)
+
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(run, range(2)))
+    # Without the lease: a forced rescan of the same blocks by hand.
+    watcher._unlease(network.chainId, "x")
+    aws.table("custody").delete_item(Key={"pk": f"LEASE#{network.chainId}", "sk": "LEASE"})
+    aws.table("custody").update_item(
+        Key=watcher.cursor_key(31337),
+        UpdateExpression="SET #n = :s, hashes = :h",
+        ExpressionAttributeNames={"#n": "next"},
+        ExpressionAttributeValues={":s": network.custodyStartBlock, ":h": {}},
+    )
+    for _ in range(3):
+        _step("local-a")
+    assert len(_events("deposit.wallet.pending_confirmation")) == 1
+    assert len(_events("deposit.wallet.credited")) == 1
+    assert _balance(custody, account["id"], "local-a", "usdt")["activeBalance"] == "3"
+    assert ledger.replay(account["id"])["local-a#usdt"]["active"] == 3_000_000
+
+
+def test_expiry_with_buffer_and_a_late_payment_credited_to_the_account(custody, monkeypatch):
+    monkeypatch.setenv("DOMPET_INVOICE_BUFFER_S", "30")
+    settings.load_settings.cache_clear()
+    account = _create_account(custody)
+    address = account["wallets"][0]["address"]
+    invoice = custody["signed"](
+        "POST",
+        "/api/v1/custody/invoices",
+        {
+            "accountId": account["id"],
+            "network": "local-a",
+            "tokenCode": "usdt",
+            "amount": "7",
+            "reference": "exp-1",
+            "expiresInSeconds": 60,
+        },
+    ).json_body["data"]
+    try:
+        clock.travel(75)  # past expiresAt, inside the buffer
+        assert invoices.expire_due() == 0
+        clock.travel(20)  # past expiresAt + bufferInSeconds
+        assert invoices.expire_due() == 1
+        assert invoices.expire_due() == 0
+    finally:
+        clock.reset()
+    expired = custody["signed"]("GET", f"/api/v1/custody/invoices/{invoice['id']}").json_body["data"]
+    assert expired["status"] == "expired" and expired["expiredAt"]
+    [event] = _events("invoice.expired")
+    assert event["id"] == f"invoice.expired:{invoice['id']}"
+    assert event["data"]["invoice"]["expiresAt"] == invoice["expiresAt"]
+    assert event["data"]["invoice"]["bufferInSeconds"] == 30 and event["data"]["invoice"]["status"] == "expired"
+    assert set(event["data"]) == {"appId", "userId", "invoice", "token"}
+
+    # Anvil's block time is today's: the payment is after the invoice's deadline only once time moved on.
+    w3 = custody["w3"][31337]
+    w3.provider.make_request("evm_increaseTime", [200])
+    _token_transfer(custody, 31337, "usdt", address, 7_000_000)
+    _step("local-a")
+    _mine(w3, CONFIRMATIONS)
+    _step("local-a")
+    [credited] = _events("deposit.wallet.credited")
+    assert credited["data"]["invoiceId"] == invoice["id"] and credited["data"]["late"] is True
+    assert _balance(custody, account["id"], "local-a", "usdt")["activeBalance"] == "7"
+    listed = custody["signed"]("GET", f"/api/v1/custody/deposits?invoiceId={invoice['id']}").json_body["data"]
+    assert listed["data"][0]["late"] is True
+
+
+def test_bad_input_is_a_4xx_with_a_code_and_changes_nothing(custody):
+    account = _create_account(custody)
+    cases = [
+        (
+            {"accountId": account["id"], "network": "nope", "tokenCode": "usdt", "amount": "1", "reference": "r"},
+            400,
+            "UNKNOWN_NETWORK",
+        ),
+        (
+            {"accountId": account["id"], "network": "local-a", "tokenCode": "doge", "amount": "1", "reference": "r"},
+            400,
+            "UNKNOWN_TOKEN",
+        ),
+        (
+            {
+                "accountId": account["id"],
+                "network": "local-a",
+                "tokenCode": "usdt",
+                "amount": "0.0000001",
+                "reference": "r",
+            },
+            400,
+            "INVALID_AMOUNT",
+        ),
+        (
+            {"accountId": account["id"], "network": "local-a", "tokenCode": "usdt", "amount": "-1", "reference": "r"},
+            400,
+            "INVALID_AMOUNT",
+        ),
+        (
+            {
+                "accountId": "00000000-0000-0000-0000-000000000000",
+                "network": "local-a",
+                "tokenCode": "usdt",
+                "amount": "1",
+                "reference": "r",
+            },
+            404,
+            "ACCOUNT_NOT_FOUND",
+        ),
+    ]
+    for body, status, code in cases:
+        answer = custody["signed"]("POST", "/api/v1/custody/invoices", body)
+        assert answer.status_code == status and answer.json_body["data"]["code"] == code, (body, answer.json_body)
+    assert custody["signed"]("GET", "/api/v1/custody/invoices").json_body["data"]["pagination"]["total"] == 0
+    assert custody["signed"]("GET", "/api/v1/custody/deposits/not-a-uuid").status_code == 404
+    assert custody["signed"]("GET", "/api/v1/custody/accounts/x/balances").status_code == 404
+    status = custody["signed"]("GET", "/api/v1/custody/networks/local-a/watcher").json_body["data"]
+    assert status["network"] == "local-a" and status["head"] is not None
+
+
+def test_the_journal_replays_to_the_balances_after_a_randomized_run(custody):
+    rng = random.Random(7)
+    made = [_create_account(custody, f"r-{i}") for i in range(3)]
+    w3 = custody["w3"][31337]
+    for _ in range(8):
+        account = rng.choice(made)
+        address = account["wallets"][0]["address"]
+        if rng.random() < 0.5:
+            _token_transfer(custody, 31337, "usdt", address, rng.randint(1, 10**9))
+        else:
+            w3.eth.wait_for_transaction_receipt(
+                w3.eth.send_transaction({"from": w3.eth.accounts[4], "to": address, "value": rng.randint(1, 10**18)})
+            )
+        if rng.random() < 0.5:
+            _step("local-a")
+    _mine(w3, CONFIRMATIONS)
+    for _ in range(2):
+        _step("local-a")
+    for account in made:
+        stored = {
+            f"{b['network']}#{b['tokenCode']}": {f: int(b[f]) for f in ledger.FIELDS}
+            for b in ledger.balances(account["id"])
+        }
+        assert ledger.replay(account["id"]) == stored
+        for pair, amounts in stored.items():
+            address = account["wallets"][0]["address"]
+            on_chain = (
+                w3.eth.get_balance(address)
+                if pair.endswith("#eth")
+                else _token_balance(custody, 31337, "usdt", address)
+            )
+            assert amounts["active"] == on_chain and amounts["pending"] == 0, "credited = what the chain holds"
+
+
+def test_deposits_seen_twice_by_id_are_one(custody):
+    """The deposit id is the UUIDv5 of (chainId, txHash, position within the transaction)."""
+    assert deposits.deposit_id(1, "0xAB", "0") == deposits.deposit_id(1, "0xab", "0")
+    assert deposits.deposit_id(1, "0xab", "0") != deposits.deposit_id(1, "0xab", "1")
+    assert accounts  # imported for the fixtures' side effects
