@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+LOCAL_PERIODS = {"watch_deposits": 3, "expire_invoices": 10}  # seconds; EventBridge's rates are 1 min
 STAGE = "local"
 REGION = "us-east-1"
 NETWORKS = (("local-a", 31337), ("local-b", 31338))
@@ -125,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         from app import app
         from devtools.workers import WorkerRunner
 
-        workers = WorkerRunner(app, region=REGION)
+        workers = WorkerRunner(app, region=REGION, periods=LOCAL_PERIODS)
         workers.start()
         running.callback(workers.stop)
         for line in workers.describe():
@@ -174,6 +175,8 @@ def _aws_env(moto_port: int, state_dir: Path) -> dict[str, str]:
         # A small presignature stock per wallet (each costs ≈ 2 s of proofs on this machine's two cores).
         "DOMPET_PRESIGN_POOL_TARGET": os.environ.get("DOMPET_PRESIGN_POOL_TARGET", "2"),
         "DOMPET_PRESIGN_POOL_LOW_WATER": os.environ.get("DOMPET_PRESIGN_POOL_LOW_WATER", "1"),
+        # One watcher pass per run, runs every few seconds (LOCAL_PERIODS): the local schedules share one thread.
+        "DOMPET_WATCH_LOOP_S": "0",
     }
 
 
@@ -248,6 +251,12 @@ def _write_networks(path: Path, networks: list[dict[str, Any]]) -> None:
                     "nativeToGasTankRate": NATIVE_TO_GAS_TANK_RATE,
                     "clientFeeBps": 0,
                     "serviceFeeBps": 0,
+                    # Custody deposit addresses are accounts of the factory: the native coin, usdt and erc20.
+                    "custodyTokens": [
+                        {"tokenCode": "eth", "symbol": "ETH", "decimals": 18, "tokenAddress": ""},
+                        {"tokenCode": "usdt", "symbol": "USDT", "decimals": 6, "tokenAddress": n["tokens"]["usdt"]},
+                        {"tokenCode": "erc20", "symbol": "DTK", "decimals": 18, "tokenAddress": n["tokens"]["erc20"]},
+                    ],
                 }
             )
         entries.append(entry)

@@ -70,9 +70,12 @@ def scheduled_event(region: str) -> dict[str, Any]:
 
 
 class WorkerRunner:
-    def __init__(self, app: Any, region: str, poll_wait_s: int = 1) -> None:
+    def __init__(self, app: Any, region: str, poll_wait_s: int = 1, periods: dict[str, int] | None = None) -> None:
+        """`periods`: seconds between runs of named schedules, instead of their rate (e.g. the deposit watcher
+        every few seconds locally, where EventBridge's one-minute minimum does not apply)."""
         from chalice.app import ScheduledEventConfig, SQSEventConfig
 
+        self.periods = periods or {}
         self.region = region
         self.poll_wait_s = poll_wait_s
         self.app = app
@@ -149,7 +152,7 @@ class WorkerRunner:
     def run_due_schedules(self, now: float) -> list[str]:
         ran = []
         for source in self.schedules:
-            period = rate_seconds(source.schedule_expression)
+            period = self.periods.get(source.name) or rate_seconds(source.schedule_expression)
             if period is None:
                 continue
             due = self._next_run.setdefault(source.name, now + period)

@@ -94,6 +94,9 @@ def reset_caches() -> None:
     webhook_keys.forget()
     tenancy._app_secret_cache.clear()
     tenancy._client_cache.clear()
+    from chalicelib.custody import watcher
+
+    watcher._HAS_CURSOR.clear()
     presignatures._data_keys.clear()
 
 

@@ -34,6 +34,9 @@ def create(app: App, sub_id: str, pool_type: keys.PoolType) -> tuple[dict[str, A
     networks = custody_networks()
     if not networks:
         raise ApiError(503, NO_CUSTODY_NETWORKS, "No network is configured for custody accounts")
+    from chalicelib.custody import watcher
+
+    watcher.ensure_cursors(networks)  # the watcher starts no later than the first address exists
     key = keys.ensure(keys.scope(pool_type, app.appId, app.organizationId))
     account_id = str(uuid.uuid4())
     wallets: list[dict[str, Any]] = []

@@ -110,13 +110,33 @@ def step(network: Network) -> StepReport | None:
 # --- scanning ----------------------------------------------------------------------------------------------
 
 
-def _scan(network: Network, report: StepReport) -> None:
+_HAS_CURSOR: set[int] = set()
+
+
+def ensure_cursor(network: Network, head: int | None = None) -> dict[str, Any]:
+    """The network's cursor, made if missing: at `custodyStartBlock`, else at the head. Account creation calls
+    this before its addresses exist, so no transfer to an address is ever before the watcher's start."""
     cursor = get(**cursor_key(network.chainId))
     if cursor is None:
-        start = network.custodyStartBlock if network.custodyStartBlock is not None else report.head
-        cursor = {**cursor_key(network.chainId), "next": start, "hashes": {}, "version": 0}
-        _write_cursor(cursor, None)
-        cursor = get(**cursor_key(network.chainId)) or cursor
+        if network.custodyStartBlock is not None:
+            start = network.custodyStartBlock
+        else:
+            start = head if head is not None else _quantity(rpc_call(network, "eth_blockNumber", []))
+        _write_cursor({**cursor_key(network.chainId), "next": start, "hashes": {}, "version": 0}, None)
+        cursor = get(**cursor_key(network.chainId))
+        assert cursor is not None
+    _HAS_CURSOR.add(network.chainId)
+    return cursor
+
+
+def ensure_cursors(networks: list[Network]) -> None:
+    for network in networks:
+        if network.chainId not in _HAS_CURSOR:
+            ensure_cursor(network)
+
+
+def _scan(network: Network, report: StepReport) -> None:
+    cursor = ensure_cursor(network, report.head)
     first = int(cursor["next"])
     last = min(report.head, first + network.custodyScanBlocks - 1)
     if last < first:

@@ -592,3 +592,23 @@ def test_deposits_seen_twice_by_id_are_one(custody):
     assert deposits.deposit_id(1, "0xAB", "0") == deposits.deposit_id(1, "0xab", "0")
     assert deposits.deposit_id(1, "0xab", "0") != deposits.deposit_id(1, "0xab", "1")
     assert accounts  # imported for the fixtures' side effects
+
+
+def test_the_scheduled_functions_run_the_watcher_and_the_expiry(custody, monkeypatch):
+    """What EventBridge invokes (the local worker runner calls the same handlers)."""
+    from app import app
+    from devtools.workers import WorkerRunner
+
+    monkeypatch.setenv("DOMPET_WATCH_LOOP_S", "0")
+    settings.load_settings.cache_clear()
+    account = _create_account(custody)
+    _token_transfer(custody, 31337, "usdt", account["wallets"][0]["address"], 1_000_000)
+    _mine(custody["w3"][31337], CONFIRMATIONS)
+    runner = WorkerRunner(app, region="us-east-1", poll_wait_s=0, periods={"watch_deposits": 1})
+    [watch] = [s for s in runner.schedules if s.name == "watch_deposits"]
+    [expire] = [s for s in runner.schedules if s.name == "expire_invoices"]
+    runner.invoke_scheduled(watch)
+    runner.invoke_scheduled(expire)
+    assert _balance(custody, account["id"], "local-a", "usdt")["activeBalance"] == "1"
+    assert runner.run_due_schedules(10**12) == []  # as on AWS: the first run one period after the start
+    assert "watch_deposits" in runner.run_due_schedules(10**12 + 1)

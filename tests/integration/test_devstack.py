@@ -269,6 +269,50 @@ def test_webhook_test_event_arrives_signed_within_30_s(stack):
         server.shutdown()
 
 
+def test_custody_deposit_is_seen_and_credited_by_the_local_watcher(stack):
+    """The local stack runs the deposit watcher every few seconds: a USDT transfer to a custody account's deposit
+    address on anvil is credited to its activeBalance."""
+    from web3 import Web3
+
+    info = stack["info"]
+    created = signed(info, "POST", "/api/v1/custody/accounts", json.dumps({"subId": "dev-custody"}).encode())
+    assert created.status_code == 200, created.text
+    account = created.json()["data"]
+    wallet = next(w for w in account["wallets"] if w["network"] == "local-a")
+    network = info["networks"][0]
+    w3 = Web3(Web3.HTTPProvider(network["rpcUrl"]))
+    token = w3.eth.contract(
+        address=network["tokens"]["usdt"],
+        abi=[
+            {
+                "name": n,
+                "type": "function",
+                "stateMutability": "nonpayable",
+                "outputs": [],
+                "inputs": [{"name": "to", "type": "address"}, {"name": "amount", "type": "uint256"}],
+            }
+            for n in ("mint", "transfer")
+        ],
+    )
+    sender = w3.eth.accounts[5]
+    w3.eth.wait_for_transaction_receipt(token.functions.mint(sender, 4_250_000).transact({"from": sender}))
+    w3.eth.wait_for_transaction_receipt(
+        token.functions.transfer(wallet["address"], 4_250_000).transact({"from": sender})
+    )
+    w3.provider.make_request("anvil_mine", ["0x2"])
+    deadline = time.monotonic() + 60
+    balance = None
+    while time.monotonic() < deadline:
+        balances = signed(info, "GET", f"/api/v1/custody/accounts/{account['id']}/balances").json()["data"]["balances"]
+        balance = next(b for b in balances if b["network"] == "local-a" and b["tokenCode"] == "usdt")
+        if balance["activeBalance"] == "4.25":
+            break
+        time.sleep(1)
+    assert balance is not None and balance["activeBalance"] == "4.25", balance
+    watcher = signed(info, "GET", "/api/v1/custody/networks/local-a/watcher").json()["data"]
+    assert watcher["cursor"] is not None and watcher["lag"] is not None and watcher["lag"] < 10
+
+
 def _eth_call(rpc_url, to, data):
     answer = requests.post(
         rpc_url,

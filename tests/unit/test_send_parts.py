@@ -11,8 +11,8 @@ from eth_keys import keys as eth_keys
 from chalicelib.evm import nonces
 from chalicelib.evm.transactions import UnsignedTx, assemble, receipt, signing_hash
 from chalicelib.platform import clock
-from chalicelib.platform.errors import ApiError
 from chalicelib.platform.amounts import parse_amount
+from chalicelib.platform.errors import ApiError
 
 KEY = "0x" + "11" * 32
 ADDRESS = "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A"
