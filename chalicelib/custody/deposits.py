@@ -82,10 +82,11 @@ def seen(transfer: Transfer, account: dict[str, Any]) -> Seen:
     """Record a transfer the watcher found in a canonical block: once per deposit id, whatever the rescans."""
     existing = get(**_key(transfer.id))
     if existing is not None:
-        if existing["status"] == "pending" and existing["blockHash"] != transfer.block_hash:
+        if existing["status"] in ("pending", "credited") and existing["blockHash"] != transfer.block_hash:
             return "followed" if _follow(existing, transfer) else "known"
-        if existing["status"] != "reverted" or existing.get("afterCredit"):
+        if existing["status"] != "reverted":
             return "known"
+        # Reverted, and now in a canonical block again: pending again (a new revision, with its own events).
     match_invoice = True
     for _ in range(3):
         try:
@@ -104,8 +105,9 @@ def seen(transfer: Transfer, account: dict[str, Any]) -> Seen:
 def _seen_plan(transfer: Transfer, account: dict[str, Any], existing: dict[str, Any] | None, match: bool) -> Plan:
     pair = transfer.pair
     app_id = str(account["appId"])
-    invoice, late = _matching_invoice(account, transfer) if match else (_last_invoice(account, pair), True)
-    matched = invoice is not None and invoice["status"] == "pending" and not late and "matchedDeposit" not in invoice
+    invoice, matched, late = _invoice_for(account, transfer, match)
+    revision = int(existing.get("revision", 0)) + 1 if existing else 0
+    tx_ref = _tx_ref(transfer, account)
     now = clock.iso_now()
     created_at = existing["createdAt"] if existing else now
     wallet = events.wallet_object(account, pair)
@@ -121,6 +123,7 @@ def _seen_plan(transfer: Transfer, account: dict[str, Any], existing: dict[str, 
         "tokenCode": pair.token.tokenCode,
         "tokenId": pair.id,
         "txHash": transfer.tx_hash,
+        "txRef": tx_ref,
         "ordinal": transfer.ordinal,
         "logIndex": transfer.log_index,
         "from": transfer.sender,
@@ -135,11 +138,13 @@ def _seen_plan(transfer: Transfer, account: dict[str, Any], existing: dict[str, 
         "seenAt": now,
         "createdAt": created_at,
         "updatedAt": now,
-        **status_keys(app_id, str(account["id"]), "pending", created_at, transfer.id),
+        **status_keys("DEPOSIT", app_id, str(account["id"]), "pending", created_at, transfer.id),
     }
     if invoice is not None:
         deposit["invoiceId"] = invoice["id"]
-        deposit["late"] = bool(not matched and late)
+        deposit["late"] = late
+    if revision:
+        deposit["revision"] = revision
     deposit = {k: v for k, v in deposit.items() if v is not None}
     condition = (
         aws.Condition("attribute_not_exists(pk)")
@@ -188,7 +193,7 @@ def _seen_plan(transfer: Transfer, account: dict[str, Any], existing: dict[str, 
         event = Event(
             app_id,
             "deposit.invoice.pending_confirmation",
-            f"deposit.invoice.pending_confirmation:{invoice['id']}:{_tx_ref(transfer)}",
+            f"deposit.invoice.pending_confirmation:{invoice['id']}:{tx_ref}{_rev(revision)}",
             data,
         )
     else:
@@ -196,25 +201,56 @@ def _seen_plan(transfer: Transfer, account: dict[str, Any], existing: dict[str, 
         event = Event(
             app_id,
             "deposit.wallet.pending_confirmation",
-            f"deposit.wallet.pending_confirmation:{wallet['walletId']}:{_tx_ref(transfer)}",
+            f"deposit.wallet.pending_confirmation:{wallet['walletId']}:{tx_ref}{_rev(revision)}",
             data,
         )
     return Plan(items, lists, event)
 
 
-def _tx_ref(transfer: Transfer) -> str:
-    """`<txHash>` as the seed's ids have it; `<txHash>:<n>` for a transfer that is not its transaction's first
-    log (one transaction may pay one address several times: each keeps its own event)."""
-    return transfer.tx_hash if transfer.ordinal in ("native", "0") else f"{transfer.tx_hash}:{transfer.ordinal}"
+def _tx_ref(transfer: Transfer, account: dict[str, Any]) -> str:
+    """`<txHash>` as the seed's ids have it. One transaction may pay one account several times (several logs):
+    the first of them keeps `<txHash>`, each later one `<txHash>:<n>` (n: its log's position in the transaction),
+    so each has its own event."""
+    if transfer.ordinal in ("native", "0"):
+        return transfer.tx_hash
+    earlier = [
+        _key(deposit_id(transfer.pair.network.chainId, transfer.tx_hash, str(n))) for n in range(int(transfer.ordinal))
+    ]
+    for start in range(0, len(earlier), 100):
+        if any(d["accountId"] == account["id"] for d in aws.batch_get(TABLE, earlier[start : start + 100])):
+            return f"{transfer.tx_hash}:{transfer.ordinal}"
+    return transfer.tx_hash
 
 
-def _matching_invoice(account: dict[str, Any], transfer: Transfer) -> tuple[dict[str, Any] | None, bool]:
-    """The invoice this transfer is for, and whether it came after the invoice's deadline (by block time)."""
+def _rev(revision: int) -> str:
+    """Event ids of a deposit that came back after a reorg took it away: `:r<n>`, so they are new events."""
+    return f":r{revision}" if revision else ""
+
+
+def _invoice_for(
+    account: dict[str, Any], transfer: Transfer, may_match: bool
+) -> tuple[dict[str, Any] | None, bool, bool]:
+    """(the invoice the transfer relates to, whether it is that invoice's payment, whether it is late).
+
+    The payment: the first transfer to the account for the invoice's network and token mined after the head the
+    watcher knew when the invoice was made (`startBlock`) and no later (block time) than `expiresAt +
+    bufferInSeconds`. A later one in that window is an extra payment
+    (a wallet deposit naming the invoice, not late); one after the deadline of an invoice that expired unpaid is
+    late (a wallet deposit naming it, until the next invoice of that token). Anything else is a plain wallet
+    deposit."""
     invoice = _last_invoice(account, transfer.pair)
     if invoice is None:
-        return None, False
+        return None, False, False
     deadline = clock.parse_iso(str(invoice["deadline"])).timestamp()
-    return invoice, transfer.block_time > deadline
+    if transfer.block_number <= int(invoice.get("startBlock", -1)):
+        return None, False, False  # mined before the invoice existed: not for it
+    in_time = transfer.block_time <= deadline
+    if in_time:
+        pays = may_match and invoice["status"] == "pending" and "matchedDeposit" not in invoice
+        return invoice, pays, False
+    if invoice["status"] == "expired" or (invoice["status"] == "pending" and "matchedDeposit" not in invoice):
+        return invoice, False, True
+    return None, False, False
 
 
 def _last_invoice(account: dict[str, Any], pair: Accepted) -> dict[str, Any] | None:
@@ -223,7 +259,7 @@ def _last_invoice(account: dict[str, Any], pair: Accepted) -> dict[str, Any] | N
 
 
 def _follow(existing: dict[str, Any], transfer: Transfer) -> bool:
-    """The pending deposit's transaction was re-mined in another block: follow it there (no balance change)."""
+    """The deposit's transaction was re-mined in another block: follow it there (no balance change)."""
     move = aws.update(
         "deposit",
         TABLE,
@@ -237,10 +273,11 @@ def _follow(existing: dict[str, Any], transfer: Transfer) -> bool:
                 "updatedAt": clock.iso_now(),
             }
         ),
+        # A credited deposit re-mined elsewhere stays credited (its money is on chain either way).
         aws.Condition(
-            "#s = :pending AND blockHash = :old",
+            "#s = :was AND blockHash = :old",
             {"#s": "status"},
-            {":pending": "pending", ":old": existing["blockHash"]},
+            {":was": existing["status"], ":old": existing["blockHash"]},
         ),
     )
     watch = aws.put(
@@ -249,7 +286,7 @@ def _follow(existing: dict[str, Any], transfer: Transfer) -> bool:
         {
             **watch_key(transfer.pair.network.chainId, transfer.id),
             "blockNumber": transfer.block_number,
-            "phase": "pending",
+            "phase": existing["status"],
         },
         None,
     )
@@ -337,7 +374,12 @@ def _credit_plan(deposit: dict[str, Any], account: dict[str, Any], confirmations
             reference = ("token_transfer", str(deposit["id"]))
     else:
         data = events.wallet_credited(account, deposit, pair)
-        event = Event(app_id, "deposit.wallet.credited", f"deposit.wallet.credited:{deposit['id']}", data)
+        event = Event(
+            app_id,
+            "deposit.wallet.credited",
+            f"deposit.wallet.credited:{deposit['id']}{_rev(int(deposit.get('revision', 0)))}",
+            data,
+        )
         reference = ("token_transfer", str(deposit["id"]))
     balance, entry = ledger.post(
         str(deposit["accountId"]),
@@ -355,7 +397,9 @@ def _credit_plan(deposit: dict[str, Any], account: dict[str, Any], confirmations
         "creditReferenceId": reference[1],
         "updatedAt": now,
         **({"invoiceOutcome": outcome} if outcome else {}),
-        **status_keys(app_id, str(deposit["accountId"]), "credited", str(deposit["createdAt"]), str(deposit["id"])),
+        **status_keys(
+            "DEPOSIT", app_id, str(deposit["accountId"]), "credited", str(deposit["createdAt"]), str(deposit["id"])
+        ),
     }
     items = [
         aws.update(
@@ -387,8 +431,8 @@ def _credit_plan(deposit: dict[str, Any], account: dict[str, Any], confirmations
 
 
 def _ref(deposit: dict[str, Any]) -> str:
-    ordinal = str(deposit["ordinal"])
-    return str(deposit["txHash"]) if ordinal in ("native", "0") else f"{deposit['txHash']}:{ordinal}"
+    """The `<txHash>` part of the confirmed events' ids: as its pending event had it (`txRef`), and a revision."""
+    return str(deposit.get("txRef") or deposit["txHash"]) + _rev(int(deposit.get("revision", 0)))
 
 
 def revert(deposit: dict[str, Any], account: dict[str, Any]) -> bool:
@@ -430,7 +474,12 @@ def _revert_plan(deposit: dict[str, Any], account: dict[str, Any], after_credit:
                     "afterCredit": after_credit,
                     "updatedAt": now,
                     **status_keys(
-                        app_id, str(deposit["accountId"]), "reverted", str(deposit["createdAt"]), str(deposit["id"])
+                        "DEPOSIT",
+                        app_id,
+                        str(deposit["accountId"]),
+                        "reverted",
+                        str(deposit["createdAt"]),
+                        str(deposit["id"]),
                     ),
                 }
             ),
@@ -461,7 +510,9 @@ def _revert_plan(deposit: dict[str, Any], account: dict[str, Any], after_credit:
             extra={"depositId": deposit["id"], "network": pair.network.name, "alert": True},
         )
     data = events.deposit_reverted(account, {**deposit, "revertedAt": now}, pair, after_credit)
-    event = Event(app_id, "deposit.reverted", f"deposit.reverted:{deposit['id']}", data)
+    event = Event(
+        app_id, "deposit.reverted", f"deposit.reverted:{deposit['id']}{_rev(int(deposit.get('revision', 0)))}", data
+    )
     return Plan(items, [entry], event)
 
 
@@ -497,8 +548,10 @@ def page(
         return records[start : start + query.limit], len(records)
     if status is not None:
         if account_id is not None:
-            return indexed_page("account-status", "accountStatusKey", f"{account_id}#{status}", query.page, query.limit)
-        return indexed_page("status", "statusKey", f"{app_id}#{status}", query.page, query.limit)
+            return indexed_page(
+                "account-status", "accountStatusKey", f"DEPOSIT#{account_id}#{status}", query.page, query.limit
+            )
+        return indexed_page("status", "statusKey", f"DEPOSIT#{app_id}#{status}", query.page, query.limit)
     return _listed(account_list(app_id, account_id) if account_id else app_list(app_id), query)
 
 

@@ -26,7 +26,7 @@ from chalicelib.custody.store import TABLE, Event, Plan, commit, get, indexed_pa
 from chalicelib.custody.tokens import Accepted, accepted
 from chalicelib.platform import aws, clock
 from chalicelib.platform.amounts import parse_amount
-from chalicelib.platform.errors import conflict, not_found
+from chalicelib.platform.errors import bad_request, conflict, not_found
 from chalicelib.platform.logging import logger
 from chalicelib.platform.pagination import AppendOnlyList, PageQuery
 from chalicelib.platform.settings import load_settings
@@ -35,6 +35,7 @@ from chalicelib.tenancy.models import App
 INVOICE_NOT_FOUND = "INVOICE_NOT_FOUND"
 INVOICE_ALREADY_PENDING = "INVOICE_ALREADY_PENDING"
 DUPLICATE_REFERENCE = "DUPLICATE_REFERENCE"
+NETWORK_NOT_ON_ACCOUNT = "NETWORK_NOT_ON_ACCOUNT"
 EXPIRING = "EXPIRING"  # pk of the pending invoices by deadline, for the expiry sweep
 
 
@@ -56,12 +57,24 @@ def create(
     account = accounts.of_app(app.appId, account_id)
     pair = accepted(network, token_code)
     base = parse_amount(amount, pair.token.decimals)
+    if not any(w["network"] == pair.network.name for w in account["wallets"]):
+        raise bad_request(
+            NETWORK_NOT_ON_ACCOUNT,
+            f"The account was created before {pair.network.name} offered custody and has no address there",
+            errors=[{"field": "network", "message": "the account has no deposit address here", "type": "network"}],
+        )
     settings = load_settings()
     now = clock.now()
     expires_at = now + dt.timedelta(seconds=expires_in_s or settings.invoice_expires_s)
     buffer_s = settings.invoice_buffer_s
     invoice_id = str(uuid.uuid4())
     wallet = events.wallet_object(account, pair)
+    from chalicelib.custody import watcher
+
+    # Transfers in blocks up to the head the watcher knew when the invoice was made were sent before it: they
+    # are never its payment. (A head the watcher had not seen yet may let a payment sent just before count.)
+    cursor = get(**watcher.cursor_key(pair.network.chainId)) or {}
+    start_block = int(cursor["head"]) if "head" in cursor else int(cursor.get("next", 1)) - 1
     created_at = clock.iso(now)
     invoice = {
         "pk": f"INVOICE#{invoice_id}",
@@ -80,9 +93,10 @@ def create(
         "expiresAt": clock.iso(expires_at),
         "bufferInSeconds": buffer_s,
         "deadline": clock.iso(expires_at + dt.timedelta(seconds=buffer_s)),
+        "startBlock": start_block,
         "status": "pending",
         "createdAt": created_at,
-        **status_keys(app.appId, account_id, "pending", created_at, invoice_id),
+        **status_keys("INVOICE", app.appId, account_id, "pending", created_at, invoice_id),
     }
     items = [
         aws.put("invoice", TABLE, invoice),
@@ -98,6 +112,11 @@ def create(
             "expiring", TABLE, {"pk": EXPIRING, "sk": f"{invoice['deadline']}#{invoice_id}", "invoiceId": invoice_id}
         ),
     ]
+    from chalicelib.platform import idempotency
+
+    pinned = idempotency.effect_item({"invoiceId": invoice_id})  # a lost answer is never a second invoice
+    if pinned is not None:
+        items.append(pinned)
     lists = [
         (app_list(app.appId), {"invoiceId": invoice_id, "createdAt": created_at}),
         (account_list(app.appId, account_id), {"invoiceId": invoice_id, "createdAt": created_at}),
@@ -105,6 +124,8 @@ def create(
     try:
         commit(lambda: Plan(items, lists))
     except aws.TransactionCancelledError as exc:
+        if exc.condition_failed("idempotency"):
+            raise idempotency.lease_lost() from None
         if exc.condition_failed("reference"):
             raise conflict(DUPLICATE_REFERENCE, "An invoice of this app already has this reference") from None
         if exc.condition_failed("open"):
@@ -127,11 +148,18 @@ def of_app(app_id: str, invoice_id: str) -> dict[str, Any]:
     return invoice
 
 
+def by_reference(app_id: str, reference: str) -> dict[str, Any] | None:
+    pointer = get(f"REF#{app_id}#{reference}", "REF")
+    return get(f"INVOICE#{pointer['invoiceId']}", "INVOICE") if pointer else None
+
+
 def page(app_id: str, account_id: str | None, status: str | None, query: PageQuery) -> tuple[list[dict[str, Any]], int]:
     if status is not None:
         if account_id is not None:
-            return indexed_page("account-status", "accountStatusKey", f"{account_id}#{status}", query.page, query.limit)
-        return indexed_page("status", "statusKey", f"{app_id}#{status}", query.page, query.limit)
+            return indexed_page(
+                "account-status", "accountStatusKey", f"INVOICE#{account_id}#{status}", query.page, query.limit
+            )
+        return indexed_page("status", "statusKey", f"INVOICE#{app_id}#{status}", query.page, query.limit)
     entries, total = (account_list(app_id, account_id) if account_id else app_list(app_id)).page(query)
     ids = [str(e["invoiceId"]) for e in entries]
     if not ids:
@@ -167,6 +195,8 @@ def public(invoice: dict[str, Any]) -> dict[str, Any]:
         "expiredAt": invoice.get("expiredAt"),
         "transactionHash": invoice.get("transactionHash"),
         "depositId": invoice.get("matchedDeposit"),
+        "failedReason": invoice.get("failedReason"),
+        "receivedAmountInDecimals": invoice.get("receivedAmountInDecimals"),
     }
 
 
@@ -182,7 +212,9 @@ def close_items(invoice: dict[str, Any], pair: Accepted, status: str, values: di
                 set={
                     "status": status,
                     **values,
-                    **status_keys(invoice["appId"], invoice["accountId"], status, invoice["createdAt"], invoice["id"]),
+                    **status_keys(
+                        "INVOICE", invoice["appId"], invoice["accountId"], status, invoice["createdAt"], invoice["id"]
+                    ),
                 }
             ),
             aws.Condition("#s = :pending", {"#s": "status"}, {":pending": "pending"}),
@@ -198,22 +230,41 @@ def close_items(invoice: dict[str, Any], pair: Accepted, status: str, values: di
     ]
 
 
-def expire_due(limit: int = 100) -> int:
-    """The expiry sweep: pending invoices past `expiresAt + bufferInSeconds` without a payment confirming."""
+def expire_due(limit: int = 100, read_at_most: int = 2000) -> int:
+    """The expiry sweep: pending invoices past `expiresAt + bufferInSeconds` without a payment confirming, once the
+    watcher of their network has scanned past that deadline (a payment mined in time but not scanned yet by a
+    lagging watcher still pays the invoice)."""
     from boto3.dynamodb.conditions import Key
 
-    due = aws.table(TABLE).query(
-        KeyConditionExpression=Key("pk").eq(EXPIRING) & Key("sk").lte(clock.iso_now()),  # `<deadline>#<id>`
-        Limit=limit,
-        ConsistentRead=True,
-    )["Items"]
-    expired = 0
-    for marker in due:
-        invoice = get(f"INVOICE#{marker['invoiceId']}", "INVOICE")
-        if invoice is None or invoice["status"] != "pending" or invoice.get("matchedDeposit"):
-            continue  # settled, or a payment seen in time is confirming
-        if _expire(invoice):
-            expired += 1
+    from chalicelib.custody import watcher
+
+    request: dict[str, Any] = {
+        "KeyConditionExpression": Key("pk").eq(EXPIRING) & Key("sk").lte(clock.iso_now()),  # `<deadline>#<id>`
+        "ConsistentRead": True,
+        "Limit": 200,
+    }
+    scanned: dict[int, float] = {}
+    expired = read = 0
+    while expired < limit and read < read_at_most:
+        answer = aws.table(TABLE).query(**request)
+        for marker in answer["Items"]:
+            read += 1
+            invoice = get(f"INVOICE#{marker['invoiceId']}", "INVOICE")
+            if invoice is None or invoice["status"] != "pending" or invoice.get("matchedDeposit"):
+                continue  # settled, or a payment seen in time is confirming (then it is paid or failed)
+            chain_id = int(invoice["chainId"])
+            if chain_id not in scanned:
+                cursor = get(**watcher.cursor_key(chain_id)) or {}
+                scanned[chain_id] = float(cursor.get("scannedTime", 0))
+            if scanned[chain_id] < clock.parse_iso(str(invoice["deadline"])).timestamp():
+                continue  # the watcher has not read the chain up to the deadline yet
+            if _expire(invoice):
+                expired += 1
+            if expired >= limit:
+                break
+        if "LastEvaluatedKey" not in answer:
+            break
+        request["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
     return expired
 
 
@@ -229,7 +280,9 @@ def _expire(invoice: dict[str, Any]) -> bool:
             set={
                 "status": "expired",
                 "expiredAt": now,
-                **status_keys(invoice["appId"], invoice["accountId"], "expired", invoice["createdAt"], invoice["id"]),
+                **status_keys(
+                    "INVOICE", invoice["appId"], invoice["accountId"], "expired", invoice["createdAt"], invoice["id"]
+                ),
             }
         ),
         aws.Condition(

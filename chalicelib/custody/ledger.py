@@ -7,6 +7,14 @@ re-read and re-plan, store.commit) and as the record that caused it. Amounts are
 smallest unit, stored as decimal strings (DynamoDB numbers hold 38 digits; uint256 needs 78). Balances are
 therefore recomputable from the journal alone (`replay`), which a test does after a randomized run.
 
+Double entry: every entry also names the ledger account it debits and the one it credits, with one positive
+`amount`. An account's balances are ledger accounts `account:<id>:<network>:<token>:active|pending|held`
+(credit-normal: what the service owes); the other side of money coming or going is a house account of the
+network and token
+(`house:<network>:<token>:unconfirmed-deposits`, `...:reorg-corrections`, `...:withdrawals-sent`). House accounts
+are derived from the journal only, never kept as an item (an item updated by every transaction of the service
+would be a hot key). Per ledger account, credits minus debits over the journal equals its balance.
+
 Kinds: `pending` (a deposit seen), `pending_void` (its transaction left the chain), `credit` (confirmed:
 pending -> active), `correction` (a credited deposit whose transaction left the chain afterwards: active
 decreases, possibly below zero, and an alert is logged), and for withdrawals `hold`, `release`, `debit`.
@@ -26,6 +34,12 @@ from chalicelib.platform.pagination import AppendOnlyList, PageQuery
 
 INSUFFICIENT_BALANCE = "INSUFFICIENT_BALANCE"
 FIELDS = ("active", "pending", "held")
+HOUSE = {  # the house account on the other side of an entry that changes the account's total
+    "pending": "unconfirmed-deposits",
+    "pending_void": "unconfirmed-deposits",
+    "correction": "reorg-corrections",
+    "debit": "withdrawals-sent",
+}
 
 
 @dataclass(frozen=True)
@@ -81,8 +95,12 @@ def post(
         "version": version + 1,
         "updatedAt": now,
     }
+    debit, credit, amount = _sides(account_id, pair, delta, kind)
     entry = {
         "id": str(uuid.uuid4()),
+        "debitAccount": debit,
+        "creditAccount": credit,
+        "amount": str(amount),
         "accountId": account_id,
         "network": pair.network.name,
         "chainId": pair.network.chainId,
@@ -96,6 +114,22 @@ def post(
         "createdAt": now,
     }
     return aws.put(name, TABLE, balance, condition), (journal(account_id), entry)
+
+
+def _sides(account_id: str, pair: Accepted, delta: dict[str, int], kind: str) -> tuple[str, str, int]:
+    """(debited ledger account, credited ledger account, amount) of a change of the account's balances."""
+    down = [f for f in FIELDS if delta[f] < 0]
+    up = [f for f in FIELDS if delta[f] > 0]
+    where = f"{pair.network.name}:{pair.token.tokenCode}"
+    house = f"house:{where}:{HOUSE.get(kind, kind)}"
+    mine = f"account:{account_id}:{where}"
+    if len(down) == 1 and len(up) == 1 and -delta[down[0]] == delta[up[0]]:
+        return f"{mine}:{down[0]}", f"{mine}:{up[0]}", delta[up[0]]
+    if len(up) == 1 and not down:
+        return house, f"{mine}:{up[0]}", delta[up[0]]
+    if len(down) == 1 and not up:
+        return f"{mine}:{down[0]}", house, -delta[down[0]]
+    raise ValueError(f"a {kind} entry must move one amount between two ledger accounts")
 
 
 def balances(account_id: str) -> list[dict[str, Any]]:

@@ -35,11 +35,11 @@ class CustodyToken(BaseModel):
     confirmations: int = Field(description="Blocks after which a deposit of it is credited.")
 
 
-class TokenList(BaseModel):
+class CustodyTokenList(BaseModel):
     data: list[CustodyToken]
 
 
-class AccountWallet(BaseModel):
+class CustodyWallet(BaseModel):
     walletId: str
     network: str
     chainId: int
@@ -47,26 +47,26 @@ class AccountWallet(BaseModel):
     addressType: str = Field(description="Empty for EVM networks.")
 
 
-class Account(BaseModel):
+class CustodyAccount(BaseModel):
     id: str
     subId: str
     mpcSubId: str = Field(description="The custody key the deposit addresses belong to.")
     status: Literal["active"]
     poolType: Literal["dedicated", "organization_owned"]
-    wallets: list[AccountWallet]
+    wallets: list[CustodyWallet]
     createdAt: str
 
 
-class AccountPage(BaseModel):
-    data: list[Account]
+class CustodyAccountPage(BaseModel):
+    data: list[CustodyAccount]
     pagination: Pagination
 
 
-class AccountListQuery(page_query(10)):  # type: ignore[misc]
+class CustodyAccountListQuery(page_query(10)):  # type: ignore[misc]
     subId: str | None = Field(None, pattern=_SUB_ID, description="Only the account of this subId (0 or 1 records).")
 
 
-class Balance(BaseModel):
+class CustodyBalance(BaseModel):
     network: str
     chainId: int
     tokenCode: str
@@ -80,14 +80,17 @@ class Balance(BaseModel):
     heldBalanceInDecimals: str
 
 
-class Balances(BaseModel):
+class CustodyBalances(BaseModel):
     accountId: str
-    balances: list[Balance]
+    balances: list[CustodyBalance]
 
 
-class Entry(BaseModel):
+class JournalEntry(BaseModel):
     id: str
     kind: Literal["pending", "pending_void", "credit", "correction", "hold", "release", "debit"]
+    debitAccount: str = Field(description="The ledger account debited (`account:<id>:<balance>` or `house:...`).")
+    creditAccount: str = Field(description="The ledger account credited.")
+    amount: str = Field(description="Smallest units, positive.")
     network: str
     chainId: int
     tokenCode: str
@@ -103,8 +106,8 @@ class Entry(BaseModel):
     createdAt: str
 
 
-class EntryPage(BaseModel):
-    data: list[Entry]
+class JournalEntryPage(BaseModel):
+    data: list[JournalEntry]
     pagination: Pagination
 
 
@@ -139,6 +142,8 @@ class Invoice(BaseModel):
     expiredAt: str | None = None
     transactionHash: str | None = None
     depositId: str | None = Field(None, description="The deposit that pays (or paid) it.")
+    failedReason: str | None = Field(None, description="`amount_mismatch` for a failed invoice.")
+    receivedAmountInDecimals: str | None = Field(None, description="What a failed invoice's payment brought.")
 
 
 class InvoicePage(BaseModel):
@@ -149,6 +154,7 @@ class InvoicePage(BaseModel):
 class InvoiceListQuery(page_query(10)):  # type: ignore[misc]
     accountId: str | None = Field(None, max_length=64)
     status: InvoiceStatus | None = None
+    reference: str | None = Field(None, min_length=1, max_length=128, description="Only the invoice of this reference.")
 
 
 class DepositTransaction(BaseModel):

@@ -7,20 +7,20 @@ from chalice import Blueprint
 from chalicelib.auth import guards
 from chalicelib.custody import service
 from chalicelib.custody.models import (
-    Account,
-    AccountListQuery,
-    AccountPage,
-    Balances,
     CreateAccountRequest,
     CreateInvoiceRequest,
+    CustodyAccount,
+    CustodyAccountListQuery,
+    CustodyAccountPage,
+    CustodyBalances,
+    CustodyTokenList,
     Deposit,
     DepositListQuery,
     DepositPage,
-    EntryPage,
     Invoice,
     InvoiceListQuery,
     InvoicePage,
-    TokenList,
+    JournalEntryPage,
     WatcherStatus,
 )
 from chalicelib.platform.pagination import page_query
@@ -38,7 +38,7 @@ EntryQuery = page_query(20)
     summary="Tokens custody accounts accept, per network",
     tag=TAG,
     guard=guards.signed_request,
-    response=TokenList,
+    response=CustodyTokenList,
 )
 def list_tokens(call: Call) -> Reply:
     return Reply(service.tokens())
@@ -52,7 +52,7 @@ def list_tokens(call: Call) -> Reply:
     tag=TAG,
     guard=guards.signed_request,
     body=CreateAccountRequest,
-    response=Account,
+    response=CustodyAccount,
     description="Idempotent per app and subId: a repeat answers the same account (message `account exists`) "
     "and emits no second `account.created`.",
     message="account created",
@@ -70,8 +70,8 @@ def create_account(call: Call) -> Reply:
     summary="The app's custody accounts, newest first",
     tag=TAG,
     guard=guards.signed_request,
-    query=AccountListQuery,
-    response=AccountPage,
+    query=CustodyAccountListQuery,
+    response=CustodyAccountPage,
 )
 def list_accounts(call: Call) -> Reply:
     return Reply(service.account_page(call.principal, call.query))
@@ -84,7 +84,7 @@ def list_accounts(call: Call) -> Reply:
     summary="One custody account",
     tag=TAG,
     guard=guards.signed_request,
-    response=Account,
+    response=CustodyAccount,
     error_statuses=(404,),
 )
 def get_account(call: Call) -> Reply:
@@ -98,7 +98,7 @@ def get_account(call: Call) -> Reply:
     summary="An account's balances per token",
     tag=TAG,
     guard=guards.signed_request,
-    response=Balances,
+    response=CustodyBalances,
     error_statuses=(404,),
 )
 def get_balances(call: Call) -> Reply:
@@ -113,7 +113,7 @@ def get_balances(call: Call) -> Reply:
     tag=TAG,
     guard=guards.signed_request,
     query=EntryQuery,
-    response=EntryPage,
+    response=JournalEntryPage,
     error_statuses=(404,),
 )
 def list_entries(call: Call) -> Reply:
@@ -131,6 +131,9 @@ def list_entries(call: Call) -> Reply:
     response=Invoice,
     message="invoice created",
     error_statuses=(404, 409),
+    idempotent=True,
+    description="Honours `Idempotency-Key`; `GET /api/v1/custody/invoices?reference=` finds an invoice by its "
+    "reference.",
 )
 def create_invoice(call: Call) -> Reply:
     return Reply(service.create_invoice(call.principal, call.body), "invoice created")

@@ -4,22 +4,22 @@ from __future__ import annotations
 
 from chalicelib.custody import accounts, deposits, invoices, ledger, watcher
 from chalicelib.custody.models import (
-    Account,
-    AccountListQuery,
-    AccountPage,
-    Balance,
-    Balances,
     CreateInvoiceRequest,
+    CustodyAccount,
+    CustodyAccountListQuery,
+    CustodyAccountPage,
+    CustodyBalance,
+    CustodyBalances,
     CustodyToken,
+    CustodyTokenList,
     Deposit,
     DepositListQuery,
     DepositPage,
-    Entry,
-    EntryPage,
     Invoice,
     InvoiceListQuery,
     InvoicePage,
-    TokenList,
+    JournalEntry,
+    JournalEntryPage,
     WatcherStatus,
 )
 from chalicelib.custody.store import get
@@ -31,35 +31,36 @@ from chalicelib.platform.pagination import PageQuery, pagination
 from chalicelib.tenancy.models import App
 
 
-def tokens() -> TokenList:
-    return TokenList(data=[CustodyToken.model_validate(p.public()) for p in all_accepted()])
+def tokens() -> CustodyTokenList:
+    return CustodyTokenList(data=[CustodyToken.model_validate(p.public()) for p in all_accepted()])
 
 
-def create_account(app: App, sub_id: str, pool_type: str) -> tuple[Account, bool]:
+def create_account(app: App, sub_id: str, pool_type: str) -> tuple[CustodyAccount, bool]:
     account, created = accounts.create(app, sub_id, pool_type)  # type: ignore[arg-type]
-    return Account.model_validate(accounts.public(account)), created
+    return CustodyAccount.model_validate(accounts.public(account)), created
 
 
-def account(app: App, account_id: str) -> Account:
-    return Account.model_validate(accounts.public(accounts.of_app(app.appId, account_id)))
+def account(app: App, account_id: str) -> CustodyAccount:
+    return CustodyAccount.model_validate(accounts.public(accounts.of_app(app.appId, account_id)))
 
 
-def account_page(app: App, query: AccountListQuery) -> AccountPage:
+def account_page(app: App, query: CustodyAccountListQuery) -> CustodyAccountPage:
     if query.subId is not None:
         found = accounts.by_sub(app.appId, query.subId)
         records = [found] if found else []
         start = (query.page - 1) * query.limit
         shown = records[start : start + query.limit]
-        return AccountPage(
-            data=[Account.model_validate(accounts.public(a)) for a in shown], pagination=pagination(len(records), query)
+        return CustodyAccountPage(
+            data=[CustodyAccount.model_validate(accounts.public(a)) for a in shown],
+            pagination=pagination(len(records), query),
         )
     records, total = accounts.page(app.appId, query)
-    return AccountPage(
-        data=[Account.model_validate(accounts.public(a)) for a in records], pagination=pagination(total, query)
+    return CustodyAccountPage(
+        data=[CustodyAccount.model_validate(accounts.public(a)) for a in records], pagination=pagination(total, query)
     )
 
 
-def balances(app: App, account_id: str) -> Balances:
+def balances(app: App, account_id: str) -> CustodyBalances:
     accounts.of_app(app.appId, account_id)
     stored = {f"{b['network']}#{b['tokenCode']}": b for b in ledger.balances(account_id)}
     rows = []
@@ -68,7 +69,7 @@ def balances(app: App, account_id: str) -> Balances:
         amounts = {f: int(item.get(f, "0")) for f in ledger.FIELDS}
         decimals = pair.token.decimals
         rows.append(
-            Balance(
+            CustodyBalance(
                 network=pair.network.name,
                 chainId=pair.network.chainId,
                 tokenCode=pair.token.tokenCode,
@@ -82,14 +83,14 @@ def balances(app: App, account_id: str) -> Balances:
                 heldBalanceInDecimals=str(amounts["held"]),
             )
         )
-    return Balances(accountId=account_id, balances=rows)
+    return CustodyBalances(accountId=account_id, balances=rows)
 
 
-def entries(app: App, account_id: str, query: PageQuery) -> EntryPage:
+def entries(app: App, account_id: str, query: PageQuery) -> JournalEntryPage:
     accounts.of_app(app.appId, account_id)
     records, total = ledger.entries(account_id, query)
-    return EntryPage(
-        data=[Entry.model_validate({**r, "chainId": int(r["chainId"])}) for r in records],
+    return JournalEntryPage(
+        data=[JournalEntry.model_validate({**r, "chainId": int(r["chainId"])}) for r in records],
         pagination=pagination(total, query),
     )
 
@@ -114,6 +115,19 @@ def invoice(app: App, invoice_id: str) -> Invoice:
 def invoice_page(app: App, query: InvoiceListQuery) -> InvoicePage:
     if query.accountId is not None:
         accounts.of_app(app.appId, query.accountId)
+    if query.reference is not None:  # the way back to an invoice whose creation's answer was lost
+        found = invoices.by_reference(app.appId, query.reference)
+        matching = [
+            i
+            for i in ([found] if found else [])
+            if (query.accountId is None or i["accountId"] == query.accountId)
+            and (query.status is None or i["status"] == query.status)
+        ]
+        start = (query.page - 1) * query.limit
+        return InvoicePage(
+            data=[Invoice.model_validate(invoices.public(i)) for i in matching[start : start + query.limit]],
+            pagination=pagination(len(matching), query),
+        )
     records, total = invoices.page(app.appId, query.accountId, query.status, query)
     return InvoicePage(
         data=[Invoice.model_validate(invoices.public(i)) for i in records], pagination=pagination(total, query)

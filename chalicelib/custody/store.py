@@ -83,11 +83,13 @@ def _write(plan: Plan) -> None:
         aws.transact(plan.items)
 
 
-def status_keys(app_id: str, account_id: str, status: str, created_at: str, record_id: str) -> dict[str, str]:
-    """The index attributes of an invoice or deposit in `status` (rewritten with every status change)."""
+def status_keys(
+    kind: str, app_id: str, account_id: str, status: str, created_at: str, record_id: str
+) -> dict[str, str]:
+    """The index attributes of an invoice or deposit (`kind`) in `status` (rewritten with every status change)."""
     return {
-        "statusKey": f"{app_id}#{status}",
-        "accountStatusKey": f"{account_id}#{status}",
+        "statusKey": f"{kind}#{app_id}#{status}",
+        "accountStatusKey": f"{kind}#{account_id}#{status}",
         "listKey": f"{created_at}#{record_id}",
     }
 

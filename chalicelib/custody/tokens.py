@@ -52,7 +52,9 @@ class Accepted:
 
     def human(self, base_units: int) -> Decimal:
         """Base units as an exact human amount (a JSON number in events; see jsonsafe.dumps_exact)."""
-        return Decimal(base_units).scaleb(-self.token.decimals).normalize() if base_units else Decimal(0)
+        from chalicelib.platform.amounts import format_units
+
+        return Decimal(format_units(base_units, self.token.decimals))  # exact: no decimal context involved
 
 
 def token_id(network: Network, token: CustodyToken) -> str:

@@ -81,6 +81,9 @@ def run(time_left_s: Callable[[], float], loop_s: float, pause_s: float = 2.0) -
             except ApiError as exc:  # no node answered: the next pass tries again
                 logger.warning("watcher step failed", extra={"network": network.name, "code": exc.code})
                 continue
+            except Exception as exc:  # noqa: BLE001 - one network's trouble must not stop the others
+                logger.error("watcher step failed", extra={"network": network.name, "errorType": type(exc).__name__})
+                continue
             if report is not None:
                 reports.append(report)
         if time.monotonic() - started + pause_s >= loop_s:
@@ -166,6 +169,7 @@ def _scan(network: Network, report: StepReport) -> None:
             **cursor,
             "next": last + 1,
             "hashes": {k: hashes[k] for k in kept},
+            "scannedTime": _quantity(headers[-1]["timestamp"]),  # the expiry sweep waits for the watcher
             "version": int(cursor["version"]) + 1,
             "updatedAt": clock.iso_now(),
         },
@@ -232,9 +236,14 @@ def _token_transfers(network: Network, headers: list[dict[str, Any]]) -> list[di
     for number, header in by_number.items():
         if number in seen_in or not _bloom_may_hold(header.get("logsBloom"), tokens):
             continue
-        again = rpc_call(
-            network, "eth_getLogs", [{"blockHash": header["hash"], "address": tokens, "topics": [TRANSFER_TOPIC]}]
-        )
+        try:
+            again = rpc_call(
+                network, "eth_getLogs", [{"blockHash": header["hash"], "address": tokens, "topics": [TRANSFER_TOPIC]}]
+            )
+        except RpcError:
+            raise RangeError(f"block {number} may hold transfers but its logs could not be read") from None
+        if not isinstance(again, list):
+            raise RangeError(f"eth_getLogs by hash of block {number} answered something other than a list")
         found += [log for log in again if not log.get("removed")]
     transfers = []
     for log in found:
@@ -242,8 +251,9 @@ def _token_transfers(network: Network, headers: list[dict[str, Any]]) -> list[di
         if len(topics) != 3 or topics[0] != TRANSFER_TOPIC:
             continue  # an ERC-721 Transfer (4 topics) or something else
         pair = by_address(network, log["address"])
-        if pair is None:
-            continue
+        value = int(log["data"], 16) if log.get("data") not in (None, "0x") else 0
+        if pair is None or value == 0:
+            continue  # zero-value transfers move nothing (and anyone can make them: they must not fail invoices)
         transfers.append(
             {
                 "pair": pair,
@@ -251,7 +261,7 @@ def _token_transfers(network: Network, headers: list[dict[str, Any]]) -> list[di
                 "logIndex": _quantity(log["logIndex"]),
                 "from": _topic_address(topics[1]),
                 "to": _topic_address(topics[2]),
-                "value": int(log["data"], 16) if log.get("data") not in (None, "0x") else 0,
+                "value": value,
                 "header": by_number[_quantity(log["blockNumber"])],
                 "log": log,
             }
@@ -381,7 +391,10 @@ def _confirm(network: Network, report: StepReport) -> None:
     }
     hashes = sorted({str(r["txHash"]) for r in records.values()})
     receipts = dict(zip(hashes, batch(network, [("eth_getTransactionReceipt", [h]) for h in hashes]), strict=True))
-    heights = sorted({_quantity(r["blockNumber"]) for r in receipts.values() if isinstance(r, dict)})
+    heights = sorted(
+        {_quantity(r["blockNumber"]) for r in receipts.values() if isinstance(r, dict)}
+        | {int(d["blockNumber"]) for d in records.values()}
+    )
     canonical = dict(zip(heights, _blocks(network, heights, full=False, allow_missing=True), strict=True))
     for watch in due:
         deposit = records.get(str(watch["sk"]))
@@ -401,9 +414,17 @@ def _check(
     if account is None:
         return
     credited = deposit["status"] == "credited"
-    if receipt is None or receipt.get("status") != "0x1" or not _log_matches(deposit, receipt):
-        # Nodes answer no receipt for a transaction outside the canonical chain.
-        if deposits.revert(deposit, account):
+    if receipt is None:
+        # No receipt: proof that the transaction left the chain only if the deposit's block did too (a node that
+        # lags, or is behind a load balancer, may answer null for a transaction it does not have yet).
+        own_height = int(deposit["blockNumber"])
+        block = canonical.get(own_height)
+        gone = block["hash"] != deposit["blockHash"] if block is not None else report.head >= own_height
+        if gone and deposits.revert(deposit, account):
+            report.reverted += 1
+        return
+    if receipt.get("status") != "0x1" or not _log_matches(deposit, receipt):
+        if deposits.revert(deposit, account):  # mined again, but failing or not paying the address
             report.reverted += 1
         return
     height = _quantity(receipt["blockNumber"])

@@ -16,6 +16,7 @@ from eth_account import Account
 from chalicelib.custody import accounts, deposits, invoices, keys, ledger, watcher
 from chalicelib.custody.store import get
 from chalicelib.platform import aws, clock, networks, settings
+from chalicelib.platform.pagination import PageQuery
 from tests.unit.test_smart_accounts import call
 
 pytestmark = pytest.mark.integration
@@ -472,10 +473,15 @@ def test_expiry_with_buffer_and_a_late_payment_credited_to_the_account(custody, 
             "expiresInSeconds": 60,
         },
     ).json_body["data"]
+    w3 = custody["w3"][31337]
     try:
         clock.travel(75)  # past expiresAt, inside the buffer
         assert invoices.expire_due() == 0
         clock.travel(20)  # past expiresAt + bufferInSeconds
+        assert invoices.expire_due() == 0, "the watcher has not read the chain up to the deadline yet"
+        w3.provider.make_request("evm_increaseTime", [200])
+        _mine(w3, 1)
+        _step("local-a")  # now it has: nothing was paid by then
         assert invoices.expire_due() == 1
         assert invoices.expire_due() == 0
     finally:
@@ -488,9 +494,6 @@ def test_expiry_with_buffer_and_a_late_payment_credited_to_the_account(custody, 
     assert event["data"]["invoice"]["bufferInSeconds"] == 30 and event["data"]["invoice"]["status"] == "expired"
     assert set(event["data"]) == {"appId", "userId", "invoice", "token"}
 
-    # Anvil's block time is today's: the payment is after the invoice's deadline only once time moved on.
-    w3 = custody["w3"][31337]
-    w3.provider.make_request("evm_increaseTime", [200])
     _token_transfer(custody, 31337, "usdt", address, 7_000_000)
     _step("local-a")
     _mine(w3, CONFIRMATIONS)
@@ -572,6 +575,17 @@ def test_the_journal_replays_to_the_balances_after_a_randomized_run(custody):
     for _ in range(2):
         _step("local-a")
     for account in made:
+        # Double entry: per ledger account, credits minus debits over the journal equal the balance.
+        entries = ledger.journal(account["id"]).page(PageQuery(page=1, limit=100))[0]
+        sums: dict[str, int] = {}
+        for e in entries:
+            assert e["debitAccount"] != e["creditAccount"] and int(e["amount"]) > 0
+            sums[e["creditAccount"]] = sums.get(e["creditAccount"], 0) + int(e["amount"])
+            sums[e["debitAccount"]] = sums.get(e["debitAccount"], 0) - int(e["amount"])
+        assert sum(sums.values()) == 0
+        for b in ledger.balances(account["id"]):
+            for f in ledger.FIELDS:
+                assert sums.get(f"account:{account['id']}:{b['network']}:{b['tokenCode']}:{f}", 0) == int(b[f])
         stored = {
             f"{b['network']}#{b['tokenCode']}": {f: int(b[f]) for f in ledger.FIELDS}
             for b in ledger.balances(account["id"])
@@ -612,3 +626,163 @@ def test_the_scheduled_functions_run_the_watcher_and_the_expiry(custody, monkeyp
     assert _balance(custody, account["id"], "local-a", "usdt")["activeBalance"] == "1"
     assert runner.run_due_schedules(10**12) == []  # as on AWS: the first run one period after the start
     assert "watch_deposits" in runner.run_due_schedules(10**12 + 1)
+
+
+def test_a_lagging_node_answering_no_logs_and_range_limits_lose_nothing(custody, monkeypatch):
+    """A node behind a load balancer that lags the head answers `eth_getLogs` over a range with []: the blocks'
+    blooms say a Transfer of ours may be there, so those blocks are asked again by hash. A provider that refuses
+    ranges of more than one block gets the range halved down to single blocks. Either way every transfer is
+    recorded."""
+    from chalicelib.platform.chain import RpcError
+
+    account = _create_account(custody)
+    address = account["wallets"][0]["address"]
+    for amount in (1_000_000, 2_000_000, 3_000_000):
+        _token_transfer(custody, 31337, "usdt", address, amount)
+    real = watcher.rpc_call
+    asked = {"range": 0, "by_hash": 0, "refused": 0}
+
+    def lagging(network, method, params):
+        if method == "eth_getLogs" and "blockHash" not in params[0]:
+            asked["range"] += 1
+            return []  # the lagging node: an empty answer, not an error
+        if method == "eth_getLogs":
+            asked["by_hash"] += 1
+        return real(network, method, params)
+
+    monkeypatch.setattr(watcher, "rpc_call", lagging)
+    assert _step("local-a").recorded == 3
+    assert asked["range"] >= 1 and asked["by_hash"] >= 3
+
+    account2 = _create_account(custody, "user-2")
+    for amount in (4_000_000, 5_000_000):
+        _token_transfer(custody, 31337, "usdt", account2["wallets"][0]["address"], amount)
+
+    def limited(network, method, params):
+        query = params[0] if params else {}
+        if method == "eth_getLogs" and "fromBlock" in query and query["fromBlock"] != query["toBlock"]:
+            asked["refused"] += 1
+            raise RpcError(-32005, "query returned more than 10000 results")
+        return real(network, method, params)
+
+    monkeypatch.setattr(watcher, "rpc_call", limited)
+    assert _step("local-a").recorded == 2
+    assert asked["refused"] >= 1
+    monkeypatch.setattr(watcher, "rpc_call", real)
+    _mine(custody["w3"][31337], CONFIRMATIONS)
+    _step("local-a")
+    assert _balance(custody, account["id"], "local-a", "usdt")["activeBalance"] == "6"
+    assert _balance(custody, account2["id"], "local-a", "usdt")["activeBalance"] == "9"
+
+
+def test_a_reverted_native_transfer_is_not_a_deposit(custody):
+    """A transaction that carries value to a deposit address but reverts moved nothing: receipt status 1 is
+    required. (The address is given code that always reverts, so the chain really mines a failed transfer.)"""
+    account = _create_account(custody)
+    address = account["wallets"][0]["address"]
+    w3 = custody["w3"][31337]
+    w3.provider.make_request("anvil_setCode", [address, "0x60006000fd"])  # PUSH1 0 PUSH1 0 REVERT
+    tx_hash = w3.eth.send_transaction({"from": w3.eth.accounts[6], "to": address, "value": 10**16, "gas": 50_000})
+    assert w3.eth.wait_for_transaction_receipt(tx_hash).status == 0
+    w3.provider.make_request("anvil_setCode", [address, "0x"])
+    ok = w3.eth.send_transaction({"from": w3.eth.accounts[6], "to": address, "value": 2 * 10**16})
+    w3.eth.wait_for_transaction_receipt(ok)
+    assert _step("local-a").recorded == 1  # only the successful one
+    _mine(w3, CONFIRMATIONS)
+    _step("local-a")
+    assert _balance(custody, account["id"], "local-a", "eth")["activeBalance"] == "0.02"
+    assert w3.eth.get_balance(address) == 2 * 10**16
+
+
+def test_status_filters_keep_invoices_and_deposits_apart_and_a_reference_finds_its_invoice(custody):
+    account = _create_account(custody)
+    address = account["wallets"][0]["address"]
+    invoice = custody["signed"](
+        "POST",
+        "/api/v1/custody/invoices",
+        {"accountId": account["id"], "network": "local-a", "tokenCode": "usdt", "amount": "3", "reference": "ref-7"},
+    ).json_body["data"]
+    _token_transfer(custody, 31337, "usdt", address, 3_000_000)
+    _step("local-a")  # a pending deposit and a pending invoice now share the word "pending"
+    for path, kind in (
+        ("/api/v1/custody/invoices?status=pending", "invoice"),
+        (f"/api/v1/custody/invoices?status=pending&accountId={account['id']}", "invoice"),
+        ("/api/v1/custody/deposits?status=pending", "deposit"),
+        (f"/api/v1/custody/deposits?status=pending&accountId={account['id']}", "deposit"),
+    ):
+        answer = custody["signed"]("GET", path)
+        assert answer.status_code == 200, (path, answer.json_body)
+        [record] = answer.json_body["data"]["data"]
+        assert ("reference" in record) == (kind == "invoice") and answer.json_body["data"]["pagination"]["total"] == 1
+    found = custody["signed"]("GET", "/api/v1/custody/invoices?reference=ref-7").json_body["data"]
+    assert [i["id"] for i in found["data"]] == [invoice["id"]]
+    assert custody["signed"]("GET", "/api/v1/custody/invoices?reference=nope").json_body["data"]["data"] == []
+
+
+def test_a_node_answering_no_receipt_for_a_canonical_block_reverts_nothing(custody, monkeypatch):
+    account = _create_account(custody)
+    _token_transfer(custody, 31337, "usdt", account["wallets"][0]["address"], 2_000_000)
+    _step("local-a")
+    _mine(custody["w3"][31337], CONFIRMATIONS)
+    real = watcher.batch
+
+    def lagging(network, calls):
+        answers = real(network, calls)
+        return [None if method == "eth_getTransactionReceipt" else a for (method, _), a in zip(calls, answers)]
+
+    monkeypatch.setattr(watcher, "batch", lagging)
+    report = _step("local-a")
+    assert report.reverted == 0 and report.credited == 0  # no verdict: its block is still canonical
+    monkeypatch.setattr(watcher, "batch", real)
+    assert _step("local-a").credited == 1
+    assert _events("deposit.reverted") == []
+
+
+def test_zero_value_and_earlier_transfers_do_not_touch_an_invoice(custody):
+    account = _create_account(custody)
+    address = account["wallets"][0]["address"]
+    _token_transfer(custody, 31337, "usdt", address, 1_500_000)  # mined before the invoice exists
+    # The watcher has seen the head but not scanned it yet (it lags): the transfer is found after the invoice.
+    head = custody["w3"][31337].eth.block_number
+    aws.table("custody").update_item(
+        Key=watcher.cursor_key(31337), UpdateExpression="SET head = :h", ExpressionAttributeValues={":h": head}
+    )
+    invoice = custody["signed"](
+        "POST",
+        "/api/v1/custody/invoices",
+        {"accountId": account["id"], "network": "local-a", "tokenCode": "usdt", "amount": "1.5", "reference": "later"},
+    ).json_body["data"]
+    _token_transfer(custody, 31337, "usdt", address, 0)  # anyone can send 0: it must not fail the invoice
+    _step("local-a")
+    _mine(custody["w3"][31337], CONFIRMATIONS)
+    _step("local-a")
+    assert (
+        custody["signed"]("GET", f"/api/v1/custody/invoices/{invoice['id']}").json_body["data"]["status"] == "pending"
+    )
+    [credited] = _events("deposit.wallet.credited")
+    assert "invoiceId" not in credited["data"]
+    assert len(_events("deposit.wallet.pending_confirmation")) == 1
+
+
+def test_an_invoice_create_with_an_idempotency_key_is_one_invoice(custody, api):
+    from datetime import UTC, datetime
+
+    from scripts.dompet_sign import signed_headers  # type: ignore[import-not-found]
+
+    account = _create_account(custody)
+    tenant = custody["tenant"]
+    body = json.dumps(
+        {"accountId": account["id"], "network": "local-a", "tokenCode": "eth", "amount": "0.5", "reference": "idem-1"}
+    ).encode()
+    answers = []
+    for _ in range(2):
+        stamp = datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+        headers = signed_headers(
+            tenant.appId, tenant.appSecret, "POST", "http://x/api/v1/custody/invoices", body, timestamp=stamp
+        )
+        headers.update({"Content-Type": "application/json", "Idempotency-Key": "key-1"})
+        answers.append(api.post("/api/v1/custody/invoices", headers=headers, body=body))
+    assert [a.status_code for a in answers] == [200, 200]
+    assert answers[0].json_body == answers[1].json_body
+    assert answers[1].headers.get("Idempotent-Replayed") == "true"
+    assert custody["signed"]("GET", "/api/v1/custody/invoices").json_body["data"]["pagination"]["total"] == 1
