@@ -786,3 +786,48 @@ def test_an_invoice_create_with_an_idempotency_key_is_one_invoice(custody, api):
     assert answers[0].json_body == answers[1].json_body
     assert answers[1].headers.get("Idempotent-Replayed") == "true"
     assert custody["signed"]("GET", "/api/v1/custody/invoices").json_body["data"]["pagination"]["total"] == 1
+
+
+def test_custody_events_are_delivered_signed_to_the_apps_receiver(custody, monkeypatch):
+    """The events go through the outbox like every event: delivered to the app's URL, signed, verifiable."""
+    import base64
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    from app import app
+    from devtools.workers import WorkerRunner
+    from tests.integration.test_webhooks import Receiver
+
+    monkeypatch.setenv("DOMPET_WEBHOOK_ALLOWLIST", "127.0.0.1/32")
+    settings.load_settings.cache_clear()
+    receiver = Receiver()
+    try:
+        assert custody["signed"]("PUT", "/api/v1/webhooks/settings", {"url": receiver.url}).status_code == 200
+        account = _create_account(custody)
+        _token_transfer(custody, 31337, "usdt", account["wallets"][0]["address"], 250_000)
+        _step("local-a")
+        _mine(custody["w3"][31337], CONFIRMATIONS)
+        _step("local-a")
+        runner = WorkerRunner(app, region="us-east-1", poll_wait_s=0)
+        [source] = [q for q in runner.queues if q.name == "deliver_webhook"]
+        for _ in range(20):
+            if runner.poll_once(source) == 0 and len(receiver.received) >= 3:
+                break
+        types = [json.loads(r["body"])["type"] for r in receiver.received]
+        assert types == ["account.created", "deposit.wallet.pending_confirmation", "deposit.wallet.credited"]
+        key = custody["signed"]("GET", "/api/v1/webhooks/public-key").json_body["data"]["publicKey"]
+        for got in receiver.received:
+            headers, body = got["headers"], got["body"]
+            envelope = json.loads(body)
+            assert headers["X-Service-Event-Id"] == envelope["id"] and envelope["apiVersion"] == "2025-06-22"
+            content = f"{envelope['id']}.{headers['X-Service-Timestamp']}.".encode() + body
+            Ed25519PublicKey.from_public_bytes(base64.b64decode(key)).verify(
+                base64.b64decode(headers["X-Service-Signature"]), content
+            )
+        credited = json.loads(receiver.received[2]["body"])
+        assert (
+            credited["data"]["credit"]["amount"] == 0.25
+            and credited["data"]["tokenTransfer"]["amountInDecimals"] == "250000"
+        )
+    finally:
+        receiver.server.shutdown()
