@@ -6,7 +6,9 @@ from typing import Any
 
 from chalice import Blueprint, Rate
 
-from chalicelib.platform.consumers import scheduled
+from chalicelib.platform import resources
+from chalicelib.platform.consumers import scheduled, sqs_batch
+from chalicelib.platform.settings import load_settings
 
 bp = Blueprint(__name__)
 
@@ -29,3 +31,10 @@ def expire_invoices(event: Any) -> None:
     from chalicelib.custody import invoices
 
     scheduled("expire_invoices", event, invoices.expire_due)
+
+
+@bp.on_sqs_message(queue=resources.queue_name(load_settings().stage, "custody-withdrawals"), batch_size=1)
+def send_withdrawals(event: Any) -> Any:
+    from chalicelib.custody import sending
+
+    return sqs_batch("send_withdrawals", event, lambda body: sending.process(str(body["withdrawalId"])))

@@ -119,7 +119,11 @@ def _make(key_scope: str, key_id: str) -> CustodyKey:
             ),
             aws.Condition("keyId = :k", values={":k": key_id}),
         )
-        aws.write(ready)
+        # By key id: how the cosigner recognises a custody key (it then signs only what custody/policy.py allows).
+        by_id = aws.put(
+            "key-id", TABLE, {"pk": f"KEYID#{key_id}", "sk": "KEY", "scope": key_scope, "address": material.address}
+        )
+        aws.transact([ready, by_id])
     except BaseException:
         try:
             aws.write(

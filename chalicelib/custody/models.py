@@ -228,3 +228,64 @@ class WatcherStatus(BaseModel):
 
 
 __all__ = ["PageQuery"]
+
+
+class CreateWithdrawalRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    accountId: str = Field(max_length=64)
+    network: str = Field(max_length=40)
+    tokenCode: str = Field(max_length=20)
+    to: str = Field(max_length=42, description="The recipient's address.")
+    amount: str = Field(max_length=100, description='Human units, a decimal string such as "12.5".')
+    reference: str | None = Field(None, min_length=1, max_length=128, description="Your reference; unique per app.")
+
+
+WithdrawalStatus = Literal["pending", "sending", "sent", "success", "failed"]
+
+
+class Withdrawal(BaseModel):
+    id: str
+    accountId: str
+    status: WithdrawalStatus
+    network: str
+    chainId: int
+    tokenCode: str
+    amount: str
+    amountInDecimals: str
+    fee: str = Field(description="Charged on top of the amount; none today.")
+    from_: str = Field(alias="from", description="The account's deposit address the amount is paid from.")
+    to: str
+    reference: str | None
+    txHash: str | None
+    failedReason: str | None
+    createdAt: str
+    updatedAt: str
+    sentAt: str | None
+    completedAt: str | None
+    failedAt: str | None
+
+    model_config = ConfigDict(populate_by_name=True)
+
+
+class WithdrawalPage(BaseModel):
+    data: list[Withdrawal]
+    pagination: Pagination
+
+
+class WithdrawalListQuery(page_query(10)):  # type: ignore[misc]
+    accountId: str | None = Field(None, max_length=64)
+    status: WithdrawalStatus | None = None
+
+
+class Allowlist(BaseModel):
+    enabled: bool = Field(description="When true, withdrawals may only go to `addresses`.")
+    addresses: list[str]
+    updatedAt: str | None = None
+
+
+class AllowlistRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool
+    addresses: list[str] = Field(default_factory=list, max_length=1000)

@@ -7,8 +7,11 @@ from chalice import Blueprint
 from chalicelib.auth import guards
 from chalicelib.custody import service
 from chalicelib.custody.models import (
+    Allowlist,
+    AllowlistRequest,
     CreateAccountRequest,
     CreateInvoiceRequest,
+    CreateWithdrawalRequest,
     CustodyAccount,
     CustodyAccountListQuery,
     CustodyAccountPage,
@@ -22,6 +25,9 @@ from chalicelib.custody.models import (
     InvoicePage,
     JournalEntryPage,
     WatcherStatus,
+    Withdrawal,
+    WithdrawalListQuery,
+    WithdrawalPage,
 )
 from chalicelib.platform.pagination import page_query
 from chalicelib.platform.router import Call, Reply, route
@@ -56,7 +62,7 @@ def list_tokens(call: Call) -> Reply:
     description="Idempotent per app and subId: a repeat answers the same account (message `account exists`) "
     "and emits no second `account.created`.",
     message="account created",
-    error_statuses=(409, 503),
+    error_statuses=(409, 502, 503),
 )
 def create_account(call: Call) -> Reply:
     account, created = service.create_account(call.principal, call.body.subId, call.body.poolType)
@@ -209,3 +215,80 @@ def get_deposit(call: Call) -> Reply:
 )
 def get_watcher(call: Call) -> Reply:
     return Reply(service.watcher_status(call.path_params["network"]))
+
+
+@route(
+    bp,
+    "/api/v1/custody/withdrawals",
+    "POST",
+    summary="Request a withdrawal from an account's balance",
+    tag=TAG,
+    guard=guards.signed_request,
+    body=CreateWithdrawalRequest,
+    response=Withdrawal,
+    message="withdrawal created",
+    error_statuses=(404, 409, 422),
+    idempotent=True,
+    description="The amount moves from `activeBalance` to `heldBalance` at once (422 `INSUFFICIENT_BALANCE` and "
+    "nothing recorded when it is not there); the withdrawal is then sent on chain from the account's deposit "
+    "address. Honours `Idempotency-Key`.",
+)
+def create_withdrawal(call: Call) -> Reply:
+    return Reply(service.create_withdrawal(call.principal, call.body), "withdrawal created")
+
+
+@route(
+    bp,
+    "/api/v1/custody/withdrawals",
+    "GET",
+    summary="The app's withdrawals, newest first",
+    tag=TAG,
+    guard=guards.signed_request,
+    query=WithdrawalListQuery,
+    response=WithdrawalPage,
+    error_statuses=(404,),
+)
+def list_withdrawals(call: Call) -> Reply:
+    return Reply(service.withdrawal_page(call.principal, call.query))
+
+
+@route(
+    bp,
+    "/api/v1/custody/withdrawals/{withdrawalId}",
+    "GET",
+    summary="One withdrawal",
+    tag=TAG,
+    guard=guards.signed_request,
+    response=Withdrawal,
+    error_statuses=(404,),
+)
+def get_withdrawal(call: Call) -> Reply:
+    return Reply(service.withdrawal(call.principal, call.path_params["withdrawalId"]))
+
+
+@route(
+    bp,
+    "/api/v1/custody/withdrawal-allowlist",
+    "GET",
+    summary="The app's withdrawal destination allowlist",
+    tag=TAG,
+    guard=guards.signed_request,
+    response=Allowlist,
+)
+def get_allowlist(call: Call) -> Reply:
+    return Reply(service.allowlist(call.principal))
+
+
+@route(
+    bp,
+    "/api/v1/custody/withdrawal-allowlist",
+    "PUT",
+    summary="Set the app's withdrawal destination allowlist",
+    tag=TAG,
+    guard=guards.signed_request,
+    body=AllowlistRequest,
+    response=Allowlist,
+    message="allowlist saved",
+)
+def put_allowlist(call: Call) -> Reply:
+    return Reply(service.set_allowlist(call.principal, call.body), "allowlist saved")

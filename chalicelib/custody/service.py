@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from chalicelib.custody import accounts, deposits, invoices, ledger, watcher
+from chalicelib.custody import accounts, deposits, invoices, ledger, limits, watcher, withdrawals
 from chalicelib.custody.models import (
+    Allowlist,
+    AllowlistRequest,
     CreateInvoiceRequest,
+    CreateWithdrawalRequest,
     CustodyAccount,
     CustodyAccountListQuery,
     CustodyAccountPage,
@@ -21,6 +24,9 @@ from chalicelib.custody.models import (
     JournalEntry,
     JournalEntryPage,
     WatcherStatus,
+    Withdrawal,
+    WithdrawalListQuery,
+    WithdrawalPage,
 )
 from chalicelib.custody.store import get
 from chalicelib.custody.tokens import all_accepted
@@ -171,3 +177,34 @@ def _head(chain_id: int) -> int | None:
     network = registry().by_chain_id(chain_id)
     cursor = get(**watcher.cursor_key(chain_id)) if network else None
     return int(cursor["head"]) if cursor and "head" in cursor else None
+
+
+def create_withdrawal(app: App, request: CreateWithdrawalRequest) -> Withdrawal:
+    record = withdrawals.create(
+        app, request.accountId, request.network, request.tokenCode, request.to, request.amount, request.reference
+    )
+    return Withdrawal.model_validate(withdrawals.public(record))
+
+
+def withdrawal(app: App, withdrawal_id: str) -> Withdrawal:
+    return Withdrawal.model_validate(withdrawals.public(withdrawals.of_app(app.appId, withdrawal_id)))
+
+
+def withdrawal_page(app: App, query: WithdrawalListQuery) -> WithdrawalPage:
+    if query.accountId is not None:
+        accounts.of_app(app.appId, query.accountId)
+    records, total = withdrawals.page(app.appId, query.accountId, query.status, query)
+    return WithdrawalPage(
+        data=[Withdrawal.model_validate(withdrawals.public(r)) for r in records], pagination=pagination(total, query)
+    )
+
+
+def allowlist(app: App) -> Allowlist:
+    return Allowlist.model_validate(limits.allowlist(app.appId))
+
+
+def set_allowlist(app: App, request: AllowlistRequest) -> Allowlist:
+    from chalicelib.platform.chain import checksum_address
+
+    addresses = [checksum_address(a, f"addresses[{i}]") for i, a in enumerate(request.addresses)]
+    return Allowlist.model_validate(limits.set_allowlist(app.appId, request.enabled, addresses))

@@ -103,7 +103,10 @@ def step(network: Network) -> StepReport | None:
             _scan(network, report)
         except RangeError as exc:
             report.notes.append(str(exc))
-        _confirm(network, report)
+        try:
+            _confirm(network, report)
+        except RangeError as exc:  # a block of the re-check could not be read: no verdict this step
+            report.notes.append(str(exc))
         _save_head(network.chainId, report.head)
         return report
     finally:
@@ -423,14 +426,14 @@ def _check(
         if gone and deposits.revert(deposit, account):
             report.reverted += 1
         return
-    if receipt.get("status") != "0x1" or not _log_matches(deposit, receipt):
-        if deposits.revert(deposit, account):  # mined again, but failing or not paying the address
-            report.reverted += 1
-        return
     height = _quantity(receipt["blockNumber"])
     block = canonical.get(height)
     if block is None or block["hash"] != receipt["blockHash"]:
         return  # the node's view is moving: next step
+    if receipt.get("status") != "0x1" or not _log_matches(deposit, receipt):
+        if deposits.revert(deposit, account):  # mined (canonically) again, but failing or not paying the address
+            report.reverted += 1
+        return
     if receipt["blockHash"] != deposit["blockHash"]:
         log_index = _log_index(deposit, receipt)
         deposits.follow(deposit, height, receipt["blockHash"], log_index)  # re-checked at its new height

@@ -22,7 +22,7 @@ class KmsSigner:
     def address(self) -> str:
         return _address(aws.key_alias(self.key_name))
 
-    def sign_digest(self, digest: bytes) -> bytes:
+    def sign_digest(self, digest: bytes, tx: object = None) -> bytes:
         from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
         from eth_keys.datatypes import Signature
 

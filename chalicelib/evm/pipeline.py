@@ -15,6 +15,7 @@ Refusals before the signature are ApiErrors with 4xx codes; nothing is signed or
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +23,7 @@ from chalicelib.evm import fees, nonces, tracking
 from chalicelib.evm.rpc import batch
 from chalicelib.evm.signer import Signer
 from chalicelib.evm.transactions import SignedTx, UnsignedTx, assemble, receipt, signing_hash
-from chalicelib.platform import deadline
+from chalicelib.platform import aws, deadline
 from chalicelib.platform.chain import RpcError, rpc_call
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.logging import log_failure, logger
@@ -62,8 +63,13 @@ def send(
     gas: int | None = None,
     gas_price: int | None = None,
     nonce: int | None = None,
+    allocation: nonces.Allocation | None = None,
+    also: Callable[[SignedTx], list[aws.TxItem]] | None = None,
 ) -> Sent:
-    """Send `call` from `signer` on `network`, recorded under `owner` (the list of transactions it belongs to)."""
+    """Send `call` from `signer` on `network`, recorded under `owner` (the list of transactions it belongs to).
+    `allocation`: a nonce the caller leased itself (it keeps the nonce across its own retries). `also`: the
+    caller's writes for the signed transaction, committed in the same transaction as the record (e.g. the custody
+    withdrawal it pays), so a signed transaction is recorded (and then broadcast) only together with them."""
     sender = signer.address
     estimate = {"to": call.to, "value": hex(call.value), "data": "0x" + call.data.hex()}
     quoted = fees.quote(network, sender, estimate, gas=gas, gas_price=gas_price, with_nonce=nonce is None)
@@ -71,8 +77,9 @@ def send(
         raise ApiError(
             422, INSUFFICIENT_FUNDS, f"Not enough {network.nativeSymbol} for the value plus gas on {network.name}"
         )
+    if allocation is not None:
+        nonce = allocation.nonce
     state = tracking.read_send_state(owner, sender, network.chainId, with_nonce=nonce is None)
-    allocation = None
     if nonce is None:
         allocation = nonces.allocate(sender, network.chainId, int(quoted.pending_nonce or 0), state.nonce_item)
         nonce = allocation.nonce
@@ -88,12 +95,12 @@ def send(
         max_priority_fee=quoted.fees.max_priority_fee,
     )
     try:
-        signed = assemble(tx, sender, signer.sign_digest(signing_hash(tx)))
+        signed = assemble(tx, sender, signer.sign_digest(signing_hash(tx), tx))
         body = receipt(signed)
     except BaseException:
         _release(allocation)
         raise
-    _record(owner, network, signed, kind, body, allocation, state.list_count)
+    _record(owner, network, signed, kind, body, allocation, state.list_count, also(signed) if also else [])
     _claim(signed)
     return _broadcast(network, signed, body, give_back=allocation is not None)
 
@@ -115,9 +122,10 @@ def _record(
     body: dict[str, Any],
     allocation: nonces.Allocation | None,
     list_count: int,
+    also: list[aws.TxItem],
 ) -> None:
     try:
-        tracking.record(owner, network, signed, kind, body, allocation, list_count)
+        tracking.record(owner, network, signed, kind, body, allocation, list_count, also)
     except tracking.SendExpiredError:
         raise  # the lease was recovered: the nonce is back already, nothing to undo
     except BaseException:

@@ -7,7 +7,10 @@ recovers to `address` before it records or broadcasts anything.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from chalicelib.evm.transactions import UnsignedTx
 
 
 class Signer(Protocol):
@@ -16,6 +19,8 @@ class Signer(Protocol):
         """The EIP-55 address whose key signs."""
         ...
 
-    def sign_digest(self, digest: bytes) -> bytes:
-        """A 65-byte signature r || s || recovery id (0 or 1, low s) over `digest` (32 bytes)."""
+    def sign_digest(self, digest: bytes, tx: UnsignedTx | None = None) -> bytes:
+        """A 65-byte signature r || s || recovery id (0 or 1, low s) over `digest` (32 bytes). `tx`: the
+        transaction `digest` is the signing hash of, for signers whose co-signer checks what it signs (the custody
+        policy, custody/policy.py)."""
         ...

@@ -98,6 +98,7 @@ def record(
     receipt: dict[str, Any],
     allocation: nonces.Allocation | None,
     list_count: int | None = None,
+    also_items: Sequence[aws.TxItem] = (),
 ) -> None:
     """Write the record (status `signing`) before the broadcast, in one transaction with the end of the
     nonce's lease (the record owns the nonce from here) and the Idempotency-Key's effect, then start the
@@ -129,6 +130,7 @@ def record(
     also = [aws.put("transaction", TABLE, {k: v for k, v in item.items() if v is not None})]
     if allocation is not None:
         also.append(nonces.commit_item(allocation))
+    also.extend(also_items)
     pinned = idempotency.effect_item({"txHash": signed.hash})
     if pinned is not None:
         also.append(pinned)

@@ -35,6 +35,7 @@ class PartyRequest(BaseModel):
     digest: str | None = Field(None, pattern=r"^[0-9a-f]{64}$")
     signers: tuple[int, int] | None = None
     secret0: str | None = None  # user party, signing: the user's secret0
+    policy: dict[str, Any] | None = None  # cosigner, signing for a custody key: what it checks (custody/policy.py)
 
 
 def execution_id(action: str, wallet_id: str, run_id: str) -> bytes:
@@ -106,6 +107,14 @@ def _sign(party: int, request: PartyRequest) -> dict[str, Any]:
         if wallet_id != request.walletId:
             return {"ok": False, "code": "SECRET0_REJECTED"}
     else:
+        if party == shares.COSIGNER:
+            from chalicelib.custody import policy
+
+            try:  # custody keys sign only what their records ask for, as this party reads them
+                policy.check(request.walletId, bytes.fromhex(request.digest), request.policy)
+            except policy.PolicyRefusedError as exc:
+                logger.warning("cosigner policy refused", extra={"walletId": request.walletId, "reason": exc.reason})
+                return {"ok": False, "code": "POLICY_REFUSED", "reason": exc.reason}
         key_share = shares.load_share(request.walletId, party)
     eid = execution_id("sign", request.walletId, request.runId)
     session = mpc.signing_session(eid, key_share, list(request.signers), bytes.fromhex(request.digest))
@@ -135,6 +144,10 @@ def _partial(request: PartyRequest) -> dict[str, Any]:
 
     if request.digest is None or request.signers != (shares.SIGNER, shares.COSIGNER):
         return {"ok": False, "code": "BAD_PARTY_REQUEST"}
+    from chalicelib.custody import policy
+
+    if policy.is_custody_key(request.walletId):  # custody keys sign only in full, checked by the policy
+        return {"ok": False, "code": "POLICY_REFUSED", "reason": "custody keys do not use presignatures"}
     digest = bytes.fromhex(request.digest)
     share = presignatures.consume(shares.COSIGNER, request.walletId, request.runId, digest)
     if share is None:

@@ -44,6 +44,7 @@ RUN_QUEUE_WAIT_S = 120.0
 COSIGNER_FUNCTION = "cosigner"
 USER_PARTY_FUNCTION = "user_party"
 DIGEST_LEN = 32
+POLICY_REFUSED = "POLICY_REFUSED"
 ONLINE_STEP_TIMEOUT_S = 3.0  # the cosigner's partial signature: one invocation and a few milliseconds of work
 
 
@@ -114,14 +115,25 @@ def import_key(wallet_id: str, aux_id: str, private_key: bytearray) -> KeyMateri
     return _finish_key(wallet_id, key_share, _answers(calls, deadline))
 
 
-def sign(wallet_id: str, address: str, digest: bytes, caller: str, secret0: str | None = None) -> bytes:
+def sign(
+    wallet_id: str,
+    address: str,
+    digest: bytes,
+    caller: str,
+    secret0: str | None = None,
+    policy: dict[str, Any] | None = None,
+) -> bytes:
     """65 bytes r || s || recovery id (low s) that `ecrecover`s to `address`.
 
     The caller checks `secret0` against the wallet first (wallets.provisioning); here it is
-    only passed on to the user party, which alone can open it.
+    only passed on to the user party, which alone can open it. `policy`: what the cosigner needs to check the
+    digest against its own reading of the records (custody keys: custody/policy.py); such runs sign in full.
     """
     if len(digest) != DIGEST_LEN:
         raise ValueError("digest must be 32 bytes")
+    if policy is not None:
+        with _run_slot():
+            return _sign(wallet_id, address, digest, caller, None, policy)
     if secret0 is None and load_settings().presign_pool_target > 0:
         signature = _sign_presigned(wallet_id, address, digest, caller)
         if signature is not None:
@@ -216,7 +228,9 @@ def _presign_until(wallet_id: str, wanted: int, time_left_s: Callable[[], float]
     return made
 
 
-def _sign(wallet_id: str, address: str, digest: bytes, caller: str, secret0: str | None) -> bytes:
+def _sign(
+    wallet_id: str, address: str, digest: bytes, caller: str, secret0: str | None, policy: dict[str, Any] | None = None
+) -> bytes:
     import dompet_mpc as mpc
 
     helper, party = (USER_PARTY_FUNCTION, shares.USER) if secret0 else (COSIGNER_FUNCTION, shares.COSIGNER)
@@ -232,6 +246,8 @@ def _sign(wallet_id: str, address: str, digest: bytes, caller: str, secret0: str
     }
     if secret0:
         request["secret0"] = secret0
+    if policy is not None:
+        request["policy"] = policy
     started = clock.monotonic()
     deadline = _deadline()
     try:
@@ -272,6 +288,8 @@ def _drive_party0(
         return drive(session, mailbox, deadline, alive=_peers_alive(calls))
     except RunFailedError as exc:
         logger.warning("mpc run failed", extra={"runId": run_id, "reason": exc.reason})
+        if exc.reason.endswith(POLICY_REFUSED):
+            raise MpcRunError(POLICY_REFUSED, "The cosigner's policy refused to sign this transaction") from None
         raise MpcRunError("SIGNER_UNAVAILABLE", "The signing parties could not complete the run") from None
     finally:
         mailbox.close()
@@ -281,7 +299,8 @@ def _peers_alive(calls: dict[str, Future[dict[str, Any]]]) -> Callable[[], None]
     def check() -> None:
         for name, call in calls.items():
             if call.done() and (call.exception() is not None or not call.result().get("ok")):
-                raise RunFailedError(f"{name} stopped")
+                refused = call.exception() is None and call.result().get("code") == POLICY_REFUSED
+                raise RunFailedError(f"{name} stopped" + (f": {POLICY_REFUSED}" if refused else ""))
 
     return check
 

@@ -181,6 +181,10 @@ TABLES: tuple[Table, ...] = (
         ),
     ),
     Table(
+        name="cosigner-policy",
+        purpose="The cosigner's own record of what it signed for custody withdrawals (one nonce per withdrawal).",
+    ),
+    Table(
         name="idempotency",
         purpose="Idempotency-Key reservations and the responses they replay.",
         ttl_attribute="expiresAt",
@@ -211,6 +215,12 @@ QUEUES: tuple[Queue, ...] = (
         purpose="Wallets whose presignature pool is below its low-water mark (new wallets, after use).",
         visibility_timeout_s=720,  # six times the refill's timeout
         max_receive_count=3,
+    ),
+    Queue(
+        name="custody-withdrawals",
+        purpose="Custody withdrawals to send and then to settle (delayed re-checks until success or failure).",
+        visibility_timeout_s=360,  # six times the worker's timeout
+        max_receive_count=10,
     ),
     Queue(
         name="webhook-deliveries",
@@ -285,7 +295,30 @@ FUNCTIONS: tuple[Function, ...] = (
             Grant("queue", "webhook-deliveries", "write"),
             Grant("secret", "webhook-signing-keys", "read"),
             Grant("table", "custody", "read_write"),
+            Grant("queue", "custody-withdrawals", "write"),
         ),
+    ),
+    Function(
+        name="send_withdrawals",
+        purpose="SQS: sends a custody withdrawal from the account's deposit address (party A of the custody key with "
+        "the cosigner, whose policy checks it), then settles it: debit on success, release on failure.",
+        grants=(
+            Grant("table", "custody", "read_write"),
+            Grant("table", "webhooks", "read_write"),
+            Grant("queue", "webhook-deliveries", "write"),
+            Grant("queue", "custody-withdrawals", "read_write"),
+            Grant("table", "wallet-transactions", "read_write"),
+            Grant("table", "nonces", "read_write"),
+            Grant("queue", "tx-tracker", "write"),
+            Grant("table", "signer-shares", "read"),
+            Grant("table", "mpc-mailbox", "read_write"),
+            Grant("table", "signing-audit", "read_write"),
+            Grant("key", "share-a", "decrypt"),
+            Grant("function", "cosigner", "invoke"),
+        ),
+        consumes=("custody-withdrawals",),
+        timeout_s=60,
+        memory_mb=1769,  # party A's share of a full signing run
     ),
     Function(
         name="watch_deposits",
@@ -364,6 +397,8 @@ FUNCTIONS: tuple[Function, ...] = (
         grants=(
             Grant("table", "cosigner-shares", "read_write"),
             Grant("table", "cosigner-presignatures", "read_write"),
+            Grant("table", "custody", "read"),  # its own reading of custody withdrawals and keys (policy)
+            Grant("table", "cosigner-policy", "read_write"),
             Grant("table", "aux-pool", "read"),
             Grant("table", "mpc-mailbox", "read_write"),
             Grant("key", "share-b", "encrypt_decrypt"),

@@ -114,6 +114,30 @@ class Settings(BaseSettings):
         description="How long one run of the deposit watcher keeps scanning (passes every few seconds; 0: one pass).",
     )
 
+    withdrawal_limits: str = Field(
+        "{}",
+        max_length=4000,
+        description="Custody withdrawal limits per app and token code, human units: "
+        '`{"usdt": {"perWithdrawal": "1000", "perDay": "5000"}}`; a token not named has none.',
+    )
+
+    @field_validator("withdrawal_limits")
+    @classmethod
+    def _limits(cls, value: str) -> str:
+        import json
+        import re as re_
+
+        parsed = json.loads(value)
+        if not isinstance(parsed, dict):
+            raise ValueError("a JSON object of token codes")
+        for code, limits in parsed.items():
+            if not isinstance(limits, dict) or set(limits) - {"perWithdrawal", "perDay"}:
+                raise ValueError(f"{code}: perWithdrawal and/or perDay")
+            for text in limits.values():
+                if not isinstance(text, str) or not re_.fullmatch(r"[0-9]{1,40}(\.[0-9]{1,36})?", text):
+                    raise ValueError(f"{code}: limits are decimal strings")
+        return value
+
     @field_validator("webhook_allowlist")
     @classmethod
     def _cidrs(cls, value: str) -> str:

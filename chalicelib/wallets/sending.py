@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from chalicelib.auth.models import WalletPrincipal
 from chalicelib.evm import abi, pipeline, tokens
 from chalicelib.evm.pipeline import Call, Sent
+from chalicelib.evm.transactions import UnsignedTx
 from chalicelib.platform import amounts, erc20
 from chalicelib.platform.amounts import parse_amount
 from chalicelib.platform.chain import checksum_address
@@ -58,7 +59,7 @@ class MpcWalletSigner:
     def address(self) -> str:
         return self.wallet.address
 
-    def sign_digest(self, digest: bytes) -> bytes:
+    def sign_digest(self, digest: bytes, tx: UnsignedTx | None = None) -> bytes:
         return provisioning.sign_digest(self.principal, digest, self.secret, self.wallet)
 
 

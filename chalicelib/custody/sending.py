@@ -1,0 +1,463 @@
+"""The withdrawal worker: pays a withdrawal on chain from the account's own deposit address, then settles it.
+
+The spending address is the account's deposit address (a SimpleAccount of the pool's custody key): the key's own
+address (the pool's gas wallet, funded with the native coin by the operator) calls `execute` on it, so funds
+never need sweeping and each account's money stays at its own address (docs/custody.md, "Withdrawals").
+A deposit address not yet on chain is deployed first by the factory's `createAccount`, sent from the same
+address just before (nonce order puts it first).
+
+`process(id)` (SQS `custody-withdrawals`, also re-queued with delays):
+* `pending` → `sending` under a lease (a worker that died leaves a lease that runs out; the next one retries);
+* the nonce is leased once per withdrawal and kept on its record, so a retry signs at the same nonce (the
+  cosigner signs one nonce per withdrawal, policy.py);
+* the signed transaction is recorded (evm tracking) in ONE transaction with the withdrawal's move to `sent`
+  (`txHash`): never broadcast without that record, never recorded twice;
+* `sent`: the EVM tracker follows the transaction; once it is mined with the network's confirmations (block hash
+  re-checked) the held amount is debited (`withdraw.success`); reverted, refused, or its nonce used by another
+  transaction: the hold is released (`withdraw.failed`); dropped before its broadcast: back to `pending`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any
+
+from chalicelib.custody import ledger, policy, withdrawals
+from chalicelib.custody.policy import deploy_call, expected_call
+from chalicelib.custody.store import TABLE, Event, Plan, commit, get, status_keys
+from chalicelib.custody.tokens import Accepted, accepted
+from chalicelib.evm import nonces, pipeline, tracking
+from chalicelib.evm.transactions import UnsignedTx
+from chalicelib.mpc.service import MpcRunError
+from chalicelib.platform import aws, clock
+from chalicelib.platform.chain import RpcError, rpc_call
+from chalicelib.platform.errors import ApiError
+from chalicelib.platform.logging import logger
+from chalicelib.platform.networks import Network
+
+LEASE_S = nonces.LEASE_S  # a worker holds a withdrawal as long as a send may hold its nonce
+CHECK_DELAYS_S = (2, 4, 8, 15, 30, 60, 120, 300, 900)
+EXECUTE_GAS = 200_000  # estimated against an undeployed account the call would look free: fixed instead
+DEPLOY_GAS = 400_000
+GAS_RETRIES = 10  # the gas wallet without native coin: retried this many times (a minute apart), then failed
+
+
+@dataclass(frozen=True)
+class CustodySigner:
+    """The pool's custody key as an evm.Signer: A with the cosigner, which checks the transaction (policy.py)."""
+
+    key_id: str
+    key_address: str
+    kind: str
+    withdrawal_id: str
+
+    @property
+    def address(self) -> str:
+        return self.key_address
+
+    def sign_digest(self, digest: bytes, tx: UnsignedTx | None = None) -> bytes:
+        from chalicelib.mpc import service as mpc
+
+        if tx is None:
+            raise ValueError("custody keys sign transactions only")
+        payload = {"kind": self.kind, "id": self.withdrawal_id, "tx": policy.describe(tx)}
+        return mpc.sign(self.key_id, self.key_address, digest, "custody-withdrawals", policy=payload)
+
+
+def process(withdrawal_id: str) -> None:
+    record = get(**withdrawals.key(withdrawal_id))
+    if record is None or record["status"] in ("success", "failed"):
+        return
+    if record["status"] == "sent":
+        settle(record)
+        return
+    if record["status"] == "sending" and int(record.get("leaseUntil", 0)) > clock.epoch():
+        withdrawals.enqueue(withdrawal_id, 30)  # another worker holds it: look again later
+        return
+    record = _claim(record)
+    if record is None:
+        return
+    _send(record)
+
+
+def _claim(record: dict[str, Any]) -> dict[str, Any] | None:
+    attempt = int(record.get("attempts", 0)) + 1
+    now = clock.iso_now()
+    values = {
+        "status": "sending",
+        "attempts": attempt,
+        "leaseUntil": clock.epoch() + LEASE_S,
+        "updatedAt": now,
+        **status_keys("WITHDRAWAL", record["appId"], record["accountId"], "sending", record["createdAt"], record["id"]),
+    }
+    change = aws.update(
+        "withdrawal",
+        TABLE,
+        withdrawals.key(str(record["id"])),
+        aws.Changes(set=values),
+        aws.Condition(
+            "#s = :s AND attempts = :a",
+            {"#s": "status"},
+            {":s": record["status"], ":a": int(record.get("attempts", 0))},
+        ),
+    )
+    try:
+        aws.write(change)
+    except aws.ConditionFailedError:
+        return None  # another worker claimed it
+    return {**record, **values}
+
+
+def _send(record: dict[str, Any]) -> None:
+    pair = accepted(str(record["network"]), str(record["tokenCode"]))
+    network = pair.network
+    amount = int(record["amountInDecimals"])
+    deposit_address = str(record["fromAddress"])
+    key_address = str(record["keyAddress"])
+    try:
+        if not _holds(network, pair, deposit_address, amount):
+            _fail(record, "insufficient_funds_on_chain")
+            return
+        if _code(network, deposit_address) in ("0x", "", None):
+            _deploy(record, network, key_address)
+        allocation = _allocation(record, network, key_address)
+        if allocation is None:
+            return
+        signer = CustodySigner(str(record["keyId"]), key_address, "withdrawal", str(record["id"]))
+        call = pipeline.Call(deposit_address, 0, expected_call(record))
+        sent = pipeline.send(
+            network,
+            signer,
+            call,
+            owner=f"custody:{record['keyId']}",
+            kind="withdrawal",
+            gas=EXECUTE_GAS,
+            allocation=allocation,
+            also=lambda signed: [_sent_item(record, signed.hash)],
+        )
+        logger.info(
+            "withdrawal sent",
+            extra={"withdrawalId": record["id"], "hash": sent.signed.hash, "confirmed": sent.confirmed},
+        )
+        withdrawals.enqueue(str(record["id"]), CHECK_DELAYS_S[0])
+    except ApiError as exc:
+        _retry_or_fail(record, exc.code, exc.message)
+    except MpcRunError as exc:
+        _retry_or_fail(record, exc.code, exc.message)
+
+
+def _retry_or_fail(record: dict[str, Any], code: str, message: str) -> None:
+    if code == "POLICY_REFUSED":
+        # The cosigner read the records differently: never paid, kept held for an operator to look at.
+        logger.error("withdrawal refused by the cosigner's policy", extra={"withdrawalId": record["id"], "alert": True})
+        _fail(record, "policy_refused", release=False)
+        return
+    if code == pipeline.INSUFFICIENT_FUNDS and int(record.get("attempts", 0)) >= GAS_RETRIES:
+        _fail(record, "gas_wallet_unfunded")
+        return
+    logger.warning("withdrawal attempt failed; retried", extra={"withdrawalId": record["id"], "code": code})
+    _unclaim(record)
+    withdrawals.enqueue(str(record["id"]), 60 if code == pipeline.INSUFFICIENT_FUNDS else 10)
+
+
+def _unclaim(record: dict[str, Any]) -> None:
+    change = aws.update(
+        "withdrawal",
+        TABLE,
+        withdrawals.key(str(record["id"])),
+        aws.Changes(
+            set={
+                "status": "pending",
+                "leaseUntil": 0,
+                "updatedAt": clock.iso_now(),
+                **status_keys(
+                    "WITHDRAWAL", record["appId"], record["accountId"], "pending", record["createdAt"], record["id"]
+                ),
+            }
+        ),
+        aws.Condition(
+            "#s = :sending AND attempts = :a", {"#s": "status"}, {":sending": "sending", ":a": int(record["attempts"])}
+        ),
+    )
+    with contextlib.suppress(aws.ConditionFailedError):
+        aws.write(change)
+
+
+def _allocation(record: dict[str, Any], network: Network, sender: str) -> nonces.Allocation | None:
+    """The withdrawal's one nonce: leased on its first attempt and kept on its record; a later attempt takes the
+    same nonce again (given back by the failed attempt, or still leased to it)."""
+    pending = int(rpc_call(network, "eth_getTransactionCount", [sender, "pending"]), 16)
+    if "nonce" in record:
+        mine = int(record["nonce"])
+        held = nonces.Allocation(sender, network.chainId, mine, str(record["lease"]))
+        item = aws.table(nonces.TABLE).get_item(Key=nonces.key(sender, network.chainId), ConsistentRead=True)
+        if str(record["lease"]) in item.get("Item", {}).get("inflight", set()):
+            return held
+        again = nonces.allocate(sender, network.chainId, pending)
+        if again.nonce == mine:
+            return _keep(record, again)
+        nonces.release(again)
+        latest = int(rpc_call(network, "eth_getTransactionCount", [sender, "latest"]), 16)
+        if latest > mine:
+            # Its nonce was used by a transaction that is not recorded here: it may even be this withdrawal's own
+            # signature, broadcast by someone else. Neither retried nor released: held for review.
+            logger.error(
+                "withdrawal nonce used elsewhere; held for review", extra={"withdrawalId": record["id"], "alert": True}
+            )
+            _fail(record, "needs_review", release=False)
+            return None
+        _unclaim(record)
+        withdrawals.enqueue(str(record["id"]), 30)  # its nonce is still leased to an earlier attempt
+        return None
+    return _keep(record, nonces.allocate(sender, network.chainId, pending))
+
+
+def _keep(record: dict[str, Any], allocation: nonces.Allocation) -> nonces.Allocation:
+    change = aws.update(
+        "withdrawal",
+        TABLE,
+        withdrawals.key(str(record["id"])),
+        aws.Changes(set={"nonce": allocation.nonce, "lease": allocation.lease}),
+        aws.Condition(
+            "#s = :sending AND attempts = :a", {"#s": "status"}, {":sending": "sending", ":a": int(record["attempts"])}
+        ),
+    )
+    try:
+        aws.write(change)
+    except aws.ConditionFailedError:
+        nonces.release(allocation)
+        raise ApiError(409, "WITHDRAWAL_TAKEN", "Another worker took the withdrawal") from None
+    record["nonce"], record["lease"] = allocation.nonce, allocation.lease
+    return allocation
+
+
+def _deploy(record: dict[str, Any], network: Network, key_address: str) -> None:
+    assert network.accountFactory is not None
+    signer = CustodySigner(str(record["keyId"]), key_address, "deploy", str(record["id"]))
+    call = pipeline.Call(network.accountFactory, 0, deploy_call(key_address, str(record["accountId"])))
+    pipeline.send(network, signer, call, owner=f"custody:{record['keyId']}", kind="deploy", gas=DEPLOY_GAS)
+
+
+def _sent_item(record: dict[str, Any], tx_hash: str) -> aws.TxItem:
+    now = clock.iso_now()
+    return aws.update(
+        "withdrawal",
+        TABLE,
+        withdrawals.key(str(record["id"])),
+        aws.Changes(
+            set={
+                "status": "sent",
+                "txHash": tx_hash,
+                "sentAt": now,
+                "updatedAt": now,
+                **status_keys(
+                    "WITHDRAWAL", record["appId"], record["accountId"], "sent", record["createdAt"], record["id"]
+                ),
+            }
+        ),
+        aws.Condition(
+            "#s = :sending AND attempts = :a", {"#s": "status"}, {":sending": "sending", ":a": int(record["attempts"])}
+        ),
+    )
+
+
+def settle(record: dict[str, Any]) -> None:
+    """A sent withdrawal: success once mined with its confirmations; failed on proof it never paid."""
+    tx = tracking.get(str(record["txHash"]))
+    pair = accepted(str(record["network"]), str(record["tokenCode"]))
+    if tx is None:
+        withdrawals.enqueue(str(record["id"]), 30)
+        return
+    status = tx["status"]
+    if status == "mined":
+        if _confirmed(pair.network, tx):
+            _succeed(record, tx)
+        else:
+            _check_later(record)
+        return
+    if status == "failed":
+        _fail(record, "reverted" if "reverted" in str(tx.get("failedReason", "")) else "refused")
+        return
+    if status == "dropped":
+        if "before the broadcast" in str(tx.get("failedReason", "")):
+            _back_to_pending(record)  # never reached the chain: try again (at the same nonce)
+        else:
+            _fail(record, "nonce_used_by_another_transaction")
+        return
+    _check_later(record)
+
+
+def _confirmed(network: Network, tx: dict[str, Any]) -> bool:
+    try:
+        head = int(rpc_call(network, "eth_blockNumber", []), 16)
+        height = int(tx["blockNumber"])
+        block = rpc_call(network, "eth_getBlockByNumber", [hex(height), False])
+    except (ApiError, RpcError, TypeError, ValueError):
+        return False
+    canonical = isinstance(block, dict) and block.get("hash") == tx.get("blockHash")
+    return canonical and head - height + 1 >= max(network.confirmations, 1)
+
+
+def _check_later(record: dict[str, Any]) -> None:
+    checks = int(record.get("checks", 0))
+    with contextlib.suppress(aws.ConditionFailedError):
+        aws.write(
+            aws.update(
+                "withdrawal",
+                TABLE,
+                withdrawals.key(str(record["id"])),
+                aws.Changes(set={"checks": checks + 1}),
+                aws.Condition("#s = :sent", {"#s": "status"}, {":sent": "sent"}),
+            )
+        )
+    withdrawals.enqueue(str(record["id"]), CHECK_DELAYS_S[min(checks + 1, len(CHECK_DELAYS_S) - 1)])
+
+
+def _back_to_pending(record: dict[str, Any]) -> None:
+    change = aws.update(
+        "withdrawal",
+        TABLE,
+        withdrawals.key(str(record["id"])),
+        aws.Changes(
+            set={
+                "status": "pending",
+                "updatedAt": clock.iso_now(),
+                **status_keys(
+                    "WITHDRAWAL", record["appId"], record["accountId"], "pending", record["createdAt"], record["id"]
+                ),
+            },
+            remove=["txHash", "lease"],
+        ),
+        aws.Condition("#s = :sent AND txHash = :h", {"#s": "status"}, {":sent": "sent", ":h": record["txHash"]}),
+    )
+    with contextlib.suppress(aws.ConditionFailedError):
+        aws.write(change)
+        withdrawals.enqueue(str(record["id"]))
+
+
+def _succeed(record: dict[str, Any], tx: dict[str, Any]) -> None:
+    pair = accepted(str(record["network"]), str(record["tokenCode"]))
+    amount = int(record["amountInDecimals"])
+    now = clock.iso_now()
+
+    def plan() -> Plan:
+        balance, entry = ledger.post(
+            str(record["accountId"]),
+            pair,
+            ledger.Movement(held=-amount),
+            "debit",
+            "withdrawal paid on chain",
+            ("withdrawal", str(record["id"])),
+        )
+        change = aws.update(
+            "withdrawal",
+            TABLE,
+            withdrawals.key(str(record["id"])),
+            aws.Changes(
+                set={
+                    "status": "success",
+                    "completedAt": now,
+                    "updatedAt": now,
+                    "blockNumber": int(tx["blockNumber"]),
+                    "blockHash": tx["blockHash"],
+                    **status_keys(
+                        "WITHDRAWAL", record["appId"], record["accountId"], "success", record["createdAt"], record["id"]
+                    ),
+                }
+            ),
+            aws.Condition("#s = :sent", {"#s": "status"}, {":sent": "sent"}),
+        )
+        data = withdrawals.event_data(
+            {**record, "status": "success"}, pair, completedAt=now, transaction=_transaction(record, pair, tx)
+        )
+        event = Event(str(record["appId"]), "withdraw.success", f"withdraw.success:{record['id']}", data)
+        return Plan([change, balance], [entry], event)
+
+    with contextlib.suppress(aws.TransactionCancelledError):  # settled by another worker
+        commit(plan)
+
+
+def _fail(record: dict[str, Any], reason: str, release: bool = True) -> None:
+    """Definitively not paid: failed, and (unless held for review) the hold goes back to activeBalance."""
+    pair = accepted(str(record["network"]), str(record["tokenCode"]))
+    amount = int(record["amountInDecimals"])
+    now = clock.iso_now()
+
+    def plan() -> Plan:
+        items: list[aws.TxItem] = [
+            aws.update(
+                "withdrawal",
+                TABLE,
+                withdrawals.key(str(record["id"])),
+                aws.Changes(
+                    set={
+                        "status": "failed",
+                        "failedReason": reason,
+                        "failedAt": now,
+                        "updatedAt": now,
+                        "released": release,
+                        **status_keys(
+                            "WITHDRAWAL",
+                            record["appId"],
+                            record["accountId"],
+                            "failed",
+                            record["createdAt"],
+                            record["id"],
+                        ),
+                    }
+                ),
+                aws.Condition("#s = :was", {"#s": "status"}, {":was": record["status"]}),
+            )
+        ]
+        lists = []
+        if release:
+            balance, entry = ledger.post(
+                str(record["accountId"]),
+                pair,
+                ledger.Movement(active=amount, held=-amount),
+                "release",
+                f"withdrawal failed: {reason}",
+                ("withdrawal", str(record["id"])),
+            )
+            items.append(balance)
+            lists.append(entry)
+        data = withdrawals.event_data(
+            {**record, "status": "failed"}, pair, reason=reason, failedAt=now, released=release
+        )
+        event = Event(str(record["appId"]), "withdraw.failed", f"withdraw.failed:{record['id']}", data)
+        return Plan(items, lists, event)
+
+    with contextlib.suppress(aws.TransactionCancelledError):  # moved on meanwhile
+        commit(plan)
+
+
+def _transaction(record: dict[str, Any], pair: Accepted, tx: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "txHash": tx["hash"],
+        "chainId": pair.network.chainId,
+        "networkCode": pair.network.name,
+        "from": record["fromAddress"],
+        "to": record["to"],
+        "tokenAddress": pair.token.tokenAddress,
+        "tokenSymbol": pair.token.symbol,
+        "value": record["amountInDecimals"],
+        "valueDecimals": pair.token.decimals,
+        "blockchainType": "evm",
+        "blockNumber": int(tx["blockNumber"]),
+    }
+
+
+def _holds(network: Network, pair: Accepted, address: str, amount: int) -> bool:
+    from chalicelib.evm import abi
+
+    if pair.token.native:
+        return int(rpc_call(network, "eth_getBalance", [address, "latest"]), 16) >= amount
+    result = rpc_call(
+        network, "eth_call", [{"to": pair.token.tokenAddress, "data": "0x" + abi.balance_of(address).hex()}, "latest"]
+    )
+    return abi.decode_uint(abi.result_bytes(result)) >= amount
+
+
+def _code(network: Network, address: str) -> str:
+    return str(rpc_call(network, "eth_getCode", [address, "latest"]))

@@ -1,0 +1,311 @@
+"""Custody withdrawals on anvil: held at once, sent from the account's deposit address by the real custody key (the
+cosigner's policy checking every transaction), settled with the network's confirmations. Effects are checked on
+the chain (the recipient's balance) and in the ledger."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from eth_account import Account
+
+from chalicelib.custody import ledger, policy, sending, withdrawals
+from chalicelib.custody.store import get
+from chalicelib.evm import pipeline, tracking
+from chalicelib.platform import aws, settings
+from tests.integration.test_custody import (  # noqa: F401 - the fixture
+    CONFIRMATIONS,
+    _balance,
+    _create_account,
+    _events,
+    _mine,
+    _step,
+    _token_balance,
+    _token_transfer,
+    custody,
+)
+
+pytestmark = pytest.mark.integration
+
+
+def _funded_account(custody, usdt=0, eth=0, sub_id="payer"):
+    account = _create_account(custody, sub_id)
+    address = account["wallets"][0]["address"]
+    w3 = custody["w3"][31337]
+    if usdt:
+        _token_transfer(custody, 31337, "usdt", address, usdt)
+    if eth:
+        w3.eth.wait_for_transaction_receipt(
+            w3.eth.send_transaction({"from": w3.eth.accounts[7], "to": address, "value": eth})
+        )
+    _step("local-a")
+    _mine(w3, CONFIRMATIONS)
+    _step("local-a")
+    owner = get(f"ACCOUNT#{account['id']}", "ACCOUNT")["ownerAddress"]
+    w3.provider.make_request("anvil_setBalance", [owner, hex(10**19)])  # the pool's gas wallet
+    return account
+
+
+def _withdraw(custody, account, amount, token="usdt", to=None, **extra):
+    body = {
+        "accountId": account["id"],
+        "network": "local-a",
+        "tokenCode": token,
+        "to": to or Account.create().address,
+        "amount": amount,
+        **extra,
+    }
+    return custody["signed"]("POST", "/api/v1/custody/withdrawals", body)
+
+
+def _run(withdrawal_id, custody, rounds=6):
+    """What the SQS worker and the EVM tracker do, in turn, until the withdrawal settles."""
+    w3 = custody["w3"][31337]
+    for _ in range(rounds):
+        sending.process(withdrawal_id)
+        record = get(**withdrawals.key(withdrawal_id))
+        if record["status"] in ("success", "failed"):
+            return record
+        if record.get("txHash"):
+            w3.eth.wait_for_transaction_receipt(record["txHash"])
+            _mine(w3, CONFIRMATIONS)
+            tracking.check(record["txHash"])
+    return get(**withdrawals.key(withdrawal_id))
+
+
+def test_usdt_and_native_withdrawals_pay_exactly_once_with_their_events(custody):
+    account = _funded_account(custody, usdt=10_000_000, eth=10**18)
+    recipient = Account.create().address
+    answer = _withdraw(custody, account, "2.5", to=recipient, reference="w-1")
+    assert answer.status_code == 200, answer.json_body
+    withdrawal = answer.json_body["data"]
+    assert withdrawal["status"] == "pending" and withdrawal["amountInDecimals"] == "2500000"
+    balance = _balance(custody, account["id"], "local-a", "usdt")
+    assert balance["activeBalance"] == "7.5" and balance["heldBalance"] == "2.5"
+
+    record = _run(withdrawal["id"], custody)
+    assert record["status"] == "success", record
+    assert _token_balance(custody, 31337, "usdt", recipient) == 2_500_000  # on chain, exactly
+    assert _token_balance(custody, 31337, "usdt", account["wallets"][0]["address"]) == 7_500_000
+    balance = _balance(custody, account["id"], "local-a", "usdt")
+    assert balance["activeBalance"] == "7.5" and balance["heldBalance"] == "0"
+    sending.process(withdrawal["id"])  # a duplicate message: nothing more
+    assert _token_balance(custody, 31337, "usdt", recipient) == 2_500_000
+    [created] = _events("withdraw.created")
+    [success] = _events("withdraw.success")
+    assert (
+        created["id"] == f"withdraw.created:{withdrawal['id']}"
+        and success["id"] == f"withdraw.success:{withdrawal['id']}"
+    )
+    assert success["data"]["withdrawal"]["txHash"] == record["txHash"]
+    assert success["data"]["withdrawal"]["amount"] == 2.5 and success["data"]["withdrawal"]["to"] == recipient
+    assert success["data"]["debit"] == {
+        "tokenCode": "usdt",
+        "amount": 2.5,
+        "referenceType": "withdrawal",
+        "referenceId": withdrawal["id"],
+    }
+    shown = custody["signed"]("GET", f"/api/v1/custody/withdrawals/{withdrawal['id']}").json_body["data"]
+    assert shown["status"] == "success" and shown["txHash"] == record["txHash"] and shown["reference"] == "w-1"
+
+    w3 = custody["w3"][31337]
+    native_to = Account.create().address
+    native = _withdraw(custody, account, "0.3", token="eth", to=native_to).json_body["data"]
+    assert _run(native["id"], custody)["status"] == "success"
+    assert w3.eth.get_balance(native_to) == 3 * 10**17
+    assert _balance(custody, account["id"], "local-a", "eth")["activeBalance"] == "0.7"
+    stored = {
+        f"{b['network']}#{b['tokenCode']}": {f: int(b[f]) for f in ledger.FIELDS}
+        for b in ledger.balances(account["id"])
+    }
+    assert ledger.replay(account["id"]) == stored
+
+
+def test_over_balance_bad_input_and_limits_change_nothing(custody, monkeypatch):
+    account = _funded_account(custody, usdt=1_000_000)
+    cases = [
+        (_withdraw(custody, account, "1.000001"), 422, "INSUFFICIENT_BALANCE"),
+        (_withdraw(custody, account, "0"), 400, "INVALID_AMOUNT"),
+        (_withdraw(custody, account, "0.0000001"), 400, "INVALID_AMOUNT"),
+        (_withdraw(custody, account, "1", to="0x1234"), 400, None),
+        (_withdraw(custody, account, "1", token="doge"), 400, "UNKNOWN_TOKEN"),
+    ]
+    for answer, status, code in cases:
+        assert answer.status_code == status, answer.json_body
+        if code:
+            assert answer.json_body["data"]["code"] == code
+    monkeypatch.setenv("DOMPET_WITHDRAWAL_LIMITS", json.dumps({"usdt": {"perWithdrawal": "0.5", "perDay": "0.7"}}))
+    settings.load_settings.cache_clear()
+    assert _withdraw(custody, account, "0.6").json_body["data"]["code"] == "WITHDRAWAL_LIMIT_EXCEEDED"
+    assert _withdraw(custody, account, "0.5").status_code == 200
+    assert _withdraw(custody, account, "0.3").json_body["data"]["code"] == "DAILY_LIMIT_EXCEEDED"
+    allowed = Account.create().address
+    assert (
+        custody["signed"](
+            "PUT", "/api/v1/custody/withdrawal-allowlist", {"enabled": True, "addresses": [allowed]}
+        ).status_code
+        == 200
+    )
+    assert _withdraw(custody, account, "0.1").json_body["data"]["code"] == "DESTINATION_NOT_ALLOWED"
+    assert _withdraw(custody, account, "0.1", to=allowed).status_code == 200
+    balance = _balance(custody, account["id"], "local-a", "usdt")
+    assert balance["activeBalance"] == "0.4" and balance["heldBalance"] == "0.6"
+    listed = custody["signed"]("GET", "/api/v1/custody/withdrawals").json_body["data"]
+    assert listed["pagination"]["total"] == 2
+
+
+def test_ten_concurrent_withdrawals_against_a_balance_for_seven(custody):
+    account = _funded_account(custody, usdt=7_000_000)
+    with ThreadPoolExecutor(10) as pool:
+        answers = list(pool.map(lambda _: _withdraw(custody, account, "1"), range(10)))
+    codes = sorted(a.status_code for a in answers)
+    assert codes == [200] * 7 + [422] * 3, [a.json_body for a in answers]
+    assert all(a.json_body["data"]["code"] == "INSUFFICIENT_BALANCE" for a in answers if a.status_code == 422)
+    balance = _balance(custody, account["id"], "local-a", "usdt")
+    assert balance["activeBalance"] == "0" and balance["heldBalance"] == "7"
+    assert len(_events("withdraw.created")) == 7
+
+
+def test_a_reverting_withdrawal_fails_and_releases_its_hold(custody, monkeypatch):
+    account = _funded_account(custody, eth=10**17)
+    # The chain holds less than the ledger says (say, a deeper reorg than expected): the execute call reverts.
+    w3 = custody["w3"][31337]
+    address = account["wallets"][0]["address"]
+    w3.provider.make_request("anvil_setBalance", [address, hex(10**16)])
+    monkeypatch.setattr(sending, "_holds", lambda *a: True)  # past the worker's own funds check: the chain decides
+    withdrawal = _withdraw(custody, account, "0.05", token="eth").json_body["data"]
+    record = _run(withdrawal["id"], custody)
+    assert record["status"] == "failed" and record["failedReason"] == "reverted"
+    assert w3.eth.get_transaction_receipt(record["txHash"])["status"] == 0
+    balance = _balance(custody, account["id"], "local-a", "eth")
+    assert balance["activeBalance"] == "0.1" and balance["heldBalance"] == "0"
+    [failed] = _events("withdraw.failed")
+    assert failed["data"]["withdrawal"]["reason"] == "reverted" and failed["data"]["withdrawal"]["released"] is True
+
+
+def test_insufficient_funds_on_chain_fail_before_anything_is_signed(custody):
+    account = _funded_account(custody, eth=10**17)
+    custody["w3"][31337].provider.make_request("anvil_setBalance", [account["wallets"][0]["address"], "0x0"])
+    withdrawal = _withdraw(custody, account, "0.05", token="eth").json_body["data"]
+    record = _run(withdrawal["id"], custody)
+    assert record["status"] == "failed" and record["failedReason"] == "insufficient_funds_on_chain"
+    assert "txHash" not in record
+    assert _balance(custody, account["id"], "local-a", "eth")["activeBalance"] == "0.1"
+
+
+def test_the_cosigner_refuses_a_tampered_transaction(custody, monkeypatch):
+    """A compromised API function asks the cosigner to sign a payment to its own address: refused, nothing moves."""
+    account = _funded_account(custody, usdt=5_000_000)
+    thief = Account.create().address
+    withdrawal = _withdraw(custody, account, "1").json_body["data"]
+    real_call = policy.expected_call
+
+    def tampered(record):
+        return real_call({**record, "to": thief, "amountInDecimals": "5000000"})
+
+    monkeypatch.setattr(sending, "expected_call", tampered)  # what the (compromised) API side builds; the cosigner
+    sending.process(withdrawal["id"])  # builds its own from the record it reads itself
+    record = get(**withdrawals.key(withdrawal["id"]))
+    assert record["status"] == "failed" and record["failedReason"] == "policy_refused"
+    assert "txHash" not in record
+    assert _token_balance(custody, 31337, "usdt", thief) == 0
+    assert _token_balance(custody, 31337, "usdt", account["wallets"][0]["address"]) == 5_000_000
+    balance = _balance(custody, account["id"], "local-a", "usdt")
+    assert balance["heldBalance"] == "1", "held for review: never released on a policy refusal"
+
+    # Directly: a digest of another transaction, another destination, no policy at all.
+    from chalicelib.evm.transactions import UnsignedTx, signing_hash
+
+    key_id = record["keyId"]
+    tx = UnsignedTx(
+        chain_id=31337,
+        nonce=0,
+        to=record["fromAddress"],
+        value=0,
+        data=real_call(record),
+        gas=200_000,
+        max_fee=10**10,
+        max_priority_fee=10**9,
+    )
+    for payload, digest, reason in (
+        (None, signing_hash(tx), "a custody key signs only with a policy"),
+        ({"kind": "withdrawal", "id": record["id"], "tx": policy.describe(tx)}, b"\x01" * 32, "the digest"),
+    ):
+        with pytest.raises(policy.PolicyRefusedError, match=reason.split()[0]):
+            policy.check(key_id, digest, payload)
+
+
+def test_crash_points_never_send_twice_and_never_lose_the_hold(custody, monkeypatch):
+    account = _funded_account(custody, usdt=9_000_000)
+    recipient = Account.create().address
+
+    # 1. The worker dies after signing, before the record: nothing was broadcast; the retry signs at the same nonce.
+    first = _withdraw(custody, account, "1", to=recipient).json_body["data"]
+    real_record = tracking.record
+
+    def die(*args, **kwargs):
+        if args[3] != "withdrawal":  # the deposit address's deployment goes first, and goes through
+            return real_record(*args, **kwargs)
+        raise RuntimeError("crash before the record")
+
+    monkeypatch.setattr(tracking, "record", die)
+    with pytest.raises(RuntimeError):
+        sending.process(first["id"])
+    monkeypatch.setattr(tracking, "record", real_record)
+    record = get(**withdrawals.key(first["id"]))
+    assert record["status"] == "sending" and "txHash" not in record
+    aws.table("custody").update_item(
+        Key=withdrawals.key(first["id"]), UpdateExpression="SET leaseUntil = :z", ExpressionAttributeValues={":z": 0}
+    )  # its lease ran out
+    assert _run(first["id"], custody)["status"] == "success"
+    assert int(get(**withdrawals.key(first["id"]))["nonce"]) == int(record["nonce"]), "the same nonce"
+
+    # 2. The worker dies after the record, before the broadcast: the tracker broadcasts the recorded transaction.
+    second = _withdraw(custody, account, "2", to=recipient).json_body["data"]
+    real_broadcast = pipeline._broadcast
+
+    def die_before_broadcast(*args, **kwargs):
+        raise RuntimeError("crash before the broadcast")  # (the account is deployed by now: one send only)
+
+    monkeypatch.setattr(pipeline, "_broadcast", die_before_broadcast)
+    with pytest.raises(RuntimeError):
+        sending.process(second["id"])
+    monkeypatch.setattr(pipeline, "_broadcast", real_broadcast)
+    record = get(**withdrawals.key(second["id"]))
+    assert record["status"] == "sent" and tracking.get(record["txHash"])["status"] == "pending"  # claimed
+    w3 = custody["w3"][31337]
+    assert _unknown(w3, record["txHash"]), "never broadcast"
+    tracking.check(record["txHash"])  # the tracker broadcasts the recorded transaction (never a new one)
+    assert _run(second["id"], custody)["status"] == "success"
+
+    # 3. The worker dies right after the broadcast: the withdrawal is `sent`; it settles once.
+    third = _withdraw(custody, account, "3", to=recipient).json_body["data"]
+
+    def broadcast_then_die(*args, **kwargs):
+        real_broadcast(*args, **kwargs)
+        raise RuntimeError("crash after the broadcast")
+
+    monkeypatch.setattr(pipeline, "_broadcast", broadcast_then_die)
+    with pytest.raises(RuntimeError):
+        sending.process(third["id"])
+    monkeypatch.setattr(pipeline, "_broadcast", real_broadcast)
+    sending.process(third["id"])  # the redelivered message: settles, never sends again
+    assert _run(third["id"], custody)["status"] == "success"
+
+    assert _token_balance(custody, 31337, "usdt", recipient) == 6_000_000, "each paid exactly once"
+    balance = _balance(custody, account["id"], "local-a", "usdt")
+    assert balance["activeBalance"] == "3" and balance["heldBalance"] == "0"
+    stored = {
+        f"{b['network']}#{b['tokenCode']}": {f: int(b[f]) for f in ledger.FIELDS}
+        for b in ledger.balances(account["id"])
+    }
+    assert ledger.replay(account["id"]) == stored
+
+
+def _unknown(w3, tx_hash):
+    try:
+        w3.eth.get_transaction(tx_hash)
+        return False
+    except Exception:  # noqa: BLE001 - web3 raises TransactionNotFound
+        return True
