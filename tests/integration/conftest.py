@@ -89,3 +89,40 @@ def aa_chains() -> Iterator[AAChains]:
             )
             chains.processes[name] = (anvil, alto)
         yield chains
+
+
+CUSTODY_CONFIRMATIONS = 3
+
+
+@pytest.fixture
+def custody(aa_chains, tmp_path, monkeypatch, api, tenant, aux_sets):
+    """Both chains as custody networks (eth, usdt, erc20; CUSTODY_CONFIRMATIONS), the watcher starting at the next
+    block, two aux sets for custody keys, and `signed(method, path, body)` for Family S calls."""
+    from chalicelib.platform import networks, settings
+    from tests.unit.test_smart_accounts import call
+
+    w3 = {c["chainId"]: Web3(Web3.HTTPProvider(c["rpc"])) for c in aa_chains}
+    overrides = {
+        c["name"]: {
+            "confirmations": CUSTODY_CONFIRMATIONS,
+            "custodyStartBlock": w3[c["chainId"]].eth.block_number + 1,
+            "custodyTokens": [
+                {"tokenCode": "eth", "symbol": "ETH", "decimals": 18, "tokenAddress": ""},
+                {"tokenCode": "usdt", "symbol": "USDT", "decimals": 6, "tokenAddress": c["tokens"]["usdt"]},
+                {"tokenCode": "erc20", "symbol": "DTK", "decimals": 18, "tokenAddress": c["tokens"]["erc20"]},
+            ],
+        }
+        for c in aa_chains
+    }
+    path = aa_chains.write_networks(tmp_path / "networks.json", overrides)
+    monkeypatch.setenv("DOMPET_NETWORKS_FILE", str(path))
+    settings.load_settings.cache_clear()
+    networks.registry.cache_clear()
+    aux_sets(2)
+
+    def signed(method, path_, body=None):
+        return call(api, tenant, method, path_, body)
+
+    yield {"w3": w3, "chains": aa_chains, "signed": signed, "tenant": tenant}
+    settings.load_settings.cache_clear()
+    networks.registry.cache_clear()

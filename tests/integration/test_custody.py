@@ -17,11 +17,11 @@ from chalicelib.custody import accounts, deposits, invoices, keys, ledger, watch
 from chalicelib.custody.store import get
 from chalicelib.platform import aws, clock, networks, settings
 from chalicelib.platform.pagination import PageQuery
-from tests.unit.test_smart_accounts import call
+
+from tests.integration.conftest import CUSTODY_CONFIRMATIONS as CONFIRMATIONS
 
 pytestmark = pytest.mark.integration
 
-CONFIRMATIONS = 3
 _ERC20 = [
     {
         "name": "mint",
@@ -45,37 +45,6 @@ _ERC20 = [
         "outputs": [{"name": "", "type": "uint256"}],
     },
 ]
-
-
-@pytest.fixture
-def custody(aa_chains, tmp_path, monkeypatch, api, tenant, aux_sets):
-    from web3 import Web3
-
-    w3 = {c["chainId"]: Web3(Web3.HTTPProvider(c["rpc"])) for c in aa_chains}
-    overrides = {
-        c["name"]: {
-            "confirmations": CONFIRMATIONS,
-            "custodyStartBlock": w3[c["chainId"]].eth.block_number + 1,
-            "custodyTokens": [
-                {"tokenCode": "eth", "symbol": "ETH", "decimals": 18, "tokenAddress": ""},
-                {"tokenCode": "usdt", "symbol": "USDT", "decimals": 6, "tokenAddress": c["tokens"]["usdt"]},
-                {"tokenCode": "erc20", "symbol": "DTK", "decimals": 18, "tokenAddress": c["tokens"]["erc20"]},
-            ],
-        }
-        for c in aa_chains
-    }
-    path = aa_chains.write_networks(tmp_path / "networks.json", overrides)
-    monkeypatch.setenv("DOMPET_NETWORKS_FILE", str(path))
-    settings.load_settings.cache_clear()
-    networks.registry.cache_clear()
-    aux_sets(2)
-
-    def signed(method, path_, body=None):
-        return call(api, tenant, method, path_, body)
-
-    yield {"w3": w3, "chains": aa_chains, "signed": signed, "tenant": tenant}
-    settings.load_settings.cache_clear()
-    networks.registry.cache_clear()
 
 
 def _network(name):

@@ -14,7 +14,7 @@ from chalicelib.custody import ledger, policy, sending, withdrawals
 from chalicelib.custody.store import get
 from chalicelib.evm import pipeline, tracking
 from chalicelib.platform import aws, settings
-from tests.integration.test_custody import (  # noqa: F401 - the fixture
+from tests.integration.test_custody import (
     CONFIRMATIONS,
     _balance,
     _create_account,
@@ -23,7 +23,6 @@ from tests.integration.test_custody import (  # noqa: F401 - the fixture
     _step,
     _token_balance,
     _token_transfer,
-    custody,
 )
 
 pytestmark = pytest.mark.integration
