@@ -17,7 +17,6 @@ from chalicelib.custody import accounts, deposits, invoices, keys, ledger, watch
 from chalicelib.custody.store import get
 from chalicelib.platform import aws, clock, networks, settings
 from chalicelib.platform.pagination import PageQuery
-
 from tests.integration.conftest import CUSTODY_CONFIRMATIONS as CONFIRMATIONS
 
 pytestmark = pytest.mark.integration
