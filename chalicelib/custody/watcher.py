@@ -43,7 +43,9 @@ from chalicelib.platform.networks import Network
 TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
 KEEP_HASHES = 128  # block hashes the cursor keeps: how deep a reorg it can step back over
 REORG_WATCH_BLOCKS = 64  # how long credited deposits are still re-checked
-LEASE_S = 90
+LEASE_S = 60  # the function's timeout: a run that died frees its network for the next run
+STEP_MARGIN_S = 8.0  # a step stops recording (the cursor stays) when less than this is left of the invocation
+MAX_DUE_PER_STEP = 500  # deposits re-checked per step (the rest next step)
 
 
 @dataclass
@@ -162,6 +164,8 @@ def _scan(network: Network, report: StepReport) -> None:
     report.transfers = len(transfers)
     matches = _addressed(network, transfers)
     for transfer, account in _with_receipts(network, matches):
+        if _out_of_time():
+            raise RangeError("out of time: the range is scanned again next step (recorded deposits stay once)")
         if deposits.seen(transfer, account) in ("new", "again"):
             report.recorded += 1
     for header in headers:
@@ -382,11 +386,19 @@ def _with_receipts(
 def _confirm(network: Network, report: StepReport) -> None:
     from boto3.dynamodb.conditions import Key
 
-    watched = aws.table(TABLE).query(
-        KeyConditionExpression=Key("pk").eq(f"WATCH#{network.chainId}"), ConsistentRead=True
-    )["Items"]
+    request: dict[str, Any] = {
+        "KeyConditionExpression": Key("pk").eq(f"WATCH#{network.chainId}"),
+        "ConsistentRead": True,
+    }
     needed = max(network.confirmations, 1)
-    due = [w for w in watched if report.head - int(w["blockNumber"]) + 1 >= needed]
+    due: list[dict[str, Any]] = []
+    while len(due) < MAX_DUE_PER_STEP:
+        answer = aws.table(TABLE).query(**request)
+        due += [w for w in answer["Items"] if report.head - int(w["blockNumber"]) + 1 >= needed]
+        if "LastEvaluatedKey" not in answer:
+            break
+        request["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+    due = due[:MAX_DUE_PER_STEP]
     if not due:
         return
     records = {
@@ -399,23 +411,43 @@ def _confirm(network: Network, report: StepReport) -> None:
         | {int(d["blockNumber"]) for d in records.values()}
     )
     canonical = dict(zip(heights, _blocks(network, heights, full=False, allow_missing=True), strict=True))
+    owners = {
+        str(a["id"]): a
+        for a in aws.batch_get(
+            TABLE,
+            [{"pk": f"ACCOUNT#{i}", "sk": "ACCOUNT"} for i in sorted({str(r["accountId"]) for r in records.values()})],
+        )
+    }
     for watch in due:
+        if _out_of_time():
+            return
         deposit = records.get(str(watch["sk"]))
         if deposit is None or deposit["status"] not in ("pending", "credited"):
             with contextlib.suppress(Exception):
                 deposits.stop_watching(network.chainId, str(watch["sk"]))
             continue
-        _check(network, report, deposit, receipts.get(str(deposit["txHash"])), canonical)
+        account = owners.get(str(deposit["accountId"]))
+        if account is not None:
+            _check(network, report, deposit, account, receipts.get(str(deposit["txHash"])), canonical)
+
+
+def _out_of_time() -> bool:
+    from chalicelib.platform import deadline
+
+    left = deadline.remaining_s()
+    return left is not None and left < STEP_MARGIN_S
 
 
 def _check(
-    network: Network, report: StepReport, deposit: dict[str, Any], receipt: Any, canonical: dict[int, Any]
+    network: Network,
+    report: StepReport,
+    deposit: dict[str, Any],
+    account: dict[str, Any],
+    receipt: Any,
+    canonical: dict[int, Any],
 ) -> None:
     if isinstance(receipt, RpcError):
         return  # no verdict
-    account = get(f"ACCOUNT#{deposit['accountId']}", "ACCOUNT")
-    if account is None:
-        return
     credited = deposit["status"] == "credited"
     if receipt is None:
         # No receipt: proof that the transaction left the chain only if the deposit's block did too (a node that

@@ -117,13 +117,24 @@ def send_message(name: str, body: dict[str, Any], delay_s: int = 0, dead_letter:
 
 
 def batch_get(name: str, keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The items of up to 100 keys (absent ones left out), asking again for any DynamoDB leaves unprocessed."""
+    """The items of `keys` (absent ones left out; one request per 100), asking again for any left unprocessed."""
     return batch_get_tables({name: keys})[name]
 
 
 def batch_get_tables(keys: Mapping[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
-    """`batch_get` over several tables in one request: logical table name -> the items found (up to 100 keys in
-    all), consistent reads."""
+    """`batch_get` over several tables: logical table name -> the items found, consistent reads. One request per
+    100 keys (DynamoDB's limit)."""
+    total = sum(len(k) for k in keys.values())
+    if total > 100:
+        merged: dict[str, list[dict[str, Any]]] = {name: [] for name in keys}
+        flat = [(name, key) for name, table_keys in keys.items() for key in table_keys]
+        for start in range(0, total, 100):
+            chunk: dict[str, list[dict[str, Any]]] = {}
+            for name, key in flat[start : start + 100]:
+                chunk.setdefault(name, []).append(key)
+            for name, items in batch_get_tables(chunk).items():
+                merged[name] += items
+        return merged
     found: dict[str, list[dict[str, Any]]] = {name: [] for name in keys}
     asked = {name: table_keys for name, table_keys in keys.items() if table_keys}
     physical = {table(name).name: name for name in asked}

@@ -108,7 +108,7 @@ class Settings(BaseSettings):
         600, ge=0, le=86_400, description="Grace after an invoice's expiresAt in which a payment seen still pays it."
     )
     watch_loop_s: int = Field(
-        45,
+        52,
         ge=0,
         le=800,
         description="How long one run of the deposit watcher keeps scanning (passes every few seconds; 0: one pass).",

@@ -189,6 +189,24 @@ def test_lists_in_two_tables_read_their_counters_in_one_request(aws_env, monkeyp
     assert here.count() == 2 and there.count() == 2
 
 
+def test_batch_reads_of_more_than_100_keys_are_split(aws_env, monkeypatch):
+    """DynamoDB refuses a BatchGetItem of more than 100 keys (the custody watcher once asked for all its due
+    deposits in one): reads are split, across tables too."""
+    with aws.table("tenancy").batch_writer() as batch:
+        for i in range(150):
+            batch.put_item(Item={"pk": f"B#{i}", "sk": "X", "i": i})
+    requests = []
+    batch_get_item = aws.dynamodb_client().batch_get_item
+    monkeypatch.setattr(
+        aws.dynamodb_client(), "batch_get_item", lambda **kw: requests.append(kw) or batch_get_item(**kw)
+    )
+    keys = [{"pk": f"B#{i}", "sk": "X"} for i in range(160)]  # 10 of them absent
+    assert sorted(int(item["i"]) for item in aws.batch_get("tenancy", keys)) == list(range(150))
+    assert [sum(len(t["Keys"]) for t in r["RequestItems"].values()) for r in requests] == [100, 60]
+    found = aws.batch_get_tables({"tenancy": keys[:90], "user-ops": [{"pk": f"N#{i}", "sk": "X"} for i in range(30)]})
+    assert len(found["tenancy"]) == 90 and found["user-ops"] == []
+
+
 def test_a_cancelled_transaction_over_two_tables_changes_neither(aws_env):
     """moto is patched to back up only the items a transaction names (devtools/moto_patches.py): a failed
     condition still rolls every table back, including writes the transaction had applied before the failing item,
