@@ -403,8 +403,12 @@ def test_queue_consumers_read_the_stacks_queue(template: Template) -> None:
             assert arn == {"Fn::GetAtt": [_resource_id(template, "test", "queue", queue), "Arn"]}, function.name
             assert event["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"], function.name
             assert event["Properties"]["BatchSize"] == batch_sizes[function.name], function.name
-    # Trackers and deliveries take ten messages at a time; a presignature refill (seconds of proofs) takes one.
-    assert {name: size for name, size in batch_sizes.items() if size != 10} == {"refill_presignatures": 1}
+    # Trackers and deliveries take ten messages at a time; a presignature refill or a custody withdrawal (seconds of
+    # proofs each) takes one.
+    assert {name: size for name, size in batch_sizes.items() if size != 10} == {
+        "refill_presignatures": 1,
+        "send_withdrawals": 1,
+    }
 
 
 def test_function_names_limits_and_invoke_grants(template: Template) -> None:
@@ -423,14 +427,16 @@ def test_function_names_limits_and_invoke_grants(template: Template) -> None:
         }
         expected = {resources.function_name("test", g.name) for g in function.grants if g.kind == "function"}
         assert invokes == expected, function.name
-    # Only the API (and the presignature refill, party A like the API) reach the parties; the parties reach nobody.
+    # Only the API (and the presignature refill and the custody withdrawal worker, party A like the API) reach the
+    # parties; the parties reach nobody. The withdrawal worker reaches only the cosigner, whose policy checks it.
     assert {g.name for g in resources.function("api_handler").grants if g.kind == "function"} == {
         "cosigner",
         "user_party",
     }
     callers = {f.name for f in resources.FUNCTIONS if any(g.kind == "function" for g in f.grants)}
-    assert callers == {"api_handler", "refill_presignatures"}
-    assert {g.name for g in resources.function("refill_presignatures").grants if g.kind == "function"} == {"cosigner"}
+    assert callers == {"api_handler", "refill_presignatures", "send_withdrawals"}
+    for caller in ("refill_presignatures", "send_withdrawals"):
+        assert {g.name for g in resources.function(caller).grants if g.kind == "function"} == {"cosigner"}
 
 
 def test_no_function_reaches_both_parties_presignatures_or_shares(template: Template) -> None:

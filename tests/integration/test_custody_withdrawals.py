@@ -308,3 +308,24 @@ def _unknown(w3, tx_hash):
         return False
     except Exception:  # noqa: BLE001 - web3 raises TransactionNotFound
         return True
+
+
+def test_the_cosigner_enforces_limits_and_the_allowlist_on_its_own(custody, monkeypatch):
+    """Limits or the allowlist tightened after a withdrawal was accepted: the cosigner's own check refuses it (the
+    API function is not trusted to have checked)."""
+    account = _funded_account(custody, usdt=5_000_000)
+    over_limit = _withdraw(custody, account, "2").json_body["data"]
+    off_list = _withdraw(custody, account, "1").json_body["data"]
+    monkeypatch.setenv("DOMPET_WITHDRAWAL_LIMITS", json.dumps({"usdt": {"perWithdrawal": "1.5"}}))
+    settings.load_settings.cache_clear()
+    assert (
+        custody["signed"](
+            "PUT", "/api/v1/custody/withdrawal-allowlist", {"enabled": True, "addresses": [Account.create().address]}
+        ).status_code
+        == 200
+    )
+    for withdrawal in (over_limit, off_list):
+        sending.process(withdrawal["id"])
+        record = get(**withdrawals.key(withdrawal["id"]))
+        assert record["status"] == "failed" and record["failedReason"] == "policy_refused" and "txHash" not in record
+    assert _token_balance(custody, 31337, "usdt", account["wallets"][0]["address"]) == 5_000_000
