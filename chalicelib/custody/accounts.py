@@ -6,7 +6,7 @@ import uuid
 from typing import Any
 
 from chalicelib.custody import events, keys
-from chalicelib.custody.store import TABLE, Event, Plan, commit, get
+from chalicelib.custody.store import TABLE, Event, Plan, commit, get, listed
 from chalicelib.custody.tokens import NAMESPACE, custody_networks
 from chalicelib.platform import aws, clock
 from chalicelib.platform.errors import ApiError, not_found
@@ -116,12 +116,7 @@ def of_app(app_id: str, account_id: str) -> dict[str, Any]:
 
 
 def page(app_id: str, query: PageQuery) -> tuple[list[dict[str, Any]], int]:
-    entries, total = accounts_list(app_id).page(query)
-    ids = [str(e["accountId"]) for e in entries]
-    if not ids:
-        return [], total
-    found = {i["id"]: i for i in aws.batch_get(TABLE, [{"pk": f"ACCOUNT#{i}", "sk": "ACCOUNT"} for i in ids])}
-    return [found[i] for i in ids if i in found], total
+    return listed(accounts_list(app_id), query, "accountId", lambda i: {"pk": f"ACCOUNT#{i}", "sk": "ACCOUNT"})
 
 
 def public(account: dict[str, Any]) -> dict[str, Any]:

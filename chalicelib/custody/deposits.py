@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from chalicelib.custody import events, invoices, ledger
-from chalicelib.custody.store import TABLE, Event, Plan, commit, get, indexed_page, status_keys
+from chalicelib.custody.store import TABLE, Event, Plan, commit, get, indexed_page, listed, status_keys
 from chalicelib.custody.tokens import NAMESPACE, Accepted, accepted
 from chalicelib.platform import aws, clock
 from chalicelib.platform.errors import not_found
@@ -556,12 +556,7 @@ def page(
 
 
 def _listed(entries_list: AppendOnlyList, query: PageQuery) -> tuple[list[dict[str, Any]], int]:
-    entries, total = entries_list.page(query)
-    ids = [str(e["depositId"]) for e in entries]
-    if not ids:
-        return [], total
-    found = {i["id"]: i for i in aws.batch_get(TABLE, [_key(i) for i in ids])}
-    return [found[i] for i in ids if i in found], total
+    return listed(entries_list, query, "depositId", _key)
 
 
 def public(deposit: dict[str, Any], head: int | None) -> dict[str, Any]:

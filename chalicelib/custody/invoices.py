@@ -22,7 +22,7 @@ import uuid
 from typing import Any
 
 from chalicelib.custody import accounts, events
-from chalicelib.custody.store import TABLE, Event, Plan, commit, get, indexed_page, status_keys
+from chalicelib.custody.store import TABLE, Event, Plan, commit, get, indexed_page, listed, status_keys
 from chalicelib.custody.tokens import Accepted, accepted
 from chalicelib.platform import aws, clock
 from chalicelib.platform.amounts import parse_amount
@@ -160,12 +160,8 @@ def page(app_id: str, account_id: str | None, status: str | None, query: PageQue
                 "account-status", "accountStatusKey", f"INVOICE#{account_id}#{status}", query.page, query.limit
             )
         return indexed_page("status", "statusKey", f"INVOICE#{app_id}#{status}", query.page, query.limit)
-    entries, total = (account_list(app_id, account_id) if account_id else app_list(app_id)).page(query)
-    ids = [str(e["invoiceId"]) for e in entries]
-    if not ids:
-        return [], total
-    found = {i["id"]: i for i in aws.batch_get(TABLE, [{"pk": f"INVOICE#{i}", "sk": "INVOICE"} for i in ids])}
-    return [found[i] for i in ids if i in found], total
+    chosen = account_list(app_id, account_id) if account_id else app_list(app_id)
+    return listed(chosen, query, "invoiceId", lambda i: {"pk": f"INVOICE#{i}", "sk": "INVOICE"})
 
 
 def public(invoice: dict[str, Any]) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from typing import Any
 
 from chalicelib.custody import ledger, policy, withdrawals
 from chalicelib.custody.policy import deploy_call, expected_call
-from chalicelib.custody.store import TABLE, Event, Plan, commit, get, status_keys
+from chalicelib.custody.store import Event, Plan, commit, get
 from chalicelib.custody.tokens import Accepted, accepted
 from chalicelib.evm import nonces, pipeline, tracking
 from chalicelib.evm.transactions import UnsignedTx
@@ -83,30 +83,15 @@ def process(withdrawal_id: str) -> None:
 
 def _claim(record: dict[str, Any]) -> dict[str, Any] | None:
     attempt = int(record.get("attempts", 0)) + 1
-    now = clock.iso_now()
-    values = {
-        "status": "sending",
-        "attempts": attempt,
-        "leaseUntil": clock.epoch() + LEASE_S,
-        "updatedAt": now,
-        **status_keys("WITHDRAWAL", record["appId"], record["accountId"], "sending", record["createdAt"], record["id"]),
-    }
-    change = aws.update(
-        "withdrawal",
-        TABLE,
-        withdrawals.key(str(record["id"])),
-        aws.Changes(set=values),
-        aws.Condition(
-            "#s = :s AND attempts = :a",
-            {"#s": "status"},
-            {":s": record["status"], ":a": int(record.get("attempts", 0))},
-        ),
+    values = {"attempts": attempt, "leaseUntil": clock.epoch() + LEASE_S}
+    seen = aws.Condition(
+        "#s = :s AND attempts = :a", {"#s": "status"}, {":s": record["status"], ":a": int(record.get("attempts", 0))}
     )
     try:
-        aws.write(change)
+        aws.write(withdrawals.move(record, "sending", seen, values))
     except aws.ConditionFailedError:
         return None  # another worker claimed it
-    return {**record, **values}
+    return {**record, **values, "status": "sending"}
 
 
 def _send(record: dict[str, Any]) -> None:
@@ -162,26 +147,15 @@ def _retry_or_fail(record: dict[str, Any], code: str, message: str) -> None:
 
 
 def _unclaim(record: dict[str, Any]) -> None:
-    change = aws.update(
-        "withdrawal",
-        TABLE,
-        withdrawals.key(str(record["id"])),
-        aws.Changes(
-            set={
-                "status": "pending",
-                "leaseUntil": 0,
-                "updatedAt": clock.iso_now(),
-                **status_keys(
-                    "WITHDRAWAL", record["appId"], record["accountId"], "pending", record["createdAt"], record["id"]
-                ),
-            }
-        ),
-        aws.Condition(
-            "#s = :sending AND attempts = :a", {"#s": "status"}, {":sending": "sending", ":a": int(record["attempts"])}
-        ),
-    )
     with contextlib.suppress(aws.ConditionFailedError):
-        aws.write(change)
+        aws.write(withdrawals.move(record, "pending", _holding(record), {"leaseUntil": 0}))
+
+
+def _holding(record: dict[str, Any]) -> aws.Condition:
+    """This worker's hold of the withdrawal: still `sending` at the attempt it claimed."""
+    return aws.Condition(
+        "#s = :sending AND attempts = :a", {"#s": "status"}, {":sending": "sending", ":a": int(record["attempts"])}
+    )
 
 
 def _allocation(record: dict[str, Any], network: Network, sender: str) -> nonces.Allocation | None:
@@ -214,21 +188,13 @@ def _allocation(record: dict[str, Any], network: Network, sender: str) -> nonces
 
 
 def _keep(record: dict[str, Any], allocation: nonces.Allocation) -> nonces.Allocation:
-    change = aws.update(
-        "withdrawal",
-        TABLE,
-        withdrawals.key(str(record["id"])),
-        aws.Changes(set={"nonce": allocation.nonce, "lease": allocation.lease}),
-        aws.Condition(
-            "#s = :sending AND attempts = :a", {"#s": "status"}, {":sending": "sending", ":a": int(record["attempts"])}
-        ),
-    )
+    values = {"nonce": allocation.nonce, "lease": allocation.lease}
     try:
-        aws.write(change)
+        aws.write(withdrawals.move(record, "sending", _holding(record), values))
     except aws.ConditionFailedError:
         nonces.release(allocation)
         raise ApiError(409, "WITHDRAWAL_TAKEN", "Another worker took the withdrawal") from None
-    record["nonce"], record["lease"] = allocation.nonce, allocation.lease
+    record.update(values)
     return allocation
 
 
@@ -240,26 +206,7 @@ def _deploy(record: dict[str, Any], network: Network, key_address: str) -> None:
 
 
 def _sent_item(record: dict[str, Any], tx_hash: str) -> aws.TxItem:
-    now = clock.iso_now()
-    return aws.update(
-        "withdrawal",
-        TABLE,
-        withdrawals.key(str(record["id"])),
-        aws.Changes(
-            set={
-                "status": "sent",
-                "txHash": tx_hash,
-                "sentAt": now,
-                "updatedAt": now,
-                **status_keys(
-                    "WITHDRAWAL", record["appId"], record["accountId"], "sent", record["createdAt"], record["id"]
-                ),
-            }
-        ),
-        aws.Condition(
-            "#s = :sending AND attempts = :a", {"#s": "status"}, {":sending": "sending", ":a": int(record["attempts"])}
-        ),
-    )
+    return withdrawals.move(record, "sent", _holding(record), {"txHash": tx_hash, "sentAt": clock.iso_now()})
 
 
 def settle(record: dict[str, Any]) -> None:
@@ -301,38 +248,16 @@ def _confirmed(network: Network, tx: dict[str, Any]) -> bool:
 
 def _check_later(record: dict[str, Any]) -> None:
     checks = int(record.get("checks", 0))
+    sent = aws.Condition("#s = :sent", {"#s": "status"}, {":sent": "sent"})
     with contextlib.suppress(aws.ConditionFailedError):
-        aws.write(
-            aws.update(
-                "withdrawal",
-                TABLE,
-                withdrawals.key(str(record["id"])),
-                aws.Changes(set={"checks": checks + 1}),
-                aws.Condition("#s = :sent", {"#s": "status"}, {":sent": "sent"}),
-            )
-        )
+        aws.write(withdrawals.move(record, "sent", sent, {"checks": checks + 1}))
     withdrawals.enqueue(str(record["id"]), CHECK_DELAYS_S[min(checks + 1, len(CHECK_DELAYS_S) - 1)])
 
 
 def _back_to_pending(record: dict[str, Any]) -> None:
-    change = aws.update(
-        "withdrawal",
-        TABLE,
-        withdrawals.key(str(record["id"])),
-        aws.Changes(
-            set={
-                "status": "pending",
-                "updatedAt": clock.iso_now(),
-                **status_keys(
-                    "WITHDRAWAL", record["appId"], record["accountId"], "pending", record["createdAt"], record["id"]
-                ),
-            },
-            remove=["txHash", "lease"],
-        ),
-        aws.Condition("#s = :sent AND txHash = :h", {"#s": "status"}, {":sent": "sent", ":h": record["txHash"]}),
-    )
+    sent = aws.Condition("#s = :sent AND txHash = :h", {"#s": "status"}, {":sent": "sent", ":h": record["txHash"]})
     with contextlib.suppress(aws.ConditionFailedError):
-        aws.write(change)
+        aws.write(withdrawals.move(record, "pending", sent, remove=("txHash", "lease")))
         withdrawals.enqueue(str(record["id"]))
 
 
@@ -350,23 +275,11 @@ def _succeed(record: dict[str, Any], tx: dict[str, Any]) -> None:
             "withdrawal paid on chain",
             ("withdrawal", str(record["id"])),
         )
-        change = aws.update(
-            "withdrawal",
-            TABLE,
-            withdrawals.key(str(record["id"])),
-            aws.Changes(
-                set={
-                    "status": "success",
-                    "completedAt": now,
-                    "updatedAt": now,
-                    "blockNumber": int(tx["blockNumber"]),
-                    "blockHash": tx["blockHash"],
-                    **status_keys(
-                        "WITHDRAWAL", record["appId"], record["accountId"], "success", record["createdAt"], record["id"]
-                    ),
-                }
-            ),
+        change = withdrawals.move(
+            record,
+            "success",
             aws.Condition("#s = :sent", {"#s": "status"}, {":sent": "sent"}),
+            {"completedAt": now, "blockNumber": int(tx["blockNumber"]), "blockHash": tx["blockHash"]},
         )
         data = withdrawals.event_data(
             {**record, "status": "success"}, pair, completedAt=now, transaction=_transaction(record, pair, tx)
@@ -386,28 +299,11 @@ def _fail(record: dict[str, Any], reason: str, release: bool = True) -> None:
 
     def plan() -> Plan:
         items: list[aws.TxItem] = [
-            aws.update(
-                "withdrawal",
-                TABLE,
-                withdrawals.key(str(record["id"])),
-                aws.Changes(
-                    set={
-                        "status": "failed",
-                        "failedReason": reason,
-                        "failedAt": now,
-                        "updatedAt": now,
-                        "released": release,
-                        **status_keys(
-                            "WITHDRAWAL",
-                            record["appId"],
-                            record["accountId"],
-                            "failed",
-                            record["createdAt"],
-                            record["id"],
-                        ),
-                    }
-                ),
+            withdrawals.move(
+                record,
+                "failed",
                 aws.Condition("#s = :was", {"#s": "status"}, {":was": record["status"]}),
+                {"failedReason": reason, "failedAt": now, "released": release},
             )
         ]
         lists = []

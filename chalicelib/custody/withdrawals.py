@@ -17,7 +17,7 @@ import uuid
 from typing import Any
 
 from chalicelib.custody import accounts, ledger, limits
-from chalicelib.custody.store import TABLE, Event, Plan, commit, get, indexed_page, status_keys
+from chalicelib.custody.store import TABLE, Event, Plan, commit, get, indexed_page, listed, status_keys
 from chalicelib.custody.tokens import Accepted, accepted
 from chalicelib.platform import aws, clock
 from chalicelib.platform.amounts import format_units, parse_amount
@@ -220,12 +220,7 @@ def page(app_id: str, account_id: str | None, status: str | None, query: PageQue
                 "account-status", "accountStatusKey", f"WITHDRAWAL#{account_id}#{status}", query.page, query.limit
             )
         return indexed_page("status", "statusKey", f"WITHDRAWAL#{app_id}#{status}", query.page, query.limit)
-    entries, total = (account_list(app_id, account_id) if account_id else app_list(app_id)).page(query)
-    ids = [str(e["withdrawalId"]) for e in entries]
-    if not ids:
-        return [], total
-    found = {i["id"]: i for i in aws.batch_get(TABLE, [key(i) for i in ids])}
-    return [found[i] for i in ids if i in found], total
+    return listed(account_list(app_id, account_id) if account_id else app_list(app_id), query, "withdrawalId", key)
 
 
 def public(record: dict[str, Any]) -> dict[str, Any]:
@@ -252,3 +247,29 @@ def public(record: dict[str, Any]) -> dict[str, Any]:
         "completedAt": record.get("completedAt"),
         "failedAt": record.get("failedAt"),
     }
+
+
+def move(
+    record: dict[str, Any],
+    status: str,
+    condition: aws.Condition,
+    values: dict[str, Any] | None = None,
+    remove: tuple[str, ...] = (),
+) -> aws.TxItem:
+    """The write that moves a withdrawal to `status` (with its index keys), conditional on `condition`."""
+    changes = {
+        "status": status,
+        "updatedAt": clock.iso_now(),
+        **status_keys(
+            "WITHDRAWAL",
+            str(record["appId"]),
+            str(record["accountId"]),
+            status,
+            str(record["createdAt"]),
+            str(record["id"]),
+        ),
+        **(values or {}),
+    }
+    return aws.update(
+        "withdrawal", TABLE, key(str(record["id"])), aws.Changes(set=changes, remove=list(remove)), condition
+    )

@@ -18,32 +18,10 @@ from chalicelib.custody.store import get
 from chalicelib.platform import aws, clock, networks, settings
 from chalicelib.platform.pagination import PageQuery
 from tests.integration.conftest import CUSTODY_CONFIRMATIONS as CONFIRMATIONS
+from tests.integration.test_top_ups import _ERC20_ABI as _ERC20
 
 pytestmark = pytest.mark.integration
 
-_ERC20 = [
-    {
-        "name": "mint",
-        "type": "function",
-        "stateMutability": "nonpayable",
-        "inputs": [{"name": "to", "type": "address"}, {"name": "amount", "type": "uint256"}],
-        "outputs": [],
-    },
-    {
-        "name": "transfer",
-        "type": "function",
-        "stateMutability": "nonpayable",
-        "inputs": [{"name": "to", "type": "address"}, {"name": "amount", "type": "uint256"}],
-        "outputs": [{"name": "", "type": "bool"}],
-    },
-    {
-        "name": "balanceOf",
-        "type": "function",
-        "stateMutability": "view",
-        "inputs": [{"name": "a", "type": "address"}],
-        "outputs": [{"name": "", "type": "uint256"}],
-    },
-]
 
 
 def _network(name):
