@@ -27,7 +27,7 @@ class KeySigner:
     def address(self) -> str:
         return str(Account.from_key(self.key).address)
 
-    def sign_digest(self, digest: bytes) -> bytes:
+    def sign_digest(self, digest: bytes, tx: object = None) -> bytes:
         signature = eth_keys.PrivateKey(self.key).sign_msg_hash(digest)
         return signature.r.to_bytes(32, "big") + signature.s.to_bytes(32, "big") + bytes([signature.v])
 
@@ -86,7 +86,7 @@ def test_a_signature_from_another_key_is_never_recorded_or_sent(network, w3):
     class Wrong:
         address: str
 
-        def sign_digest(self, digest: bytes) -> bytes:
+        def sign_digest(self, digest: bytes, tx: object = None) -> bytes:
             return impostor.sign_digest(digest)
 
     with pytest.raises(ValueError):
