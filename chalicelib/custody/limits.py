@@ -1,19 +1,22 @@
 """Withdrawal limits (settings, per app and token code) and the per-app destination allowlist.
 
 Both are enforced twice: by the API when a withdrawal is requested, and by the cosigner before it signs
-(policy.py), each from its own reading of the settings and records.
+(policy.py), each from its own reading. Neither is writable by the API function: limits are settings (the
+functions' environment) and the allowlist lives in table `custody-policy`, which only the operator's admin command
+writes (`python -m chalicelib.tenancy.admin set-withdrawal-allowlist`); the API function and the cosigner only
+read it. The cosigner keeps its own daily totals (policy.py), so an API function that rewrites the custody table
+still cannot pass a limit.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from decimal import ROUND_FLOOR, Decimal
 from typing import Any
 
-from chalicelib.custody.store import TABLE, get
 from chalicelib.custody.tokens import Accepted
 from chalicelib.platform import aws, clock
-from chalicelib.platform.amounts import parse_amount
 from chalicelib.platform.settings import load_settings
 
 
@@ -23,12 +26,18 @@ class Limits:
     per_day: int | None
 
 
+POLICY_TABLE = "custody-policy"
+
+
 def limits_for(pair: Accepted) -> Limits:
     configured: dict[str, Any] = json.loads(load_settings().withdrawal_limits).get(pair.token.tokenCode, {})
 
     def units(name: str) -> int | None:
         text = configured.get(name)
-        return parse_amount(text, pair.token.decimals, name) if text else None
+        if text is None:
+            return None
+        # Exact, and rounded down to what the token can express (a limit may be given more precisely).
+        return int(Decimal(text).scaleb(pair.token.decimals).to_integral_value(rounding=ROUND_FLOOR))
 
     return Limits(units("perWithdrawal"), units("perDay"))
 
@@ -39,7 +48,11 @@ def day_key(app_id: str, pair: Accepted, day: str | None = None) -> dict[str, st
 
 
 def allowlist(app_id: str) -> dict[str, Any]:
-    item = get(f"ALLOWLIST#{app_id}", "ALLOWLIST")
+    item = (
+        aws.table(POLICY_TABLE)
+        .get_item(Key={"pk": f"ALLOWLIST#{app_id}", "sk": "ALLOWLIST"}, ConsistentRead=True)
+        .get("Item")
+    )
     return {
         "enabled": bool(item and item.get("enabled")),
         "addresses": sorted(item.get("addresses", [])) if item else [],
@@ -53,6 +66,7 @@ def allowed(app_id: str, address: str) -> bool:
 
 
 def set_allowlist(app_id: str, enabled: bool, addresses: list[str]) -> dict[str, Any]:
+    """The operator's command only (no function may write table `custody-policy`)."""
     item = {
         "pk": f"ALLOWLIST#{app_id}",
         "sk": "ALLOWLIST",
@@ -60,5 +74,5 @@ def set_allowlist(app_id: str, enabled: bool, addresses: list[str]) -> dict[str,
         "addresses": sorted(set(addresses)),
         "updatedAt": clock.iso_now(),
     }
-    aws.write(aws.put("allowlist", TABLE, item, None))
+    aws.write(aws.put("allowlist", POLICY_TABLE, item, None))
     return allowlist(app_id)

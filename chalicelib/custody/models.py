@@ -282,10 +282,3 @@ class Allowlist(BaseModel):
     enabled: bool = Field(description="When true, withdrawals may only go to `addresses`.")
     addresses: list[str]
     updatedAt: str | None = None
-
-
-class AllowlistRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    enabled: bool
-    addresses: list[str] = Field(default_factory=list, max_length=1000)

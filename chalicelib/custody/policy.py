@@ -20,7 +20,6 @@ A compromised API function can therefore make the cosigner sign only payments th
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from chalicelib.platform import aws
@@ -34,13 +33,23 @@ class PolicyRefusedError(Exception):
         self.reason = reason
 
 
-@functools.lru_cache(maxsize=4096)
+_KNOWN_KEYS: dict[str, tuple[str, str]] = {}
+
+
 def _custody_key(wallet_id: str) -> tuple[str, str] | None:
-    """(scope, address) of a custody key; None for any other wallet. Cached: a key's kind never changes."""
+    """(scope, address) of a custody key; None for any other wallet. Custody keys are remembered (a key's kind never
+    changes); other wallets are asked again every time (a key being made may not be marked yet)."""
     from chalicelib.custody.store import get
 
+    if wallet_id in _KNOWN_KEYS:
+        return _KNOWN_KEYS[wallet_id]
     item = get(f"KEYID#{wallet_id}", "KEY")
-    return (str(item["scope"]), str(item["address"])) if item else None
+    if item is None:
+        return None
+    if len(_KNOWN_KEYS) > 4096:
+        _KNOWN_KEYS.clear()
+    _KNOWN_KEYS[wallet_id] = (str(item["scope"]), str(item["address"]))
+    return _KNOWN_KEYS[wallet_id]
 
 
 def is_custody_key(wallet_id: str) -> bool:
@@ -81,7 +90,7 @@ def check(wallet_id: str, digest: bytes, policy: dict[str, Any] | None) -> None:
         raise PolicyRefusedError("unknown kind")
     _check_payment(tx, record, account)
     _check_limits(record)
-    _once(record, tx, key[1])
+    _once(record, tx, key[1], _daily_limit(record))
 
 
 def _transaction(fields: Any) -> Any:
@@ -167,7 +176,6 @@ def _check_deploy(tx: Any, record: dict[str, Any], account: dict[str, Any], owne
 
 def _check_limits(record: dict[str, Any]) -> None:
     from chalicelib.custody import limits
-    from chalicelib.custody.store import get
     from chalicelib.custody.tokens import accepted
 
     pair = accepted(str(record["network"]), str(record["tokenCode"]))
@@ -175,27 +183,48 @@ def _check_limits(record: dict[str, Any]) -> None:
     amount = int(record["amountInDecimals"])
     if limit.per_withdrawal is not None and amount > limit.per_withdrawal:
         raise PolicyRefusedError("above the per-withdrawal limit")
-    if limit.per_day is not None:
-        day = limits.day_key(str(record["appId"]), pair, str(record["createdAt"])[:10])
-        used = get(day["pk"], day["sk"])
-        if used is None or int(used["used"]) > limit.per_day:
-            raise PolicyRefusedError("above the daily limit")
     if not limits.allowed(str(record["appId"]), str(record["to"])):
         raise PolicyRefusedError("the destination is not on the allowlist")
 
 
-def _once(record: dict[str, Any], tx: Any, sender: str) -> None:
+def _daily_limit(record: dict[str, Any]) -> int | None:
+    from chalicelib.custody import limits
+    from chalicelib.custody.tokens import accepted
+
+    return limits.limits_for(accepted(str(record["network"]), str(record["tokenCode"]))).per_day
+
+
+def _once(record: dict[str, Any], tx: Any, sender: str, per_day: int | None) -> None:
     """At most one nonce per withdrawal, ever: two signed transactions with the same nonce cannot both be mined,
-    so the withdrawal is paid at most once even if the API function broadcast a signature it never recorded."""
+    so the withdrawal is paid at most once even if the API function broadcast a signature it never recorded.
+    The withdrawal's first signature also adds its amount to the cosigner's OWN total of the day for its app and
+    token (in the same transaction), against the daily limit: the API function cannot rewrite that total."""
     key = {"pk": f"SIGNED#{record['id']}", "sk": "SIGNED"}
-    item = aws.table(POLICY_TABLE).get_item(Key=key, ConsistentRead=True).get("Item")
+    table = aws.table(POLICY_TABLE)
+    item = table.get_item(Key=key, ConsistentRead=True).get("Item")
     if item is not None:
         if int(item["nonce"]) != tx.nonce:
             raise PolicyRefusedError("this withdrawal was signed at another nonce")
         return
+    amount = int(record["amountInDecimals"])
+    day = {"pk": f"DAY#{record['appId']}#{record['network']}#{record['tokenCode']}", "sk": _today()}
+    total = table.get_item(Key=day, ConsistentRead=True).get("Item")
+    used = int(total["used"]) if total else 0
+    if per_day is not None and used + amount > per_day:
+        raise PolicyRefusedError("above the daily limit (the cosigner's own total)")
+    seen = aws.Condition("used = :u", values={":u": str(used)}) if total else aws.Condition("attribute_not_exists(pk)")
     try:
-        aws.write(aws.put("signed", POLICY_TABLE, {**key, "nonce": tx.nonce, "from": sender}))
-    except aws.ConditionFailedError:
-        again = aws.table(POLICY_TABLE).get_item(Key=key, ConsistentRead=True).get("Item")
-        if again is None or int(again["nonce"]) != tx.nonce:
-            raise PolicyRefusedError("signed concurrently at another nonce") from None
+        aws.transact(
+            [
+                aws.put("signed", POLICY_TABLE, {**key, "nonce": tx.nonce, "from": sender, "amount": str(amount)}),
+                aws.put("day", POLICY_TABLE, {**day, "used": str(used + amount)}, seen),
+            ]
+        )
+    except aws.TransactionCancelledError:
+        raise PolicyRefusedError("signed concurrently; ask again") from None
+
+
+def _today() -> str:
+    from chalicelib.platform import clock
+
+    return clock.iso_now()[:10]

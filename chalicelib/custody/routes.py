@@ -8,7 +8,6 @@ from chalicelib.auth import guards
 from chalicelib.custody import service
 from chalicelib.custody.models import (
     Allowlist,
-    AllowlistRequest,
     CreateAccountRequest,
     CreateInvoiceRequest,
     CreateWithdrawalRequest,
@@ -271,24 +270,11 @@ def get_withdrawal(call: Call) -> Reply:
     "/api/v1/custody/withdrawal-allowlist",
     "GET",
     summary="The app's withdrawal destination allowlist",
+    description="Set by the operator (`python -m chalicelib.tenancy.admin set-withdrawal-allowlist`), not through "
+    "the API: an API function that could change it could defeat it (docs/custody.md).",
     tag=TAG,
     guard=guards.signed_request,
     response=Allowlist,
 )
 def get_allowlist(call: Call) -> Reply:
     return Reply(service.allowlist(call.principal))
-
-
-@route(
-    bp,
-    "/api/v1/custody/withdrawal-allowlist",
-    "PUT",
-    summary="Set the app's withdrawal destination allowlist",
-    tag=TAG,
-    guard=guards.signed_request,
-    body=AllowlistRequest,
-    response=Allowlist,
-    message="allowlist saved",
-)
-def put_allowlist(call: Call) -> Reply:
-    return Reply(service.set_allowlist(call.principal, call.body), "allowlist saved")

@@ -132,7 +132,27 @@ def _send(record: dict[str, Any]) -> None:
         _retry_or_fail(record, exc.code, exc.message)
 
 
+def _give_back_nonce(record: dict[str, Any]) -> None:
+    """A withdrawal that ends without a recorded transaction frees its leased nonce at once (a gap would hold up
+    every later transaction of the gas wallet until the lease ran out)."""
+    if record.get("nonce") is None or not record.get("lease"):
+        return
+    allocation = nonces.Allocation(
+        str(record["keyAddress"]), int(record["chainId"]), int(record["nonce"]), str(record["lease"])
+    )
+    try:
+        nonces.release(allocation)
+    except Exception as exc:  # noqa: BLE001 - the lease runs out instead
+        logger.warning(
+            "withdrawal nonce not given back", extra={"withdrawalId": record["id"], "errorType": type(exc).__name__}
+        )
+
+
 def _retry_or_fail(record: dict[str, Any], code: str, message: str) -> None:
+    if code in ("POLICY_REFUSED", pipeline.INSUFFICIENT_FUNDS) and (
+        code == "POLICY_REFUSED" or int(record.get("attempts", 0)) >= GAS_RETRIES
+    ):
+        _give_back_nonce(record)
     if code == "POLICY_REFUSED":
         # The cosigner read the records differently: never paid, kept held for an operator to look at.
         logger.error("withdrawal refused by the cosigner's policy", extra={"withdrawalId": record["id"], "alert": True})
@@ -164,10 +184,10 @@ def _allocation(record: dict[str, Any], network: Network, sender: str) -> nonces
     pending = int(rpc_call(network, "eth_getTransactionCount", [sender, "pending"]), 16)
     if "nonce" in record:
         mine = int(record["nonce"])
-        held = nonces.Allocation(sender, network.chainId, mine, str(record["lease"]))
+        lease = record.get("lease")  # absent once a record took it (then dropped before its broadcast)
         item = aws.table(nonces.TABLE).get_item(Key=nonces.key(sender, network.chainId), ConsistentRead=True)
-        if str(record["lease"]) in item.get("Item", {}).get("inflight", set()):
-            return held
+        if lease and str(lease) in item.get("Item", {}).get("inflight", set()):
+            return nonces.Allocation(sender, network.chainId, mine, str(lease))
         again = nonces.allocate(sender, network.chainId, pending)
         if again.nonce == mine:
             return _keep(record, again)
@@ -218,8 +238,11 @@ def settle(record: dict[str, Any]) -> None:
         return
     status = tx["status"]
     if status == "mined":
-        if _confirmed(pair.network, tx):
+        verdict = _confirmation(pair, record, tx)
+        if verdict == "confirmed":
             _succeed(record, tx)
+        elif verdict == "not_paid":
+            _fail(record, "token_transfer_missing")  # mined, status 1, but no Transfer of the amount: nothing moved
         else:
             _check_later(record)
         return
@@ -230,20 +253,65 @@ def settle(record: dict[str, Any]) -> None:
         if "before the broadcast" in str(tx.get("failedReason", "")):
             _back_to_pending(record)  # never reached the chain: try again (at the same nonce)
         else:
-            _fail(record, "nonce_used_by_another_transaction")
+            # Another transaction took the nonce: it could be another signature of this very payment (a retry's,
+            # at the same nonce): held for review, never released blindly.
+            logger.error(
+                "withdrawal's nonce used by another transaction; held for review",
+                extra={"withdrawalId": record["id"], "alert": True},
+            )
+            _fail(record, "needs_review", release=False)
         return
     _check_later(record)
 
 
-def _confirmed(network: Network, tx: dict[str, Any]) -> bool:
+def _confirmation(pair: Accepted, record: dict[str, Any], tx: dict[str, Any]) -> str:
+    """`confirmed`, `wait`, or `not_paid`. The receipt and its block are read again: a reorg that took the
+    transaction out is handed back to the EVM tracker (pending again: it re-broadcasts and follows it)."""
+    network = pair.network
     try:
         head = int(rpc_call(network, "eth_blockNumber", []), 16)
-        height = int(tx["blockNumber"])
-        block = rpc_call(network, "eth_getBlockByNumber", [hex(height), False])
+        receipt = rpc_call(network, "eth_getTransactionReceipt", [tx["hash"]])
+        height = int(receipt["blockNumber"], 16) if isinstance(receipt, dict) else None
+        block = rpc_call(network, "eth_getBlockByNumber", [hex(height), False]) if height is not None else None
     except (ApiError, RpcError, TypeError, ValueError):
-        return False
-    canonical = isinstance(block, dict) and block.get("hash") == tx.get("blockHash")
-    return canonical and head - height + 1 >= max(network.confirmations, 1)
+        return "wait"
+    if not isinstance(receipt, dict) or not isinstance(block, dict) or block.get("hash") != receipt.get("blockHash"):
+        if receipt is None:
+            _retrack(tx, {"status": "pending"})  # out of the chain: the tracker takes it up again
+        return "wait"
+    if receipt.get("blockHash") != tx.get("blockHash"):
+        _retrack(tx, {"blockNumber": height, "blockHash": receipt["blockHash"]})  # re-mined elsewhere: follow
+        return "wait"
+    if height is None or head - height + 1 < max(network.confirmations, 1):
+        return "wait"
+    if not pair.token.native and not _pays(receipt, pair, record):
+        return "not_paid"
+    return "confirmed"
+
+
+def _retrack(tx: dict[str, Any], values: dict[str, Any]) -> None:
+    with contextlib.suppress(aws.ItemBusyError, aws.ConditionFailedError):
+        if tracking._update(tx, values) and values.get("status") == "pending":
+            tracking.enqueue(str(tx["hash"]), int(tx.get("checks", 0)), tracking.FIRST_CHECK_S)
+
+
+def _pays(receipt: dict[str, Any], pair: Accepted, record: dict[str, Any]) -> bool:
+    """The receipt holds the token's Transfer of exactly the amount from the deposit address to `to` (a token that
+    answers `false` instead of reverting would otherwise count as paid)."""
+    from chalicelib.custody.watcher import TRANSFER_TOPIC
+
+    def topic(address: str) -> str:
+        return "0x" + address.lower().removeprefix("0x").rjust(64, "0")
+
+    wanted = [TRANSFER_TOPIC, topic(str(record["fromAddress"])), topic(str(record["to"]))]
+    for log in receipt.get("logs", []):
+        if (
+            str(log.get("address", "")).lower() == pair.token.tokenAddress.lower()
+            and [str(t).lower() for t in log.get("topics", [])] == wanted
+            and int(log.get("data") or "0x0", 16) == int(record["amountInDecimals"])
+        ):
+            return True
+    return False
 
 
 def _check_later(record: dict[str, Any]) -> None:

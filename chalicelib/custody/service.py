@@ -5,7 +5,6 @@ from __future__ import annotations
 from chalicelib.custody import accounts, deposits, invoices, ledger, limits, watcher, withdrawals
 from chalicelib.custody.models import (
     Allowlist,
-    AllowlistRequest,
     CreateInvoiceRequest,
     CreateWithdrawalRequest,
     CustodyAccount,
@@ -201,10 +200,3 @@ def withdrawal_page(app: App, query: WithdrawalListQuery) -> WithdrawalPage:
 
 def allowlist(app: App) -> Allowlist:
     return Allowlist.model_validate(limits.allowlist(app.appId))
-
-
-def set_allowlist(app: App, request: AllowlistRequest) -> Allowlist:
-    from chalicelib.platform.chain import checksum_address
-
-    addresses = [checksum_address(a, f"addresses[{i}]") for i, a in enumerate(request.addresses)]
-    return Allowlist.model_validate(limits.set_allowlist(app.appId, request.enabled, addresses))

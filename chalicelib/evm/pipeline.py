@@ -77,6 +77,7 @@ def send(
         raise ApiError(
             422, INSUFFICIENT_FUNDS, f"Not enough {network.nativeSymbol} for the value plus gas on {network.name}"
         )
+    caller_owns_nonce = allocation is not None  # then the caller gives it back, or keeps it for its own retry
     if allocation is not None:
         nonce = allocation.nonce
     state = tracking.read_send_state(owner, sender, network.chainId, with_nonce=nonce is None)
@@ -98,9 +99,19 @@ def send(
         signed = assemble(tx, sender, signer.sign_digest(signing_hash(tx), tx))
         body = receipt(signed)
     except BaseException:
-        _release(allocation)
+        _release(None if caller_owns_nonce else allocation)
         raise
-    _record(owner, network, signed, kind, body, allocation, state.list_count, also(signed) if also else [])
+    _record(
+        owner,
+        network,
+        signed,
+        kind,
+        body,
+        allocation,
+        state.list_count,
+        also(signed) if also else [],
+        caller_owns_nonce,
+    )
     _claim(signed)
     return _broadcast(network, signed, body, give_back=allocation is not None)
 
@@ -123,6 +134,7 @@ def _record(
     allocation: nonces.Allocation | None,
     list_count: int,
     also: list[aws.TxItem],
+    caller_owns_nonce: bool = False,
 ) -> None:
     try:
         tracking.record(owner, network, signed, kind, body, allocation, list_count, also)
@@ -131,7 +143,7 @@ def _record(
     except BaseException:
         # Did the record commit? If it did, the lease is gone and release() does nothing; the record then
         # needs a tracker in case its own message was not sent (a duplicate message ends at its step check).
-        _release(allocation)
+        _release(None if caller_owns_nonce else allocation)
         try:
             tracking.enqueue(signed.hash, 0, tracking.ORPHAN_CHECK_S)
         except Exception as exc:  # noqa: BLE001 - logged; the original error is what the caller sees

@@ -106,6 +106,11 @@ def _sign(party: int, request: PartyRequest) -> dict[str, Any]:
         wallet_id, key_share = shares.open_secret0(request.secret0)
         if wallet_id != request.walletId:
             return {"ok": False, "code": "SECRET0_REJECTED"}
+        from chalicelib.custody import policy
+
+        if policy.is_custody_key(request.walletId):  # A+C would sign past the cosigner's policy: never
+            del key_share
+            return {"ok": False, "code": "POLICY_REFUSED", "reason": "custody keys sign only with the cosigner"}
     else:
         if party == shares.COSIGNER:
             from chalicelib.custody import policy

@@ -181,8 +181,14 @@ TABLES: tuple[Table, ...] = (
         ),
     ),
     Table(
+        name="custody-policy",
+        purpose="Operator-set custody policy (withdrawal allowlists): written only by the admin command; the API "
+        "and the cosigner read it.",
+    ),
+    Table(
         name="cosigner-policy",
-        purpose="The cosigner's own record of what it signed for custody withdrawals (one nonce per withdrawal).",
+        purpose="The cosigner's own record of what it signed for custody withdrawals (one nonce per withdrawal) and "
+        "its own daily totals per app and token.",
     ),
     Table(
         name="idempotency",
@@ -296,6 +302,7 @@ FUNCTIONS: tuple[Function, ...] = (
             Grant("secret", "webhook-signing-keys", "read"),
             Grant("table", "custody", "read_write"),
             Grant("queue", "custody-withdrawals", "write"),
+            Grant("table", "custody-policy", "read"),
         ),
     ),
     Function(
@@ -398,6 +405,7 @@ FUNCTIONS: tuple[Function, ...] = (
             Grant("table", "cosigner-shares", "read_write"),
             Grant("table", "cosigner-presignatures", "read_write"),
             Grant("table", "custody", "read"),  # its own reading of custody withdrawals and keys (policy)
+            Grant("table", "custody-policy", "read"),
             Grant("table", "cosigner-policy", "read_write"),
             Grant("table", "aux-pool", "read"),
             Grant("table", "mpc-mailbox", "read_write"),
@@ -408,8 +416,10 @@ FUNCTIONS: tuple[Function, ...] = (
     ),
     Function(
         name="user_party",
-        purpose="MPC party C: the only holder of the recovery key; seals share C into secret0 and signs with it.",
+        purpose="MPC party C: the only holder of the recovery key; seals share C into secret0 and signs with it "
+        "(never for a custody key: only the cosigner's policy signs for those).",
         grants=(
+            Grant("table", "custody", "read"),  # which wallets are custody keys
             Grant("table", "aux-pool", "read"),
             Grant("table", "mpc-mailbox", "read_write"),
             Grant("key", "recovery", "encrypt_decrypt"),

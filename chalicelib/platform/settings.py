@@ -136,6 +136,8 @@ class Settings(BaseSettings):
             for text in limits.values():
                 if not isinstance(text, str) or not re_.fullmatch(r"[0-9]{1,40}(\.[0-9]{1,36})?", text):
                     raise ValueError(f"{code}: limits are decimal strings")
+                if not text.strip("0."):
+                    raise ValueError(f"{code}: a limit of 0 would refuse every withdrawal; leave the token out instead")
         return value
 
     @field_validator("webhook_allowlist")

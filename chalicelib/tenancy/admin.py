@@ -4,6 +4,8 @@
     python -m chalicelib.tenancy.admin create-organization --name "Acme"
     python -m chalicelib.tenancy.admin create-client --organization-id ORG --name "Acme backend"
     python -m chalicelib.tenancy.admin create-app --client-id CLIENT --name "Acme shop"
+    python -m chalicelib.tenancy.admin set-withdrawal-allowlist --app-id APP --address 0x... [--address ...]
+    python -m chalicelib.tenancy.admin set-withdrawal-allowlist --app-id APP --off
 
 It talks to the AWS account of the current credentials (or the local moto server
 through AWS_ENDPOINT_URL) for the stage in DOMPET_STAGE.
@@ -29,7 +31,13 @@ def main(argv: list[str] | None = None) -> int:
     create_app = commands.add_parser("create-app")
     create_app.add_argument("--client-id", required=True)
     create_app.add_argument("--name", required=True)
+    allowlist = commands.add_parser("set-withdrawal-allowlist", help="custody withdrawals only to these addresses")
+    allowlist.add_argument("--app-id", required=True)
+    allowlist.add_argument("--address", action="append", default=[])
+    allowlist.add_argument("--off", action="store_true", help="withdrawals to any address")
     args = parser.parse_args(argv)
+    if args.command == "set-withdrawal-allowlist":
+        return _set_allowlist(args)
 
     try:
         issued = _run(args)
@@ -39,6 +47,26 @@ def main(argv: list[str] | None = None) -> int:
     print(issued.model_dump_json(indent=2, exclude_none=True))
     if issued.clientSecret or issued.appSecret:
         print("Store the secrets now: they are not shown again.", file=sys.stderr)
+    return 0
+
+
+def _set_allowlist(args: argparse.Namespace) -> int:
+    """Only the operator sets an app's withdrawal allowlist: no function may write where it is kept."""
+    import json
+
+    from chalicelib.custody import limits
+    from chalicelib.platform.chain import checksum_address
+    from chalicelib.platform.errors import ApiError
+
+    try:
+        addresses = [checksum_address(a, "address") for a in args.address]
+    except ApiError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return 1
+    if service.app_with_secret(args.app_id) is None:
+        print(f"error: no app {args.app_id}", file=sys.stderr)
+        return 1
+    print(json.dumps(limits.set_allowlist(args.app_id, not args.off, addresses), indent=2))
     return 0
 
 

@@ -23,7 +23,6 @@ from tests.integration.test_top_ups import _ERC20_ABI as _ERC20
 pytestmark = pytest.mark.integration
 
 
-
 def _network(name):
     return networks.registry().by_name(name)
 

@@ -5,6 +5,7 @@ the chain (the recipient's balance) and in the ledger."""
 from __future__ import annotations
 
 import json
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -140,12 +141,8 @@ def test_over_balance_bad_input_and_limits_change_nothing(custody, monkeypatch):
     assert _withdraw(custody, account, "0.5").status_code == 200
     assert _withdraw(custody, account, "0.3").json_body["data"]["code"] == "DAILY_LIMIT_EXCEEDED"
     allowed = Account.create().address
-    assert (
-        custody["signed"](
-            "PUT", "/api/v1/custody/withdrawal-allowlist", {"enabled": True, "addresses": [allowed]}
-        ).status_code
-        == 200
-    )
+    assert _admin_allowlist(custody, allowed) == 0
+    assert custody["signed"]("GET", "/api/v1/custody/withdrawal-allowlist").json_body["data"]["addresses"] == [allowed]
     assert _withdraw(custody, account, "0.1").json_body["data"]["code"] == "DESTINATION_NOT_ALLOWED"
     assert _withdraw(custody, account, "0.1", to=allowed).status_code == 200
     balance = _balance(custody, account["id"], "local-a", "usdt")
@@ -318,14 +315,68 @@ def test_the_cosigner_enforces_limits_and_the_allowlist_on_its_own(custody, monk
     off_list = _withdraw(custody, account, "1").json_body["data"]
     monkeypatch.setenv("DOMPET_WITHDRAWAL_LIMITS", json.dumps({"usdt": {"perWithdrawal": "1.5"}}))
     settings.load_settings.cache_clear()
-    assert (
-        custody["signed"](
-            "PUT", "/api/v1/custody/withdrawal-allowlist", {"enabled": True, "addresses": [Account.create().address]}
-        ).status_code
-        == 200
-    )
+    assert _admin_allowlist(custody, Account.create().address) == 0
     for withdrawal in (over_limit, off_list):
         sending.process(withdrawal["id"])
         record = get(**withdrawals.key(withdrawal["id"]))
         assert record["status"] == "failed" and record["failedReason"] == "policy_refused" and "txHash" not in record
     assert _token_balance(custody, 31337, "usdt", account["wallets"][0]["address"]) == 5_000_000
+
+
+def _admin_allowlist(custody, *addresses):
+    """The operator's command: the only writer of the allowlist."""
+    from chalicelib.tenancy import admin
+
+    args = ["set-withdrawal-allowlist", "--app-id", custody["tenant"].appId]
+    for address in addresses:
+        args += ["--address", address]
+    return admin.main(args)
+
+
+def test_a_compromised_api_function_cannot_pay_itself(custody, monkeypatch):
+    """The API function can write the custody table: it forges a withdrawal to its own address and drives the
+    worker. The cosigner refuses: the destination is not on the operator's allowlist; and with no allowlist, its
+    own daily total (which the API function cannot touch) stops it at the daily limit."""
+    account = _funded_account(custody, usdt=5_000_000)
+    thief = Account.create().address
+    legit = _withdraw(custody, account, "1").json_body["data"]
+    record = get(**withdrawals.key(legit["id"]))
+    assert _admin_allowlist(custody, record["to"]) == 0
+
+    def forge(amount):
+        forged = {**record, "id": str(uuid.uuid4()), "to": thief, "amountInDecimals": str(amount)}
+        forged.update(withdrawals.key(forged["id"]))
+        aws.table("custody").put_item(Item=forged)  # what a compromised API function can do
+        return forged
+
+    fake = forge(2_000_000)
+    sending.process(fake["id"])
+    assert get(**withdrawals.key(fake["id"]))["failedReason"] == "policy_refused"
+    assert _run(legit["id"], custody)["status"] == "success"  # the real one, to its allowlisted address, is paid
+
+    from chalicelib.tenancy import admin
+
+    assert admin.main(["set-withdrawal-allowlist", "--app-id", custody["tenant"].appId, "--off"]) == 0
+    monkeypatch.setenv("DOMPET_WITHDRAWAL_LIMITS", json.dumps({"usdt": {"perDay": "2"}}))
+    settings.load_settings.cache_clear()
+    for item in aws.table("custody").scan()["Items"]:  # the API function resets the day's totals it can write
+        if str(item["pk"]).startswith("DAY#"):
+            aws.table("custody").delete_item(Key={"pk": item["pk"], "sk": item["sk"]})
+    fake = forge(1_500_000)  # 1 (paid) + 1.5 > 2 by the cosigner's own count
+    sending.process(fake["id"])
+    assert get(**withdrawals.key(fake["id"]))["failedReason"] == "policy_refused"
+    assert _token_balance(custody, 31337, "usdt", thief) == 0
+    assert _token_balance(custody, 31337, "usdt", account["wallets"][0]["address"]) == 4_000_000
+
+
+def test_the_user_party_never_signs_for_a_custody_key(custody):
+    """Share C of a custody key is kept (sealed) in the custody table; the API function could ask the user party
+    to sign with it and skip the cosigner. The user party refuses custody keys."""
+    from chalicelib.mpc import service as mpc
+
+    account = _funded_account(custody, usdt=1_000_000)
+    key = get(f"KEY#app:{custody['tenant'].appId}", "KEY")
+    with pytest.raises(mpc.MpcRunError) as refused:
+        mpc.sign(key["keyId"], key["address"], b"\x07" * 32, "attacker", secret0=key["secret0"])
+    assert refused.value.code == "POLICY_REFUSED"
+    assert account
