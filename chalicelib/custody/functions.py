@@ -38,3 +38,10 @@ def send_withdrawals(event: Any) -> Any:
     from chalicelib.custody import sending
 
     return sqs_batch("send_withdrawals", event, lambda body: sending.process(str(body["withdrawalId"])))
+
+
+@bp.schedule(Rate(5, unit=Rate.MINUTES))
+def requeue_withdrawals(event: Any) -> None:
+    from chalicelib.custody import withdrawals
+
+    scheduled("requeue_withdrawals", event, withdrawals.requeue_stale)

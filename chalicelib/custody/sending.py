@@ -353,7 +353,7 @@ def _succeed(record: dict[str, Any], tx: dict[str, Any]) -> None:
             {**record, "status": "success"}, pair, completedAt=now, transaction=_transaction(record, pair, tx)
         )
         event = Event(str(record["appId"]), "withdraw.success", f"withdraw.success:{record['id']}", data)
-        return Plan([change, balance], [entry], event)
+        return Plan([change, balance, withdrawals.closed_marker(str(record["id"]))], [entry], event)
 
     with contextlib.suppress(aws.TransactionCancelledError):  # settled by another worker
         commit(plan)
@@ -372,7 +372,8 @@ def _fail(record: dict[str, Any], reason: str, release: bool = True) -> None:
                 "failed",
                 aws.Condition("#s = :was", {"#s": "status"}, {":was": record["status"]}),
                 {"failedReason": reason, "failedAt": now, "released": release},
-            )
+            ),
+            withdrawals.closed_marker(str(record["id"])),
         ]
         lists = []
         if release:

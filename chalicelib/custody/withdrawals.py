@@ -13,6 +13,7 @@ ledger, `withdraw.success`) | `failed` (definitively not paid: the hold goes bac
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from typing import Any
 
@@ -27,6 +28,8 @@ from chalicelib.platform.pagination import AppendOnlyList, PageQuery
 from chalicelib.tenancy.models import App
 
 QUEUE = "custody-withdrawals"
+OPEN = "OPEN_WITHDRAWALS"  # pk of the markers of withdrawals not yet ended
+STALE_S = 300  # a withdrawal that has not moved for this long is queued again
 WITHDRAWAL_NOT_FOUND = "WITHDRAWAL_NOT_FOUND"
 WITHDRAWAL_LIMIT_EXCEEDED = "WITHDRAWAL_LIMIT_EXCEEDED"
 DAILY_LIMIT_EXCEEDED = "DAILY_LIMIT_EXCEEDED"
@@ -108,7 +111,12 @@ def create(
             "withdrawal requested",
             ("withdrawal", withdrawal_id),
         )
-        items = [aws.put("withdrawal", TABLE, record), balance, _daily(app.appId, pair, base, limit.per_day)]
+        items = [
+            aws.put("withdrawal", TABLE, record),
+            aws.put("open-marker", TABLE, {"pk": OPEN, "sk": withdrawal_id}),  # until it ends: see requeue_stale
+            balance,
+            _daily(app.appId, pair, base, limit.per_day),
+        ]
         if reference:
             items.append(
                 aws.put(
@@ -164,20 +172,31 @@ def enqueue(withdrawal_id: str, delay_s: int = 0) -> None:
 
     try:
         aws.send_message(QUEUE, {"withdrawalId": withdrawal_id}, delay_s)
-    except Exception as exc:  # noqa: BLE001 - the sweep of stale withdrawals queues it again (sending.requeue_stale)
+    except Exception as exc:  # noqa: BLE001 - the sweep of stale withdrawals queues it again (requeue_stale)
         logger.warning("withdrawal not queued", extra={"withdrawalId": withdrawal_id, "errorType": type(exc).__name__})
 
 
 def event_data(record: dict[str, Any], pair: Accepted, **extra: Any) -> dict[str, Any]:
-    """The withdrawal events' `data` (not shown in the seed; docs/custody.md)."""
+    """The withdrawal events' `data` (not shown in the seed; docs/custody.md). `debit`: what left the off-chain
+    balance (`activeBalance` at `withdraw.created`, held until `withdraw.success`); a failed withdrawal has
+    `release` instead when its amount went back to `activeBalance` (none when it is held for review)."""
     amount = int(record["amountInDecimals"])
-    return {
+    status = extra.pop("status", record["status"])
+    transaction = extra.pop("transaction", None)
+    released = extra.get("released")
+    money = {
+        "tokenCode": pair.token.tokenCode,
+        "amount": pair.human(amount),
+        "referenceType": "withdrawal",
+        "referenceId": record["id"],
+    }
+    data: dict[str, Any] = {
         "appId": record["appId"],
         "userId": record["userId"],
         "withdrawal": {
             "id": record["id"],
             "accountId": record["accountId"],
-            "status": extra.pop("status", record["status"]),
+            "status": status,
             "network": pair.network.name,
             "chainId": pair.network.chainId,
             "tokenCode": pair.token.tokenCode,
@@ -193,13 +212,15 @@ def event_data(record: dict[str, Any], pair: Accepted, **extra: Any) -> dict[str
             **extra,
         },
         "token": pair.event_token(),
-        "debit": {
-            "tokenCode": pair.token.tokenCode,
-            "amount": pair.human(amount),
-            "referenceType": "withdrawal",
-            "referenceId": record["id"],
-        },
     }
+    if transaction is not None:
+        data["transaction"] = transaction
+    if status == "failed":
+        if released:
+            data["release"] = money
+    else:
+        data["debit"] = money
+    return data
 
 
 def of_app(app_id: str, withdrawal_id: str) -> dict[str, Any]:
@@ -273,3 +294,29 @@ def move(
     return aws.update(
         "withdrawal", TABLE, key(str(record["id"])), aws.Changes(set=changes, remove=list(remove)), condition
     )
+
+
+def requeue_stale(limit: int = 500) -> int:
+    """The schedule's safety net: withdrawals not yet ended whose last move is older than STALE_S (their message
+    was lost, dead-lettered, or its worker died) are queued again; the worker's state checks make a duplicate
+    message harmless."""
+    from boto3.dynamodb.conditions import Key
+
+    markers = aws.table(TABLE).query(KeyConditionExpression=Key("pk").eq(OPEN), Limit=limit)["Items"]
+    records = aws.batch_get(TABLE, [key(str(m["sk"])) for m in markers])
+    cutoff = clock.iso_in(-STALE_S)
+    queued = 0
+    for record in records:
+        if record["status"] in ("success", "failed"):
+            with contextlib.suppress(Exception):
+                aws.write(aws.delete("open-marker", TABLE, {"pk": OPEN, "sk": record["id"]}))
+            continue
+        if str(record["updatedAt"]) < cutoff:
+            enqueue(str(record["id"]))
+            queued += 1
+    return queued
+
+
+def closed_marker(withdrawal_id: str) -> aws.TxItem:
+    """For the transaction that ends a withdrawal."""
+    return aws.delete("open-marker", TABLE, {"pk": OPEN, "sk": withdrawal_id})

@@ -328,6 +328,11 @@ FUNCTIONS: tuple[Function, ...] = (
         memory_mb=1769,  # party A's share of a full signing run
     ),
     Function(
+        name="requeue_withdrawals",
+        purpose="Scheduled: queues custody withdrawals that stopped moving (a lost or dead-lettered message).",
+        grants=(Grant("table", "custody", "read_write"), Grant("queue", "custody-withdrawals", "write")),
+    ),
+    Function(
         name="watch_deposits",
         purpose="Scheduled: per custody network, scans new blocks for transfers to deposit addresses (one lease and "
         "cursor per network), confirms or reverts pending deposits, credits them with their events.",

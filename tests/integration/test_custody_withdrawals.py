@@ -380,3 +380,24 @@ def test_the_user_party_never_signs_for_a_custody_key(custody):
         mpc.sign(key["keyId"], key["address"], b"\x07" * 32, "attacker", secret0=key["secret0"])
     assert refused.value.code == "POLICY_REFUSED"
     assert account
+
+
+def test_a_withdrawal_whose_message_was_lost_is_queued_again(custody, monkeypatch):
+    from chalicelib.platform import clock
+
+    account = _funded_account(custody, usdt=2_000_000)
+    queued = []
+    real_enqueue = withdrawals.enqueue
+    monkeypatch.setattr(withdrawals, "enqueue", lambda withdrawal_id, delay_s=0: queued.append(withdrawal_id))
+    withdrawal = _withdraw(custody, account, "1").json_body["data"]
+    queued.clear()  # the message is lost
+    assert withdrawals.requeue_stale() == 0  # not stale yet
+    try:
+        clock.travel(withdrawals.STALE_S + 1)
+        assert withdrawals.requeue_stale() == 1 and queued == [withdrawal["id"]]
+    finally:
+        clock.reset()
+    monkeypatch.setattr(withdrawals, "enqueue", real_enqueue)
+    assert _run(withdrawal["id"], custody)["status"] == "success"
+    assert withdrawals.requeue_stale() == 0  # ended: its marker is gone
+    assert not [i for i in aws.table("custody").scan()["Items"] if i["pk"] == withdrawals.OPEN]
