@@ -5,6 +5,7 @@ the chain (the recipient's balance) and in the ledger."""
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
@@ -401,3 +402,31 @@ def test_a_withdrawal_whose_message_was_lost_is_queued_again(custody, monkeypatc
     assert _run(withdrawal["id"], custody)["status"] == "success"
     assert withdrawals.requeue_stale() == 0  # ended: its marker is gone
     assert not [i for i in aws.table("custody").scan()["Items"] if i["pk"] == withdrawals.OPEN]
+
+
+def test_the_sqs_worker_and_the_schedule_run_withdrawals(custody):
+    """Through what Lambda runs: the `send_withdrawals` consumer of the queue the API wrote to, and the schedule."""
+    from app import app
+    from devtools.workers import WorkerRunner
+
+    account = _funded_account(custody, usdt=3_000_000)
+    recipient = Account.create().address
+    withdrawal = _withdraw(custody, account, "1.25", to=recipient).json_body["data"]
+    runner = WorkerRunner(app, region="us-east-1", poll_wait_s=0)
+    [source] = [q for q in runner.queues if q.name == "send_withdrawals"]
+    [schedule] = [s for s in runner.schedules if s.name == "requeue_withdrawals"]
+    assert runner.poll_once(source) == 1
+    record = get(**withdrawals.key(withdrawal["id"]))
+    assert record["status"] == "sent"
+    w3 = custody["w3"][31337]
+    w3.eth.wait_for_transaction_receipt(record["txHash"])
+    _mine(w3, CONFIRMATIONS)
+    tracking.check(record["txHash"])
+    runner.invoke_scheduled(schedule)  # nothing stale: queues nothing
+    for _ in range(20):  # the delayed settle message
+        if get(**withdrawals.key(withdrawal["id"]))["status"] == "success":
+            break
+        runner.poll_once(source)
+        time.sleep(0.3)
+    assert get(**withdrawals.key(withdrawal["id"]))["status"] == "success"
+    assert _token_balance(custody, 31337, "usdt", recipient) == 1_250_000
