@@ -99,15 +99,15 @@ def _make(key_scope: str, key_id: str) -> CustodyKey:
                 503, WALLET_POOL_EMPTY, "No key material is ready for a custody key; retry in a few minutes"
             ) from None
         try:
-            material = mpc.generate_key(key_id, aux_id)
+            material = mpc.generate_key(key_id, aux_id, custody=True)
         except mpc.MpcRunError as exc:
             raise ApiError(503, SIGNER_UNAVAILABLE, exc.message) from None
         ready = aws.update(
             "key",
             TABLE,
             {"pk": f"KEY#{key_scope}", "sk": "KEY"},
-            # secret0 is share C sealed under the recovery key (only the user-party function opens it): kept so
-            # the key stays 2-of-3 recoverable if share A or B is lost; alone it signs nothing.
+            # secret0 is share C sealed under the recovery key with a custody-only context (the user party never
+            # signs with it): kept so an operator can recover the key if share A or B is lost.
             aws.Changes(
                 set={
                     "status": "ready",
@@ -119,11 +119,7 @@ def _make(key_scope: str, key_id: str) -> CustodyKey:
             ),
             aws.Condition("keyId = :k", values={":k": key_id}),
         )
-        # By key id: how the cosigner recognises a custody key (it then signs only what custody/policy.py allows).
-        by_id = aws.put(
-            "key-id", TABLE, {"pk": f"KEYID#{key_id}", "sk": "KEY", "scope": key_scope, "address": material.address}
-        )
-        aws.transact([ready, by_id])
+        aws.write(ready)  # the cosigner marked the key as a custody key in its own table during the key generation
     except BaseException:
         try:
             aws.write(

@@ -102,6 +102,7 @@ def _send(record: dict[str, Any]) -> None:
     key_address = str(record["keyAddress"])
     try:
         if not _holds(network, pair, deposit_address, amount):
+            _give_back_nonce(record)  # an earlier attempt may have leased one
             _fail(record, "insufficient_funds_on_chain")
             return
         if _code(network, deposit_address) in ("0x", "", None):
@@ -241,6 +242,8 @@ def settle(record: dict[str, Any]) -> None:
         verdict = _confirmation(pair, record, tx)
         if verdict == "confirmed":
             _succeed(record, tx)
+        elif verdict == "reverted":
+            _fail(record, "reverted")
         elif verdict == "not_paid":
             _fail(record, "token_transfer_missing")  # mined, status 1, but no Transfer of the amount: nothing moved
         else:
@@ -265,7 +268,7 @@ def settle(record: dict[str, Any]) -> None:
 
 
 def _confirmation(pair: Accepted, record: dict[str, Any], tx: dict[str, Any]) -> str:
-    """`confirmed`, `wait`, or `not_paid`. The receipt and its block are read again: a reorg that took the
+    """`confirmed`, `wait`, `reverted` or `not_paid`. The receipt and its block are read again: a reorg that took the
     transaction out is handed back to the EVM tracker (pending again: it re-broadcasts and follows it)."""
     network = pair.network
     try:
@@ -284,6 +287,8 @@ def _confirmation(pair: Accepted, record: dict[str, Any], tx: dict[str, Any]) ->
         return "wait"
     if height is None or head - height + 1 < max(network.confirmations, 1):
         return "wait"
+    if receipt.get("status") != "0x1":  # re-mined after a reorg, and failing there
+        return "reverted"
     if not pair.token.native and not _pays(receipt, pair, record):
         return "not_paid"
     return "confirmed"
@@ -425,4 +430,5 @@ def _holds(network: Network, pair: Accepted, address: str, amount: int) -> bool:
 
 
 def _code(network: Network, address: str) -> str:
-    return str(rpc_call(network, "eth_getCode", [address, "latest"]))
+    # `pending`: a deployment already sent and not yet mined counts (no second createAccount).
+    return str(rpc_call(network, "eth_getCode", [address, "pending"]))

@@ -296,14 +296,21 @@ def move(
     )
 
 
-def requeue_stale(limit: int = 500) -> int:
+def requeue_stale(limit: int = 5000) -> int:
     """The schedule's safety net: withdrawals not yet ended whose last move is older than STALE_S (their message
     was lost, dead-lettered, or its worker died) are queued again; the worker's state checks make a duplicate
     message harmless."""
     from boto3.dynamodb.conditions import Key
 
-    markers = aws.table(TABLE).query(KeyConditionExpression=Key("pk").eq(OPEN), Limit=limit)["Items"]
-    records = aws.batch_get(TABLE, [key(str(m["sk"])) for m in markers])
+    request: dict[str, Any] = {"KeyConditionExpression": Key("pk").eq(OPEN)}
+    markers: list[dict[str, Any]] = []
+    while len(markers) < limit:
+        answer = aws.table(TABLE).query(**request)
+        markers += answer["Items"]
+        if "LastEvaluatedKey" not in answer:
+            break
+        request["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+    records = aws.batch_get(TABLE, [key(str(m["sk"])) for m in markers[:limit]])
     cutoff = clock.iso_in(-STALE_S)
     queued = 0
     for record in records:

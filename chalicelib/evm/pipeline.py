@@ -71,15 +71,15 @@ def send(
     caller's writes for the signed transaction, committed in the same transaction as the record (e.g. the custody
     withdrawal it pays), so a signed transaction is recorded (and then broadcast) only together with them."""
     sender = signer.address
+    caller_owns_nonce = allocation is not None  # then the caller gives it back, or keeps it for its own retry
+    if allocation is not None:
+        nonce = allocation.nonce
     estimate = {"to": call.to, "value": hex(call.value), "data": "0x" + call.data.hex()}
     quoted = fees.quote(network, sender, estimate, gas=gas, gas_price=gas_price, with_nonce=nonce is None)
     if quoted.balance < call.value + quoted.gas * quoted.fees.cap:
         raise ApiError(
             422, INSUFFICIENT_FUNDS, f"Not enough {network.nativeSymbol} for the value plus gas on {network.name}"
         )
-    caller_owns_nonce = allocation is not None  # then the caller gives it back, or keeps it for its own retry
-    if allocation is not None:
-        nonce = allocation.nonce
     state = tracking.read_send_state(owner, sender, network.chainId, with_nonce=nonce is None)
     if nonce is None:
         allocation = nonces.allocate(sender, network.chainId, int(quoted.pending_nonce or 0), state.nonce_item)

@@ -36,6 +36,7 @@ class PartyRequest(BaseModel):
     signers: tuple[int, int] | None = None
     secret0: str | None = None  # user party, signing: the user's secret0
     policy: dict[str, Any] | None = None  # cosigner, signing for a custody key: what it checks (custody/policy.py)
+    custody: bool = False  # keygen of a custody key: the cosigner marks it in its own table, C is sealed apart
 
 
 def execution_id(action: str, wallet_id: str, run_id: str) -> bytes:
@@ -89,9 +90,13 @@ def _make_share(party: int, request: PartyRequest) -> dict[str, Any]:
     key_share = mpc.complete_key_share(core, aux_pool.open_part(request.auxId, party))
     answer: dict[str, Any] = {"ok": True, "address": mpc.eth_address(key_share)}
     if party == shares.USER:
-        answer["secret0"] = shares.seal_secret0(request.walletId, key_share)
+        answer["secret0"] = shares.seal_secret0(request.walletId, key_share, custody=request.custody)
     else:
         shares.store_share(request.walletId, party, key_share)
+        if request.custody and party == shares.COSIGNER:
+            from chalicelib.custody import policy
+
+            policy.mark_custody_key(request.walletId, str(answer["address"]))
     return answer
 
 
@@ -106,11 +111,6 @@ def _sign(party: int, request: PartyRequest) -> dict[str, Any]:
         wallet_id, key_share = shares.open_secret0(request.secret0)
         if wallet_id != request.walletId:
             return {"ok": False, "code": "SECRET0_REJECTED"}
-        from chalicelib.custody import policy
-
-        if policy.is_custody_key(request.walletId):  # A+C would sign past the cosigner's policy: never
-            del key_share
-            return {"ok": False, "code": "POLICY_REFUSED", "reason": "custody keys sign only with the cosigner"}
     else:
         if party == shares.COSIGNER:
             from chalicelib.custody import policy

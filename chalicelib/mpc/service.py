@@ -73,16 +73,19 @@ def _run_slot() -> Iterator[None]:
         _RUN_SLOTS.release()
 
 
-def generate_key(wallet_id: str, aux_id: str) -> KeyMaterial:
+def generate_key(wallet_id: str, aux_id: str, custody: bool = False) -> KeyMaterial:
+    """`custody`: a custody key (the cosigner marks it for its policy; share C is sealed for recovery only)."""
     with _run_slot():
-        return _generate_key(wallet_id, aux_id)
+        return _generate_key(wallet_id, aux_id, custody)
 
 
-def _generate_key(wallet_id: str, aux_id: str) -> KeyMaterial:
+def _generate_key(wallet_id: str, aux_id: str, custody: bool = False) -> KeyMaterial:
     import dompet_mpc as mpc
 
     run_id = secrets.token_hex(16)
-    request = {"action": "keygen", "runId": run_id, "walletId": wallet_id, "auxId": aux_id}
+    request: dict[str, Any] = {"action": "keygen", "runId": run_id, "walletId": wallet_id, "auxId": aux_id}
+    if custody:
+        request["custody"] = True
     calls = {
         COSIGNER_FUNCTION: remote.call(COSIGNER_FUNCTION, {**request, "peers": [0, 2]}),
         USER_PARTY_FUNCTION: remote.call(USER_PARTY_FUNCTION, {**request, "peers": [0, 1]}),

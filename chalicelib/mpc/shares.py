@@ -60,8 +60,12 @@ def load_share(wallet_id: str, party: int) -> bytes:
     return open_sealed(PARTY_KEY[party], Sealed.from_item(item), share_context(wallet_id, party))
 
 
-def seal_secret0(wallet_id: str, key_share: bytes) -> str:
-    sealed = seal(PARTY_KEY[USER], key_share, share_context(wallet_id, USER))
+def seal_secret0(wallet_id: str, key_share: bytes, custody: bool = False) -> str:
+    """Share C sealed for its holder. A custody key's (`custody`) is sealed under another encryption context, which
+    `open_secret0` never uses: the user party cannot sign with it (a custody key signs only with the cosigner and
+    its policy); only an operator's recovery procedure, with that context, could open it."""
+    context = {**share_context(wallet_id, USER), **({"use": "custody-recovery"} if custody else {})}
+    sealed = seal(PARTY_KEY[USER], key_share, context)
     parts = [_b64(sealed.encrypted_key), _b64(sealed.nonce), _b64(sealed.ciphertext)]
     return ".".join([SECRET0_PREFIX, SECRET0_VERSION, wallet_id, *parts])
 

@@ -422,9 +422,8 @@ FUNCTIONS: tuple[Function, ...] = (
     Function(
         name="user_party",
         purpose="MPC party C: the only holder of the recovery key; seals share C into secret0 and signs with it "
-        "(never for a custody key: only the cosigner's policy signs for those).",
+        "(a custody key's share C is sealed for recovery only: it never signs with it).",
         grants=(
-            Grant("table", "custody", "read"),  # which wallets are custody keys
             Grant("table", "aux-pool", "read"),
             Grant("table", "mpc-mailbox", "read_write"),
             Grant("key", "recovery", "encrypt_decrypt"),

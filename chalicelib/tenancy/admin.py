@@ -63,7 +63,9 @@ def _set_allowlist(args: argparse.Namespace) -> int:
     except ApiError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return 1
-    if service.app_with_secret(args.app_id) is None:
+    from chalicelib.tenancy import store
+
+    if store.get_app(args.app_id) is None:  # (the app's record only: its secret is not opened)
         print(f"error: no app {args.app_id}", file=sys.stderr)
         return 1
     print(json.dumps(limits.set_allowlist(args.app_id, not args.off, addresses), indent=2))

@@ -225,9 +225,26 @@ def test_the_cosigner_refuses_a_tampered_transaction(custody, monkeypatch):
         max_fee=10**10,
         max_priority_fee=10**9,
     )
+    aws.table("custody").update_item(  # back to `sending`, as a compromised API function could write it
+        Key=withdrawals.key(record["id"]),
+        UpdateExpression="SET #s = :s",
+        ExpressionAttributeNames={"#s": "status"},
+        ExpressionAttributeValues={":s": "sending"},
+    )
+    greedy = UnsignedTx(
+        chain_id=31337,
+        nonce=0,
+        to=record["fromAddress"],
+        value=0,
+        data=real_call(record),
+        gas=200_000,
+        max_fee=10**15,
+        max_priority_fee=10**15,
+    )
     for payload, digest, reason in (
         (None, signing_hash(tx), "a custody key signs only with a policy"),
         ({"kind": "withdrawal", "id": record["id"], "tx": policy.describe(tx)}, b"\x01" * 32, "the digest"),
+        ({"kind": "withdrawal", "id": record["id"], "tx": policy.describe(greedy)}, signing_hash(greedy), "fees"),
     ):
         with pytest.raises(policy.PolicyRefusedError, match=reason.split()[0]):
             policy.check(key_id, digest, payload)
@@ -372,14 +389,25 @@ def test_a_compromised_api_function_cannot_pay_itself(custody, monkeypatch):
 
 def test_the_user_party_never_signs_for_a_custody_key(custody):
     """Share C of a custody key is kept (sealed) in the custody table; the API function could ask the user party
-    to sign with it and skip the cosigner. The user party refuses custody keys."""
+    to sign with it and skip the cosigner. It is sealed under a context the user party never opens for signing."""
     from chalicelib.mpc import service as mpc
 
     account = _funded_account(custody, usdt=1_000_000)
     key = get(f"KEY#app:{custody['tenant'].appId}", "KEY")
-    with pytest.raises(mpc.MpcRunError) as refused:
+    with pytest.raises(mpc.MpcRunError):
         mpc.sign(key["keyId"], key["address"], b"\x07" * 32, "attacker", secret0=key["secret0"])
-    assert refused.value.code == "POLICY_REFUSED"
+    from chalicelib.mpc import parties
+
+    request = {
+        "action": "sign",
+        "runId": "ab" * 16,
+        "walletId": key["keyId"],
+        "peers": [0],
+        "digest": "07" * 32,
+        "signers": [0, 2],
+        "secret0": key["secret0"],
+    }
+    assert parties.user_party(request)["code"] == "SECRET0_REJECTED"  # sealed for recovery only: never opened
     assert account
 
 
