@@ -13,8 +13,9 @@ address just before (nonce order puts it first).
 * the signed transaction is recorded (evm tracking) in ONE transaction with the withdrawal's move to `sent`
   (`txHash`): never broadcast without that record, never recorded twice;
 * `sent`: the EVM tracker follows the transaction; once it is mined with the network's confirmations (block hash
-  re-checked) the held amount is debited (`withdraw.success`); reverted, refused, or its nonce used by another
-  transaction: the hold is released (`withdraw.failed`); dropped before its broadcast: back to `pending`.
+  and, for a token, its Transfer re-checked) the held amount is debited (`withdraw.success`); reverted or refused:
+  the hold is released (`withdraw.failed`); dropped before its broadcast: back to `pending`; its nonce used by
+  another transaction: `failed` and kept held for review (it may be another signature of the same payment).
 """
 
 from __future__ import annotations

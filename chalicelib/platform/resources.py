@@ -409,7 +409,7 @@ FUNCTIONS: tuple[Function, ...] = (
         grants=(
             Grant("table", "cosigner-shares", "read_write"),
             Grant("table", "cosigner-presignatures", "read_write"),
-            Grant("table", "custody", "read"),  # its own reading of custody withdrawals and keys (policy)
+            Grant("table", "custody", "read"),  # its own reading of custody withdrawals and accounts (policy)
             Grant("table", "custody-policy", "read"),
             Grant("table", "cosigner-policy", "read_write"),
             Grant("table", "aux-pool", "read"),
