@@ -282,3 +282,21 @@ class Allowlist(BaseModel):
     enabled: bool = Field(description="When true, withdrawals may only go to `addresses`.")
     addresses: list[str]
     updatedAt: str | None = None
+
+
+class GasWalletBalance(BaseModel):
+    network: str
+    chainId: int
+    balance: str = Field(description="Native coin, human units.")
+    symbol: str
+
+
+class GasWallet(BaseModel):
+    mpcSubId: str = Field(description="The custody key.")
+    poolType: Literal["dedicated", "organization_owned"]
+    address: str = Field(description="The key's own address: it pays the gas of withdrawals; fund it.")
+    balances: list[GasWalletBalance]
+
+
+class GasWalletList(BaseModel):
+    data: list[GasWallet]

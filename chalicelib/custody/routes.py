@@ -19,6 +19,7 @@ from chalicelib.custody.models import (
     Deposit,
     DepositListQuery,
     DepositPage,
+    GasWalletList,
     Invoice,
     InvoiceListQuery,
     InvoicePage,
@@ -278,3 +279,16 @@ def get_withdrawal(call: Call) -> Reply:
 )
 def get_allowlist(call: Call) -> Reply:
     return Reply(service.allowlist(call.principal))
+
+
+@route(
+    bp,
+    "/api/v1/custody/gas-wallets",
+    "GET",
+    summary="The app's custody keys and their native balances (they pay withdrawals' gas)",
+    tag=TAG,
+    guard=guards.signed_request,
+    response=GasWalletList,
+)
+def list_gas_wallets(call: Call) -> Reply:
+    return Reply(service.gas_wallets(call.principal))

@@ -17,6 +17,9 @@ from chalicelib.custody.models import (
     Deposit,
     DepositListQuery,
     DepositPage,
+    GasWallet,
+    GasWalletBalance,
+    GasWalletList,
     Invoice,
     InvoiceListQuery,
     InvoicePage,
@@ -31,6 +34,7 @@ from chalicelib.custody.store import get
 from chalicelib.custody.tokens import all_accepted
 from chalicelib.platform.amounts import format_units
 from chalicelib.platform.errors import bad_request
+from chalicelib.platform.logging import logger
 from chalicelib.platform.networks import registry, resolve
 from chalicelib.platform.pagination import PageQuery, pagination
 from chalicelib.tenancy.models import App
@@ -200,3 +204,38 @@ def withdrawal_page(app: App, query: WithdrawalListQuery) -> WithdrawalPage:
 
 def allowlist(app: App) -> Allowlist:
     return Allowlist.model_validate(limits.allowlist(app.appId))
+
+
+def gas_wallets(app: App) -> GasWalletList:
+    """The app's custody keys (its own pool, its organization's) with their native balances: what an operator funds
+    so withdrawals can pay gas."""
+    from chalicelib.custody import keys
+    from chalicelib.custody.tokens import custody_networks
+    from chalicelib.platform.chain import rpc_call
+
+    wallets = []
+    for pool in ("dedicated", "organization_owned"):
+        item = get(f"KEY#{keys.scope(pool, app.appId, app.organizationId)}", "KEY")  # type: ignore[arg-type]
+        if item is None or item.get("status") != "ready":
+            continue
+        balances = []
+        for network in custody_networks():
+            try:
+                wei = int(rpc_call(network, "eth_getBalance", [item["address"], "latest"]), 16)
+            except Exception as exc:  # noqa: BLE001 - a node down: that network's balance is left out
+                logger.warning(
+                    "gas wallet balance not read", extra={"network": network.name, "errorType": type(exc).__name__}
+                )
+                continue
+            balances.append(
+                GasWalletBalance(
+                    network=network.name,
+                    chainId=network.chainId,
+                    balance=format_units(wei, network.nativeDecimals),
+                    symbol=network.nativeSymbol,
+                )
+            )
+        wallets.append(
+            GasWallet(mpcSubId=str(item["keyId"]), poolType=pool, address=str(item["address"]), balances=balances)
+        )
+    return GasWalletList(data=wallets)

@@ -44,9 +44,9 @@ def dumps_exact(obj: Any) -> str:
     """json.dumps (compact) that writes `decimal.Decimal` values as JSON numbers with every digit they have.
 
     The seed's event amounts are JSON numbers in human units (`1.000000000000000001` for an 18-decimal token):
-    floats would round them. Each Decimal becomes a placeholder string carrying a random marker, which is
-    then replaced by the number's literal; the marker makes a client-supplied string that looks like a
-    placeholder impossible to turn into a number."""
+    floats would round them. Each Decimal is first written as a string carrying a random marker, which is
+    then replaced by the number's literal; the marker makes a client-supplied string that looks like one
+    impossible to turn into a number."""
     import secrets
     from decimal import Decimal
 

@@ -312,6 +312,31 @@ def test_custody_deposit_is_seen_and_credited_by_the_local_watcher(stack):
     watcher = signed(info, "GET", "/api/v1/custody/networks/local-a/watcher").json()["data"]
     assert watcher["cursor"] is not None and watcher["lag"] is not None and watcher["lag"] < 10
 
+    # A withdrawal over HTTP: the local workers send it (the custody key with the cosigner's policy) and settle it.
+    [gas_wallet] = signed(info, "GET", "/api/v1/custody/gas-wallets").json()["data"]["data"]
+    assert gas_wallet["mpcSubId"] == account["mpcSubId"]
+    w3.provider.make_request("anvil_setBalance", [gas_wallet["address"], hex(10**19)])
+    recipient = Web3.to_checksum_address("0x" + "5a" * 20)
+    body = {"accountId": account["id"], "network": "local-a", "tokenCode": "usdt", "to": recipient, "amount": "1.5"}
+    created = signed(info, "POST", "/api/v1/custody/withdrawals", json.dumps(body).encode())
+    assert created.status_code == 200, created.text
+    withdrawal_id = created.json()["data"]["id"]
+    deadline = time.monotonic() + 120
+    shown = None
+    while time.monotonic() < deadline:
+        shown = signed(info, "GET", f"/api/v1/custody/withdrawals/{withdrawal_id}").json()["data"]
+        if shown["status"] in ("success", "failed"):
+            break
+        w3.provider.make_request("anvil_mine", ["0x1"])
+        time.sleep(2)
+    assert shown is not None and shown["status"] == "success", shown
+    balance_of = "0x70a08231" + recipient[2:].lower().rjust(64, "0")
+    paid = w3.eth.call({"to": network["tokens"]["usdt"], "data": balance_of})
+    assert int.from_bytes(paid, "big") == 1_500_000  # on chain
+    balances = signed(info, "GET", f"/api/v1/custody/accounts/{account['id']}/balances").json()["data"]["balances"]
+    usdt = next(b for b in balances if b["network"] == "local-a" and b["tokenCode"] == "usdt")
+    assert usdt["activeBalance"] == "2.75" and usdt["heldBalance"] == "0"
+
 
 def _eth_call(rpc_url, to, data):
     answer = requests.post(
