@@ -100,7 +100,13 @@ def _install() -> None:
 _install()
 
 
+LAST_TESTS = (
+    "test_ctrl_c_stops_everything",  # ends the session's local stack (tests/integration/conftest.py)
+    IAM_TEST,  # when every other test has made its calls
+)
+
+
 def pytest_collection_modifyitems(items: list[Any]) -> None:
-    """The IAM test runs last, when every other test has made its calls."""
-    last = [item for item in items if item.name == IAM_TEST]
-    items[:] = [item for item in items if item.name != IAM_TEST] + last
+    """The tests of LAST_TESTS run last, in that order."""
+    last = sorted((item for item in items if item.name in LAST_TESTS), key=lambda item: LAST_TESTS.index(item.name))
+    items[:] = [item for item in items if item.name not in LAST_TESTS] + last

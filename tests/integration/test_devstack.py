@@ -1,13 +1,12 @@
 """The local stack end to end: what `make dev` starts, checked from outside over HTTP.
 
-Starts `python -m devtools.devstack` on free ports with its own state directory,
-waits for `.local/stack.json`, calls the running service the way an integrator
-would, then sends SIGINT and checks that every process it started is gone.
+The session-scoped `stack` fixture (tests/integration/conftest.py) starts `python -m devtools.devstack` on free
+ports with its own state directory and waits for `.local/stack.json`; these tests call the running service the way
+an integrator would, and the last one sends SIGINT and checks that every process it started is gone.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import signal
@@ -16,68 +15,13 @@ import subprocess
 import sys
 import time
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 import requests
 
-from devtools.chain import free_port
+from tests.integration.devstack_client import ROOT, dompet_sign, signed
 
 pytestmark = pytest.mark.integration
-
-ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("dompet_sign", ROOT / "scripts" / "dompet_sign.py")
-dompet_sign = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(dompet_sign)
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory):
-    state = tmp_path_factory.mktemp("stack")
-    ports = {"api": free_port(), "moto": free_port(), "chains": [free_port(), free_port()]}
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "DOMPET_"))}
-    log = (state / "devstack.out").open("wb")
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "devtools.devstack",
-            "--api-port",
-            str(ports["api"]),
-            "--moto-port",
-            str(ports["moto"]),
-            "--chain-ports",
-            ",".join(map(str, ports["chains"])),
-            "--state-dir",
-            str(state),
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    stack_file = state / "stack.json"
-    deadline = time.monotonic() + 300  # a fresh clone also makes its aux-info sets
-    while not stack_file.exists():
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            pytest.fail("local stack did not come up:\n" + (state / "devstack.out").read_text()[-4000:])
-        time.sleep(0.5)
-    info = json.loads(stack_file.read_text())
-    yield {"info": info, "process": process, "ports": ports, "state": state}
-    if process.poll() is None:
-        process.kill()
-        process.wait()
-
-
-def signed(info, method, path, body=b"", timestamp=None, app_id=None, secret=None):
-    url = info["apiUrl"] + path
-    headers = dompet_sign.signed_headers(
-        app_id or info["demo"]["appId"], secret or info["demo"]["appSecret"], method, url, body, timestamp=timestamp
-    )
-    if body:
-        headers["Content-Type"] = "application/json"
-    return requests.request(method, url, headers=headers, data=body or None, timeout=10)
 
 
 def test_stack_file_describes_the_stack(stack):
