@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-LOCAL_PERIODS = {"watch_deposits": 3, "expire_invoices": 10}  # seconds; EventBridge's rates are 1 min
+LOCAL_PERIODS: dict[str, float] = {"watch_deposits": 3, "expire_invoices": 10}  # s; EventBridge: 1 min
 STAGE = "local"
 REGION = "us-east-1"
 NETWORKS = (("local-a", 31337), ("local-b", 31338))
@@ -175,7 +175,7 @@ def _aws_env(moto_port: int, state_dir: Path) -> dict[str, str]:
         # A small presignature stock per wallet (each costs ≈ 2 s of proofs on this machine's two cores).
         "DOMPET_PRESIGN_POOL_TARGET": os.environ.get("DOMPET_PRESIGN_POOL_TARGET", "2"),
         "DOMPET_PRESIGN_POOL_LOW_WATER": os.environ.get("DOMPET_PRESIGN_POOL_LOW_WATER", "1"),
-        # One watcher pass per run, runs every few seconds (LOCAL_PERIODS): the local schedules share one thread.
+        # One watcher pass per run, runs every few seconds (LOCAL_PERIODS) on the watcher's own worker thread.
         "DOMPET_WATCH_LOOP_S": "0",
     }
 
@@ -189,6 +189,7 @@ class _MotoServer:
         from devtools import moto_patches
 
         moto_patches.kms_signs_digests()  # the paymaster signer signs digests, as AWS KMS does
+        moto_patches.dynamodb_requests_are_atomic()  # each DynamoDB request one indivisible step, as on AWS
         moto_patches.dynamodb_transactions_back_up_items()
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per AWS call is noise here
         self.server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)

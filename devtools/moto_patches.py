@@ -33,13 +33,37 @@ def kms_signs_digests() -> None:
 
 
 @functools.cache  # once per process
+def dynamodb_requests_are_atomic() -> None:
+    """DynamoDB serves every request atomically (a conditional write's check and write, a transaction's items, a
+    query's read); moto's threaded server runs concurrent requests on their own threads over shared dicts, and a
+    transaction checks and applies its items one by one. Interleaved, two conditional writes both passed their
+    condition, and a cancelled transaction put back items it had copied before a concurrent writer changed them.
+    One lock around every DynamoDB action (the handler both the server and the in-process mock dispatch to)
+    makes each request one indivisible step, which is what the service's conditional writes rely on."""
+    import threading
+
+    from moto.dynamodb.responses import DynamoHandler
+
+    lock = threading.RLock()
+    call_action = DynamoHandler.call_action
+
+    def atomic_call_action(self: DynamoHandler) -> Any:
+        with lock:
+            return call_action(self)
+
+    DynamoHandler.call_action = atomic_call_action  # type: ignore[method-assign]
+
+
+@functools.cache  # once per process
 def dynamodb_transactions_back_up_items() -> None:
     """moto makes TransactWriteItems all-or-nothing by deep-copying every table it names, once for *every item* of
     the transaction, before applying any, and putting the copies back on failure: an 8-item transaction over two
     tables copied them 8 times, so its cost grew with everything stored (and a concurrent write elsewhere in those
     tables was undone too). DynamoDB has no such cost. Here the transaction backs up only the items it names and
     puts those back when moto cancels it: the same all-or-nothing outcome (tests/unit/test_pagination.py checks a
-    cancelled transaction over two tables), at a cost that does not grow with the tables."""
+    cancelled transaction over two tables), at a cost that does not grow with the tables. Putting copies back is
+    only right while no other request runs meanwhile: it needs dynamodb_requests_are_atomic, applied here too."""
+    dynamodb_requests_are_atomic()
     import copy
     import threading
 

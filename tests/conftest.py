@@ -74,6 +74,7 @@ def _no_rsa_for_symmetric_keys() -> None:
 
 _no_rsa_for_symmetric_keys()
 moto_patches.kms_signs_digests()
+moto_patches.dynamodb_requests_are_atomic()
 moto_patches.dynamodb_transactions_back_up_items()
 
 
