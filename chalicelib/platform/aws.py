@@ -16,7 +16,7 @@ import functools
 import json
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -122,8 +122,10 @@ def batch_get(name: str, keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def batch_get_tables(keys: Mapping[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
-    """`batch_get` over several tables: logical table name -> the items found, consistent reads. One request per
-    100 keys (DynamoDB's limit)."""
+    """`batch_get` over several tables: logical table name -> the items found (each once), consistent reads. One
+    request per 100 distinct keys (DynamoDB's limit); a key asked twice is asked once, since DynamoDB refuses a
+    request that repeats a key."""
+    keys = {name: _distinct(table_keys) for name, table_keys in keys.items()}
     total = sum(len(k) for k in keys.values())
     if total > 100:
         merged: dict[str, list[dict[str, Any]]] = {name: [] for name in keys}
@@ -150,6 +152,17 @@ def batch_get_tables(keys: Mapping[str, list[dict[str, Any]]]) -> dict[str, list
     if request:
         raise RuntimeError(f"batch read of {sorted(keys)} left keys unprocessed")
     return found
+
+
+def _distinct(keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: set[tuple[tuple[str, Any], ...]] = set()
+    distinct = []
+    for key in keys:
+        identity = tuple(sorted(key.items()))
+        if identity not in seen:
+            seen.add(identity)
+            distinct.append(key)
+    return distinct
 
 
 def function_name(name: str) -> str:
@@ -277,23 +290,46 @@ def condition_check(name: str, table_name: str, key: Mapping[str, Any], conditio
     return TxItem(name, "ConditionCheck", table_name, key, condition)
 
 
+# Cancellation reasons that say nothing about the items' state, only that this attempt lost to concurrent traffic
+# (DynamoDB serialises transactions on an item) or to throughput limits: the same transaction may succeed later.
+TRANSIENT_REASONS = frozenset({"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"})
+
+
 class TransactionCancelledError(Exception):
     """A transaction wrote nothing. `reasons` maps each item's name to DynamoDB's code for it ("None" when
     that item was fine); `old` holds the current item of each item whose condition failed."""
 
     def __init__(self, reasons: dict[str, str], old: dict[str, dict[str, Any]]) -> None:
-        failed = {k: v for k, v in reasons.items() if v not in ("None", "")}
-        super().__init__(f"transaction cancelled: {failed}")
+        super().__init__(f"transaction cancelled: {self.failed_in(reasons)}")
         self.reasons = reasons
         self.old = old
+
+    @staticmethod
+    def failed_in(reasons: Mapping[str, str]) -> dict[str, str]:
+        return {k: v for k, v in reasons.items() if v not in ("None", "")}
+
+    @property
+    def failed(self) -> dict[str, str]:
+        """The items that cancelled it: name -> DynamoDB's code."""
+        return self.failed_in(self.reasons)
 
     def condition_failed(self, name: str) -> bool:
         return self.reasons.get(name) == "ConditionalCheckFailed"
 
     @property
     def conflict(self) -> bool:
-        """A concurrent transaction held one of the items (DynamoDB serialises them): retrying may succeed."""
-        return "TransactionConflict" in self.reasons.values()
+        """A concurrent transaction held one of the items, or throughput ran short: retrying may succeed."""
+        return any(code in TRANSIENT_REASONS for code in self.reasons.values())
+
+    def only_lost(self, names: Collection[str]) -> bool:
+        """Nothing failed but the conditions of the items `names` (those that guard against a concurrent writer)
+        and transient conflicts: a lost race, which the same writes re-planned from fresh reads may win. False
+        when any other item's condition (or anything else) failed: that is for the caller to answer."""
+        failed = self.failed
+        return bool(failed) and all(
+            code in TRANSIENT_REASONS or (code == "ConditionalCheckFailed" and name in names)
+            for name, code in failed.items()
+        )
 
 
 def transact(items: Sequence[TxItem]) -> None:

@@ -104,8 +104,8 @@ class AppendOnlyList:
         entry's sequence number giving them) in one transaction. `count`: the counter as the caller just read
         it (consistently), used by the first attempt instead of reading it again.
 
-        A failed condition of an `also` item raises aws.TransactionCancelledError (nothing is written);
-        a lost race for the counter is retried with backoff, then answered 503 LIST_BUSY."""
+        A failed condition of an `also` item raises aws.TransactionCancelledError (nothing is written), even when
+        the counter raced too; a race lost on the list alone is retried with backoff, then answered 503 LIST_BUSY."""
         extra = (lambda seqs: also(seqs[0])) if callable(also) else (lambda _: also or [])
         return append_together([(self, record)], extra, attempts, None if count is None else [count])[0]
 
@@ -134,8 +134,13 @@ def append_together(
     counts_read: list[int] | None = None,
 ) -> list[int]:
     """Append one record to each of several lists (and `also`, a function of their sequence numbers) in one
-    transaction; returns the sequence numbers. Lost counter races are retried, then 503 LIST_BUSY.
-    `counts_read`: the counters as the caller read them, for the first attempt."""
+    transaction; returns the sequence numbers. `counts_read`: the counters as the caller read them, for the first
+    attempt.
+
+    A race lost on the lists alone (a counter moved, a sequence number taken, a concurrent transaction holding an
+    item) is retried from a fresh read of the counters, then answered 503 LIST_BUSY; a failed condition of an
+    `also` item raises aws.TransactionCancelledError at once, whatever else failed with it, for the caller to
+    answer (or to re-plan from what it reads again). Either way nothing is written."""
     for attempt in retry.attempts(attempts, base_s=0.02, cap_s=0.5):
         fresh = counts_read is None or attempt > 0
         counts = _counts([entries_list for entries_list, _ in entries]) if fresh else list(counts_read or [])
@@ -158,11 +163,11 @@ def append_together(
             aws.transact([*items, *(also(seqs) if also else [])])
             return seqs
         except aws.TransactionCancelledError as exc:
-            # A lost race on a counter shows as its condition failing, or (DynamoDB serialising concurrent
-            # transactions on one item) as a TransactionConflict anywhere.
-            lost = any(exc.condition_failed(f"list-counter-{i}") for i in range(len(entries)))
-            if not (lost or exc.conflict):
-                raise  # a real failure, e.g. the condition of an `also` item
+            # The list's own items guard against concurrent appends: only their conditions (and transient
+            # conflicts) mean a lost race. An `also` item's condition may have failed because the caller's own
+            # reads are stale too: retrying it unchanged would fail again, so the caller hears of it now.
+            if not exc.only_lost([item.name for item in items]):
+                raise
     raise ApiError(503, LIST_BUSY, "Too many concurrent writes; retry shortly")
 
 

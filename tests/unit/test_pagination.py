@@ -52,27 +52,81 @@ def test_reading_page_n_does_not_read_earlier_pages(aws_env):
     assert seen == [("Query", 10)]  # one query, reading only the page's own records
 
 
-def test_concurrent_appends_get_dense_distinct_numbers(aws_env, monkeypatch):
-    # DynamoDB applies each request atomically; in-process moto does not when called from
-    # several threads, so serialise each call (threads still interleave between calls, which
-    # is the race the counter condition has to win).
-    import threading
-
-    from moto.core.botocore_stubber import BotocoreStubber
-
-    lock = threading.Lock()
-    unlocked = BotocoreStubber.__call__
-
-    def atomic(self, *args, **kwargs):
-        with lock:
-            return unlocked(self, *args, **kwargs)
-
-    monkeypatch.setattr(BotocoreStubber, "__call__", atomic)
+def test_concurrent_appends_get_dense_distinct_numbers(aws_env):
+    # Each moto request is atomic (tests/conftest.py, devtools/moto_patches.py), as on DynamoDB; threads still
+    # interleave between requests, which is the race the counter condition has to win.
     items = AppendOnlyList("tenancy", "TEST#busy")
     with ThreadPoolExecutor(max_workers=4) as pool:
         numbers = list(pool.map(lambda n: items.append({"n": n}), range(20)))
     assert sorted(numbers) == list(range(1, 21))
     assert items.count() == 20
+
+
+def test_concurrent_appends_contesting_one_companion_item_get_its_answer_never_a_busy_list(aws_env):
+    """Twenty appends in parallel, each with the same conditional companion (a claim only one can make): one is
+    written, every other is told its claim failed (the caller's answer, e.g. a 409), none is a LIST_BUSY or any
+    other error, and the list holds exactly the winner's entry."""
+    items = AppendOnlyList("tenancy", "TEST#contested")
+    claim = aws.put("claim", "tenancy", {"pk": "TEST#claim", "sk": "x"})
+
+    def append(n: int) -> str:
+        try:
+            items.append({"n": n}, also=[claim])
+        except aws.TransactionCancelledError as exc:
+            assert exc.condition_failed("claim")
+            return "taken"
+        return "won"
+
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        outcomes = list(pool.map(append, range(20)))
+    assert sorted(outcomes) == ["taken"] * 19 + ["won"]
+    records, total = items.page(Query10(page=1, limit=10))
+    assert total == 1 and [r["seq"] for r in records] == [1]
+
+
+def test_a_failing_companion_is_answered_at_once_even_while_the_counter_keeps_moving(aws_env, monkeypatch):
+    """A concurrent append lands between every read of the counter and the write, and the caller's own item fails
+    its condition too. Retrying cannot help the caller's item (its condition was planned from its own reads): the
+    caller hears of it at the first attempt, not a 503 LIST_BUSY after eight."""
+    from chalicelib.platform.errors import ApiError
+
+    items = AppendOnlyList("tenancy", "TEST#raced")
+    taken = aws.put("by-id", "tenancy", {"pk": "TEST#taken", "sk": "x"})
+    aws.transact([taken])
+    transact = aws.transact
+    attempts = []
+
+    def rival_appends_first(tx_items):
+        attempts.append(1)
+        transact([aws.update("rival", "tenancy", items.counter_key, aws.Changes(add={"n": 1}), None)])
+        transact(tx_items)
+
+    monkeypatch.setattr(aws, "transact", rival_appends_first)
+    with pytest.raises(aws.TransactionCancelledError) as error:
+        items.append({"n": 1}, also=[taken])
+    assert not isinstance(error.value, ApiError)
+    assert error.value.condition_failed("by-id") and error.value.condition_failed("list-counter-0")
+    assert len(attempts) == 1
+
+
+def test_a_race_lost_on_the_list_alone_is_retried_until_won(aws_env, monkeypatch):
+    """The counter moves under the first two attempts: the append is retried from a fresh count and lands after
+    the rival's entries, with its companion written once."""
+    items = AppendOnlyList("tenancy", "TEST#retried")
+    transact = aws.transact
+    attempts = []
+
+    def rival_appends_twice(tx_items):
+        attempts.append(1)
+        if len(attempts) <= 2:
+            items.append({"rival": len(attempts)})
+        transact(tx_items)
+
+    monkeypatch.setattr(aws, "transact", rival_appends_twice)
+    assert items.append({"mine": 1}, also=[aws.put("by-id", "tenancy", {"pk": "TEST#mine", "sk": "x"})]) == 3
+    assert len(attempts) == 5  # mine, rival, mine, rival, mine
+    records, total = items.page(Query10(page=1, limit=10))
+    assert total == 3 and [r.get("mine") for r in records] == [1, None, None]
 
 
 def test_empty_list(aws_env):
@@ -138,8 +192,10 @@ def test_page_query_model_is_a_page_query():
     assert Query10().limit == 10 and Query10().page == 1
 
 
-def test_a_transaction_conflict_is_retried(aws_env, monkeypatch):
-    """DynamoDB reports concurrent transactions on one item as TransactionConflict: a lost race, retried."""
+@pytest.mark.parametrize("reason", ["TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"])
+def test_a_transaction_conflict_is_retried(aws_env, monkeypatch, reason):
+    """DynamoDB reports concurrent transactions on one item as TransactionConflict (and a throughput shortfall as
+    throttling): a lost race, retried."""
     items = AppendOnlyList("tenancy", "TEST#conflict")
     ddb = aws.dynamodb_client()
     real = ddb.transact_write_items
@@ -151,7 +207,7 @@ def test_a_transaction_conflict_is_retried(aws_env, monkeypatch):
             raise ddb.exceptions.TransactionCanceledException(
                 {
                     "Error": {"Code": "TransactionCanceledException", "Message": "conflict"},
-                    "CancellationReasons": [{"Code": "TransactionConflict"}, {"Code": "None"}],
+                    "CancellationReasons": [{"Code": reason}, {"Code": "None"}],
                 },
                 "TransactWriteItems",
             )
@@ -230,3 +286,34 @@ def test_a_cancelled_transaction_over_two_tables_changes_neither(aws_env):
     assert aws.table("tenancy").get_item(Key={"pk": "T#1", "sk": "X"})["Item"]["v"] == 2
     assert "Item" not in aws.table("tenancy").get_item(Key={"pk": "T#4", "sk": "X"})
     assert len(aws.table("user-ops").scan()["Items"]) == 2
+
+
+def test_repeated_keys_are_read_once(aws_env, monkeypatch):
+    """DynamoDB refuses a BatchGetItem that names a key twice; a list whose index repeats a record (a retried
+    append, an entry written twice) must still answer."""
+    with aws.table("tenancy").batch_writer() as batch:
+        for i in range(120):
+            batch.put_item(Item={"pk": f"R#{i}", "sk": "X", "i": i})
+    requests = []
+    batch_get_item = aws.dynamodb_client().batch_get_item
+    monkeypatch.setattr(
+        aws.dynamodb_client(), "batch_get_item", lambda **kw: requests.append(kw) or batch_get_item(**kw)
+    )
+    keys = [{"pk": "R#1", "sk": "X"}, {"pk": "R#2", "sk": "X"}, {"pk": "R#1", "sk": "X"}, {"pk": "R#none", "sk": "X"}]
+    assert sorted(int(item["i"]) for item in aws.batch_get("tenancy", keys)) == [1, 2]
+    assert requests[-1]["RequestItems"][aws.table("tenancy").name]["Keys"] == keys[:2] + keys[3:]
+    requests.clear()
+    twice = [{"pk": f"R#{i}", "sk": "X"} for i in range(120)] * 2  # 240 keys, 120 distinct: two requests, not three
+    assert sorted(int(item["i"]) for item in aws.batch_get("tenancy", twice)) == list(range(120))
+    assert len(requests) == 2
+
+
+def test_a_listing_whose_list_repeats_a_record_answers(aws_env):
+    from chalicelib.custody.store import listed
+
+    entries = AppendOnlyList("custody", "TEST#withdrawals")
+    aws.table("custody").put_item(Item={"pk": "W#1", "sk": "W", "id": "1"})
+    for _ in range(2):
+        entries.append({"recordId": "1"})
+    found, total = listed(entries, Query10(page=1, limit=10), "recordId", lambda i: {"pk": f"W#{i}", "sk": "W"})
+    assert total == 2 and [r["id"] for r in found] == ["1", "1"]
