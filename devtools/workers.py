@@ -10,6 +10,15 @@ after `maxReceiveCount` receives, as on AWS. Rate schedules fire every period
 be invoked by hand:
 
     python -m devtools.workers invoke rotate_signing_keys
+
+As on Lambda, every queue consumer and every schedule runs on its own: each has
+its own thread (a lane), so a slow one (the aux-pool refill searches primes for
+minutes) never holds up another (the deposit watcher). Threads are enough: the
+CPU-bound work is Rust (dompet_mpc), which releases the GIL while it computes.
+Each invocation gets its function's timeout from chalicelib/platform/resources.py
+(the context's remaining time); one that runs past it is reported as timed out
+and its batch is left to the queue, like a Lambda timeout. A Python thread cannot
+be killed, so its lane starts nothing more until the overrunning call returns.
 """
 
 from __future__ import annotations
@@ -27,10 +36,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from chalicelib.platform import resources
+
 log = logging.getLogger("dompet.workers")
 
 _RATE = re.compile(r"^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$")
 _SECONDS = {"minute": 60, "hour": 3600, "day": 86_400}
+DEFAULT_TIMEOUT_S = 60.0  # a handler that resources.py does not define (test apps)
 
 
 @dataclass
@@ -44,6 +56,10 @@ class LocalContext:
 
     def get_remaining_time_in_millis(self) -> int:
         return max(0, int((self.deadline - time.monotonic()) * 1000))
+
+
+class InvocationTimeoutError(Exception):
+    """The handler ran past its function's timeout (Lambda would have stopped it)."""
 
 
 def rate_seconds(expression: Any) -> int | None:
@@ -70,18 +86,28 @@ def scheduled_event(region: str) -> dict[str, Any]:
 
 
 class WorkerRunner:
-    def __init__(self, app: Any, region: str, poll_wait_s: int = 1, periods: dict[str, int] | None = None) -> None:
+    def __init__(
+        self,
+        app: Any,
+        region: str,
+        poll_wait_s: int = 1,
+        periods: dict[str, float] | None = None,
+        timeouts: dict[str, float] | None = None,
+    ) -> None:
         """`periods`: seconds between runs of named schedules, instead of their rate (e.g. the deposit watcher
-        every few seconds locally, where EventBridge's one-minute minimum does not apply)."""
+        every few seconds locally, where EventBridge's one-minute minimum does not apply). `timeouts`: seconds
+        per named function instead of its `timeout_s` in resources.py (tests)."""
         from chalice.app import ScheduledEventConfig, SQSEventConfig
 
         self.periods = periods or {}
+        self.timeouts = timeouts or {}
         self.region = region
         self.poll_wait_s = poll_wait_s
         self.app = app
         self.queues = [s for s in app.event_sources if isinstance(s, SQSEventConfig)]
         self.schedules = [s for s in app.event_sources if isinstance(s, ScheduledEventConfig)]
         self._next_run: dict[str, float] = {}
+        self._overrunning: dict[str, threading.Thread] = {}
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
 
@@ -127,7 +153,7 @@ class WorkerRunner:
             ]
         }
         try:
-            result = self._handler(source)(event, LocalContext(source.name))
+            result = self.invoke(source, event)
         except Exception as exc:  # noqa: BLE001 - as on Lambda: the batch is retried, then dead-lettered
             log.warning("%s failed (%s); the batch will be retried", source.name, type(exc).__name__)
             return len(messages)
@@ -142,41 +168,106 @@ class WorkerRunner:
         return len(messages)
 
     def invoke_scheduled(self, source: Any) -> None:
-        self._handler(source)(scheduled_event(self.region), LocalContext(source.name))
+        self.invoke(source, scheduled_event(self.region))
+
+    def invoke(self, source: Any, event: dict[str, Any]) -> Any:
+        """One invocation of the source's function, as Lambda makes it: in its own thread, with a context whose
+        remaining time is the function's timeout; its answer, or InvocationTimeoutError past that timeout."""
+        timeout_s = self.timeout_s(source.name)
+        context = LocalContext(
+            source.name, memory_limit_in_mb=self._memory_mb(source.name), deadline=time.monotonic() + timeout_s
+        )
+        outcome: dict[str, Any] = {}
+
+        def call() -> None:
+            try:
+                outcome["result"] = self._handler(source)(event, context)
+            except Exception as exc:  # noqa: BLE001 - handed to the caller's thread, as Lambda reports it
+                outcome["error"] = exc
+
+        thread = threading.Thread(target=call, name=f"invocation:{source.name}", daemon=True)
+        thread.start()
+        thread.join(timeout_s)
+        if thread.is_alive():
+            self._overrunning[source.name] = thread
+            log.warning("%s timed out after %.0f s", source.name, timeout_s)
+            raise InvocationTimeoutError(source.name)
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome.get("result")
+
+    def timeout_s(self, name: str) -> float:
+        if name in self.timeouts:
+            return self.timeouts[name]
+        try:
+            return float(resources.function(name).timeout_s)
+        except KeyError:
+            return DEFAULT_TIMEOUT_S
+
+    @staticmethod
+    def _memory_mb(name: str) -> int:
+        try:
+            return resources.function(name).memory_mb
+        except KeyError:
+            return 512
 
     def _handler(self, source: Any) -> Callable[[dict[str, Any], Any], Any]:
         # The wrapped handler Chalice registered: the object Lambda's handler string resolves to.
         handler: Callable[[dict[str, Any], Any], Any] = self.app.handler_map[source.name]
         return handler
 
+    def period_s(self, source: Any) -> float | None:
+        return self.periods.get(source.name) or rate_seconds(source.schedule_expression)
+
+    def due(self, source: Any, now: float) -> bool:
+        """Whether the schedule fires at `now` (then its next run is one period later; the first run is one
+        period after the runner first asked, as on AWS)."""
+        period = self.period_s(source)
+        if period is None:
+            return False
+        due = self._next_run.setdefault(source.name, now + period)
+        if now < due:
+            return False
+        self._next_run[source.name] = now + period
+        return True
+
     def run_due_schedules(self, now: float) -> list[str]:
+        """Run, one after the other, the schedules due at `now` (tests; the lanes run each on its own)."""
         ran = []
         for source in self.schedules:
-            period = self.periods.get(source.name) or rate_seconds(source.schedule_expression)
-            if period is None:
-                continue
-            due = self._next_run.setdefault(source.name, now + period)
-            if now >= due:
-                self._next_run[source.name] = now + period
-                try:
-                    self.invoke_scheduled(source)
-                    ran.append(source.name)
-                except Exception as exc:  # noqa: BLE001 - a failed run is retried next period, as on AWS
-                    log.warning("%s failed (%s)", source.name, type(exc).__name__)
+            if self.due(source, now) and self._run_scheduled(source):
+                ran.append(source.name)
         return ran
 
+    def _run_scheduled(self, source: Any) -> bool:
+        try:
+            self.invoke_scheduled(source)
+            return True
+        except Exception as exc:  # noqa: BLE001 - a failed run is retried next period, as on AWS
+            log.warning("%s failed (%s)", source.name, type(exc).__name__)
+            return False
+
     def start(self) -> None:
-        for source in self.queues:
-            self._threads.append(self._loop(f"sqs:{source.name}", functools.partial(self.poll_once, source)))
-        self._threads.append(self._loop("schedules", self._schedule_step))
+        for queue in self.queues:
+            self._threads.append(self._loop(f"sqs:{queue.name}", queue, functools.partial(self.poll_once, queue)))
+        for schedule in self.schedules:
+            if self.period_s(schedule) is not None:
+                self._threads.append(
+                    self._loop(f"schedule:{schedule.name}", schedule, functools.partial(self._tick, schedule))
+                )
 
-    def _schedule_step(self) -> None:
-        self.run_due_schedules(time.time())
-        self._stop.wait(1)
+    def _tick(self, source: Any) -> None:
+        if self.due(source, time.time()):
+            self._run_scheduled(source)
+        self._stop.wait(min(1.0, self.period_s(source) or 1.0))
 
-    def _loop(self, name: str, step: Callable[[], Any]) -> threading.Thread:
+    def _loop(self, name: str, source: Any, step: Callable[[], Any]) -> threading.Thread:
         def run() -> None:
             while not self._stop.is_set():
+                overrunning = self._overrunning.get(source.name)
+                if overrunning is not None and overrunning.is_alive():
+                    overrunning.join(1)  # still in the call that timed out: nothing new before it returns
+                    continue
                 try:
                     step()
                 except Exception as exc:  # noqa: BLE001 - keep the loop alive (e.g. moto restarting)
@@ -193,11 +284,12 @@ class WorkerRunner:
             thread.join(timeout=self.poll_wait_s + 5)
 
     def describe(self) -> list[str]:
-        lines = [f"sqs {s.queue} -> {s.handler_string}" for s in self.queues]
+        lines = [f"sqs {s.queue} -> {s.handler_string} (timeout {self.timeout_s(s.name):.0f} s)" for s in self.queues]
         for s in self.schedules:
             expression = s.schedule_expression
             text = expression.to_string() if hasattr(expression, "to_string") else str(expression)
-            lines.append(f"{text} -> {s.handler_string}" + ("" if rate_seconds(expression) else " (run by hand)"))
+            runs = f"timeout {self.timeout_s(s.name):.0f} s" if rate_seconds(expression) else "run by hand"
+            lines.append(f"{text} -> {s.handler_string} ({runs})")
         return lines
 
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import threading
 
 import boto3
 from chalice import Chalice, Rate
 
+from chalicelib.platform import resources
 from devtools.workers import WorkerRunner, rate_seconds
 
 received: list[str] = []
@@ -140,3 +142,98 @@ def test_webhook_keys_rotate_on_their_own_schedule(aws_env):
     runner.invoke_scheduled(rotation)  # the real handler, as Lambda calls it
     webhook_keys.forget()
     assert webhook_keys.current().kid == before  # not due yet: unchanged
+
+
+# Two schedules named like the service's: the aux-pool refill (the real prime search, minutes on Lambda) and
+# the deposit watcher (every few seconds locally). Their timeouts come from resources.py by name.
+lanes_app = Chalice("worker-lanes-test")
+refill_started = threading.Event()
+refill_release = threading.Event()
+refill_done = threading.Event()
+watcher_steps: list[int] = []
+watcher_stepped = threading.Event()
+remaining_ms: dict[str, int] = {}
+
+
+@lanes_app.schedule(Rate(15, unit=Rate.MINUTES))
+def refill_aux_pool(event):
+    import dompet_mpc
+
+    remaining_ms["refill_aux_pool"] = event.context.get_remaining_time_in_millis()
+    refill_started.set()
+    try:
+        while not refill_release.is_set():  # the refill's own CPU-bound work (Rust), for as long as the test wants
+            dompet_mpc.pregenerate_primes()
+    finally:
+        refill_done.set()
+
+
+@lanes_app.schedule(Rate(1, unit=Rate.MINUTES))
+def watch_deposits(event):
+    remaining_ms["watch_deposits"] = event.context.get_remaining_time_in_millis()
+    if refill_started.is_set() and not refill_done.is_set():
+        watcher_steps.append(len(watcher_steps))
+        if len(watcher_steps) >= 3:
+            watcher_stepped.set()
+
+
+def test_the_watcher_keeps_stepping_while_a_refill_runs():
+    """Each schedule runs on its own, as on Lambda: while the refill is busy finding primes, the watcher steps
+    again and again (on one shared thread it waited for the whole refill)."""
+    for flag in (refill_started, refill_release, refill_done, watcher_stepped):
+        flag.clear()
+    watcher_steps.clear()
+    runner = WorkerRunner(lanes_app, region="us-east-1", periods={"refill_aux_pool": 0.01, "watch_deposits": 0.01})
+    runner.start()
+    try:
+        assert refill_started.wait(60)
+        assert watcher_stepped.wait(120), "the deposit watcher stalled behind the refill"
+        assert not refill_done.is_set()
+    finally:
+        refill_release.set()
+        assert refill_done.wait(300)
+        runner.stop()
+    assert len(watcher_steps) >= 3
+    # Each invocation had its own function's timeout (resources.py), as Lambda gives it.
+    assert 890_000 < remaining_ms["refill_aux_pool"] <= resources.function("refill_aux_pool").timeout_s * 1000
+    assert 50_000 < remaining_ms["watch_deposits"] <= resources.function("watch_deposits").timeout_s * 1000
+
+
+hang_release = threading.Event()
+
+
+@worker_app.on_sqs_message(queue="slow", batch_size=1)
+def handle_slow(event):
+    for record in event:
+        if record.body == "hang":
+            hang_release.wait(60)
+        received.append(record.body)
+
+
+def test_a_consumer_past_its_timeout_leaves_its_batch_to_the_queue_and_its_lane_waits(aws_env):
+    """Past the function's timeout the invocation counts as failed (Lambda would have stopped it): nothing is
+    deleted, and the lane starts no second call while the first is still running."""
+    received.clear()
+    hang_release.clear()
+    sqs = boto3.client("sqs", region_name="us-east-1")
+    url, _ = _queue(sqs, "slow", max_receives=5)
+    sqs.send_message(QueueUrl=url, MessageBody="hang")
+    runner = WorkerRunner(worker_app, region="us-east-1", poll_wait_s=0, timeouts={"handle_slow": 0.2})
+    try:
+        assert runner.poll_once(_source(runner, "handle_slow")) == 1  # returns at the timeout, the call hangs on
+        assert received == []
+        assert runner._overrunning["handle_slow"].is_alive()
+    finally:
+        hang_release.set()
+    runner._overrunning["handle_slow"].join(10)
+    assert received == ["hang"]  # it did finish late, but its message was not deleted: it is delivered again
+    again = sqs.receive_message(QueueUrl=url).get("Messages", [])
+    assert [m["Body"] for m in again] == ["hang"]
+
+
+def test_every_event_source_of_the_service_has_its_function_timeout():
+    from app import app
+
+    runner = WorkerRunner(app, region="us-east-1")
+    for source in runner.queues + runner.schedules:
+        assert runner.timeout_s(source.name) == resources.function(source.name).timeout_s
