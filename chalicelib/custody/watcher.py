@@ -9,8 +9,9 @@ duplicate anything, deposits are recorded once per id):
    or size error), each log checked against the header hash of its block; a block whose `logsBloom` says it
    may hold such logs but for which the range query answered none (a node behind a load balancer that lags the
    head answers `[]`) is asked again by block hash, which a node without the block refuses instead;
-3. with a native custody token, the blocks' transactions with value to a deposit address; internal transfers
-   (value sent by contracts) are not seen (docs/custody.md);
+3. with a native custody token, the blocks' plain transfers (empty call data) with value to a deposit address:
+   only those leave the coin at the address (`_stays`); internal transfers (value sent by contracts) are not
+   seen (docs/custody.md);
 4. recipients are looked up in the address index (one batch read per 100 distinct recipients: the cost grows
    with the transfers, not with the number of deposit addresses), then each match's receipt gives its status
    (1 required) and its position within its transaction;
@@ -162,7 +163,7 @@ def _scan(network: Network, report: StepReport) -> None:
     report.scanned_from, report.scanned_to = first, last
     transfers = _token_transfers(network, headers) + (_native_transfers(network, headers) if native else [])
     report.transfers = len(transfers)
-    matches = _addressed(network, transfers)
+    matches = [m for m in _addressed(network, transfers) if _kept(network, m[0])]
     for transfer, account in _with_receipts(network, matches):
         if _out_of_time():
             raise RangeError("out of time: the range is scanned again next step (recorded deposits stay once)")
@@ -309,9 +310,32 @@ def _native_transfers(network: Network, headers: list[dict[str, Any]]) -> list[d
                     "value": int(tx["value"], 16),
                     "header": header,
                     "log": None,
+                    "plain": _stays(tx),
                 }
             )
     return found
+
+
+def _stays(tx: dict[str, Any]) -> bool:
+    """Whether a transaction's value stays at its recipient: only a plain transfer (empty call data) is sure to.
+    A deposit address is a SimpleAccount (deployed or not yet); with empty call data its `receive()` keeps the
+    coin, while call data may run code that passes the value on (`addDeposit()` forwards it to the EntryPoint),
+    and whether the account had code at that point of the block cannot be read from the block. The transaction
+    hash commits to its call data, so the re-checks at confirmation need not read it again."""
+    data = tx.get("input", tx.get("data")) or "0x"
+    return str(data) in ("0x", "")
+
+
+def _kept(network: Network, transfer: dict[str, Any]) -> bool:
+    if transfer.get("plain", True):
+        return True
+    # Not credited; the operator may find the coin in the EntryPoint (the account's deposit there) or, for an
+    # address without code, still at the address.
+    logger.warning(
+        "native value with call data to a deposit address: not a deposit",
+        extra={"network": network.name, "txHash": transfer["txHash"]},
+    )
+    return False
 
 
 def _addressed(network: Network, transfers: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:

@@ -15,6 +15,7 @@ from eth_account import Account
 
 from chalicelib.custody import accounts, deposits, invoices, keys, ledger, watcher
 from chalicelib.custody.store import get
+from chalicelib.evm.abi import encode_call
 from chalicelib.platform import aws, clock, networks, settings
 from chalicelib.platform.pagination import PageQuery
 from tests.integration.conftest import CUSTODY_CONFIRMATIONS as CONFIRMATIONS
@@ -637,6 +638,68 @@ def test_a_reverted_native_transfer_is_not_a_deposit(custody):
     _step("local-a")
     assert _balance(custody, account["id"], "local-a", "eth")["activeBalance"] == "0.02"
     assert w3.eth.get_balance(address) == 2 * 10**16
+
+
+def test_native_value_that_does_not_stay_at_the_deposit_address_is_not_a_deposit(custody):
+    """A deployed deposit address is a SimpleAccount: a payment calling its `addDeposit()` succeeds but moves the
+    coin on to the EntryPoint. It is not credited and does not pay the invoice; a plain transfer still does."""
+    account = _create_account(custody)
+    address = account["wallets"][0]["address"]
+    w3 = custody["w3"][31337]
+    chain = next(c for c in custody["chains"] if c["chainId"] == 31337)
+    owner = get(f"ACCOUNT#{account['id']}", "ACCOUNT")["ownerAddress"]
+    # Anyone can deploy a counterfactual account: a stranger deploys the deposit address.
+    create = w3.eth.send_transaction(
+        {
+            "from": w3.eth.accounts[7],
+            "to": chain["accountFactory"],
+            "data": encode_call("createAccount(address,uint256)", owner, keys.salt(account["id"])),
+        }
+    )
+    assert w3.eth.wait_for_transaction_receipt(create).status == 1
+    assert w3.eth.get_code(address) != b""
+    invoice = custody["signed"](
+        "POST",
+        "/api/v1/custody/invoices",
+        {"accountId": account["id"], "network": "local-a", "tokenCode": "eth", "amount": "0.3", "reference": "fwd"},
+    ).json_body["data"]
+
+    forwarded = w3.eth.send_transaction(
+        {"from": w3.eth.accounts[7], "to": address, "value": 3 * 10**17, "data": encode_call("addDeposit()")}
+    )
+    assert w3.eth.wait_for_transaction_receipt(forwarded).status == 1
+    entry_point = w3.eth.contract(
+        address=chain["entryPoint"],
+        abi=[
+            {
+                "name": "balanceOf",
+                "type": "function",
+                "stateMutability": "view",
+                "inputs": [{"name": "account", "type": "address"}],
+                "outputs": [{"name": "", "type": "uint256"}],
+            }
+        ],
+    )
+    assert w3.eth.get_balance(address) == 0 and entry_point.functions.balanceOf(address).call() == 3 * 10**17
+    assert _step("local-a").recorded == 0
+    _mine(w3, CONFIRMATIONS)
+    _step("local-a")
+    balance = _balance(custody, account["id"], "local-a", "eth")
+    assert balance["activeBalance"] == "0" and balance["pendingBalance"] == "0"
+    still = custody["signed"]("GET", f"/api/v1/custody/invoices/{invoice['id']}").json_body["data"]
+    assert still["status"] == "pending"
+    assert _events("deposit.invoice.pending_confirmation") == [] and _events("deposit.invoice.paid") == []
+
+    # A plain transfer (no call data) to the same, deployed, address stays there: it pays the invoice.
+    plain = w3.eth.send_transaction({"from": w3.eth.accounts[7], "to": address, "value": 3 * 10**17})
+    assert w3.eth.wait_for_transaction_receipt(plain).status == 1
+    assert w3.eth.get_balance(address) == 3 * 10**17
+    assert _step("local-a").recorded == 1
+    _mine(w3, CONFIRMATIONS)
+    assert _step("local-a").credited == 1
+    assert _balance(custody, account["id"], "local-a", "eth")["activeBalance"] == "0.3"
+    paid = custody["signed"]("GET", f"/api/v1/custody/invoices/{invoice['id']}").json_body["data"]
+    assert paid["status"] == "paid" and paid["transactionHash"] == "0x" + plain.hex().removeprefix("0x")
 
 
 def test_status_filters_keep_invoices_and_deposits_apart_and_a_reference_finds_its_invoice(custody):
