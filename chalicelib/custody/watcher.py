@@ -34,6 +34,7 @@ from typing import Any
 from chalicelib.custody import accounts, deposits
 from chalicelib.custody.store import TABLE, get
 from chalicelib.custody.tokens import by_address, custody_networks
+from chalicelib.evm.logs import LogsUnavailableError, logs_in_range
 from chalicelib.evm.rpc import batch
 from chalicelib.platform import aws, clock
 from chalicelib.platform.chain import RpcError, rpc_call
@@ -278,17 +279,11 @@ def _token_transfers(network: Network, headers: list[dict[str, Any]]) -> list[di
 
 
 def _logs(network: Network, query: dict[str, Any], first: int, last: int) -> list[dict[str, Any]]:
-    """eth_getLogs over [first, last], halving the range when the provider refuses its size."""
+    """eth_getLogs over [first, last] (halved where the provider refuses the range's size)."""
     try:
-        answer = rpc_call(network, "eth_getLogs", [{**query, "fromBlock": hex(first), "toBlock": hex(last)}])
-    except RpcError:
-        if first == last:
-            raise RangeError(f"eth_getLogs refused block {first}") from None
-        middle = (first + last) // 2
-        return _logs(network, query, first, middle) + _logs(network, query, middle + 1, last)
-    if not isinstance(answer, list):
-        raise RangeError("eth_getLogs answered something other than a list")
-    return answer
+        return logs_in_range(network, query, first, last)
+    except LogsUnavailableError as exc:
+        raise RangeError(str(exc)) from None
 
 
 def _native_transfers(network: Network, headers: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -168,7 +168,9 @@ TABLES: tuple[Table, ...] = (
     ),
     Table(
         name="user-ops",
-        purpose="User operations (built, submitted, settled) and the lists of them per app and per owner.",
+        purpose="User operations (built, submitted, settled) and the lists of them per app and per owner. Index "
+        "`due` holds the operations in flight with the time their tracker should have looked at them again.",
+        indexes=(Index(name="due", partition_key="duePk", sort_key="dueAt"),),
     ),
     Table(
         name="custody",
@@ -401,6 +403,13 @@ FUNCTIONS: tuple[Function, ...] = (
         ),
         consumes=("userop-tracker",),
         timeout_s=30,
+    ),
+    Function(
+        name="requeue_user_ops",
+        purpose="Scheduled: queues a check of each user operation in flight whose tracker went quiet (a message "
+        "lost, dead-lettered, or never sent after the submit's commit).",
+        # read_write: it moves an operation's `dueAt` past a lease before queueing it.
+        grants=(Grant("table", "user-ops", "read_write"), Grant("queue", "userop-tracker", "write")),
     ),
     Function(
         name="cosigner",

@@ -37,6 +37,9 @@ class RpcError(RuntimeError):
     def __init__(self, code: int | None, message: str) -> None:
         super().__init__(message)
         self.code = code
+        # The position of the URL that answered: above 0, the URLs before it failed to answer, so a call that
+        # changes state (e.g. eth_sendUserOperation) may still have reached one of them.
+        self.endpoint = 0
 
     @property
     def reverted(self) -> bool:
@@ -169,7 +172,12 @@ def rpc_call(
     """Call `method` on the first RPC URL (or, with `bundler`, ERC-4337 bundler URL) that answers; a node error is
     raised (RpcError), not retried elsewhere."""
     payload = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params or []}
-    return _result(_first_answer(network, payload, timeout_s, bundler))
+    answer, endpoint = _first_answer(network, payload, timeout_s, bundler)
+    try:
+        return _result(answer)
+    except RpcError as exc:
+        exc.endpoint = endpoint
+        raise
 
 
 def rpc_batch(
@@ -184,7 +192,7 @@ def rpc_batch(
     for start in range(0, len(calls), MAX_BATCH):
         chunk = calls[start : start + MAX_BATCH]
         payload = [{"jsonrpc": "2.0", "id": i, "method": m, "params": p} for i, (m, p) in enumerate(chunk)]
-        answers = _first_answer(network, payload, timeout_s)
+        answers, _ = _first_answer(network, payload, timeout_s)
         by_id = {a["id"]: a for a in answers if isinstance(a, dict) and type(a.get("id")) is int}
         for i in range(len(chunk)):
             answer = by_id.get(i)
@@ -207,7 +215,8 @@ def _result(answer: dict[str, Any]) -> Any:
     return answer.get("result")
 
 
-def _first_answer(network: Network, payload: Any, timeout_s: float, bundler: bool = False) -> Any:
+def _first_answer(network: Network, payload: Any, timeout_s: float, bundler: bool = False) -> tuple[Any, int]:
+    """The first answer of the right shape, with the position of the URL that gave it."""
     batch = isinstance(payload, list)
     urls = network.bundlerUrls if bundler else network.rpcUrls
     what = "bundler" if bundler else "RPC endpoint"
@@ -221,7 +230,7 @@ def _first_answer(network: Network, payload: Any, timeout_s: float, bundler: boo
             )
             continue
         if isinstance(answer, list if batch else dict):
-            return answer
+            return answer, index
         logger.warning("rpc endpoint answered the wrong shape", extra={"network": network.name, "endpoint": index})
     deadline.check("rpc call")  # the budget, not the nodes, ended the call: 503 DEADLINE_EXCEEDED
     raise upstream_unavailable(UPSTREAM_UNAVAILABLE, f"No {what} of network {network.name} is reachable")

@@ -1,13 +1,13 @@
-"""The user-operation tracker."""
+"""The user-operation tracker and the schedule that re-queues operations whose tracker went quiet."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from chalice import Blueprint
+from chalice import Blueprint, Rate
 
 from chalicelib.platform import resources
-from chalicelib.platform.consumers import sqs_batch
+from chalicelib.platform.consumers import scheduled, sqs_batch
 from chalicelib.platform.settings import load_settings
 
 bp = Blueprint(__name__)
@@ -18,3 +18,10 @@ def track_user_op(event: Any) -> Any:
     from chalicelib.user_ops import tracking
 
     return sqs_batch("track_user_op", event, tracking.check)
+
+
+@bp.schedule(Rate(5, unit=Rate.MINUTES))
+def requeue_user_ops(event: Any) -> None:
+    from chalicelib.user_ops import tracking
+
+    scheduled("requeue_user_ops", event, tracking.requeue_quiet)

@@ -3,8 +3,10 @@ send to the bundler), views and lists. Tracking and settlement: tracking.py.
 
 Submit is one DynamoDB transaction: the payer's tank is debited the operation's maximum cost in tank units plus
 fees (conditional: never below zero), the usage record is written, the operation moves `created` → `on_process`
-and joins the app's and owner's lists. The tracker message is queued before it, so an operation whose submit died
-after the debit is still settled (as expired, refunded in full) and no money stays stuck.
+(with the chain's head, where the search for its event starts, and its due time in the `due` index) and joins
+the app's and owner's lists. The tracker message is queued after that commit (a tracker that read the operation
+before it would find it `created` and stop); a message that is never sent (the submit died after the commit) is
+queued by the `requeue_user_ops` schedule, so no money stays stuck.
 """
 
 from __future__ import annotations
@@ -13,22 +15,24 @@ import contextlib
 import json
 import uuid
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from chalicelib.gas_tanks import charges
 from chalicelib.gas_tanks import store as tanks
-from chalicelib.platform import aws
+from chalicelib.platform import aws, due
 from chalicelib.platform.chain import RpcError, rpc_call
 from chalicelib.platform.clock import epoch, iso_now
-from chalicelib.platform.errors import ApiError, bad_request, conflict, not_found
+from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError, bad_request, conflict, not_found
 from chalicelib.platform.logging import logger
 from chalicelib.platform.networks import Network, registry
-from chalicelib.platform.pagination import PageQuery, append_together, pagination
+from chalicelib.platform.pagination import PageQuery, append_together, pagination, sequence_key
 from chalicelib.smart_accounts import service as smart_accounts
 from chalicelib.smart_accounts import store as accounts_store
 from chalicelib.tenancy.models import App
-from chalicelib.user_ops import build, packing, store
-from chalicelib.user_ops.models import EmbeddedUsage, Estimate, HashResult, UserOperation, UserOperationPage
+from chalicelib.user_ops import build, packing, store, tracking
+from chalicelib.user_ops.models import Estimate, HashResult, UserOperation, UserOperationPage
+from chalicelib.user_ops.views import view
 
 ACCOUNT_NOT_FOUND = "ACCOUNT_NOT_FOUND"
 USER_OP_NOT_FOUND = "USER_OP_NOT_FOUND"
@@ -37,8 +41,6 @@ USER_OP_ALREADY_SUBMITTED = "USER_OP_ALREADY_SUBMITTED"
 USER_OP_EXPIRED = "USER_OP_EXPIRED"
 INVALID_USER_OP_SIGNATURE = "INVALID_USER_OP_SIGNATURE"
 INSUFFICIENT_GAS_TANK_BALANCE = "INSUFFICIENT_GAS_TANK_BALANCE"
-TRACKER = "userop-tracker"
-FIRST_CHECK_S = 2
 
 
 MakeCall = Callable[[dict[str, Any]], build.Call]  # the call, given the account item (its aaAddress)
@@ -57,8 +59,6 @@ def hash_operation(app: App, account_id: str, make_call: MakeCall) -> HashResult
     call: build.Call = make_call(account)
     built = build.build(network, str(owner["ownerId"]), call, known_deployed=_deployed(account))
     user_op_id = str(uuid.uuid4())
-    from datetime import UTC, datetime
-
     item = {
         **store.key(user_op_id),
         "id": user_op_id,
@@ -130,8 +130,9 @@ def submit(app: App, user_op_id: str, op_hash: str, signature: str, sponsored: b
         "createdAt": now,
         "refundedAt": None,
     }
-    # Queued first: if the transaction below then fails, the tracker finds the operation not on_process and stops.
-    aws.send_message(TRACKER, {"userOpId": user_op_id, "attempt": 1}, delay_s=FIRST_CHECK_S)
+    # Read before the operation can reach a bundler: its event cannot be in an earlier block.
+    submitted_block = _head(network)
+    due_at = due.due_in(tracking.FIRST_CHECK_S + tracking.QUIET_S)
 
     def writes(seqs: list[int]) -> list[aws.TxItem]:
         return [
@@ -157,6 +158,8 @@ def submit(app: App, user_op_id: str, op_hash: str, signature: str, sponsored: b
                         "usageSeq": seqs[2],
                         "deducted": cost.total,
                         "deductedNative": cost.native,
+                        "submittedBlock": submitted_block,
+                        **due_at,
                     }
                 ),
                 aws.Condition("#s = :created", {"#s": "status"}, {":created": "created"}),
@@ -192,11 +195,18 @@ def submit(app: App, user_op_id: str, op_hash: str, signature: str, sponsored: b
         "payer": "organization" if sponsored else "owner",
     }
     try:
+        tracking.enqueue(user_op_id, due_at["dueAt"])
+    except Exception as exc:  # noqa: BLE001 - committed: the requeue schedule queues it once its due time passes
+        logger.warning("user operation tracker not queued", extra={"userOpId": user_op_id, "reason": str(exc)})
+    try:
         rpc_call(network, "eth_sendUserOperation", [op.wire(), network.entryPoint], bundler=True)
     except RpcError as refused:
-        from chalicelib.user_ops import tracking
-
-        tracking.settle(user_op_id, failed_reason=str(refused)[:500])
+        if refused.endpoint > 0:
+            # A bundler before this one failed to answer: it may have taken the operation and include it still.
+            # The tracker settles it from the chain.
+            logger.warning("user operation refused after a failover", extra={"userOpId": user_op_id})
+            return view(submitted)
+        tracking.refused(user_op_id, str(refused)[:500])
         return view(store.get(user_op_id) or submitted)
     except ApiError:
         # No bundler answered: the operation may or may not have reached one. The tracker settles it either way
@@ -228,23 +238,7 @@ def page_for_owner(app: App, owner_id: str, query: PageQuery) -> UserOperationPa
     return UserOperationPage(data=[view(i) for i in items], pagination=pagination(total, query))
 
 
-def view(item: dict[str, Any], usage: dict[str, Any] | None = None) -> UserOperation:
-    fields = {k: v for k, v in item.items() if k in UserOperation.model_fields and k != "clientGasTankUsageHistory"}
-    embedded = None
-    if usage is not None:
-        embedded = EmbeddedUsage.model_validate(
-            {
-                k: (float(v) if k == "nativeToGasTankRate" else v)
-                for k, v in usage.items()
-                if k in EmbeddedUsage.model_fields
-            }
-        )
-    return UserOperation.model_validate({**fields, "clientGasTankUsageHistory": embedded})
-
-
 def _usage_of(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    from chalicelib.platform.pagination import sequence_key
-
     keys = {
         str(i["id"]): {"pk": tanks.usage(str(i["payerTankId"])).list_key, "sk": sequence_key(int(i["usageSeq"]))}
         for i in items
@@ -264,6 +258,16 @@ def _account(app: App, account_id: str) -> tuple[dict[str, Any], dict[str, Any],
 
 def _deployed(account: dict[str, Any]) -> bool:
     return account.get("status") == smart_accounts.DEPLOYED
+
+
+def _head(network: Network) -> int:
+    try:
+        head = rpc_call(network, "eth_blockNumber", [])
+    except RpcError as exc:
+        raise ApiError(502, UPSTREAM_UNAVAILABLE, "The node refused eth_blockNumber") from exc
+    if not isinstance(head, str) or not head.startswith("0x") or len(head) < 3:
+        raise ApiError(502, UPSTREAM_UNAVAILABLE, "The node answered a malformed block number")
+    return int(head, 16)
 
 
 def _network(chain_id: int) -> Network:

@@ -16,12 +16,11 @@ index and queues it, so nothing committed is lost.
 
 from __future__ import annotations
 
-import contextlib
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib.platform import aws, clock, jsonsafe
+from chalicelib.platform import aws, clock, due, jsonsafe
 from chalicelib.platform.logging import logger
 from chalicelib.platform.pagination import AppendOnlyList, PageQuery, append_together
 from chalicelib.webhooks import store
@@ -29,7 +28,7 @@ from chalicelib.webhooks import store
 API_VERSION = "2025-06-22"
 TABLE = "webhooks"
 QUEUE = "webhook-deliveries"
-DUE = "due"  # the one partition key of the sparse `due` index
+DUE = due.DUE  # the one partition key of the sparse `due` index
 
 
 def deliveries_list(app_id: str) -> AppendOnlyList:
@@ -143,44 +142,8 @@ SWEEP_LEASE_S = 300  # a queued message has this long to be taken before the swe
 
 
 def sweep(limit: int = 100) -> int:
-    """Queue deliveries that are due and not queued or running; returns how many."""
-    from boto3.dynamodb.conditions import Key
-
-    items = aws.table(TABLE).query(
-        IndexName="due", KeyConditionExpression=Key("duePk").eq(DUE) & Key("dueAt").lte(clock.iso_now()), Limit=limit
-    )["Items"]
-    queued = 0
-    for item in items:
-        lease = aws.update(
-            "delivery",
-            TABLE,
-            {"pk": item["pk"], "sk": item["sk"]},
-            aws.Changes(set={"dueAt": clock.iso_in(SWEEP_LEASE_S)}),
-            aws.Condition(
-                "dueAt = :seen AND #s = :pending", {"#s": "status"}, {":seen": item["dueAt"], ":pending": "pending"}
-            ),
-        )
-        try:  # move dueAt past a lease first, so the next sweep does not queue it again meanwhile
-            aws.write(lease)
-        except aws.ConditionFailedError as exc:
-            if exc.old is not None and exc.old.get("status") != "pending" and "duePk" in exc.old:
-                _leave_due_index(exc.old)  # finished but still indexed: it would be read by every sweep
-            continue  # a worker took it meanwhile
-        enqueue(str(item["id"]))
-        queued += 1
-    return queued
-
-
-def _leave_due_index(item: dict[str, Any]) -> None:
-    done = aws.update(
-        "delivery",
-        TABLE,
-        {"pk": item["pk"], "sk": item["sk"]},
-        aws.Changes(remove=["duePk", "dueAt"]),
-        aws.Condition("#s = :status", {"#s": "status"}, {":status": item["status"]}),
-    )
-    with contextlib.suppress(aws.ConditionFailedError):  # it changed again (a manual retry): the next sweep sees
-        aws.write(done)
+    """Queue deliveries that are due and not queued or running; returns how many (platform/due.py)."""
+    return due.sweep(TABLE, "pending", SWEEP_LEASE_S, lambda item: enqueue(str(item["id"])), limit)
 
 
 def _transact(

@@ -15,6 +15,7 @@ from eth_account import Account
 
 from chalicelib.custody import accounts, deposits, invoices, keys, ledger, watcher
 from chalicelib.custody.store import get
+from chalicelib.evm import logs
 from chalicelib.evm.abi import encode_call
 from chalicelib.platform import aws, clock, networks, settings
 from chalicelib.platform.pagination import PageQuery
@@ -597,6 +598,7 @@ def test_a_lagging_node_answering_no_logs_and_range_limits_lose_nothing(custody,
         return real(network, method, params)
 
     monkeypatch.setattr(watcher, "rpc_call", lagging)
+    monkeypatch.setattr(logs, "rpc_call", lagging)  # the range queries (evm/logs.py)
     assert _step("local-a").recorded == 3
     assert asked["range"] >= 1 and asked["by_hash"] >= 3
 
@@ -612,9 +614,11 @@ def test_a_lagging_node_answering_no_logs_and_range_limits_lose_nothing(custody,
         return real(network, method, params)
 
     monkeypatch.setattr(watcher, "rpc_call", limited)
+    monkeypatch.setattr(logs, "rpc_call", limited)  # the range queries (evm/logs.py)
     assert _step("local-a").recorded == 2
     assert asked["refused"] >= 1
     monkeypatch.setattr(watcher, "rpc_call", real)
+    monkeypatch.setattr(logs, "rpc_call", real)
     _mine(custody["w3"][31337], CONFIRMATIONS)
     _step("local-a")
     assert _balance(custody, account["id"], "local-a", "usdt")["activeBalance"] == "6"

@@ -413,17 +413,14 @@ def test_ten_operations_built_at_once_for_one_account_all_succeed(api, tenant, s
 
 
 def test_a_submit_that_dies_after_the_debit_is_refunded_in_full_once(api, tenant, stack, monkeypatch):
-    from chalicelib.platform import clock, transport
+    """Never sent: the tracker waits until the chain is past validUntil (no event, the nonce unused), then refunds
+    everything, once, although its message is delivered twice."""
+    from chalicelib.platform import transport
 
     owner, record, account = new_owner(api, tenant, stack)
     stack["w3"].provider.make_request("anvil_setBalance", [account["aaAddress"], hex(10**18)])
-    result = call(
-        api,
-        tenant,
-        "POST",
-        "/api/v1/userOp/sendCoin/hash",
-        {"accountId": account["id"], "to": Account.create().address, "amount": "1"},
-    ).json_body["data"]
+    short_lived(monkeypatch)
+    result = coin_hash(api, tenant, account)
     before = tank_balance(api, tenant, record)
     real = transport.rpc_call
 
@@ -440,15 +437,13 @@ def test_a_submit_that_dies_after_the_debit_is_refunded_in_full_once(api, tenant
         "isSponsored": False,
     }
     assert call(api, tenant, "POST", "/api/v1/userOp/submit", body).status_code == 500
-    assert tank_balance(api, tenant, record) < before  # debited, never sent
     monkeypatch.undo()
-    try:
-        clock.travel(10_000)  # past validUntil and the grace: the tracker gives up on it
-        for _ in range(2):  # a message delivered twice
-            with running_as("track_user_op"):
-                tracking.check({"userOpId": result["userOpId"], "attempt": 1})
-    finally:
-        clock.reset()
+    assert tank_balance(api, tenant, record) < before  # debited, never sent
+    assert check_after_expiry(result["userOpId"])["status"] == "on_process"  # the chain has not passed validUntil
+    assert tank_balance(api, tenant, record) < before
+    pass_valid_until(stack["w3"], result["validUntil"])
+    for _ in range(2):  # a message delivered twice
+        check_after_expiry(result["userOpId"])
     op = call(api, tenant, "GET", f"/api/v1/userOp/{result['userOpId']}").json_body["data"]
     assert op["status"] == "failed" and op["failedReason"].startswith("expired")
     assert tank_balance(api, tenant, record) == before  # refunded in full, once
@@ -503,3 +498,408 @@ def test_a_viem_permissionless_client_signs_what_the_service_built(api, tenant, 
     assert call(api, tenant, "POST", "/api/v1/userOp/submit", body).status_code == 200
     assert settle(result["userOpId"])["status"] == "success"
     assert stack["w3"].eth.get_balance(recipient) == 7
+
+
+# --- The chain judges an operation the bundler has no receipt for; the tracker is never lost. ---
+
+VALID_S = 30  # short-lived operations: validUntil this far ahead, so a test can put the chain past it
+
+
+def coin_hash(api, tenant, account, to=None, amount="1"):
+    """A sendCoin operation built (state `created`): {hash, userOpId, validUntil}."""
+    body = {"accountId": account["id"], "to": to or Account.create().address, "amount": amount}
+    answer = call(api, tenant, "POST", "/api/v1/userOp/sendCoin/hash", body)
+    assert answer.status_code == 200, answer.json_body
+    return answer.json_body["data"]
+
+
+def op_item(user_op_id):
+    return aws.table("user-ops").get_item(Key={"pk": f"USEROP#{user_op_id}", "sk": "OP"})["Item"]
+
+
+def short_lived(monkeypatch, seconds=VALID_S):
+    """Operations built from now on are valid for `seconds` (validUntil) instead of the setting's minutes."""
+    from chalicelib.platform import clock
+
+    offset = settings.load_settings().user_op_valid_s - seconds
+    monkeypatch.setattr(build, "epoch", lambda: clock.epoch() - offset)
+
+
+def pass_valid_until(w3, valid_until):
+    """Mine a block past validUntil (a few seconds ahead of the wall clock at most)."""
+    if w3.eth.get_block("latest")["timestamp"] <= valid_until:
+        w3.provider.make_request("evm_setNextBlockTimestamp", [valid_until + 1])
+        w3.provider.make_request("evm_mine", [])
+
+
+def check_after_expiry(user_op_id):
+    """One tracker check with the service's clock past validUntil and the grace: the bundler's silence no longer
+    means "later"."""
+    from chalicelib.platform import clock
+
+    item = op_item(user_op_id)
+    ahead = max(0, int(item["validUntilEpoch"]) + tracking.GRACE_S + 1 - clock.epoch())
+    clock.travel(ahead)
+    try:
+        with running_as("track_user_op"):
+            tracking.check({"userOpId": user_op_id, "attempt": 1})
+    finally:
+        clock.travel(-ahead)
+    return op_item(user_op_id)
+
+
+def included(stack, user_op_hash, timeout_s=30):
+    """Alto's own receipt (asked directly, not through a test's proxy) once the operation is mined."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        receipt = top_ups_bundler(stack, user_op_hash)
+        if receipt:
+            return receipt
+        time.sleep(0.2)
+    raise AssertionError("the operation was not included")
+
+
+def entry_point_nonce(stack, op_item):
+    """The EntryPoint's next nonce for the operation's sender and nonce key."""
+    from chalicelib.evm.abi import encode_call
+
+    op = json.loads(op_item["op"])
+    key = int(op["nonce"], 16) >> 64
+    data = encode_call("getNonce(address,uint192)", op["sender"], key)
+    return int.from_bytes(stack["w3"].eth.call({"to": stack["network"]["entryPoint"], "data": data}), "big")
+
+
+STALL = object()
+
+
+class BundlerProxy:
+    """A bundler URL in front of Alto whose answers a test decides per method: `rules[method](request)` returns
+    the JSON-RPC answer, None to forward the call to Alto, or STALL (after optionally forwarding it) to keep the
+    connection open past the service's timeout and then drop it. Only the bundler's answers are faked; the
+    service talks to it as to any bundler."""
+
+    STALL_S = 7  # beyond platform/transport.py's 5 s
+
+    def __init__(self, upstream):
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.upstream = upstream
+        self.rules = {}
+        self.released = threading.Event()
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                rule = proxy.rules.get(request.get("method")) if isinstance(request, dict) else None
+                answer = rule(request) if rule else None
+                if answer is STALL:
+                    proxy.released.wait(proxy.STALL_S)
+                    self.close_connection = True
+                    return
+                if answer is None:
+                    answer = proxy.forward(request)
+                raw = json.dumps(answer).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def forward(self, request):
+        import requests
+
+        return requests.post(self.upstream, json=request, timeout=10).json()
+
+    def stop(self):
+        self.released.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def bundlers(aa_chains, stack, tmp_path, monkeypatch):
+    """`bundlers(n)`: n proxies in front of Alto, the network's bundler URLs in that order."""
+    made = []
+
+    def make(count):
+        proxies = [BundlerProxy(stack["network"]["bundlerUrl"]) for _ in range(count)]
+        made.extend(proxies)
+        overrides = {"local-a": {"paymaster": stack["paymaster"], "bundlerUrls": [p.url for p in proxies]}}
+        path = aa_chains.write_networks(tmp_path / "bundlers.json", overrides)
+        monkeypatch.setenv("DOMPET_NETWORKS_FILE", str(path))
+        settings.load_settings.cache_clear()
+        networks.registry.cache_clear()
+        return proxies
+
+    yield make
+    for proxy in made:
+        proxy.stop()
+
+
+def _submit(api, tenant, owner, result, sponsored=False):
+    body = {
+        "userOpId": result["userOpId"],
+        "hash": result["hash"],
+        "signature": sign(owner, result["hash"]),
+        "isSponsored": sponsored,
+    }
+    answer = call(api, tenant, "POST", "/api/v1/userOp/submit", body)
+    assert answer.status_code == 200, answer.json_body
+    return answer.json_body["data"]
+
+
+def _event(user_op_id, kind):
+    item = aws.table("webhooks").get_item(Key={"pk": f"EVENT#userOp.{kind}:{user_op_id}", "sk": "EVENT"}).get("Item")
+    return json.loads(item["body"])["data"] if item else None
+
+
+def test_an_included_operation_the_bundler_forgot_settles_success_from_the_chain(api, tenant, stack, bundlers):
+    """The bundler answers null for the receipt of an operation it included: past validUntil the tracker finds
+    the EntryPoint's UserOperationEvent and charges its actualGasCost, as a receipt would have."""
+    [proxy] = bundlers(1)
+    owner, record, account = new_owner(api, tenant, stack)
+    w3, recipient = stack["w3"], Account.create().address
+    w3.provider.make_request("anvil_setBalance", [account["aaAddress"], hex(10**18)])
+    result = coin_hash(api, tenant, account, recipient, "9")
+    proxy.rules["eth_getUserOperationReceipt"] = lambda request: {"jsonrpc": "2.0", "id": request["id"], "result": None}
+    before = tank_balance(api, tenant, record)
+    _submit(api, tenant, owner, result)
+    deducted = before - tank_balance(api, tenant, record)
+    receipt = included(stack, result["hash"])
+    assert w3.eth.get_balance(recipient) == 9  # it happened on chain
+
+    with running_as("track_user_op"):
+        tracking.check({"userOpId": result["userOpId"], "attempt": 1})
+    # Before validUntil the bundler's silence means "later".
+    assert op_item(result["userOpId"])["status"] == "on_process"
+    settled = check_after_expiry(result["userOpId"])
+    assert settled["status"] == "success", settled.get("failedReason")
+    assert settled["txHash"] == receipt["receipt"]["transactionHash"]
+    actual = charges.charge(networks.registry().by_chain_id(31337), int(receipt["actualGasCost"], 16))
+    assert before - tank_balance(api, tenant, record) == actual.total < deducted  # charged exactly, the rest back
+    usage = call(api, tenant, "GET", f"/api/v1/smart-account/{record['id']}/usage/history").json_body["data"]["data"]
+    assert usage[0]["amountInGasTank"] == str(actual.total)
+    assert usage[0]["refundedAmountInGasTank"] == str(deducted - actual.total)
+    event = _event(result["userOpId"], "success")
+    assert event["status"] == "success" and event["txHash"] == receipt["receipt"]["transactionHash"]
+    assert _event(result["userOpId"], "failed") is None
+    view = call(api, tenant, "GET", f"/api/v1/smart-account/{record['id']}").json_body["data"]
+    assert next(a for a in view["accounts"] if a["id"] == account["id"])["status"] == "deployed"
+
+
+def test_an_error_from_the_failover_bundler_after_a_timeout_refunds_nothing_until_the_chain_decides(
+    api, tenant, stack, bundlers, monkeypatch
+):
+    """The first bundler takes the operation but its answer never comes; the second answers an error. The
+    first may still include it, so the submit leaves it in flight: included → charged; never included → refunded
+    only once the chain is past validUntil."""
+    first, second = bundlers(2)
+    owner, record, account = new_owner(api, tenant, stack)
+    w3 = stack["w3"]
+    w3.provider.make_request("anvil_setBalance", [account["aaAddress"], hex(10**18)])
+    refusal = {"code": -32602, "message": "AA25 invalid account nonce"}
+    second.rules["eth_sendUserOperation"] = lambda request: {"jsonrpc": "2.0", "id": request["id"], "error": refusal}
+
+    def takes_then_stalls(request):
+        first.forward(request)
+        return STALL
+
+    # Included by the first bundler: settled success and charged, never refunded in full.
+    first.rules["eth_sendUserOperation"] = takes_then_stalls
+    recipient = Account.create().address
+    result = coin_hash(api, tenant, account, recipient, "4")
+    before = tank_balance(api, tenant, record)
+    assert _submit(api, tenant, owner, result)["status"] == "on_process"
+    deducted = before - tank_balance(api, tenant, record)
+    assert deducted > 0
+    settled = settle(result["userOpId"])
+    assert settled["status"] == "success" and w3.eth.get_balance(recipient) == 4
+    actual = charges.charge(
+        networks.registry().by_chain_id(31337), int(included(stack, result["hash"])["actualGasCost"], 16)
+    )
+    assert before - tank_balance(api, tenant, record) == actual.total
+    assert _event(result["userOpId"], "failed") is None
+
+    # Never included (the first bundler lost it): debited until the chain is past validUntil, then refunded.
+    first.rules["eth_sendUserOperation"] = lambda request: STALL
+    short_lived(monkeypatch)
+    result = coin_hash(api, tenant, account, recipient, "4")
+    before = tank_balance(api, tenant, record)
+    assert _submit(api, tenant, owner, result)["status"] == "on_process"
+    deducted = before - tank_balance(api, tenant, record)
+    assert deducted > 0
+    with running_as("track_user_op"):
+        tracking.check({"userOpId": result["userOpId"], "attempt": 1})
+    assert w3.eth.get_block("latest")["timestamp"] <= result["validUntil"]  # the chain can still include it
+    assert check_after_expiry(result["userOpId"])["status"] == "on_process"
+    assert before - tank_balance(api, tenant, record) == deducted  # nothing refunded yet
+    assert _event(result["userOpId"], "failed") is None
+
+    pass_valid_until(w3, result["validUntil"])
+    ended = check_after_expiry(result["userOpId"])
+    assert ended["status"] == "failed" and ended["failedReason"].startswith("expired"), ended
+    assert tank_balance(api, tenant, record) == before  # refunded in full
+    assert _event(result["userOpId"], "failed")["failedReason"].startswith("expired")
+    assert entry_point_nonce(stack, ended) & (2**64 - 1) == 0  # and on chain, nothing used its nonce
+    assert w3.eth.get_balance(recipient) == 4
+
+
+def deliver_tracker_messages(wait_s):
+    """Run the tracker (its Lambda handler) on every message that becomes visible within `wait_s`."""
+    from app import app
+    from devtools.workers import WorkerRunner
+
+    runner = WorkerRunner(app, region="us-east-1", poll_wait_s=1)
+    [source] = [q for q in runner.queues if q.name == "track_user_op"]
+    delivered = 0
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        delivered += runner.poll_once(source)
+    return delivered
+
+
+def test_a_commit_slower_than_the_first_check_still_settles(api, tenant, stack, monkeypatch):
+    """The tracker runs while the submit's transaction is still on its way: it must not find a message for an
+    operation that is not yet `on_process` (it would stop, and the debit would never be settled)."""
+    from chalicelib.platform import pagination
+    from chalicelib.user_ops import service
+
+    owner, record, account = new_owner(api, tenant, stack)
+    stack["w3"].provider.make_request("anvil_setBalance", [account["aaAddress"], hex(10**18)])
+    real = pagination.append_together
+    early = []
+
+    def slow_commit(*args, **kwargs):
+        early.append(deliver_tracker_messages(3))  # what the tracker gets before the commit lands
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(service, "append_together", slow_commit)
+    result = coin_hash(api, tenant, account)
+    before = tank_balance(api, tenant, record)
+    _submit(api, tenant, owner, result)
+    monkeypatch.undo()
+    assert early == [0]
+    deadline = time.monotonic() + 30
+    item = None
+    while time.monotonic() < deadline:
+        deliver_tracker_messages(1)
+        item = op_item(result["userOpId"])
+        if item["status"] != "on_process":
+            break
+    assert item is not None and item["status"] == "success"
+    actual = charges.charge(
+        networks.registry().by_chain_id(31337), int(included(stack, result["hash"])["actualGasCost"], 16)
+    )
+    assert before - tank_balance(api, tenant, record) == actual.total
+    assert _event(result["userOpId"], "success")["status"] == "success"
+
+
+def test_the_schedule_requeues_an_operation_whose_tracker_went_quiet(api, tenant, stack, monkeypatch):
+    """The tracker message is lost after the commit: the submit still answers, and once the operation is past its
+    due time the `requeue_user_ops` schedule queues a check (once per lease), which settles it."""
+    from app import app
+    from chalicelib.platform import clock
+    from devtools.workers import WorkerRunner
+
+    owner, record, account = new_owner(api, tenant, stack)
+    stack["w3"].provider.make_request("anvil_setBalance", [account["aaAddress"], hex(10**18)])
+    result = coin_hash(api, tenant, account)
+    real_send = aws.send_message
+
+    def lost(name, body, *args, **kwargs):
+        if name == "userop-tracker":
+            raise RuntimeError("SQS did not answer")
+        return real_send(name, body, *args, **kwargs)
+
+    monkeypatch.setattr(aws, "send_message", lost)
+    before = tank_balance(api, tenant, record)
+    assert _submit(api, tenant, owner, result)["status"] == "on_process"
+    monkeypatch.undo()
+    included(stack, result["hash"])
+    runner = WorkerRunner(app, region="us-east-1", poll_wait_s=0)
+    [requeue] = [s for s in runner.schedules if s.name == "requeue_user_ops"]
+
+    def messages():
+        attributes = aws.client("sqs").get_queue_attributes(
+            QueueUrl=aws._queue_url(aws.queue("userop-tracker")),
+            AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesDelayed"],
+        )["Attributes"]
+        return int(attributes["ApproximateNumberOfMessages"]) + int(attributes["ApproximateNumberOfMessagesDelayed"])
+
+    runner.invoke_scheduled(requeue)
+    assert messages() == 0  # not due yet: its tracker may still come
+    clock.travel(tracking.QUIET_S + tracking.FIRST_CHECK_S + 1)
+    try:
+        runner.invoke_scheduled(requeue)
+        runner.invoke_scheduled(requeue)  # leased: queued once
+        assert messages() == 1
+        # A check of an older chain (a message that was only late) leaves the operation to the schedule's chain.
+        with running_as("track_user_op"):
+            tracking.check({"userOpId": result["userOpId"], "attempt": 3, "due": "2000-01-01T00:00:00.000Z"})
+        assert messages() == 1
+        assert deliver_tracker_messages(2) == 1
+    finally:
+        clock.reset()
+    item = op_item(result["userOpId"])
+    assert item["status"] == "success" and "duePk" not in item  # settled, and out of the `due` index
+    actual = charges.charge(
+        networks.registry().by_chain_id(31337), int(included(stack, result["hash"])["actualGasCost"], 16)
+    )
+    assert before - tank_balance(api, tenant, record) == actual.total
+    assert _event(result["userOpId"], "success")["status"] == "success"
+
+
+def test_a_refusal_by_the_first_bundler_refunds_at_once(api, tenant, stack, bundlers):
+    """The bundler that answered is the first one asked (none timed out before it): the operation never reached
+    a mempool, the chain holds no event for it, and it fails at once with everything refunded."""
+    [proxy] = bundlers(1)
+    owner, record, account = new_owner(api, tenant, stack)
+    stack["w3"].provider.make_request("anvil_setBalance", [account["aaAddress"], hex(10**18)])
+    refusal = {"code": -32500, "message": "AA23 reverted"}
+    proxy.rules["eth_sendUserOperation"] = lambda request: {"jsonrpc": "2.0", "id": request["id"], "error": refusal}
+    result = coin_hash(api, tenant, account)
+    before = tank_balance(api, tenant, record)
+    op = _submit(api, tenant, owner, result)
+    assert op["status"] == "failed" and "AA23" in op["failedReason"]
+    assert tank_balance(api, tenant, record) == before
+    assert _event(result["userOpId"], "failed")["status"] == "failed"
+
+
+def test_a_node_whose_logs_lag_cannot_make_an_included_operation_look_expired(
+    api, tenant, stack, bundlers, monkeypatch
+):
+    """The bundler forgot the operation and the node answers `eth_getLogs` with [] (a load-balanced node behind
+    the head): although the chain is past validUntil, the EntryPoint's nonce for the operation's key has moved,
+    so nothing is refunded; once the logs are there, it settles `success`."""
+    from chalicelib.evm import logs
+
+    [proxy] = bundlers(1)
+    owner, record, account = new_owner(api, tenant, stack)
+    stack["w3"].provider.make_request("anvil_setBalance", [account["aaAddress"], hex(10**18)])
+    short_lived(monkeypatch)
+    result = coin_hash(api, tenant, account)
+    proxy.rules["eth_getUserOperationReceipt"] = lambda request: {"jsonrpc": "2.0", "id": request["id"], "result": None}
+    before = tank_balance(api, tenant, record)
+    _submit(api, tenant, owner, result)
+    deducted = before - tank_balance(api, tenant, record)
+    receipt = included(stack, result["hash"])
+    pass_valid_until(stack["w3"], result["validUntil"])
+    real = logs.rpc_call
+    monkeypatch.setattr(logs, "rpc_call", lambda network, method, params: [] if method == "eth_getLogs" else None)
+    assert check_after_expiry(result["userOpId"])["status"] == "on_process"
+    assert before - tank_balance(api, tenant, record) == deducted
+    monkeypatch.setattr(logs, "rpc_call", real)
+    settled = check_after_expiry(result["userOpId"])
+    assert settled["status"] == "success" and settled["txHash"] == receipt["receipt"]["transactionHash"]
+    actual = charges.charge(networks.registry().by_chain_id(31337), int(receipt["actualGasCost"], 16))
+    assert before - tank_balance(api, tenant, record) == actual.total

@@ -1,0 +1,21 @@
+"""The wire form of a stored user operation (answers, lists and the settlement's webhook event)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib.user_ops.models import EmbeddedUsage, UserOperation
+
+
+def view(item: dict[str, Any], usage: dict[str, Any] | None = None) -> UserOperation:
+    fields = {k: v for k, v in item.items() if k in UserOperation.model_fields and k != "clientGasTankUsageHistory"}
+    embedded = None
+    if usage is not None:
+        embedded = EmbeddedUsage.model_validate(
+            {
+                k: (float(v) if k == "nativeToGasTankRate" else v)
+                for k, v in usage.items()
+                if k in EmbeddedUsage.model_fields
+            }
+        )
+    return UserOperation.model_validate({**fields, "clientGasTankUsageHistory": embedded})
