@@ -8,14 +8,18 @@ address just before (nonce order puts it first).
 
 `process(id)` (SQS `custody-withdrawals`, also re-queued with delays):
 * `pending` → `sending` under a lease (a worker that died leaves a lease that runs out; the next one retries);
-* the nonce is leased once per withdrawal and kept on its record, so a retry signs at the same nonce (the
-  cosigner signs one nonce per withdrawal, policy.py);
+* the nonce is reserved once per withdrawal (nonces.reserve, in one write with the record that keeps it) and
+  stays the withdrawal's until it ends, however long it waits: a retry signs at the same nonce (the cosigner signs
+  one nonce per withdrawal, policy.py), and no other send of the key's address can be handed it;
 * the signed transaction is recorded (evm tracking) in ONE transaction with the withdrawal's move to `sent`
   (`txHash`): never broadcast without that record, never recorded twice;
 * `sent`: the EVM tracker follows the transaction; once it is mined with the network's confirmations (block hash
   and, for a token, its Transfer re-checked) the held amount is debited (`withdraw.success`); reverted or refused:
   the hold is released (`withdraw.failed`); dropped before its broadcast: back to `pending`; its nonce used by
-  another transaction: `failed` and kept held for review (it may be another signature of the same payment).
+  another transaction: `failed` and kept held for review (it may be another signature of the same payment), which
+  an operator settles or releases through `succeed`/`fail` as well (review.py);
+* the transaction that ends a withdrawal also ends its nonce's reservation, giving the nonce back when no
+  transaction of the withdrawal used it.
 """
 
 from __future__ import annotations
@@ -103,8 +107,7 @@ def _send(record: dict[str, Any]) -> None:
     key_address = str(record["keyAddress"])
     try:
         if not _holds(network, pair, deposit_address, amount):
-            _give_back_nonce(record)  # an earlier attempt may have leased one
-            _fail(record, "insufficient_funds_on_chain")
+            fail(record, "insufficient_funds_on_chain")  # (a nonce an earlier attempt reserved is given back)
             return
         if _code(network, deposit_address) in ("0x", "", None):
             _deploy(record, network, key_address)
@@ -134,34 +137,14 @@ def _send(record: dict[str, Any]) -> None:
         _retry_or_fail(record, exc.code, exc.message)
 
 
-def _give_back_nonce(record: dict[str, Any]) -> None:
-    """A withdrawal that ends without a recorded transaction frees its leased nonce at once (a gap would hold up
-    every later transaction of the gas wallet until the lease ran out)."""
-    if record.get("nonce") is None or not record.get("lease"):
-        return
-    allocation = nonces.Allocation(
-        str(record["keyAddress"]), int(record["chainId"]), int(record["nonce"]), str(record["lease"])
-    )
-    try:
-        nonces.release(allocation)
-    except Exception as exc:  # noqa: BLE001 - the lease runs out instead
-        logger.warning(
-            "withdrawal nonce not given back", extra={"withdrawalId": record["id"], "errorType": type(exc).__name__}
-        )
-
-
 def _retry_or_fail(record: dict[str, Any], code: str, message: str) -> None:
-    if code in ("POLICY_REFUSED", pipeline.INSUFFICIENT_FUNDS) and (
-        code == "POLICY_REFUSED" or int(record.get("attempts", 0)) >= GAS_RETRIES
-    ):
-        _give_back_nonce(record)
     if code == "POLICY_REFUSED":
         # The cosigner read the records differently: never paid, kept held for an operator to look at.
         logger.error("withdrawal refused by the cosigner's policy", extra={"withdrawalId": record["id"], "alert": True})
-        _fail(record, "policy_refused", release=False)
+        fail(record, "policy_refused", release=False)
         return
     if code == pipeline.INSUFFICIENT_FUNDS and int(record.get("attempts", 0)) >= GAS_RETRIES:
-        _fail(record, "gas_wallet_unfunded")
+        fail(record, "gas_wallet_unfunded")
         return
     logger.warning("withdrawal attempt failed; retried", extra={"withdrawalId": record["id"], "code": code})
     _unclaim(record)
@@ -181,43 +164,57 @@ def _holding(record: dict[str, Any]) -> aws.Condition:
 
 
 def _allocation(record: dict[str, Any], network: Network, sender: str) -> nonces.Allocation | None:
-    """The withdrawal's one nonce: leased on its first attempt and kept on its record; a later attempt takes the
-    same nonce again (given back by the failed attempt, or still leased to it)."""
-    pending = int(rpc_call(network, "eth_getTransactionCount", [sender, "pending"]), 16)
+    """The withdrawal's one nonce: reserved on its first attempt in the same write that keeps it on the record, and
+    the withdrawal's until it ends (no lease that runs out while the gas wallet waits for funds or a worker is
+    down), so every attempt signs at it."""
+    holder = f"withdrawal:{record['id']}"
+    chain_id = network.chainId
     if "nonce" in record:
-        mine = int(record["nonce"])
-        lease = record.get("lease")  # absent once a record took it (then dropped before its broadcast)
-        item = aws.table(nonces.TABLE).get_item(Key=nonces.key(sender, network.chainId), ConsistentRead=True)
-        if lease and str(lease) in item.get("Item", {}).get("inflight", set()):
-            return nonces.Allocation(sender, network.chainId, mine, str(lease))
-        again = nonces.allocate(sender, network.chainId, pending)
-        if again.nonce == mine:
-            return _keep(record, again)
-        nonces.release(again)
-        latest = int(rpc_call(network, "eth_getTransactionCount", [sender, "latest"]), 16)
-        if latest > mine:
-            # Its nonce was used by a transaction that is not recorded here: it may even be this withdrawal's own
-            # signature, broadcast by someone else. Neither retried nor released: held for review.
-            logger.error(
-                "withdrawal nonce used elsewhere; held for review", extra={"withdrawalId": record["id"], "alert": True}
-            )
-            _fail(record, "needs_review", release=False)
-            return None
-        _unclaim(record)
-        withdrawals.enqueue(str(record["id"]), 30)  # its nonce is still leased to an earlier attempt
-        return None
-    return _keep(record, nonces.allocate(sender, network.chainId, pending))
+        mine = nonces.Allocation(sender, chain_id, int(record["nonce"]), holder, reserved=True)
+        if record.get("reservation") == holder and nonces.holds(mine):
+            return mine
+        return _reclaim(record, network, mine)
+    pending = int(rpc_call(network, "eth_getTransactionCount", [sender, "pending"]), 16)
 
+    def keep(allocation: nonces.Allocation) -> list[aws.TxItem]:
+        values = {"nonce": allocation.nonce, "reservation": holder}
+        return [withdrawals.move(record, "sending", _holding(record), values)]
 
-def _keep(record: dict[str, Any], allocation: nonces.Allocation) -> nonces.Allocation:
-    values = {"nonce": allocation.nonce, "lease": allocation.lease}
     try:
-        aws.write(withdrawals.move(record, "sending", _holding(record), values))
-    except aws.ConditionFailedError:
-        nonces.release(allocation)
+        allocation = nonces.reserve(sender, chain_id, pending, holder, keep)
+    except aws.TransactionCancelledError:
         raise ApiError(409, "WITHDRAWAL_TAKEN", "Another worker took the withdrawal") from None
-    record.update(values)
+    record.update({"nonce": allocation.nonce, "reservation": holder})
     return allocation
+
+
+def _reclaim(record: dict[str, Any], network: Network, mine: nonces.Allocation) -> nonces.Allocation | None:
+    """A withdrawal that kept its nonce without a reservation (under the lease of an earlier version): reserved
+    again if it is still free for it. If the chain has used it, by a transaction not recorded here (it may even be
+    this withdrawal's own signature, broadcast by someone else), it is held for review; else looked at later."""
+    latest = int(rpc_call(network, "eth_getTransactionCount", [mine.address, "latest"]), 16)
+    if latest > mine.nonce:
+        logger.error(
+            "withdrawal nonce used elsewhere; held for review", extra={"withdrawalId": record["id"], "alert": True}
+        )
+        fail(record, "needs_review", release=False)
+        return None
+    lease = record.get("lease")
+    values = {"reservation": mine.lease}
+    again = nonces.reclaim(
+        mine.address,
+        mine.chain_id,
+        mine.nonce,
+        mine.lease,
+        str(lease) if lease else None,
+        lambda _: [withdrawals.move(record, "sending", _holding(record), values, remove=("lease",))],
+    )
+    if again is not None:
+        record.update(values)
+        return again
+    _unclaim(record)
+    withdrawals.enqueue(str(record["id"]), 30)  # its nonce is someone else's for now
+    return None
 
 
 def _deploy(record: dict[str, Any], network: Network, key_address: str) -> None:
@@ -242,16 +239,16 @@ def settle(record: dict[str, Any]) -> None:
     if status == "mined":
         verdict = _confirmation(pair, record, tx)
         if verdict == "confirmed":
-            _succeed(record, tx)
+            succeed(record, tx)
         elif verdict == "reverted":
-            _fail(record, "reverted")
+            fail(record, "reverted")
         elif verdict == "not_paid":
-            _fail(record, "token_transfer_missing")  # mined, status 1, but no Transfer of the amount: nothing moved
+            fail(record, "token_transfer_missing")  # mined, status 1, but no Transfer of the amount: nothing moved
         else:
             _check_later(record)
         return
     if status == "failed":
-        _fail(record, "reverted" if "reverted" in str(tx.get("failedReason", "")) else "refused")
+        fail(record, "reverted" if "reverted" in str(tx.get("failedReason", "")) else "refused")
         return
     if status == "dropped":
         if "before the broadcast" in str(tx.get("failedReason", "")):
@@ -263,7 +260,7 @@ def settle(record: dict[str, Any]) -> None:
                 "withdrawal's nonce used by another transaction; held for review",
                 extra={"withdrawalId": record["id"], "alert": True},
             )
-            _fail(record, "needs_review", release=False)
+            fail(record, "needs_review", release=False)
         return
     _check_later(record)
 
@@ -290,7 +287,7 @@ def _confirmation(pair: Accepted, record: dict[str, Any], tx: dict[str, Any]) ->
         return "wait"
     if receipt.get("status") != "0x1":  # re-mined after a reorg, and failing there
         return "reverted"
-    if not pair.token.native and not _pays(receipt, pair, record):
+    if not pair.token.native and not pays(receipt, pair, record):
         return "not_paid"
     return "confirmed"
 
@@ -301,7 +298,7 @@ def _retrack(tx: dict[str, Any], values: dict[str, Any]) -> None:
             tracking.enqueue(str(tx["hash"]), int(tx.get("checks", 0)), tracking.FIRST_CHECK_S)
 
 
-def _pays(receipt: dict[str, Any], pair: Accepted, record: dict[str, Any]) -> bool:
+def pays(receipt: dict[str, Any], pair: Accepted, record: dict[str, Any]) -> bool:
     """The receipt holds the token's Transfer of exactly the amount from the deposit address to `to` (a token that
     answers `false` instead of reverting would otherwise count as paid)."""
     from chalicelib.custody.watcher import TRANSFER_TOPIC
@@ -335,10 +332,20 @@ def _back_to_pending(record: dict[str, Any]) -> None:
         withdrawals.enqueue(str(record["id"]))
 
 
-def _succeed(record: dict[str, Any], tx: dict[str, Any]) -> None:
+# Failures whose nonce no transaction of the withdrawal used: it is given back when the withdrawal ends.
+NONCE_UNUSED = ("insufficient_funds_on_chain", "gas_wallet_unfunded", "policy_refused", "refused")
+
+
+def succeed(record: dict[str, Any], tx: dict[str, Any]) -> bool:
+    """Paid: `success` in one transaction with the `debit` entry and `withdraw.success`. `tx` is the paying
+    transaction (hash, blockNumber, blockHash). From `sent` (the worker), or from a withdrawal kept for review
+    (an operator, review.py). False when the withdrawal moved on meanwhile."""
     pair = accepted(str(record["network"]), str(record["tokenCode"]))
     amount = int(record["amountInDecimals"])
     now = clock.iso_now()
+    kept = ("failedReason", "failedAt", "released")  # a withdrawal kept for review is not a failed one any more
+    paid = {**{k: v for k, v in record.items() if k not in kept}, "status": "success", "txHash": tx["hash"]}
+    values = {"completedAt": now, "txHash": tx["hash"], "blockNumber": int(tx["blockNumber"]), **_reviewed(record, now)}
 
     def plan() -> Plan:
         balance, entry = ledger.post(
@@ -352,34 +359,38 @@ def _succeed(record: dict[str, Any], tx: dict[str, Any]) -> None:
         change = withdrawals.move(
             record,
             "success",
-            aws.Condition("#s = :sent", {"#s": "status"}, {":sent": "sent"}),
-            {"completedAt": now, "blockNumber": int(tx["blockNumber"]), "blockHash": tx["blockHash"]},
+            _as_read(record),
+            {**values, "blockHash": tx["blockHash"]},
+            remove=("reservation", *(k for k in kept if k in record)),
         )
-        data = withdrawals.event_data(
-            {**record, "status": "success"}, pair, completedAt=now, transaction=_transaction(record, pair, tx)
-        )
+        extra = {k: v for k, v in values.items() if k in ("completedAt", "reviewedAt")}
+        data = withdrawals.event_data(paid, pair, **extra, transaction=_transaction(record, pair, tx))
         event = Event(str(record["appId"]), "withdraw.success", f"withdraw.success:{record['id']}", data)
-        return Plan([change, balance, withdrawals.closed_marker(str(record["id"]))], [entry], event)
+        items = [change, balance, withdrawals.closed_marker(str(record["id"])), *_end_reservation(record, False)]
+        return Plan(items, [entry], event)
 
-    with contextlib.suppress(aws.TransactionCancelledError):  # settled by another worker
-        commit(plan)
+    try:
+        return commit(plan) is not None
+    except aws.TransactionCancelledError:  # settled by another worker
+        return False
 
 
-def _fail(record: dict[str, Any], reason: str, release: bool = True) -> None:
-    """Definitively not paid: failed, and (unless held for review) the hold goes back to activeBalance."""
+def fail(record: dict[str, Any], reason: str, release: bool = True) -> bool:
+    """Definitively not paid: `failed` with `withdraw.failed`, and (unless kept for review) the hold goes back to
+    activeBalance in the same transaction. A kept one (`released` false) is released by an operator through here
+    too (review.py): its second `withdraw.failed` has the id's revision suffix `:r1`. False when the withdrawal
+    moved on meanwhile."""
     pair = accepted(str(record["network"]), str(record["tokenCode"]))
     amount = int(record["amountInDecimals"])
     now = clock.iso_now()
+    reviewed = _reviewed(record, now)
+    values = {"failedReason": reason, "failedAt": record.get("failedAt") or now, "released": release, **reviewed}
 
     def plan() -> Plan:
         items: list[aws.TxItem] = [
-            withdrawals.move(
-                record,
-                "failed",
-                aws.Condition("#s = :was", {"#s": "status"}, {":was": record["status"]}),
-                {"failedReason": reason, "failedAt": now, "released": release},
-            ),
+            withdrawals.move(record, "failed", _as_read(record), values, remove=("reservation",)),
             withdrawals.closed_marker(str(record["id"])),
+            *_end_reservation(record, reason in NONCE_UNUSED),
         ]
         lists = []
         if release:
@@ -393,14 +404,37 @@ def _fail(record: dict[str, Any], reason: str, release: bool = True) -> None:
             )
             items.append(balance)
             lists.append(entry)
-        data = withdrawals.event_data(
-            {**record, "status": "failed"}, pair, reason=reason, failedAt=now, released=release
-        )
-        event = Event(str(record["appId"]), "withdraw.failed", f"withdraw.failed:{record['id']}", data)
-        return Plan(items, lists, event)
+        extra = {k: v for k, v in values.items() if k != "failedReason"}
+        data = withdrawals.event_data({**record, "status": "failed"}, pair, reason=reason, **extra)
+        event_id = f"withdraw.failed:{record['id']}" + (":r1" if reviewed else "")
+        return Plan(items, lists, Event(str(record["appId"]), "withdraw.failed", event_id, data))
 
-    with contextlib.suppress(aws.TransactionCancelledError):  # moved on meanwhile
-        commit(plan)
+    try:
+        return commit(plan) is not None
+    except aws.TransactionCancelledError:  # moved on meanwhile
+        return False
+
+
+def _as_read(record: dict[str, Any]) -> aws.Condition:
+    """The withdrawal is still as read: in its status (a worker's), or failed and kept for review (an operator's)."""
+    if record["status"] == "failed":
+        names = {"#s": "status", "#r": "released"}
+        return aws.Condition("#s = :s AND #r = :kept", names, {":s": "failed", ":kept": False})
+    return aws.Condition("#s = :s", {"#s": "status"}, {":s": record["status"]})
+
+
+def _reviewed(record: dict[str, Any], now: str) -> dict[str, Any]:
+    return {"reviewedAt": now} if record["status"] == "failed" else {}
+
+
+def _end_reservation(record: dict[str, Any], give_back: bool) -> list[aws.TxItem]:
+    """The end of the withdrawal's nonce reservation, for the transaction that ends the withdrawal."""
+    if not record.get("reservation"):
+        return []
+    allocation = nonces.Allocation(
+        str(record["keyAddress"]), int(record["chainId"]), int(record["nonce"]), str(record["reservation"]), True
+    )
+    return [nonces.end_item(allocation, give_back)]
 
 
 def _transaction(record: dict[str, Any], pair: Accepted, tx: dict[str, Any]) -> dict[str, Any]:

@@ -8,7 +8,9 @@ worker (sending.py). A failed condition changes nothing.
 States: `pending` (held, queued) → `sending` (a worker holds it under a lease) → `sent` (its transaction is
 recorded and broadcast; `txHash`) → `success` (mined with the network's confirmations: the held amount leaves the
 ledger, `withdraw.success`) | `failed` (definitively not paid: the hold goes back to `activeBalance`,
-`withdraw.failed` with a `reason`). A send that provably never reached the chain goes back to `pending`.
+`withdraw.failed` with a `reason`). A send that provably never reached the chain goes back to `pending`. A
+`failed` withdrawal kept for review (`released` false: its amount still held) moves once more, by an operator's
+decision that the chain allows: to `success` or to a release (review.py).
 """
 
 from __future__ import annotations

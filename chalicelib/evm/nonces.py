@@ -5,25 +5,36 @@ One item per (address, chain) in table `nonces`:
 * `next`: the next nonce never handed out (it only ever grows);
 * `given`: nonces handed out whose transaction will never be on chain (given back, handed out again first);
 * `inflight`: leases `<nonce>:<until>:<token>` of nonces a send holds but has not recorded yet (the random
-  token tells apart two leases of one nonce taken in the same second: one send's lease is never another's).
+  token tells apart two leases of one nonce taken in the same second: one send's lease is never another's);
+* `held:<nonce>`: a reservation, whose value names its holder: a nonce kept by a caller that signs at it again
+  across retries for as long as it lives (a custody withdrawal, which the cosigner signs at one nonce only). It
+  has no time limit: a holder can wait minutes or hours (an unfunded gas wallet, a dead worker) without its
+  nonce going to anyone else, and it ends only in the holder's own final write (`end_item`).
 
 Who owns a nonce, and the only ways it changes hands:
 
 1. `allocate` hands one out under a lease: the smallest given-back nonce at or above the chain's pending
-   nonce, else `max(next, pending)` (`next` moves past it). Given-back nonces below the chain's pending
-   nonce were used by something else and are forgotten. One conditional write.
+   nonce that no reservation holds, else `max(next, pending)` (`next` moves past it). Given-back nonces below
+   the chain's pending nonce were used by something else and are forgotten. One conditional write. `reserve`
+   hands one out the same way under a reservation, in ONE transaction with the holder's own record of it (so
+   no reservation exists that its holder does not know of: a crash leaves neither).
 2. The send records its signed transaction in ONE transaction with `commit_item(...)`, which removes the
    lease on condition that it is still there: from then on the transaction record (its tracker) owns the
-   nonce. A send whose lease was taken from it cannot record, so it never broadcasts.
+   nonce. A send whose lease was taken from it cannot record, so it never broadcasts. A reservation stays
+   (conditional on it): the record uses the nonce, the reservation keeps it from everyone else.
 3. Before recording, the send gives the nonce back with `release(...)`: lease removed and nonce given back
    in one write, on condition that the lease is still there (so a record that did commit, or a recovery
    that already gave it back, makes it a no-op).
 4. A lease past its time belongs to a send that died before recording (it never broadcast): the next
    allocation removes it and gives the nonce back (unless the chain shows it used), one write per lease,
-   conditional on the lease still being there.
+   conditional on the lease still being there. Reservations are never recovered this way.
 5. After recording, only the record's own state change gives the nonce back (`give_back_item`, in the same
    transaction as the record's move to `failed`/`dropped`): a record moves there once, so the nonce comes
-   back once.
+   back once. A reserved nonce given back so stays its holder's (allocations skip it): the holder signs at it
+   again, and `commit_item` takes it out of `given` when it records.
+6. The holder of a reservation ends it in the transaction that ends the holder (`end_item`), giving the nonce
+   back when no transaction of its own used it: a reserved nonce is either used by its holder or handed on,
+   so the gap it leaves in the meantime (later nonces wait on chain) closes either way.
 
 Every give-back is conditional on the ownership it ends, so none can happen twice: the duplicate nonce of
 issue 9 came from a nonce given back twice (e.g. by a lease recovery and by the tracker, or by a send whose
@@ -34,6 +45,7 @@ from __future__ import annotations
 
 import contextlib
 import secrets
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +57,7 @@ TABLE = "nonces"
 NONCE_BUSY = "NONCE_BUSY"
 LEASE_S = 120  # longer than any send may run (the function's timeout); past it the send is presumed dead
 ATTEMPTS = 25
+HELD = "held:"  # prefix of a reservation's attribute, `held:<nonce>` = its holder
 
 
 def key(address: str, chain_id: int) -> dict[str, str]:
@@ -56,7 +69,8 @@ class Allocation:
     address: str
     chain_id: int
     nonce: int
-    lease: str  # the `inflight` entry `<nonce>:<until>:<token>` this allocation owns
+    lease: str  # the `inflight` entry `<nonce>:<until>:<token>` this allocation owns; a reservation's holder
+    reserved: bool = False
 
 
 def write_if(item: aws.TxItem) -> bool:
@@ -81,10 +95,64 @@ def _lease_until(lease: str) -> int:
     return int(lease.split(":")[1])
 
 
+def held(item: dict[str, Any]) -> dict[int, str]:
+    """The item's reservations: nonce -> holder."""
+    return {int(name.removeprefix(HELD)): str(value) for name, value in item.items() if name.startswith(HELD)}
+
+
 def allocate(address: str, chain_id: int, chain_pending: int, item_read: dict[str, Any] | None = None) -> Allocation:
     """A nonce for a new transaction, under a lease of LEASE_S seconds; `chain_pending` is the node's pending
     nonce for `address` (what the chain has used or holds). `item_read`: the nonce item as the caller just read
     it (consistently, e.g. in a batch with its other reads; {} when absent), used by the first round."""
+
+    def leased(nonce: int) -> tuple[Allocation, aws.Changes]:
+        lease = _lease(nonce, clock.epoch())
+        return Allocation(address, chain_id, nonce, lease), aws.Changes(add={"inflight": {lease}})
+
+    return _hand_out(address, chain_id, chain_pending, item_read, leased, lambda change, _: write_if(change))
+
+
+def reserve(
+    address: str,
+    chain_id: int,
+    chain_pending: int,
+    holder: str,
+    also: Callable[[Allocation], Sequence[aws.TxItem]],
+) -> Allocation:
+    """A nonce reserved for `holder` until it ends (no time limit), in ONE transaction with `also(allocation)`,
+    the holder's own record of it. aws.TransactionCancelledError when one of those failed its condition (then
+    nothing is reserved)."""
+
+    def reservation(nonce: int) -> tuple[Allocation, aws.Changes]:
+        return Allocation(address, chain_id, nonce, holder, reserved=True), aws.Changes(set={f"{HELD}{nonce}": holder})
+
+    return _hand_out(
+        address, chain_id, chain_pending, None, reservation, lambda change, got: _with_holder(change, also(got))
+    )
+
+
+def _with_holder(change: aws.TxItem, also: Sequence[aws.TxItem]) -> bool:
+    """`change` to the nonce item in one transaction with the holder's items: False when its own condition failed
+    (another allocation moved the item), aws.ItemBusyError on a conflict; a holder's failed condition raises."""
+    try:
+        aws.transact([change, *also])
+        return True
+    except aws.TransactionCancelledError as exc:
+        if exc.condition_failed(change.name):
+            return False
+        if exc.conflict:
+            raise aws.ItemBusyError() from None
+        raise
+
+
+def _hand_out(
+    address: str,
+    chain_id: int,
+    chain_pending: int,
+    item_read: dict[str, Any] | None,
+    entry: Callable[[int], tuple[Allocation, aws.Changes]],
+    write: Callable[[aws.TxItem, Allocation], bool],
+) -> Allocation:
     for attempt in retry.attempts(ATTEMPTS, base_s=0.005, cap_s=0.3):
         item: dict[str, Any] = (
             item_read
@@ -99,49 +167,106 @@ def allocate(address: str, chain_id: int, chain_pending: int, item_read: dict[st
             continue
         stored = int(item["next"]) if "next" in item else None
         free = sorted(int(n) for n in item.get("given", set()))
-        usable = [n for n in free if n >= chain_pending]
+        reserved = held(item)
+        usable = [n for n in free if n >= chain_pending and n not in reserved]
         stale = {n for n in free if n < chain_pending}
-        names = {"#n": "next"}
         if usable:
             nonce = usable[0]
-            lease = _lease(nonce, now)
-            changes = aws.Changes(add={"inflight": {lease}}, delete={"given": {nonce, *stale}})
+            allocation, own = entry(nonce)
+            changes = aws.Changes(set=own.set, add=own.add, delete={"given": {nonce, *stale}})
             condition = aws.Condition(
-                "#n = :seen AND contains(#g, :one)",
-                {**names, "#g": "given"},
-                {
-                    ":seen": stored,
-                    ":one": nonce,
-                },
+                "#n = :seen AND contains(#g, :one) AND attribute_not_exists(#h)",
+                {"#n": "next", "#g": "given", "#h": f"{HELD}{nonce}"},
+                {":seen": stored, ":one": nonce},
             )
         else:
             nonce = max(stored or 0, chain_pending)
-            lease = _lease(nonce, now)
+            allocation, own = entry(nonce)
             changes = aws.Changes(
-                set={"next": nonce + 1}, add={"inflight": {lease}}, delete={"given": stale} if stale else {}
+                set={"next": nonce + 1, **own.set}, add=own.add, delete={"given": stale} if stale else {}
             )
+            names = {"#n": "next", "#h": f"{HELD}{nonce}"}
             condition = (
-                aws.Condition("attribute_not_exists(#n)", names)
+                aws.Condition("attribute_not_exists(#n) AND attribute_not_exists(#h)", names)
                 if stored is None
-                else aws.Condition("#n = :seen", names, {":seen": stored})
+                else aws.Condition("#n = :seen AND attribute_not_exists(#h)", names, {":seen": stored})
             )
         with contextlib.suppress(aws.ItemBusyError):
-            if write_if(aws.update("nonce", TABLE, key(address, chain_id), changes, condition)):
-                return Allocation(address, chain_id, nonce, lease)
+            if write(aws.update("nonce", TABLE, key(address, chain_id), changes, condition), allocation):
+                return allocation
         # Another allocation or give-back moved the item, or a send's record transaction holds it: look again.
     raise ApiError(503, NONCE_BUSY, "Too many concurrent sends from this wallet; retry shortly")
 
 
+def reclaim(
+    address: str,
+    chain_id: int,
+    nonce: int,
+    holder: str,
+    lease: str | None,
+    also: Callable[[Allocation], Sequence[aws.TxItem]],
+) -> Allocation | None:
+    """`nonce` reserved for `holder` again, when it is still free for it: its `lease` still there (a holder
+    that kept its nonce under a lease: converted), or given back and reserved by no one. In ONE transaction
+    with `also(allocation)`; None when the nonce is someone else's now."""
+    allocation = Allocation(address, chain_id, nonce, holder, reserved=True)
+    names = {"#g": "given", "#h": f"{HELD}{nonce}"}
+    values: dict[str, Any] = {":n": nonce}
+    free = "contains(#g, :n)"
+    delete: dict[str, Any] = {"given": {nonce}}
+    if lease:
+        names["#i"] = "inflight"
+        values[":lease"] = lease
+        free = f"(contains(#i, :lease) OR {free})"
+        delete["inflight"] = {lease}
+    change = aws.update(
+        "nonce",
+        TABLE,
+        key(address, chain_id),
+        aws.Changes(set={f"{HELD}{nonce}": holder}, delete=delete),
+        aws.Condition(f"{free} AND attribute_not_exists(#h)", names, values),
+    )
+    done = retry.call(
+        lambda: _with_holder(change, also(allocation)), retry_on=(aws.ItemBusyError,), count=8, base_s=0.01
+    )
+    return allocation if done else None
+
+
+def holds(allocation: Allocation) -> bool:
+    """Whether the reservation is still in place (it is until its holder ends it)."""
+    item = aws.table(TABLE).get_item(Key=key(allocation.address, allocation.chain_id), ConsistentRead=True)
+    return held(item.get("Item") or {}).get(allocation.nonce) == allocation.lease
+
+
 def commit_item(allocation: Allocation) -> aws.TxItem:
     """For the transaction that records the signed transaction: the lease ends, the record owns the nonce.
-    Fails (item name "nonce-lease") when the lease is gone: the nonce was given back meanwhile."""
+    Fails (item name "nonce-lease") when the lease is gone: the nonce was given back meanwhile. A reservation
+    stays (the condition): its nonce leaves `given` if a dropped record of the holder had put it there."""
+    where = key(allocation.address, allocation.chain_id)
+    if allocation.reserved:
+        return aws.update(
+            "nonce-lease",
+            TABLE,
+            where,
+            aws.Changes(delete={"given": {allocation.nonce}}),
+            aws.Condition("#h = :holder", {"#h": f"{HELD}{allocation.nonce}"}, {":holder": allocation.lease}),
+        )
     return aws.update(
         "nonce-lease",
         TABLE,
-        key(allocation.address, allocation.chain_id),
+        where,
         aws.Changes(delete={"inflight": {allocation.lease}}),
         aws.Condition("contains(#i, :lease)", {"#i": "inflight"}, {":lease": allocation.lease}),
     )
+
+
+def end_item(allocation: Allocation, give_back: bool) -> aws.TxItem:
+    """For the transaction that ends a reservation's holder: the reservation goes, and its nonce is given back
+    when no transaction of the holder used it (`give_back`; one the chain used anyway is forgotten by the next
+    allocation). Unconditional: the holder's own conditional move to its end, in the same transaction, is what
+    makes it happen once."""
+    changes = aws.Changes(remove=[f"{HELD}{allocation.nonce}"], add={"given": {allocation.nonce}} if give_back else {})
+    return aws.update("nonce-reservation", TABLE, key(allocation.address, allocation.chain_id), changes, None)
 
 
 def release(allocation: Allocation) -> bool:

@@ -6,6 +6,7 @@
     python -m chalicelib.tenancy.admin create-app --client-id CLIENT --name "Acme shop"
     python -m chalicelib.tenancy.admin set-withdrawal-allowlist --app-id APP --address 0x... [--address ...]
     python -m chalicelib.tenancy.admin set-withdrawal-allowlist --app-id APP --off
+    python -m chalicelib.tenancy.admin review-withdrawal --withdrawal-id ID [--settle | --release]
 
 It talks to the AWS account of the current credentials (or the local moto server
 through AWS_ENDPOINT_URL) for the stage in DOMPET_STAGE.
@@ -35,9 +36,18 @@ def main(argv: list[str] | None = None) -> int:
     allowlist.add_argument("--app-id", required=True)
     allowlist.add_argument("--address", action="append", default=[])
     allowlist.add_argument("--off", action="store_true", help="withdrawals to any address")
+    review = commands.add_parser(
+        "review-withdrawal", help="a custody withdrawal kept held: what the chain shows; settle or release it"
+    )
+    review.add_argument("--withdrawal-id", required=True)
+    decision = review.add_mutually_exclusive_group()
+    decision.add_argument("--settle", action="store_true", help="debit it: the chain shows it paid")
+    decision.add_argument("--release", action="store_true", help="hold back to the account: nothing can pay it")
     args = parser.parse_args(argv)
     if args.command == "set-withdrawal-allowlist":
         return _set_allowlist(args)
+    if args.command == "review-withdrawal":
+        return _review_withdrawal(args)
 
     try:
         issued = _run(args)
@@ -69,6 +79,24 @@ def _set_allowlist(args: argparse.Namespace) -> int:
         print(f"error: no app {args.app_id}", file=sys.stderr)
         return 1
     print(json.dumps(limits.set_allowlist(args.app_id, not args.off, addresses), indent=2))
+    return 0
+
+
+def _review_withdrawal(args: argparse.Namespace) -> int:
+    """Prints what the chain shows for the withdrawal; with a decision, makes it only if the chain allows it."""
+    import json
+
+    from chalicelib.custody import review
+
+    act = review.settle if args.settle else review.release if args.release else review.inspect
+    try:
+        report = act(args.withdrawal_id)
+    except review.ReviewRefusedError as exc:
+        if exc.report:
+            print(json.dumps(exc.report, indent=2))
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(report, indent=2))
     return 0
 
 

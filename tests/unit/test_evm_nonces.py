@@ -33,8 +33,8 @@ def _clock():
     clock.reset()
 
 
-def _signed(nonce: int):
-    tx = UnsignedTx(chain_id=CHAIN, nonce=nonce, to=ADDRESS, value=1, data=b"", gas=21_000, gas_price=10**9)
+def _signed(nonce: int, value: int = 1):
+    tx = UnsignedTx(chain_id=CHAIN, nonce=nonce, to=ADDRESS, value=value, data=b"", gas=21_000, gas_price=10**9)
     signature = eth_keys.PrivateKey(bytes.fromhex(KEY[2:])).sign_msg_hash(signing_hash(tx))
     raw = signature.r.to_bytes(32, "big") + signature.s.to_bytes(32, "big") + bytes([signature.v])
     return assemble(tx, ADDRESS, raw)
@@ -181,3 +181,75 @@ def test_a_single_write_refused_for_a_transaction_in_progress_is_item_busy(aws_e
     item = aws.update("n", nonces.TABLE, nonces.key(ADDRESS, CHAIN), aws.Changes(set={"x": 1}))
     with pytest.raises(aws.ItemBusyError):
         aws.write(item)
+
+
+def _reserve(pending: int, holder: str = "withdrawal:w1", also=lambda allocation: []) -> nonces.Allocation:
+    return nonces.reserve(ADDRESS, CHAIN, pending, holder, also)
+
+
+def _item() -> dict:
+    return aws.table("nonces").get_item(Key=nonces.key(ADDRESS, CHAIN), ConsistentRead=True).get("Item") or {}
+
+
+def test_a_reservation_is_never_handed_out_however_long_it_waits(aws_env):
+    """A holder keeps its nonce across retries for as long as it lives: no lease runs out under it (a lease did,
+    and a later allocation took the nonce of a withdrawal waiting for gas)."""
+    held = _reserve(0)
+    clock.travel(nonces.LEASE_S * 100)
+    other = nonces.allocate(ADDRESS, CHAIN, chain_pending=0)
+    assert (held.nonce, other.nonce) == (0, 1)
+    assert nonces.holds(held)
+    _record(held)  # the holder signs at it after all that time
+    assert nonces.holds(held), "recording uses the nonce; the reservation stays until its holder ends"
+
+
+def test_a_reserved_nonce_a_dropped_record_gave_back_stays_its_holders(aws_env):
+    held = _reserve(0)
+    tx_hash = _record(held)
+    assert tracking.abandon(tx_hash)  # dropped before its broadcast: the nonce is given back...
+    assert 0 in {int(n) for n in _item()["given"]}
+    assert nonces.allocate(ADDRESS, CHAIN, chain_pending=0).nonce == 1  # ...but no one else gets it
+    assert _reserve(0, "withdrawal:w2").nonce == 2
+    signed = _signed(0, value=2)  # the holder signs at it again (another signature)
+    tracking.record("w1", NETWORK, signed, "coin", receipt(signed), held)
+    assert not _item().get("given"), "recorded again: out of `given`"
+
+
+def test_a_reservation_ends_with_its_holder_and_an_unused_nonce_goes_on(aws_env):
+    """A gap: nonce 0 reserved, 1 leased and sent; the holder of 0 ends without a transaction: 0 is handed out
+    next (so the transaction at 1 can be mined), once."""
+    held = _reserve(0)
+    sent = nonces.allocate(ADDRESS, CHAIN, chain_pending=0)
+    _record(sent)
+    aws.transact([nonces.end_item(held, give_back=True)])
+    assert nonces.held(_item()) == {}
+    assert nonces.allocate(ADDRESS, CHAIN, chain_pending=0).nonce == 0
+    assert nonces.allocate(ADDRESS, CHAIN, chain_pending=0).nonce == 2
+    used = _reserve(3)  # a holder whose own transaction used its nonce: nothing given back
+    aws.transact([nonces.end_item(used, give_back=False)])
+    assert nonces.allocate(ADDRESS, CHAIN, chain_pending=4).nonce == 4
+
+
+def test_no_reservation_without_its_holders_record(aws_env):
+    """The reservation and the holder's record of it are one transaction: a holder that lost its claim (or a
+    crash) leaves no reservation that nobody would ever end."""
+    taken = aws.put("withdrawal", "nonces", {"pk": "W", "sk": "W"}, aws.EXISTS)  # a condition that fails
+    with pytest.raises(aws.TransactionCancelledError):
+        _reserve(0, also=lambda allocation: [taken])
+    assert nonces.held(_item()) == {}
+    assert nonces.allocate(ADDRESS, CHAIN, chain_pending=0).nonce == 0
+
+
+def test_a_nonce_kept_under_a_lease_is_reserved_again_only_while_it_is_free(aws_env):
+    """A holder that kept its nonce under a lease (before reservations) converts it while the lease is there, or
+    takes it back from `given`; not when another allocation has it."""
+    leased = nonces.allocate(ADDRESS, CHAIN, chain_pending=0)
+    converted = nonces.reclaim(ADDRESS, CHAIN, 0, "withdrawal:w1", leased.lease, lambda a: [])
+    assert converted is not None and nonces.holds(converted) and not _item().get("inflight")
+    lapsed = nonces.allocate(ADDRESS, CHAIN, chain_pending=0)
+    clock.travel(nonces.LEASE_S + 1)
+    assert nonces.allocate(ADDRESS, CHAIN, chain_pending=0).nonce == 1  # recovered and handed on
+    assert nonces.reclaim(ADDRESS, CHAIN, 1, "withdrawal:w2", lapsed.lease, lambda a: []) is None
+    nonces.release(nonces.allocate(ADDRESS, CHAIN, chain_pending=0))  # 2 given back
+    assert nonces.reclaim(ADDRESS, CHAIN, 2, "withdrawal:w3", None, lambda a: []) is not None
+    assert nonces.allocate(ADDRESS, CHAIN, chain_pending=0).nonce == 3
