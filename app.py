@@ -1,12 +1,14 @@
-"""Dompet: creates the Chalice app and registers the blueprints, nothing else."""
+"""Dompet: creates the Chalice app, registers the blueprints and the cosigner's signing policies, nothing else."""
 
 from chalice import Chalice
 
 from chalicelib.auth.routes import bp as auth
 from chalicelib.custody.functions import bp as custody_workers
+from chalicelib.custody.policy import CUSTODY_POLICY
 from chalicelib.custody.routes import bp as custody
 from chalicelib.gas_tanks.functions import bp as gas_tank_checks
 from chalicelib.gas_tanks.routes import bp as gas_tanks
+from chalicelib.mpc import policies as signing_policies
 from chalicelib.mpc.functions import bp as mpc_parties
 from chalicelib.platform.networks import registry
 from chalicelib.platform.router import platform_bp
@@ -22,6 +24,9 @@ from chalicelib.webhooks.routes import bp as webhooks
 
 load_settings()  # a bad setting stops start-up here, naming the variable
 registry()
+# What the cosigner (its function, or the in-process parties locally) asks before it signs with a governed key;
+# without this registration it refuses every custody key rather than sign.
+signing_policies.register(CUSTODY_POLICY)
 
 app = Chalice(app_name="dompet")
 app.register_blueprint(platform_bp)

@@ -30,6 +30,7 @@ from chalicelib.platform.errors import ApiError
 from chalicelib.platform.logging import logger
 
 PoolType = Literal["dedicated", "organization_owned"]
+SIGNING_POLICY = "custody"  # the cosigner's policy that governs custody keys (policy.py, wired by app.py)
 KEYGEN_LEASE_S = 60
 WAIT_S = 25.0
 CUSTODY_KEY_PENDING = "CUSTODY_KEY_PENDING"
@@ -45,6 +46,14 @@ class CustodyKey:
 
 def scope(pool_type: PoolType, app_id: str, organization_id: str) -> str:
     return f"app:{app_id}" if pool_type == "dedicated" else f"org:{organization_id}"
+
+
+def parse_scope(key_scope: str) -> tuple[Literal["app", "org"], str]:
+    """("app", appId) or ("org", organizationId); ValueError for anything else."""
+    kind, _, ident = key_scope.partition(":")
+    if kind not in ("app", "org") or not ident:
+        raise ValueError(f"not a pool scope: {key_scope!r}")
+    return ("app" if kind == "app" else "org"), ident
 
 
 def ensure(key_scope: str) -> CustodyKey:
@@ -89,6 +98,7 @@ def _reserve(key_scope: str, key_id: str, seen: dict[str, object] | None) -> boo
 def _make(key_scope: str, key_id: str) -> CustodyKey:
     from chalicelib.mpc import aux_pool
     from chalicelib.mpc import service as mpc
+    from chalicelib.mpc.policies import KeyPolicy
 
     aux_id: str | None = None
     try:
@@ -99,7 +109,9 @@ def _make(key_scope: str, key_id: str) -> CustodyKey:
                 503, WALLET_POOL_EMPTY, "No key material is ready for a custody key; retry in a few minutes"
             ) from None
         try:
-            material = mpc.generate_key(key_id, aux_id, custody=True)
+            # The cosigner records the key's scope in its own table and from then on signs for it only what
+            # the custody policy allows; share C is sealed for recovery only.
+            material = mpc.generate_key(key_id, aux_id, KeyPolicy(name=SIGNING_POLICY, context={"scope": key_scope}))
         except mpc.MpcRunError as exc:
             raise ApiError(503, SIGNER_UNAVAILABLE, exc.message) from None
         ready = aws.update(
@@ -119,7 +131,7 @@ def _make(key_scope: str, key_id: str) -> CustodyKey:
             ),
             aws.Condition("keyId = :k", values={":k": key_id}),
         )
-        aws.write(ready)  # the cosigner marked the key as a custody key in its own table during the key generation
+        aws.write(ready)
     except BaseException:
         try:
             aws.write(

@@ -1,130 +1,174 @@
-"""The cosigner's policy for custody keys: it signs only a transaction that pays exactly what a withdrawal record
-asks, as the cosigner itself reads the record, the account and the limits (never what the API function says).
+"""The cosigner's signing policy for custody keys (registered by the entry point with mpc/policies.py): it signs
+only a transaction that pays exactly what a withdrawal record asks, from a deposit address it computes itself, for
+an app in the key's own scope, within limits it counts itself. Nothing the API function says or writes is taken
+for more than a claim to check.
+
+At the key's generation (`on_key`) the cosigner records, in its own table `cosigner-policy`, the key's pool scope
+(`CUSTODYKEY#<keyId>`: `app:<appId>` for a dedicated pool, `org:<organizationId>` for an organization's), after
+checking that the app or organization exists in `tenancy` (which only the operator's admin command writes).
 
 The API function sends, with the digest, the transaction it is the signing hash of and what it is for
-(`{"kind": "withdrawal" | "deploy", "id": <withdrawalId>, "tx": {...}}`). The cosigner then checks:
+(`{"kind": "withdrawal" | "deploy", "id": <withdrawalId>, "tx": {...}}`). For both kinds the cosigner checks:
 
 1. the digest is that transaction's signing hash (EIP-155 / EIP-1559) on the withdrawal's chain;
-2. `deploy`: a call of the network's factory `createAccount(<custody key>, <account's salt>)`, value 0: it only
-   puts the account's own deposit address on chain;
-3. `withdrawal`: a call of the account's deposit address (a SimpleAccount the key owns), value 0, whose data is
-   `execute(to, amount, "")` for the native coin or `execute(token, 0, transfer(to, amount))` for an ERC-20,
-   with the record's `to`, `amount` and token (the registry's token for its code and network); the record is
-   `sending`, of an account of this key and of the record's app; the amount within the per-withdrawal limit
-   (settings), `to` on the app's allowlist when it has one (table `custody-policy`, which only the operator writes);
-4. one payment per withdrawal: the cosigner keeps, in its own table, the nonce it signed for each withdrawal and
-   signs again only at that nonce (of two transactions with the same nonce at most one can be mined); the first
-   signature adds the amount to the cosigner's OWN total of the day for the app and token, against the daily limit.
+2. the withdrawal record (table `custody`, read-only for the cosigner) is this key's and `sending`, and its app is
+   in the key's recorded scope: the scope's app, or an app that `tenancy` puts in the scope's organization;
+3. the token is the registry's for the record's network and code; gas and fees are bounded.
 
-Which wallets are custody keys the cosigner learns at their key generation and keeps in its own table; share C of
-a custody key is sealed for recovery only, so the user party never signs with it.
+`deploy`: a call of the network's factory `createAccount(<key address>, <salt of the record's account id>)`, value
+0: it only puts that account's own deposit address on chain (at most 3 per withdrawal).
 
-Nothing the API function writes can make the cosigner sign a payment twice, to a non-allowlisted address, above a
-limit, or for another key. The API function can forge withdrawal records, so with neither an allowlist nor a daily
-limit it could still pay a forged withdrawal anywhere: docs/security.md says to configure both.
+`withdrawal`: a call of the deposit address the cosigner COMPUTES from the factory, the key's address (its own mark)
+and the record's account id (the counterfactual SimpleAccount, keys.deposit_address; no account record is read),
+value 0, whose data is `execute(to, amount, "")` for the native coin or `execute(token, 0, transfer(to, amount))`
+for an ERC-20; the amount within the per-withdrawal limit, `to` on the app's allowlist when it has one (table
+`custody-policy`, which only the operator writes). One payment per withdrawal: the cosigner keeps, in its own
+table, the nonce it signed for each withdrawal and signs again only at that nonce; the first signature adds the
+amount to the cosigner's OWN totals of the day for the app and for the key (network and token), each against the
+daily limit.
+
+A forged record can still name a real account of an app in the key's scope: the allowlist and the limits bound
+what it pays (docs/security.md, "Custody keys").
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from chalicelib.platform import aws, retry
+from chalicelib.custody import keys, limits, withdrawals
+from chalicelib.custody.store import get
+from chalicelib.custody.tokens import accepted
+from chalicelib.evm import abi
+from chalicelib.evm.transactions import UnsignedTx, signing_hash
+from chalicelib.mpc import policies
+from chalicelib.mpc.policies import NewKey, PolicyRefusedError, SigningRequest
+from chalicelib.platform import aws, clock, retry
+from chalicelib.platform.chain import rpc_call
+from chalicelib.platform.networks import Network, registry
+from chalicelib.smart_accounts.counterfactual import factory_data
+from chalicelib.tenancy import store as tenancy
 
-POLICY_TABLE = "cosigner-policy"
+__all__ = ["CUSTODY_POLICY", "PolicyRefusedError", "check", "deploy_call", "describe", "expected_call"]
 
+POLICY_TABLE = policies.POLICY_TABLE
+MAX_GAS = 500_000  # a deployment or an execute call; more would only burn the gas wallet
+MAX_FEE_TIMES_NODE = 10  # the fee cap may be at most this many times what the node asks now
+MAX_DEPLOYS = 3  # deployment signatures per withdrawal (a retry may need one more)
 
-class PolicyRefusedError(Exception):
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-_KNOWN_KEYS: dict[str, str] = {}
-
-
-def mark_custody_key(wallet_id: str, address: str) -> None:
-    """The cosigner, generating a custody key, marks it in its OWN table: no other function can unmark it."""
-    aws.write(
-        aws.put("custody-key", POLICY_TABLE, {"pk": f"CUSTODYKEY#{wallet_id}", "sk": "KEY", "address": address}, None)
-    )
-
-
-def _custody_key(wallet_id: str) -> str | None:
-    """The address of a custody key; None for any other wallet. Custody keys are remembered (a key's kind never
-    changes); other wallets are asked again every time."""
-    if wallet_id in _KNOWN_KEYS:
-        return _KNOWN_KEYS[wallet_id]
-    item = (
-        aws.table(POLICY_TABLE)
-        .get_item(Key={"pk": f"CUSTODYKEY#{wallet_id}", "sk": "KEY"}, ConsistentRead=True)
-        .get("Item")
-    )
-    if item is None:
-        return None
-    if len(_KNOWN_KEYS) > 4096:
-        _KNOWN_KEYS.clear()
-    _KNOWN_KEYS[wallet_id] = str(item["address"])
-    return _KNOWN_KEYS[wallet_id]
+_SCOPES: dict[str, str] = {}  # key id -> its scope (written once, at the key's generation)
+_ORGANIZATIONS: dict[str, str] = {}  # app id -> its organization (an app never moves)
 
 
-def is_custody_key(wallet_id: str) -> bool:
-    return _custody_key(wallet_id) is not None
+def on_key(key: NewKey) -> list[aws.TxItem]:
+    """The key's scope, recorded with the cosigner's share: only an app or organization that exists."""
+    scope = key.context.get("scope")
+    try:
+        kind, ident = keys.parse_scope(str(scope))
+    except ValueError:
+        raise PolicyRefusedError("a custody key needs its pool's scope") from None
+    exists = tenancy.get_app(ident) is not None if kind == "app" else tenancy.get_organization(ident) is not None
+    if not exists:
+        raise PolicyRefusedError(f"no {'app' if kind == 'app' else 'organization'} {ident!r}")
+    return [aws.put("custody-key", POLICY_TABLE, {**_key_item(key.wallet_id), "scope": scope, "address": key.address})]
 
 
-def check(wallet_id: str, digest: bytes, policy: dict[str, Any] | None) -> None:
-    """Raise PolicyRefusedError unless signing `digest` with custody key `wallet_id` is allowed (a wallet that is
-    not a custody key: nothing to check)."""
-    owner = _custody_key(wallet_id)
-    if owner is None:
-        return
-    if not isinstance(policy, dict):
-        raise PolicyRefusedError("a custody key signs only with a policy")
-    tx = _transaction(policy.get("tx"))
-    from chalicelib.evm.transactions import signing_hash
+def check(wallet_id: str, digest: bytes, payload: Mapping[str, Any] | None) -> None:
+    """What the cosigner decides for this request (raises PolicyRefusedError), through the registry it consults."""
+    policies.check(wallet_id, digest, payload)
 
-    if signing_hash(tx) != digest:
+
+def check_withdrawal(request: SigningRequest) -> None:
+    tx, record, network = _checked(request)
+    deposit = _deposit_address(network, request, record)
+    if (tx.to or "").lower() != deposit.lower():
+        raise PolicyRefusedError("not a call of the account's deposit address")
+    if tx.value != 0 or tx.data != expected_call(record):
+        raise PolicyRefusedError("the call does not pay exactly the withdrawal's amount to its address")
+    _check_limits(record)
+    _once(record, tx, request)
+
+
+def check_deploy(request: SigningRequest) -> None:
+    tx, record, network = _checked(request)
+    _deposit_address(network, request, record)  # a factory and an account id it can deploy
+    if (tx.to or "").lower() != str(network.accountFactory).lower() or tx.value != 0:
+        raise PolicyRefusedError("not a call of the factory")
+    if tx.data != deploy_call(request.address, str(record["accountId"])):
+        raise PolicyRefusedError("not the deployment of the account's own address")
+    _count_deploy(record)
+
+
+CUSTODY_POLICY = policies.SigningPolicy(
+    name=keys.SIGNING_POLICY, on_key=on_key, checks={"withdrawal": check_withdrawal, "deploy": check_deploy}
+)
+
+
+def _checked(request: SigningRequest) -> tuple[UnsignedTx, dict[str, Any], Network]:
+    """What both kinds check: the digest, the record, the key's scope, the token, gas and fees."""
+    scope = _scope(request.wallet_id)
+    tx = _transaction(request.context.get("tx"))
+    if signing_hash(tx) != request.digest:
         raise PolicyRefusedError("the digest is not the transaction's signing hash")
-    from chalicelib.custody import withdrawals
-    from chalicelib.custody.store import get
-
-    record = get(**withdrawals.key(str(policy.get("id", ""))[:64]))
-    if record is None or record.get("keyId") != wallet_id:
+    record = get(**withdrawals.key(str(request.context.get("id", ""))[:64]))
+    if record is None or record.get("keyId") != request.wallet_id:
         raise PolicyRefusedError("no withdrawal of this key")
     if record["status"] != "sending":
         raise PolicyRefusedError(f"the withdrawal is {record['status']}")
     if tx.chain_id != int(record["chainId"]):
         raise PolicyRefusedError("another chain")
-    account = get(f"ACCOUNT#{record['accountId']}", "ACCOUNT")
-    if account is None or account.get("appId") != record.get("appId") or account.get("mpcSubId") != wallet_id:
-        raise PolicyRefusedError("the withdrawal's account is not of its app, or not of this key")
-    _check_token(record, tx)
-    _check_fees(tx)
-    kind = policy.get("kind")
-    if kind == "deploy":
-        _check_deploy(tx, record, account, owner)
-        _count_deploy(record)
+    _check_scope(scope, str(record.get("appId", "")))
+    network = _check_token(record, tx)
+    _check_fees(tx, network)
+    return tx, record, network
+
+
+def _scope(wallet_id: str) -> str:
+    if wallet_id not in _SCOPES:
+        item = aws.table(POLICY_TABLE).get_item(Key=_key_item(wallet_id), ConsistentRead=True).get("Item")
+        if item is None or not item.get("scope"):
+            raise PolicyRefusedError("the key's scope was not recorded at its generation")
+        if len(_SCOPES) > 4096:
+            _SCOPES.clear()
+        _SCOPES[wallet_id] = str(item["scope"])
+    return _SCOPES[wallet_id]
+
+
+def _check_scope(scope: str, app_id: str) -> None:
+    """The record's app is the key's (dedicated pool) or one of its organization's, as `tenancy` says: the API
+    function can write the record's `appId`, but no function can write `tenancy`."""
+    kind, ident = keys.parse_scope(scope)
+    if kind == "app":
+        if app_id != ident:
+            raise PolicyRefusedError("the withdrawal's app is not this key's")
         return
-    if kind != "withdrawal":
-        raise PolicyRefusedError("unknown kind")
-    _check_payment(tx, record, account)
-    _check_limits(record)
-    _once(record, tx, owner, _daily_limit(record))
+    if app_id not in _ORGANIZATIONS:
+        found = tenancy.get_app(app_id) if app_id else None
+        if found is None:
+            raise PolicyRefusedError("the withdrawal's app does not exist")
+        if len(_ORGANIZATIONS) > 4096:
+            _ORGANIZATIONS.clear()
+        _ORGANIZATIONS[app_id] = found[0].organizationId
+    if _ORGANIZATIONS[app_id] != ident:
+        raise PolicyRefusedError("the withdrawal's app is not of this key's organization")
 
 
-MAX_GAS = 500_000  # a deployment or an execute call; more would only burn the gas wallet
-MAX_FEE_TIMES_NODE = 10  # the fee cap may be at most this many times what the node asks now
-MAX_DEPLOYS = 3  # deployment signatures per withdrawal (a retry may need one more)
+def _deposit_address(network: Network, request: SigningRequest, record: dict[str, Any]) -> str:
+    """The account's deposit address as the cosigner computes it (never read from a record)."""
+    if network.accountFactory is None:
+        raise PolicyRefusedError("no factory on this chain")
+    try:
+        return keys.deposit_address(
+            network.accountFactory, keys.CustodyKey(request.wallet_id, request.address), str(record["accountId"])
+        )
+    except (KeyError, ValueError):
+        raise PolicyRefusedError("not an account id") from None
 
 
-def _check_fees(tx: Any) -> None:
+def _check_fees(tx: UnsignedTx, network: Network) -> None:
     """Bounded gas and fees: a compromised API function cannot burn the gas wallet on fees."""
-    from chalicelib.platform.chain import rpc_call
-    from chalicelib.platform.networks import registry
-
     if tx.gas > MAX_GAS:
         raise PolicyRefusedError("too much gas")
-    network = registry().by_chain_id(tx.chain_id)
-    assert network is not None  # checked by _check_token
     try:
         node_price = int(rpc_call(network, "eth_gasPrice", []), 16)
     except Exception:  # noqa: BLE001 - no reading of the fee market: refuse
@@ -150,22 +194,19 @@ def _count_deploy(record: dict[str, Any]) -> None:
         raise PolicyRefusedError("enough deployments signed for this withdrawal") from None
 
 
-def _check_token(record: dict[str, Any], tx: Any) -> None:
+def _check_token(record: dict[str, Any], tx: UnsignedTx) -> Network:
     """The record's network, chain and token are what the registry says (a forged record cannot pick another token's
     units or a token the network does not accept)."""
-    from chalicelib.platform.networks import registry
-
     network = registry().by_chain_id(tx.chain_id)
     token = network.custody_token(str(record.get("tokenCode", ""))) if network else None
     if network is None or token is None or network.name != record.get("network"):
         raise PolicyRefusedError("not a token this network accepts")
     if token.tokenAddress.lower() != str(record.get("tokenAddress", "")).lower():
         raise PolicyRefusedError("the token address is not the registry's")
+    return network
 
 
-def _transaction(fields: Any) -> Any:
-    from chalicelib.evm.transactions import UnsignedTx
-
+def _transaction(fields: Any) -> UnsignedTx:
     if not isinstance(fields, dict):
         raise PolicyRefusedError("no transaction")
     try:
@@ -201,8 +242,6 @@ def describe(tx: Any) -> dict[str, Any]:
 
 def expected_call(record: dict[str, Any]) -> bytes:
     """The deposit account's `execute` call that pays the withdrawal (the API builds the same)."""
-    from chalicelib.evm import abi
-
     amount = int(record["amountInDecimals"])
     if not record.get("tokenAddress"):
         return abi.encode_call("execute(address,uint256,bytes)", record["to"], amount, b"")
@@ -212,44 +251,11 @@ def expected_call(record: dict[str, Any]) -> bytes:
 
 
 def deploy_call(owner: str, account_id: str) -> bytes:
-    from chalicelib.custody.keys import salt
-    from chalicelib.smart_accounts.counterfactual import factory_data
-
-    return factory_data(owner, salt(account_id))
-
-
-def _deposit_address(record: dict[str, Any], account: dict[str, Any]) -> str:
-    wallet = next((w for w in account["wallets"] if int(w["chainId"]) == int(record["chainId"])), None)
-    if wallet is None:
-        raise PolicyRefusedError("the account has no address on this chain")
-    return str(wallet["address"])
-
-
-def _check_payment(tx: Any, record: dict[str, Any], account: dict[str, Any]) -> None:
-    if (tx.to or "").lower() != _deposit_address(record, account).lower():
-        raise PolicyRefusedError("not a call of the account's deposit address")
-    if tx.value != 0 or tx.data != expected_call(record):
-        raise PolicyRefusedError("the call does not pay exactly the withdrawal's amount to its address")
-
-
-def _check_deploy(tx: Any, record: dict[str, Any], account: dict[str, Any], owner: str) -> None:
-    from chalicelib.platform.networks import registry
-
-    network = registry().by_chain_id(int(record["chainId"]))
-    if network is None or network.accountFactory is None:
-        raise PolicyRefusedError("no factory on this chain")
-    if (tx.to or "").lower() != network.accountFactory.lower() or tx.value != 0:
-        raise PolicyRefusedError("not a call of the factory")
-    if tx.data != deploy_call(owner, str(account["id"])):
-        raise PolicyRefusedError("not the deployment of the account's own address")
+    return factory_data(owner, keys.salt(account_id))
 
 
 def _check_limits(record: dict[str, Any]) -> None:
-    from chalicelib.custody import limits
-    from chalicelib.custody.tokens import accepted
-
-    pair = accepted(str(record["network"]), str(record["tokenCode"]))
-    limit = limits.limits_for(pair)
+    limit = _limits(record)
     amount = int(record["amountInDecimals"])
     if limit.per_withdrawal is not None and amount > limit.per_withdrawal:
         raise PolicyRefusedError("above the per-withdrawal limit")
@@ -257,18 +263,16 @@ def _check_limits(record: dict[str, Any]) -> None:
         raise PolicyRefusedError("the destination is not on the allowlist")
 
 
-def _daily_limit(record: dict[str, Any]) -> int | None:
-    from chalicelib.custody import limits
-    from chalicelib.custody.tokens import accepted
-
-    return limits.limits_for(accepted(str(record["network"]), str(record["tokenCode"]))).per_day
+def _limits(record: dict[str, Any]) -> limits.Limits:
+    return limits.limits_for(accepted(str(record["network"]), str(record["tokenCode"])))
 
 
-def _once(record: dict[str, Any], tx: Any, sender: str, per_day: int | None) -> None:
+def _once(record: dict[str, Any], tx: UnsignedTx, request: SigningRequest) -> None:
     """At most one nonce per withdrawal, ever: two signed transactions with the same nonce cannot both be mined,
     so the withdrawal is paid at most once even if the API function broadcast a signature it never recorded.
-    The withdrawal's first signature also adds its amount to the cosigner's OWN total of the day for its app and
-    token (in the same transaction), against the daily limit: the API function cannot rewrite that total."""
+    The withdrawal's first signature also adds its amount, in the same transaction, to the cosigner's OWN totals
+    of the day for its app and for its key (network and token), each against the daily limit: the API function
+    cannot rewrite them, and no choice of app id gets a key past its own total."""
     key = {"pk": f"SIGNED#{record['id']}", "sk": "SIGNED"}
     table = aws.table(POLICY_TABLE)
     item = table.get_item(Key=key, ConsistentRead=True).get("Item")
@@ -277,22 +281,26 @@ def _once(record: dict[str, Any], tx: Any, sender: str, per_day: int | None) -> 
             raise PolicyRefusedError("this withdrawal was signed at another nonce")
         return
     amount = int(record["amountInDecimals"])
-    day = {"pk": f"DAY#{record['appId']}#{record['network']}#{record['tokenCode']}", "sk": _today()}
+    per_day = _limits(record).per_day
+    pair, today = f"{record['network']}#{record['tokenCode']}", clock.iso_now()[:10]
+    totals = {
+        "day": {"pk": f"DAY#{record['appId']}#{pair}", "sk": today},
+        "key-day": {"pk": f"DAYKEY#{request.wallet_id}#{pair}", "sk": today},
+    }
     for _ in retry.attempts(6, base_s=0.02, cap_s=0.3):
-        total = table.get_item(Key=day, ConsistentRead=True).get("Item")
-        used = int(total["used"]) if total else 0
-        if per_day is not None and used + amount > per_day:
-            raise PolicyRefusedError("above the daily limit (the cosigner's own total)")
-        seen = (
-            aws.Condition("used = :u", values={":u": str(used)}) if total else aws.Condition("attribute_not_exists(pk)")
-        )
+        writes = [
+            aws.put("signed", POLICY_TABLE, {**key, "nonce": tx.nonce, "from": request.address, "amount": str(amount)})
+        ]
+        for name, total_key in totals.items():
+            total = table.get_item(Key=total_key, ConsistentRead=True).get("Item")
+            used = int(total["used"]) if total else 0
+            if per_day is not None and used + amount > per_day:
+                whose = "the app's" if name == "day" else "the key's"
+                raise PolicyRefusedError(f"above the daily limit ({whose} total as the cosigner counts it)")
+            seen = aws.Condition("used = :u", values={":u": str(used)}) if total else aws.NEW_ITEM
+            writes.append(aws.put(name, POLICY_TABLE, {**total_key, "used": str(used + amount)}, seen))
         try:
-            aws.transact(
-                [
-                    aws.put("signed", POLICY_TABLE, {**key, "nonce": tx.nonce, "from": sender, "amount": str(amount)}),
-                    aws.put("day", POLICY_TABLE, {**day, "used": str(used + amount)}, seen),
-                ]
-            )
+            aws.transact(writes)
             return
         except aws.TransactionCancelledError as exc:
             if exc.condition_failed("signed"):  # signed meanwhile by another run: at its nonce only
@@ -300,11 +308,9 @@ def _once(record: dict[str, Any], tx: Any, sender: str, per_day: int | None) -> 
                 if again is not None and int(again["nonce"]) == tx.nonce:
                     return
                 raise PolicyRefusedError("this withdrawal was signed at another nonce") from None
-            # another withdrawal of the app moved the day's total: read it again
+            # another withdrawal of the app or the key moved a total: read them again
     raise PolicyRefusedError("the day's total kept moving; ask again")
 
 
-def _today() -> str:
-    from chalicelib.platform import clock
-
-    return clock.iso_now()[:10]
+def _key_item(wallet_id: str) -> dict[str, str]:
+    return {"pk": f"CUSTODYKEY#{wallet_id}", "sk": "KEY"}

@@ -13,9 +13,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from chalicelib.mpc import aux_pool, presignatures, shares
+from chalicelib.mpc import aux_pool, policies, presignatures, shares
 from chalicelib.mpc.mailbox import Mailbox, RunFailedError, drive
-from chalicelib.platform import clock
+from chalicelib.platform import aws, clock
 from chalicelib.platform.invocation import running_as
 from chalicelib.platform.logging import logger
 from chalicelib.platform.settings import load_settings
@@ -35,8 +35,8 @@ class PartyRequest(BaseModel):
     digest: str | None = Field(None, pattern=r"^[0-9a-f]{64}$")
     signers: tuple[int, int] | None = None
     secret0: str | None = None  # user party, signing: the user's secret0
-    policy: dict[str, Any] | None = None  # cosigner, signing for a custody key: what it checks (custody/policy.py)
-    custody: bool = False  # keygen of a custody key: the cosigner marks it in its own table, C is sealed apart
+    policy: dict[str, Any] | None = None  # cosigner, signing with a governed key: its policy's context (policies.py)
+    keyPolicy: policies.KeyPolicy | None = None  # keygen of a governed key: the cosigner marks it, C sealed apart
 
 
 def execution_id(action: str, wallet_id: str, run_id: str) -> bytes:
@@ -76,8 +76,13 @@ def _join(party: int, event: dict[str, Any]) -> dict[str, Any]:
 def _make_share(party: int, request: PartyRequest) -> dict[str, Any]:
     import dompet_mpc as mpc
 
-    if request.auxId is None:
+    if request.auxId is None or (request.keyPolicy is not None and request.action != "keygen"):
         return {"ok": False, "code": "BAD_PARTY_REQUEST"}
+    if request.keyPolicy is not None and party == shares.COSIGNER:
+        try:  # before the run: a key this cosigner could not govern is never made
+            policies.registered(request.keyPolicy.name)
+        except policies.PolicyRefusedError as exc:
+            return _refused(request.walletId, exc)
     if request.action == "keygen":
         session = mpc.keygen_session(execution_id("keygen", request.walletId, request.runId), party)
         core = _run(party, request, session)
@@ -90,13 +95,17 @@ def _make_share(party: int, request: PartyRequest) -> dict[str, Any]:
     key_share = mpc.complete_key_share(core, aux_pool.open_part(request.auxId, party))
     answer: dict[str, Any] = {"ok": True, "address": mpc.eth_address(key_share)}
     if party == shares.USER:
-        answer["secret0"] = shares.seal_secret0(request.walletId, key_share, custody=request.custody)
-    else:
+        recovery_for = request.keyPolicy.name if request.keyPolicy else None
+        answer["secret0"] = shares.seal_secret0(request.walletId, key_share, recovery_for=recovery_for)
+    elif request.keyPolicy is None:
         shares.store_share(request.walletId, party, key_share)
-        if request.custody and party == shares.COSIGNER:
-            from chalicelib.custody import policy
-
-            policy.mark_custody_key(request.walletId, str(answer["address"]))
+    else:  # share B only with its mark and the policy's record of the key, all or nothing
+        key = policies.NewKey(request.walletId, str(answer["address"]), request.keyPolicy.context)
+        try:
+            marks = policies.key_items(request.keyPolicy.name, key)
+        except policies.PolicyRefusedError as exc:
+            return _refused(request.walletId, exc)
+        aws.transact([shares.share_item(request.walletId, party, key_share), *marks])
     return answer
 
 
@@ -113,13 +122,10 @@ def _sign(party: int, request: PartyRequest) -> dict[str, Any]:
             return {"ok": False, "code": "SECRET0_REJECTED"}
     else:
         if party == shares.COSIGNER:
-            from chalicelib.custody import policy
-
-            try:  # custody keys sign only what their records ask for, as this party reads them
-                policy.check(request.walletId, bytes.fromhex(request.digest), request.policy)
-            except policy.PolicyRefusedError as exc:
-                logger.warning("cosigner policy refused", extra={"walletId": request.walletId, "reason": exc.reason})
-                return {"ok": False, "code": "POLICY_REFUSED", "reason": exc.reason}
+            try:  # a governed key signs only what its policy allows, as this party reads the records
+                policies.check(request.walletId, bytes.fromhex(request.digest), request.policy)
+            except policies.PolicyRefusedError as exc:
+                return _refused(request.walletId, exc)
         key_share = shares.load_share(request.walletId, party)
     eid = execution_id("sign", request.walletId, request.runId)
     session = mpc.signing_session(eid, key_share, list(request.signers), bytes.fromhex(request.digest))
@@ -133,6 +139,8 @@ def _presign(request: PartyRequest) -> dict[str, Any]:
 
     if request.signers != (shares.SIGNER, shares.COSIGNER):
         return {"ok": False, "code": "BAD_PARTY_REQUEST"}  # presignatures serve the send pair only
+    if policies.governance(request.walletId) is not None:
+        return _no_presignatures()
     key_share = shares.load_share(request.walletId, shares.COSIGNER)
     session = mpc.presign_session(execution_id("presign", request.walletId, request.runId), key_share, request.signers)
     del key_share
@@ -149,10 +157,8 @@ def _partial(request: PartyRequest) -> dict[str, Any]:
 
     if request.digest is None or request.signers != (shares.SIGNER, shares.COSIGNER):
         return {"ok": False, "code": "BAD_PARTY_REQUEST"}
-    from chalicelib.custody import policy
-
-    if policy.is_custody_key(request.walletId):  # custody keys sign only in full, checked by the policy
-        return {"ok": False, "code": "POLICY_REFUSED", "reason": "custody keys do not use presignatures"}
+    if policies.governance(request.walletId) is not None:  # governed keys sign only in full, checked
+        return _no_presignatures()
     digest = bytes.fromhex(request.digest)
     share = presignatures.consume(shares.COSIGNER, request.walletId, request.runId, digest)
     if share is None:
@@ -160,6 +166,15 @@ def _partial(request: PartyRequest) -> dict[str, Any]:
     partial = mpc.issue_partial_signature(share, digest)
     del share
     return {"ok": True, "partial": base64.b64encode(partial).decode()}
+
+
+def _refused(wallet_id: str, refusal: policies.PolicyRefusedError) -> dict[str, Any]:
+    logger.warning("cosigner policy refused", extra={"walletId": wallet_id, "reason": refusal.reason})
+    return {"ok": False, "code": "POLICY_REFUSED", "reason": refusal.reason}
+
+
+def _no_presignatures() -> dict[str, Any]:
+    return {"ok": False, "code": "POLICY_REFUSED", "reason": "keys under a signing policy do not use presignatures"}
 
 
 def _run(party: int, request: PartyRequest, session: Any) -> bytes:

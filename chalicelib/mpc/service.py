@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib.mpc import aux_pool, presignatures, remote, shares
+from chalicelib.mpc import aux_pool, policies, presignatures, remote, shares
 from chalicelib.mpc.mailbox import Mailbox, RunFailedError, drive
 from chalicelib.mpc.parties import execution_id
 from chalicelib.platform import aws, clock
@@ -73,19 +73,20 @@ def _run_slot() -> Iterator[None]:
         _RUN_SLOTS.release()
 
 
-def generate_key(wallet_id: str, aux_id: str, custody: bool = False) -> KeyMaterial:
-    """`custody`: a custody key (the cosigner marks it for its policy; share C is sealed for recovery only)."""
+def generate_key(wallet_id: str, aux_id: str, key_policy: policies.KeyPolicy | None = None) -> KeyMaterial:
+    """`key_policy`: a key governed by that signing policy (the cosigner marks it in its own table and signs only
+    what the policy allows; share C is sealed for recovery only). POLICY_REFUSED when the cosigner refuses it."""
     with _run_slot():
-        return _generate_key(wallet_id, aux_id, custody)
+        return _generate_key(wallet_id, aux_id, key_policy)
 
 
-def _generate_key(wallet_id: str, aux_id: str, custody: bool = False) -> KeyMaterial:
+def _generate_key(wallet_id: str, aux_id: str, key_policy: policies.KeyPolicy | None) -> KeyMaterial:
     import dompet_mpc as mpc
 
     run_id = secrets.token_hex(16)
     request: dict[str, Any] = {"action": "keygen", "runId": run_id, "walletId": wallet_id, "auxId": aux_id}
-    if custody:
-        request["custody"] = True
+    if key_policy is not None:
+        request["keyPolicy"] = key_policy.model_dump()
     calls = {
         COSIGNER_FUNCTION: remote.call(COSIGNER_FUNCTION, {**request, "peers": [0, 2]}),
         USER_PARTY_FUNCTION: remote.call(USER_PARTY_FUNCTION, {**request, "peers": [0, 1]}),
@@ -128,9 +129,9 @@ def sign(
 ) -> bytes:
     """65 bytes r || s || recovery id (low s) that `ecrecover`s to `address`.
 
-    The caller checks `secret0` against the wallet first (wallets.provisioning); here it is
-    only passed on to the user party, which alone can open it. `policy`: what the cosigner needs to check the
-    digest against its own reading of the records (custody keys: custody/policy.py); such runs sign in full.
+    The caller checks `secret0` against the wallet first; here it is
+    only passed on to the user party, which alone can open it. `policy`: the context the cosigner's signing policy
+    checks the digest against, with its own reading of the records (policies.py); such runs sign in full.
     """
     if len(digest) != DIGEST_LEN:
         raise ValueError("digest must be 32 bytes")
@@ -198,7 +199,7 @@ def _sign_presigned(wallet_id: str, address: str, digest: bytes, caller: str) ->
 
 def refill_presignatures(wallet_id: str, target: int, time_left_s: Callable[[], float], per_run_s: float) -> int:
     """Generate presignatures with the cosigner until party A holds `target` ready ones (or time runs short);
-    returns how many were made. Only wallets with a share A here are refilled."""
+    returns how many were made. Only a wallet with a share A here is refilled."""
     ready = len(presignatures.ready_ids(shares.SIGNER, wallet_id))
     if ready >= target or not presignatures.lease_refill(wallet_id, time_left_s()):
         return 0  # stocked, or another refill of this wallet is running
@@ -317,6 +318,8 @@ def _answers(calls: dict[str, Future[dict[str, Any]]], deadline: float) -> dict[
             answer = {"ok": False, "code": "UNREACHABLE"}
         if not answer.get("ok"):
             logger.warning("mpc party refused", extra={"party": name, "code": answer.get("code")})
+            if answer.get("code") == POLICY_REFUSED:
+                raise MpcRunError(POLICY_REFUSED, "The cosigner's policy refused this key or signature")
             raise MpcRunError("SIGNER_UNAVAILABLE", "The signing parties could not complete the run")
         answers[name] = answer
     return answers

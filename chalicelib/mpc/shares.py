@@ -46,11 +46,14 @@ def share_context(wallet_id: str, party: int) -> dict[str, str]:
 
 
 def store_share(wallet_id: str, party: int, key_share: bytes) -> None:
+    aws.write(share_item(wallet_id, party, key_share))
+
+
+def share_item(wallet_id: str, party: int, key_share: bytes) -> aws.TxItem:
+    """The sealed share's put, written once per wallet (alone, or in a transaction with what must go with it)."""
     sealed = seal(PARTY_KEY[party], key_share, share_context(wallet_id, party))
-    aws.table(SHARE_TABLE[party]).put_item(
-        Item={"pk": f"WALLET#{wallet_id}", "sk": f"SHARE#{party}", **sealed.to_item()},
-        ConditionExpression="attribute_not_exists(pk)",  # a wallet's share is written once
-    )
+    item = {"pk": f"WALLET#{wallet_id}", "sk": f"SHARE#{party}", **sealed.to_item()}
+    return aws.put("share", SHARE_TABLE[party], item)  # NEW_ITEM: a wallet's share is written once
 
 
 def load_share(wallet_id: str, party: int) -> bytes:
@@ -60,11 +63,12 @@ def load_share(wallet_id: str, party: int) -> bytes:
     return open_sealed(PARTY_KEY[party], Sealed.from_item(item), share_context(wallet_id, party))
 
 
-def seal_secret0(wallet_id: str, key_share: bytes, custody: bool = False) -> str:
-    """Share C sealed for its holder. A custody key's (`custody`) is sealed under another encryption context, which
-    `open_secret0` never uses: the user party cannot sign with it (a custody key signs only with the cosigner and
-    its policy); only an operator's recovery procedure, with that context, could open it."""
-    context = {**share_context(wallet_id, USER), **({"use": "custody-recovery"} if custody else {})}
+def seal_secret0(wallet_id: str, key_share: bytes, recovery_for: str | None = None) -> str:
+    """Share C sealed for its holder. A key governed by a signing policy (`recovery_for`, the policy's name: e.g.
+    `use: <name>-recovery`) is sealed under another encryption context, which `open_secret0` never uses: the user
+    party cannot sign with it (such a key signs only with the cosigner and its policy); only an operator's recovery
+    procedure, with that context, could open it."""
+    context = {**share_context(wallet_id, USER), **({"use": f"{recovery_for}-recovery"} if recovery_for else {})}
     sealed = seal(PARTY_KEY[USER], key_share, context)
     parts = [_b64(sealed.encrypted_key), _b64(sealed.nonce), _b64(sealed.ciphertext)]
     return ".".join([SECRET0_PREFIX, SECRET0_VERSION, wallet_id, *parts])

@@ -189,8 +189,8 @@ TABLES: tuple[Table, ...] = (
     ),
     Table(
         name="cosigner-policy",
-        purpose="The cosigner's own record of what it signed for custody withdrawals (one nonce per withdrawal) and "
-        "its own daily totals per app and token.",
+        purpose="The cosigner's own table: which keys a signing policy governs, with the policy's records (custody "
+        "keys' scopes, the nonce signed per withdrawal, its own daily totals per app and per key).",
     ),
     Table(
         name="idempotency",
@@ -418,8 +418,9 @@ FUNCTIONS: tuple[Function, ...] = (
         grants=(
             Grant("table", "cosigner-shares", "read_write"),
             Grant("table", "cosigner-presignatures", "read_write"),
-            Grant("table", "custody", "read"),  # its own reading of custody withdrawals and accounts (policy)
+            Grant("table", "custody", "read"),  # its own reading of custody withdrawals (policy)
             Grant("table", "custody-policy", "read"),
+            Grant("table", "tenancy", "read"),  # custody keys' scopes: apps and organizations (no function writes it)
             Grant("table", "cosigner-policy", "read_write"),
             Grant("table", "aux-pool", "read"),
             Grant("table", "mpc-mailbox", "read_write"),

@@ -30,8 +30,10 @@ from tests.integration.test_custody import (
 pytestmark = pytest.mark.integration
 
 
-def _funded_account(custody, usdt=0, eth=0, sub_id="payer"):
-    account = _create_account(custody, sub_id)
+def _funded_account(custody, usdt=0, eth=0, sub_id="payer", pool_type="dedicated"):
+    answer = custody["signed"]("POST", "/api/v1/custody/accounts", {"subId": sub_id, "poolType": pool_type})
+    assert answer.status_code == 200, answer.json_body
+    account = answer.json_body["data"]
     address = account["wallets"][0]["address"]
     w3 = custody["w3"][31337]
     if usdt:
@@ -385,6 +387,87 @@ def test_a_compromised_api_function_cannot_pay_itself(custody, monkeypatch):
     assert get(**withdrawals.key(fake["id"]))["failedReason"] == "policy_refused"
     assert _token_balance(custody, 31337, "usdt", thief) == 0
     assert _token_balance(custody, 31337, "usdt", account["wallets"][0]["address"]) == 4_000_000
+
+    # Records that name the real key and its funded, deployed deposit address, each within the daily limit for
+    # the app it names: the cosigner takes the key's scope from its own table and computes the deposit address
+    # from the account id, so none of them is signed.
+    victim = account["wallets"][0]["address"]
+    real_account = get(f"ACCOUNT#{account['id']}", "ACCOUNT")
+    other = _create_account(custody, "other")  # another deposit address of the same key, never funded
+    for case in FORGERIES:
+        account_item, fake = _forgery(case, record, real_account, other, thief)
+        before = get(account_item["pk"], "ACCOUNT")
+        aws.table("custody").put_item(Item=account_item)  # what a compromised API function can do
+        aws.table("custody").put_item(Item=fake)
+        sending.process(fake["id"])
+        assert get(**withdrawals.key(fake["id"]))["failedReason"] == "policy_refused", case
+        assert _token_balance(custody, 31337, "usdt", thief) == 0, case
+        assert _token_balance(custody, 31337, "usdt", victim) == 4_000_000, case
+        if before is None:
+            aws.table("custody").delete_item(Key={"pk": account_item["pk"], "sk": "ACCOUNT"})
+        else:
+            aws.table("custody").put_item(Item=before)
+    assert _balance(custody, account["id"], "local-a", "usdt")["activeBalance"] == "4"
+
+
+FORGERIES = ("forged app id", "forged deposit address", "forged account")
+
+
+def _forgery(case, record, real_account, other, thief):
+    """(account item, withdrawal record) a compromised API function writes to take 0.5 USDT from the real account's
+    deposit address (`record` is a paid withdrawal of that account):
+
+    * forged app id: the real account, rewritten to an invented app (no allowlist, nothing paid today);
+    * forged deposit address: the key's other account, rewritten to the real account's deposit address;
+    * forged account: an account id the API never made, of the real app and key, at that deposit address."""
+    if case == "forged app id":
+        account = {**real_account, "appId": str(uuid.uuid4())}
+    elif case == "forged deposit address":
+        account = {**get(f"ACCOUNT#{other['id']}", "ACCOUNT"), "wallets": real_account["wallets"]}
+    else:
+        fresh = str(uuid.uuid4())
+        account = {**real_account, "pk": f"ACCOUNT#{fresh}", "id": fresh, "subId": "forged"}
+    fake = {
+        **record,
+        "id": str(uuid.uuid4()),
+        "appId": account["appId"],
+        "accountId": account["id"],
+        "fromAddress": real_account["wallets"][0]["address"],
+        "to": thief,
+        "amountInDecimals": "500000",
+    }
+    fake.update(withdrawals.key(fake["id"]))
+    return account, fake
+
+
+def test_an_organization_key_pays_only_for_its_apps_and_within_its_own_daily_total(custody, monkeypatch):
+    """An organization's pool key serves the apps that `tenancy` (which no function writes) puts in the organization.
+    A compromised API function forges withdrawals from the key's funded deposit address under other app ids (each
+    app has a fresh daily total, and no allowlist): an app of another organization is refused, and one of the same
+    organization is stopped by the cosigner's own total for the key."""
+    from chalicelib.tenancy import service as tenancy
+
+    monkeypatch.setenv("DOMPET_WITHDRAWAL_LIMITS", json.dumps({"usdt": {"perDay": "2"}}))
+    settings.load_settings.cache_clear()
+    account = _funded_account(custody, usdt=5_000_000, sub_id="org", pool_type="organization_owned")
+    address = account["wallets"][0]["address"]
+    item = get(f"ACCOUNT#{account['id']}", "ACCOUNT")
+    paid = _withdraw(custody, account, "1.5").json_body["data"]
+    record = get(**withdrawals.key(paid["id"]))  # as the API wrote it (`pending`): the forgeries' template
+    assert _run(paid["id"], custody)["status"] == "success"  # deploys the address; the key's total is 1.5
+
+    sibling, _ = tenancy.create_app(tenancy.create_client(custody["tenant"].organizationId, "Sibling")[0].clientId, "B")
+    stranger = tenancy.create_tenant("Other").appId
+    thief = Account.create().address
+    for app_id, reason in ((stranger, "another organization's app"), (sibling.appId, "the key's daily total")):
+        aws.table("custody").put_item(Item={**item, "appId": app_id})  # what a compromised API function can write
+        fake = {**record, "id": str(uuid.uuid4()), "appId": app_id, "to": thief, "amountInDecimals": "1000000"}
+        fake.update(withdrawals.key(fake["id"]))
+        aws.table("custody").put_item(Item=fake)
+        sending.process(fake["id"])
+        assert get(**withdrawals.key(fake["id"]))["failedReason"] == "policy_refused", reason
+        assert _token_balance(custody, 31337, "usdt", thief) == 0, reason
+    assert _token_balance(custody, 31337, "usdt", address) == 3_500_000
 
 
 def test_the_user_party_never_signs_for_a_custody_key(custody):

@@ -1,0 +1,122 @@
+"""The cosigner's signing-policy registry (mpc/policies.py), with the real MPC core and in-process parties: a key
+governed by a policy is marked with its share B in one transaction, signs in full only what the registered policy
+allows, never with a presignature or share C, and nothing is signed when its policy is not registered."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from eth_keys import keys as eth_keys
+
+from chalicelib.mpc import aux_pool, parties, policies, shares
+from chalicelib.mpc import service as mpc
+from chalicelib.platform import aws
+
+TEST_POLICY = "test-only"
+DIGEST = b"\x42" * 32
+
+
+def _policy(on_key: Callable[[policies.NewKey], list[aws.TxItem]] | None = None) -> policies.SigningPolicy:
+    def record(key: policies.NewKey) -> list[aws.TxItem]:
+        item = {"pk": f"TESTKEY#{key.wallet_id}", "sk": "KEY", "note": str(key.context.get("note"))}
+        return [aws.put("test-key", policies.POLICY_TABLE, item)]
+
+    def allow(request: policies.SigningRequest) -> None:
+        if request.context.get("allow") is not True or request.digest != DIGEST:
+            raise policies.PolicyRefusedError("not allowed")
+
+    return policies.SigningPolicy(TEST_POLICY, on_key or record, {"ok": allow})
+
+
+@pytest.fixture
+def registered(monkeypatch: pytest.MonkeyPatch) -> Callable[[policies.SigningPolicy], None]:
+    """Registers a policy for the test only (the registry is the process's)."""
+    monkeypatch.setattr(policies, "_REGISTERED", dict(policies._REGISTERED))
+    monkeypatch.setattr(policies, "_GOVERNED", {})
+    return policies.register
+
+
+def _new_key(aux_sets: Any, context: dict[str, Any] | None = None) -> tuple[str, mpc.KeyMaterial]:
+    aux_sets(1)
+    wallet_id = secrets.token_hex(16)
+    aux_id = aux_pool.claim(wallet_id)
+    key_policy = policies.KeyPolicy(name=TEST_POLICY, context=context or {})
+    return wallet_id, mpc.generate_key(wallet_id, aux_id, key_policy)
+
+
+def _share_b(wallet_id: str) -> dict[str, Any] | None:
+    key = {"pk": f"WALLET#{wallet_id}", "sk": f"SHARE#{shares.COSIGNER}"}
+    item: dict[str, Any] | None = aws.table("cosigner-shares").get_item(Key=key).get("Item")
+    return item
+
+
+def _mark(wallet_id: str) -> dict[str, Any] | None:
+    key = {"pk": f"GOVERNED#{wallet_id}", "sk": "GOVERNED"}
+    item: dict[str, Any] | None = aws.table(policies.POLICY_TABLE).get_item(Key=key).get("Item")
+    return item
+
+
+def test_a_governed_key_signs_only_what_its_registered_policy_allows(aux_sets, registered):
+    registered(_policy())
+    wallet_id, material = _new_key(aux_sets, {"note": "scope"})
+    assert _mark(wallet_id) == {
+        "pk": f"GOVERNED#{wallet_id}",
+        "sk": "GOVERNED",
+        "policy": TEST_POLICY,
+        "address": material.address,
+    }
+    record = aws.table(policies.POLICY_TABLE).get_item(Key={"pk": f"TESTKEY#{wallet_id}", "sk": "KEY"})["Item"]
+    assert record["note"] == "scope" and _share_b(wallet_id) is not None
+
+    signature = mpc.sign(wallet_id, material.address, DIGEST, "test", policy={"kind": "ok", "allow": True})
+    recovered = eth_keys.Signature(signature).recover_public_key_from_msg_hash(DIGEST).to_checksum_address()
+    assert recovered == material.address
+
+    for context in ({"kind": "ok", "allow": False}, {"kind": "other", "allow": True}, {"allow": True}):
+        with pytest.raises(mpc.MpcRunError) as refused:
+            mpc.sign(wallet_id, material.address, DIGEST, "test", policy=context)
+        assert refused.value.code == mpc.POLICY_REFUSED, context
+    request = {"runId": "ab" * 16, "walletId": wallet_id, "peers": [0], "digest": DIGEST.hex(), "signers": [0, 1]}
+    for action in ("sign", "partial", "presign"):  # no context; a presignature would skip the check
+        answer = parties.cosigner({**request, "action": action})
+        assert answer["code"] == "POLICY_REFUSED", action
+    user = {**request, "action": "sign", "signers": [0, 2], "secret0": material.secret0}
+    assert parties.user_party(user)["code"] == "SECRET0_REJECTED"  # share C is sealed for recovery only
+
+    policies._REGISTERED.pop(TEST_POLICY)  # an entry point that forgot to register it: refused, never signed
+    with pytest.raises(mpc.MpcRunError) as refused:
+        mpc.sign(wallet_id, material.address, DIGEST, "test", policy={"kind": "ok", "allow": True})
+    assert refused.value.code == mpc.POLICY_REFUSED
+
+
+def test_a_key_under_an_unregistered_policy_is_never_made(aux_sets, registered):
+    with pytest.raises(mpc.MpcRunError) as refused:
+        _new_key(aux_sets)
+    assert refused.value.code == mpc.POLICY_REFUSED
+    assert aws.table("cosigner-shares").scan()["Items"] == []
+    assert aws.table(policies.POLICY_TABLE).scan()["Items"] == []
+
+
+def test_a_key_its_policy_refuses_leaves_no_share_and_no_mark(aux_sets, registered):
+    def refuse(key: policies.NewKey) -> list[aws.TxItem]:
+        raise policies.PolicyRefusedError("no such scope")
+
+    registered(_policy(on_key=refuse))
+    with pytest.raises(mpc.MpcRunError) as refused:
+        _new_key(aux_sets)
+    assert refused.value.code == mpc.POLICY_REFUSED
+    assert aws.table("cosigner-shares").scan()["Items"] == []
+    assert aws.table(policies.POLICY_TABLE).scan()["Items"] == []
+
+
+def test_a_wallet_under_no_policy_signs_as_before(aux_sets):
+    aux_sets(1)
+    wallet_id = secrets.token_hex(16)
+    material = mpc.generate_key(wallet_id, aux_pool.claim(wallet_id))
+    assert _mark(wallet_id) is None
+    signature = mpc.sign(wallet_id, material.address, DIGEST, "test")
+    recovered = eth_keys.Signature(signature).recover_public_key_from_msg_hash(DIGEST).to_checksum_address()
+    assert recovered == material.address
