@@ -8,6 +8,9 @@
 4. claim: `signing` → `pending`, the commitment to broadcast (a record the tracker dropped is never sent);
 5. broadcast: a refusal marks the record `failed` and gives the nonce back in one transaction; no node
    answering is not a failure: the transaction is tracked and re-broadcast (`Sent.confirmed` is False).
+   A refusal for the nonce (the chain or the node's pool has another transaction at it: the key is also used
+   elsewhere, e.g. an imported one) of a nonce the pipeline chose itself is followed by one more run of
+   build → broadcast: the chain's nonce read again, a new signature, one more broadcast.
 
 Refusals before the signature are ApiErrors with 4xx codes; nothing is signed or recorded then.
 """
@@ -33,6 +36,20 @@ INSUFFICIENT_FUNDS = fees.INSUFFICIENT_FUNDS
 BROADCAST_REJECTED = "BROADCAST_REJECTED"
 BROADCAST_NEEDS_S = 1.0  # time a claim and a broadcast need; with less left the send stops before claiming
 ALREADY_KNOWN = re.compile(r"already known|known transaction|already imported", re.IGNORECASE)
+# The node has another transaction at this nonce, mined or in its pool (geth, anvil, erigon, besu, nethermind).
+# Checked only after ALREADY_KNOWN and a look-up by hash: it is then not our transaction.
+NONCE_TAKEN = re.compile(
+    r"nonce too low|nonce_too_low|oldnonce|replacement (transaction )?underpriced|replacement_underpriced"
+    r"|replacementnotallowed",
+    re.IGNORECASE,
+)
+
+
+class NonceTakenError(ApiError):
+    """The broadcast was refused because another transaction has its nonce (answered as BROADCAST_REJECTED)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(422, BROADCAST_REJECTED, f"The node refused the transaction: {reason}")
 
 
 @dataclass(frozen=True)
@@ -69,7 +86,36 @@ def send(
     """Send `call` from `signer` on `network`, recorded under `owner` (the list of transactions it belongs to).
     `allocation`: a nonce the caller leased itself (it keeps the nonce across its own retries). `also`: the
     caller's writes for the signed transaction, committed in the same transaction as the record (e.g. the custody
-    withdrawal it pays), so a signed transaction is recorded (and then broadcast) only together with them."""
+    withdrawal it pays), so a signed transaction is recorded (and then broadcast) only together with them.
+
+    When the pipeline chose the nonce (neither `nonce` nor `allocation` given) and the node refuses the broadcast
+    for it, the transaction is built, signed and broadcast once more at the chain's nonce read again; the refused
+    one stays `failed`. A caller's own nonce is the caller's to change, and its `also` writes went with the first
+    transaction's record."""
+    try:
+        return _send_once(network, signer, call, owner, kind, gas, gas_price, nonce, allocation, also)
+    except NonceTakenError as refused:
+        if nonce is not None or allocation is not None or also is not None:
+            raise
+        logger.warning(
+            "broadcast refused for its nonce; signing again at the chain's nonce",
+            extra={"network": network.name, "sender": signer.address, "reason": refused.message[:200]},
+        )
+    return _send_once(network, signer, call, owner, kind, gas, gas_price, nonce, allocation, also)
+
+
+def _send_once(
+    network: Network,
+    signer: Signer,
+    call: Call,
+    owner: str,
+    kind: str,
+    gas: int | None,
+    gas_price: int | None,
+    nonce: int | None,
+    allocation: nonces.Allocation | None,
+    also: Callable[[SignedTx], list[aws.TxItem]] | None,
+) -> Sent:
     sender = signer.address
     caller_owns_nonce = allocation is not None  # then the caller gives it back, or keeps it for its own retry
     if allocation is not None:
@@ -176,6 +222,8 @@ def _broadcast(network: Network, signed: SignedTx, body: dict[str, Any], *, give
             return _unconfirmed(network, signed, body, "refused, then unknown")
         if not known:
             tracking.mark_refused(signed, str(exc), give_back)
+            if NONCE_TAKEN.search(str(exc)):
+                raise NonceTakenError(str(exc)[:200]) from None
             raise ApiError(422, BROADCAST_REJECTED, f"The node refused the transaction: {str(exc)[:200]}") from None
     except ApiError as exc:
         # No node answered (or the budget ran out): it may or may not be out there. It stays pending and

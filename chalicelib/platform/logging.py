@@ -12,6 +12,8 @@ name, memory, cold start), see `request_keys`.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -60,6 +62,32 @@ def log_failure(message: str, exc: BaseException, **extra: object) -> None:
             **extra,
         },
     )
+
+
+_LONG_HEX = re.compile(r"(0x)?[0-9a-fA-F]{64,}")
+
+
+def log_error_answer(status: int, body: object) -> None:
+    """One line for an error answer (4xx/5xx): its status, `data.code` and message (the reason), which the
+    caller reads anyway. Never the request or the field details; a 64-digit hex run (a key, had one been
+    echoed) is masked."""
+    if status < 400:
+        return
+    code, reason = None, None
+    try:
+        answer = json.loads(body) if isinstance(body, str | bytes) else body
+    except ValueError:
+        answer = None
+    if isinstance(answer, dict):
+        data = answer.get("data")
+        code = data.get("code") if isinstance(data, dict) else None
+        reason = answer.get("message")
+    extra = {
+        "status": status,
+        "code": str(code) if code is not None else None,
+        "reason": _LONG_HEX.sub("[hex]", str(reason))[:300] if reason is not None else None,
+    }
+    (logger.warning if status >= 500 else logger.info)("error answer", extra=extra)
 
 
 @contextmanager

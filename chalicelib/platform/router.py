@@ -24,7 +24,7 @@ from pydantic import BaseModel, ValidationError
 from chalicelib.platform import errors
 from chalicelib.platform.envelope import dumps, envelope, error_envelope
 from chalicelib.platform.invocation import running_as
-from chalicelib.platform.logging import log_failure, logger, request_keys
+from chalicelib.platform.logging import log_error_answer, log_failure, request_keys
 
 JSON = "application/json"
 M = TypeVar("M", bound=BaseModel)
@@ -160,8 +160,6 @@ def guarded(request: Request, route_path: str, respond: Callable[[], Response]) 
             with running_as("api_handler"), deadline.budget(budget_s):
                 response = respond()
         except errors.ApiError as exc:
-            if exc.status >= 500:
-                logger.warning("upstream error", extra={"code": exc.code})
             response = error_envelope(exc)
         except Exception as exc:  # noqa: BLE001 - the one place unexpected errors are turned into a 500
             # The stack goes to the log only (it stays server-side); the answer carries the id to find it.
@@ -169,6 +167,7 @@ def guarded(request: Request, route_path: str, respond: Callable[[], Response]) 
             response = error_envelope(
                 errors.ApiError(500, errors.INTERNAL_ERROR, "Internal server error", requestId=request_id)
             )
+        log_error_answer(response.status_code, response.body)  # whatever made it: raised, returned or replayed
     response.headers["X-Request-Id"] = request_id
     return response
 

@@ -576,3 +576,132 @@ def test_a_stocked_wallet_sends_through_its_presignature_pool(wallet, w3, monkey
     assert w3.eth.get_balance(recipient) == 250 * 10**15
     # A refill was asked when the pool fell below its low-water mark, and again by the send that found it empty.
     assert refill_messages() == [{"walletId": wallet_id}] * 2
+
+
+@pytest.fixture
+def imported(local_chain, api, tenant, aux_sets, monkeypatch, w3):
+    """A wallet made from an imported private key, which the test also uses directly (as its owner might
+    elsewhere), funded with 10 ETH."""
+    monkeypatch.setenv("DOMPET_NETWORKS_FILE", str(local_chain["networks_file"]))
+    settings.load_settings.cache_clear()
+    networks.registry.cache_clear()
+    aux_sets(1)
+    key = Account.create()
+    headers = {"Content-Type": "application/json", "x-client-secret": tenant.clientSecret}
+    access = api.post("/api/v1/auth/login", body=json.dumps({"subId": "bob"}), headers=headers).json_body
+    created = api.post(
+        "/api/v1/account/import",
+        body=json.dumps({"privateKey": key.key.hex()}),
+        headers={**headers, "Authorization": f"Bearer {access['data']['accessToken']}"},
+    ).json_body["data"]
+    assert created["address"] == key.address
+    w3.provider.make_request("anvil_setBalance", [key.address, hex(10 * 10**18)])
+
+    def post(path, body):
+        return api.post(
+            path, body=json.dumps(body), headers={**headers, "Authorization": f"Bearer {created['walletToken']}"}
+        )
+
+    yield {"address": key.address, "key": key, "post": post}
+    settings.load_settings.cache_clear()
+    networks.registry.cache_clear()
+
+
+@pytest.mark.parametrize("elsewhere", ["mined", "pending"])
+def test_a_nonce_the_key_used_elsewhere_is_read_again_and_the_send_goes_out_once(imported, w3, monkeypatch, elsewhere):
+    """The imported key sends a transaction of its own (directly, with web3) between the service's nonce read and
+    its broadcast: the node refuses the service's transaction for its nonce ("nonce too low" once the other is
+    mined, "replacement transaction underpriced" while it waits in the pool with a higher fee). The send reads
+    the chain's nonce again, signs again and broadcasts once more: 200, and the amount moves once, on chain."""
+    recipient, other = Account.create().address, Account.create().address
+    real = pipeline.rpc_call
+    broadcasts = []
+
+    def key_used_elsewhere(network, method, params, *args, **kwargs):
+        if method == "eth_sendRawTransaction":
+            broadcasts.append(params[0])
+            if len(broadcasts) == 1:
+                nonce = w3.eth.get_transaction_count(imported["address"], "pending")
+                # Ten times what the service offers (its tip is the node's suggestion): the node keeps this one.
+                fee = 10 * (w3.eth.max_priority_fee + 2 * w3.eth.get_block("latest")["baseFeePerGas"])
+                direct = imported["key"].sign_transaction(
+                    {
+                        "chainId": 31337,
+                        "nonce": nonce,
+                        "to": other,
+                        "value": 7,
+                        "gas": 21_000,
+                        "maxFeePerGas": fee,
+                        "maxPriorityFeePerGas": fee,
+                    }
+                )
+                w3.eth.send_raw_transaction(direct.raw_transaction)
+        return real(network, method, params, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "rpc_call", key_used_elsewhere)
+    start = w3.eth.get_transaction_count(imported["address"], "pending")
+    if elsewhere == "pending":
+        w3.provider.make_request("evm_setAutomine", [False])
+    try:
+        answer = imported["post"]("/api/v1/wallet/send-coin", {"network": "local-a", "to": recipient, "amount": "0.5"})
+    finally:
+        if elsewhere == "pending":
+            w3.provider.make_request("evm_mine", [])
+            w3.provider.make_request("evm_setAutomine", [True])
+    assert answer.status_code == 200, answer.json_body
+    receipt = answer.json_body["data"]["txReceipt"]
+    assert receipt["nonce"] == start + 1  # the other transaction has `start`
+    assert len(broadcasts) == 2  # refused once, signed again, sent once more
+    mined = w3.eth.wait_for_transaction_receipt(receipt["hash"])
+    assert mined.status == 1 and mined["from"] == imported["address"]
+    assert w3.eth.get_balance(recipient) == 5 * 10**17 and w3.eth.get_balance(other) == 7
+    assert w3.eth.get_transaction_count(imported["address"]) == start + 2
+    statuses = sorted(r["status"] for r in aws.table("wallet-transactions").scan()["Items"] if "status" in r)
+    assert statuses == ["failed", "pending"]  # the refused one stays failed; the tracker settles the other
+
+
+def test_every_error_answer_of_a_send_is_logged_with_its_code_and_reason(wallet, w3, monkeypatch):
+    """A 4xx and a 5xx of a send each leave one line with status, code and message; no secret of the request."""
+    import logging
+
+    from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError
+    from chalicelib.platform.logging import logger
+
+    lines: list[str] = []
+
+    class Capture(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(logger.registered_formatter.format(record))
+
+    capture = Capture()
+    logger.addHandler(capture)
+    real = pipeline.rpc_call
+
+    def no_node_answers(network, method, params, *args, **kwargs):
+        if method == "eth_sendRawTransaction":
+            raise ApiError(502, UPSTREAM_UNAVAILABLE, "no RPC endpoint is reachable")
+        return real(network, method, params, *args, **kwargs)
+
+    try:
+        too_much = wallet["post"](
+            "/api/v1/wallet/send-coin",
+            {"network": "local-a", "to": wallet["address"], "amount": "1000", "secret": wallet["secret0"]},
+        )
+        assert too_much.status_code == 422
+        monkeypatch.setattr(pipeline, "rpc_call", no_node_answers)
+        unconfirmed = wallet["post"](
+            "/api/v1/wallet/send-coin", {"network": "local-a", "to": Account.create().address, "amount": "0.001"}
+        )
+        assert unconfirmed.status_code == 502
+    finally:
+        logger._logger.removeHandler(capture)
+    answers = [json.loads(line) for line in lines if '"error answer"' in line]
+    assert [(a["status"], a["code"]) for a in answers] == [
+        (too_much.status_code, too_much.json_body["data"]["code"]),
+        (502, "UPSTREAM_UNAVAILABLE"),
+    ]
+    assert answers[0]["reason"] == too_much.json_body["message"] and answers[0]["level"] == "INFO"
+    assert answers[1]["reason"] == unconfirmed.json_body["message"] and answers[1]["level"] == "WARNING"
+    assert all(a["requestId"] for a in answers)
+    logged = "\n".join(lines)
+    assert wallet["secret0"] not in logged and "walletToken" not in logged and "Bearer" not in logged
