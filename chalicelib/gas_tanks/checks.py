@@ -1,10 +1,18 @@
-"""The delayed check of a top-up sent with immediate=false (SQS `topup-checks`, function `check_top_up`).
+"""The delayed check of a top-up sent with immediate=false (SQS `topup-checks`, function `check_top_up`), and
+the schedule that queues a check again when its top-up's checks went quiet (function `requeue_top_up_checks`).
 
-Each message names a pending top-up by its transaction and id. The check verifies it on chain, then credits
-it in one transaction that moves the marker from `pending` (for this top-up) to `credited`, adds to the tank
-and marks the record `success`; a message for a top-up that is no longer pending does nothing. While the
-transaction is unknown, unconfirmed, or the node is down, the message is re-queued with a doubling delay;
-after `topup_check_attempts` checks, or at once when the chain refutes the top-up, it is marked `failed`.
+Each message names a pending top-up by its transaction and id, with the attempt it is at. The check proves the
+top-up on chain again and credits it only once final (the network's confirmations, its block still the chain's),
+in one transaction that moves the marker from `pending` (for this top-up) to `credited`, adds to the tank and marks
+the record `success`; a message for a top-up that is no longer pending does nothing. While the transaction is
+unknown, unconfirmed, or the node is down, the next attempt is queued with a doubling delay; after
+`topup_check_attempts` checks, or at once when the chain refutes the top-up, it is marked `failed`.
+
+A pending record is due (platform/due.py) by the time its next check should have run. The checks of one top-up
+are one chain of messages, each carrying the record's `dueAt` as it set it: a check queues its successor only
+after it moved `dueAt` on from its own, so a duplicate, or a late message whose record the schedule handed to a
+new chain, ends there. The schedule hands back a record past its `dueAt` (its message lost, dead-lettered, or
+never sent after the commit) and queues its check at the attempt it was at.
 """
 
 from __future__ import annotations
@@ -12,12 +20,11 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.gas_tanks import service, store, verification
-from chalicelib.platform import aws
+from chalicelib.platform import aws, due
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.logging import logger
 from chalicelib.platform.networks import registry
-from chalicelib.platform.pagination import sequence_key
 from chalicelib.platform.settings import load_settings
 
 OUT_OF_CHECKS = "OUT_OF_CHECKS"
@@ -35,16 +42,17 @@ def check(body: dict[str, Any]) -> None:
         _fail(marker, chain_id, tx_hash, NETWORK_REMOVED)
         return
     try:
-        verified = verification.verify(network, tx_hash, str(body["signature"]), str(body["signedText"]))
+        proven = verification.prove(network, tx_hash, str(body["signature"]), str(body["signedText"]))
+        verification.require_final(network, proven)
     except verification.TopUpRefusedError as refused:
         if refused.retryable and attempt < load_settings().topup_check_attempts:
-            _again(body, attempt)
+            _again(body, marker, attempt)
         else:
             _fail(marker, chain_id, tx_hash, refused.code if not refused.retryable else OUT_OF_CHECKS)
         return
     except ApiError as error:  # the node is down or answered nonsense: later
         if attempt < load_settings().topup_check_attempts:
-            _again(body, attempt)
+            _again(body, marker, attempt)
         else:
             _fail(marker, chain_id, tx_hash, error.code)
         return
@@ -58,23 +66,54 @@ def check(body: dict[str, Any]) -> None:
                     store.TABLE,
                     store.tank_key(str(marker["tankId"])),
                     aws.Changes(
-                        add={"balance": service.credited_amount(network, verified.amount)}, set={"updatedAt": now}
+                        add={"balance": service.credited_amount(network, proven.amount)}, set={"updatedAt": now}
                     ),
                     aws.EXISTS,
                 ),
-                _move_record(marker, {"status": "success", "amount": str(verified.amount), "updatedAt": now}),
+                _move_record(marker, {"status": "success", "amount": str(proven.amount), "updatedAt": now}),
             ]
         )
     except aws.TransactionCancelledError as exc:
         if exc.condition_failed("marker"):
             return  # a duplicate message credited it meanwhile
         raise
-    logger.info("top-up credited", extra={"tankId": marker["tankId"], "chainId": chain_id, "amount": verified.amount})
+    logger.info("top-up credited", extra={"tankId": marker["tankId"], "chainId": chain_id, "amount": proven.amount})
 
 
-def _again(body: dict[str, Any], attempt: int) -> None:
+def requeue_quiet(limit: int = 100) -> int:
+    """The schedule's safety net: queue the check of each pending top-up whose checks went quiet."""
+
+    def queue_again(record: dict[str, Any]) -> None:
+        aws.send_message(service.QUEUE, service.check_message(record))
+        logger.warning("top-up check queued again", extra={"topUpId": record["id"]})
+
+    return due.sweep(store.TABLE, "pending", service.QUIET_S, queue_again, limit)
+
+
+def _again(body: dict[str, Any], marker: dict[str, Any], attempt: int) -> None:
     delay = min(service.MAX_CHECK_DELAY_S, max(1, load_settings().topup_check_delay_s) * 2**attempt)
-    aws.send_message(service.QUEUE, {**body, "attempt": attempt + 1}, delay_s=delay)
+    moved = due.due_in(delay + service.QUIET_S)
+    # A message without `due` comes from before records were due: the record enters the index now.
+    same_chain = ("dueAt = :due", {":due": body["due"]}) if "due" in body else ("attribute_not_exists(dueAt)", {})
+    try:
+        record = aws.write(
+            aws.update(
+                "record",
+                store.TABLE,
+                store.record_key(marker),
+                aws.Changes(set={**moved, "checkAttempt": attempt + 1}),
+                aws.Condition(
+                    f"#id = :id AND #status = :pending AND {same_chain[0]}",
+                    {"#id": "id", "#status": "status"},
+                    {":id": marker["topUpId"], ":pending": "pending", **same_chain[1]},
+                ),
+            ),
+            return_new=True,
+        )
+    except aws.ConditionFailedError:
+        return  # another chain of checks (the schedule's) has this top-up now, or it ended
+    assert record is not None
+    aws.send_message(service.QUEUE, service.check_message(record), delay_s=delay)
 
 
 def _fail(marker: dict[str, Any], chain_id: int, tx_hash: str, reason: str) -> None:
@@ -107,12 +146,12 @@ def _move_marker(marker: dict[str, Any], chain_id: int, tx_hash: str, state: str
 
 
 def _move_record(marker: dict[str, Any], changes: dict[str, Any]) -> aws.TxItem:
-    key = {"pk": store.topups(str(marker["tankId"])).list_key, "sk": sequence_key(int(marker["seq"]))}
+    """The record's end: no longer due."""
     return aws.update(
         "record",
         store.TABLE,
-        key,
-        aws.Changes(set=changes),
+        store.record_key(marker),
+        aws.Changes(set=changes, remove=list(due.ATTRIBUTES)),
         aws.Condition(
             "#id = :id AND #status = :pending",
             {"#id": "id", "#status": "status"},

@@ -1,13 +1,14 @@
-"""The delayed top-up checker."""
+"""The delayed top-up checker and the schedule that queues a lost check again."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from chalice import Blueprint
+from chalice import Blueprint, Rate
 
+from chalicelib.gas_tanks import checks
 from chalicelib.platform import resources
-from chalicelib.platform.consumers import sqs_batch
+from chalicelib.platform.consumers import scheduled, sqs_batch
 from chalicelib.platform.settings import load_settings
 
 bp = Blueprint(__name__)
@@ -15,6 +16,9 @@ bp = Blueprint(__name__)
 
 @bp.on_sqs_message(queue=resources.queue_name(load_settings().stage, "topup-checks"), batch_size=10)
 def check_top_up(event: Any) -> Any:
-    from chalicelib.gas_tanks import checks
-
     return sqs_batch("check_top_up", event, checks.check)
+
+
+@bp.schedule(Rate(5, unit=Rate.MINUTES))
+def requeue_top_up_checks(event: Any) -> None:
+    scheduled("requeue_top_up_checks", event, checks.requeue_quiet)

@@ -13,9 +13,10 @@ from chalicelib.platform.router import Call, Reply, route
 bp = Blueprint(__name__)
 HistoryQuery = page_query(10)
 TOPUP_DESCRIPTION = (
-    "Credited once the chain shows the USDT transfer to the pool, confirmed, from the address that signed "
-    "`<chainId>.<txHash>`; a transaction credits once in the whole service. `immediate: false` answers at once "
-    "and checks about 20 s later (the record is `pending` until then)."
+    "Credited once the chain shows the USDT transfer to the pool from the address that signed `<chainId>.<txHash>`, "
+    "with the network's confirmations and its block still the chain's; a transaction credits once in the whole "
+    "service. The signature is checked first: a claim by anyone but the sender is refused and stores nothing. "
+    "`immediate: false` answers at once and checks about 20 s later (the record is `pending` until then)."
 )
 
 

@@ -1,9 +1,13 @@
 """Gas-tank top-ups: verified on chain, credited exactly once across the whole service.
 
-A credit is one DynamoDB transaction: the tank's balance, the top-up record (the next entry of the tank's
-top-up list) and the transaction's service-wide marker, put only if no top-up used the transaction before
-(or only a failed one did). `immediate=false` records the top-up `pending` with the marker taken, and a delayed
-SQS message lets `check_top_up` credit it later; that check only moves a marker still `pending` for the same
+Nothing is claimed or stored before the request's signature is proven to be the sender's (verification.prove): a
+claim by anyone else is refused and leaves no trace that could block the sender's own. A credit is one DynamoDB
+transaction: the tank's balance, the top-up record (the next entry of the tank's top-up list) and the
+transaction's service-wide marker, put only if no top-up used the transaction before (or only a failed one did).
+It happens only once the transfer has the network's confirmations and its block is still the chain's.
+`immediate=false` records the top-up `pending` with the marker taken and the check's entry, and only then queues
+the delayed SQS message for `check_top_up` (a check never finds its top-up uncommitted; a lost message is queued
+again by the `requeue_top_up_checks` schedule). The check only moves a marker still `pending` for the same
 top-up, so a duplicate or re-delivered message credits nothing.
 """
 
@@ -14,11 +18,19 @@ from collections.abc import Callable
 from typing import Any
 
 from chalicelib.gas_tanks import store, verification
-from chalicelib.gas_tanks.models import ClientGasTank, ClientTopUp, OwnerTopUp, TopUpPage, TopUpRecord, UsagePage
-from chalicelib.platform import aws
+from chalicelib.gas_tanks.models import (
+    ClientGasTank,
+    ClientTopUp,
+    OwnerTopUp,
+    TopUpPage,
+    TopUpRecord,
+    UsagePage,
+    UsageRecord,
+)
+from chalicelib.platform import aws, due
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.errors import bad_request, conflict
-from chalicelib.platform.logging import logger
+from chalicelib.platform.logging import log_failure, logger
 from chalicelib.platform.networks import Network, registry
 from chalicelib.platform.pagination import PageQuery, pagination
 from chalicelib.platform.settings import load_settings
@@ -31,6 +43,7 @@ NOT_THE_POOL = "NOT_THE_POOL"
 TOPUP_ALREADY_USED = "TOPUP_ALREADY_USED"
 QUEUE = "topup-checks"
 MAX_CHECK_DELAY_S = 900  # SQS's longest delay
+QUIET_S = 300  # past its due time by this long, a pending top-up's checks went quiet (checks.requeue_quiet)
 
 
 def top_up_owner(app: App, request: OwnerTopUp) -> None:
@@ -71,16 +84,12 @@ def owner_top_ups(app: App, owner_id: str, query: PageQuery) -> TopUpPage:
 
 
 def client_usage(app: App, query: PageQuery) -> UsagePage:
-    from chalicelib.gas_tanks.models import UsageRecord
-
     items, total = store.usage(store.tank_id(store.client_tank(app.clientId))).page(query)
     records = [UsageRecord.model_validate({k: v for k, v in i.items() if k in UsageRecord.model_fields}) for i in items]
     return UsagePage(data=records, pagination=pagination(total, query))
 
 
 def owner_usage(app: App, owner_id: str, query: PageQuery) -> UsagePage:
-    from chalicelib.gas_tanks.models import UsageRecord
-
     owner = smart_accounts.owner_of(app, owner_id)
     items, total = store.usage(str(owner["tankId"])).page(query)
     records = [UsageRecord.model_validate({k: v for k, v in i.items() if k in UsageRecord.model_fields}) for i in items]
@@ -123,23 +132,49 @@ def _top_up(app: App, network: Network, request: ClientTopUp, tank: dict[str, An
     record = _record(app, network, request, tank)
     signed_text = f"{request.chainId}.{request.txHash}"
     if request.immediate:
-        verified = verification.verify(network, tx_hash, request.signature, signed_text)
-        _credit_new(network, tank, {**record, "status": "success", "amount": str(verified.amount)}, verified)
+        proven = verification.prove(network, tx_hash, request.signature, signed_text)
+        verification.require_final(network, proven)
+        _credit_new(network, tank, {**record, "status": "success", "amount": str(proven.amount)}, proven.amount)
         return
-    # The message goes first: if the record then fails to commit, the check finds no pending top-up and drops it.
-    aws.send_message(
-        QUEUE,
-        {
-            "chainId": network.chainId,
-            "txHash": tx_hash,
-            "topUpId": record["id"],
-            "signedText": signed_text,
-            "signature": request.signature,
-            "attempt": 1,
-        },
-        delay_s=load_settings().topup_check_delay_s,
-    )
-    _append(tank, record, lambda seq: [_marker(network.chainId, tx_hash, tank, record, "pending", seq)])
+    _prove_sender(network, tx_hash, request.signature, signed_text)
+    delay = load_settings().topup_check_delay_s
+    pending = {
+        **record,
+        "signedText": signed_text,
+        "signature": request.signature,
+        "checkAttempt": 1,
+        **due.due_in(delay + QUIET_S),
+    }
+    _append(tank, pending, lambda seq: [_marker(network.chainId, tx_hash, tank, record, "pending", seq)])
+    # Queued once committed, so the check finds the top-up; a send lost here is queued again by the schedule.
+    try:
+        aws.send_message(QUEUE, check_message(pending), delay_s=delay)
+    except Exception as exc:  # noqa: BLE001 - the top-up is recorded and due: the schedule queues its check
+        log_failure("top-up check not queued; the schedule queues it", exc, topUpId=record["id"])
+
+
+def check_message(record: dict[str, Any]) -> dict[str, Any]:
+    """The check of a pending top-up (its record as stored, or as the index answers it), at its attempt and due
+    time: a check whose `due` is no longer the record's belongs to a chain of checks that was taken over."""
+    return {
+        "chainId": int(record["chainId"]),
+        "txHash": str(record["txHash"]),
+        "topUpId": str(record["id"]),
+        "signedText": str(record["signedText"]),
+        "signature": str(record["signature"]),
+        "attempt": int(record["checkAttempt"]),
+        "due": str(record["dueAt"]),
+    }
+
+
+def _prove_sender(network: Network, tx_hash: str, signature: str, signed_text: str) -> None:
+    """Before a delayed top-up is stored: the signature is the sender's, mined (not yet final) or not yet mined."""
+    try:
+        verification.prove(network, tx_hash, signature, signed_text)
+    except verification.TopUpRefusedError as refused:
+        if refused.code != verification.TX_NOT_FOUND:
+            raise
+        verification.prove_unmined_sender(network, tx_hash, signature, signed_text)
 
 
 def _refuse_if_used(chain_id: int, tx_hash: str) -> None:
@@ -186,22 +221,18 @@ def _marker(
     )
 
 
-def _credit_new(
-    network: Network, tank: dict[str, Any], record: dict[str, Any], verified: verification.Verified
-) -> None:
+def _credit_new(network: Network, tank: dict[str, Any], record: dict[str, Any], amount: int) -> None:
     credit = aws.update(
         "tank",
         store.TABLE,
         store.tank_key(store.tank_id(tank)),
-        aws.Changes(add={"balance": credited_amount(network, verified.amount)}, set={"updatedAt": iso_now()}),
+        aws.Changes(add={"balance": credited_amount(network, amount)}, set={"updatedAt": iso_now()}),
         aws.EXISTS,
     )
     _append(
         tank, record, lambda seq: [_marker(network.chainId, record["txHash"], tank, record, "credited", seq), credit]
     )
-    logger.info(
-        "top-up credited", extra={"tankId": store.tank_id(tank), "chainId": network.chainId, "amount": verified.amount}
-    )
+    logger.info("top-up credited", extra={"tankId": store.tank_id(tank), "chainId": network.chainId, "amount": amount})
 
 
 def _append(tank: dict[str, Any], record: dict[str, Any], also: Callable[[int], list[aws.TxItem]]) -> int:

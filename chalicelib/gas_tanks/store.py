@@ -6,6 +6,9 @@
 - `TOPUPS#<tankId>` and `USAGE#<tankId>`: the tank's top-up and usage lists (platform/pagination).
 - `TOPUPTX#<chainId>#<txHash>` / `USED`: the service-wide marker of a transaction a top-up used, any tenant,
   either kind of tank (`state` pending|credited|failed, `tankId`, `topUpId`, `seq`).
+A pending top-up's record also keeps what its checks need (`signedText`, `signature`, `checkAttempt`) and, while
+pending, `duePk`/`dueAt`: the table's sparse index `due` (platform/due.py) by which the schedule finds a top-up
+whose checks went quiet; the transaction that ends it removes them.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Any
 
 from chalicelib.platform import aws
 from chalicelib.platform.clock import iso_now
-from chalicelib.platform.pagination import AppendOnlyList
+from chalicelib.platform.pagination import AppendOnlyList, sequence_key
 
 TABLE = "gas-tanks"
 # The tank currency is USDT at 18 decimals: a top-up of any network's USDT (6 decimals on Ethereum, 18 on BSC)
@@ -86,6 +89,11 @@ def usage(tank_id_: str) -> AppendOnlyList:
 
 def marker_key(chain_id: int, tx_hash: str) -> dict[str, str]:
     return {"pk": f"TOPUPTX#{chain_id}#{tx_hash.lower()}", "sk": "USED"}
+
+
+def record_key(marker: dict[str, Any]) -> dict[str, str]:
+    """The top-up record a transaction's marker names."""
+    return {"pk": topups(str(marker["tankId"])).list_key, "sk": sequence_key(int(marker["seq"]))}
 
 
 def get_marker(chain_id: int, tx_hash: str) -> dict[str, Any] | None:

@@ -1,8 +1,11 @@
-"""What the chain says about a top-up transaction: one JSON-RPC round trip (receipt and block number).
+"""What the chain says about a top-up transaction.
 
-A top-up counts only when the receipt exists with status 1 and the network's confirmations, its USDT
-`Transfer` logs to the pool sum to more than zero and all come from one address, and the request's signature
-(EIP-191 personal_sign of `<chainId>.<txHash>`) recovers to that address. Nothing the caller says about the
+`prove` answers who sent the USDT and how much, from the receipt and the head (one JSON-RPC round trip): the
+receipt exists with status 1, its USDT `Transfer` logs to the pool sum to more than zero and all come from one
+address, and the request's signature (EIP-191 personal_sign of `<chainId>.<txHash>`) recovers to that address.
+The signature is checked before anything about confirmations, so a claim by anyone but the sender is refused
+first, whatever the state of the transaction. `require_final` then holds the credit back until the transfer has
+the network's confirmations and its block, read again, is still the chain's. Nothing the caller says about the
 amount or the sender is trusted.
 """
 
@@ -10,8 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from chalicelib.evm.rpc import batch
-from chalicelib.platform.chain import RpcError
+from eth_account import Account
+from eth_account.messages import encode_defunct
+
+from chalicelib.evm import receipts
 from chalicelib.platform.errors import ApiError, upstream_unavailable
 from chalicelib.platform.networks import Network
 
@@ -36,31 +41,24 @@ class TopUpRefusedError(ApiError):
 
 
 @dataclass(frozen=True)
-class Verified:
+class Proven:
     sender: str
     amount: int  # base units of the network's USDT
+    mined: receipts.Mined
 
 
-def verify(network: Network, tx_hash: str, signature: str, signed_text: str) -> Verified:
-    receipt, head = batch(network, [("eth_getTransactionReceipt", [tx_hash]), ("eth_blockNumber", [])])
-    if isinstance(receipt, RpcError) or isinstance(head, RpcError):
-        raise upstream_unavailable("UPSTREAM_UNAVAILABLE", "The network's node refused the reads; retry")
-    if receipt is None:
-        raise TopUpRefusedError(TX_NOT_FOUND, "The transaction is not mined yet: retry, or send immediate=false")
+def prove(network: Network, tx_hash: str, signature: str, signed_text: str) -> Proven:
+    """The sender and the amount of a mined top-up, its signature checked; confirmations are not required here."""
+    mined = receipts.mined(network, tx_hash)
+    if mined is None:
+        raise TopUpRefusedError(TX_NOT_FOUND, "The transaction is not mined yet: retry once it is")
     try:
-        confirmations = int(head, 16) - int(receipt["blockNumber"], 16) + 1
-        status = int(receipt["status"], 16)
-        logs = list(receipt.get("logs") or [])
+        status = int(mined.receipt["status"], 16)
+        logs = list(mined.receipt.get("logs") or [])
     except (KeyError, TypeError, ValueError):
         raise upstream_unavailable("UPSTREAM_UNAVAILABLE", "The node answered a malformed receipt") from None
     if status != 1:
         raise TopUpRefusedError(TX_FAILED, "The transaction failed on chain")
-    if confirmations < network.confirmations:
-        raise TopUpRefusedError(
-            TX_NOT_CONFIRMED,
-            f"The transaction has {max(confirmations, 0)} of {network.confirmations} confirmations: retry, "
-            "or send immediate=false",
-        )
     amount, senders = _transfers_to_pool(network, logs)
     if amount == 0:
         raise TopUpRefusedError(NO_TRANSFER_TO_POOL, "The transaction sent no USDT to the pool")
@@ -69,9 +67,39 @@ def verify(network: Network, tx_hash: str, signature: str, signed_text: str) -> 
             SEVERAL_SENDERS, "The USDT sent to the pool in this transaction came from several addresses"
         )
     sender = senders.pop()
-    if _signer(signed_text, signature) != sender.lower():
-        raise TopUpRefusedError(SIGNATURE_MISMATCH, "The signature was not made by the address that sent the USDT")
-    return Verified(sender=sender, amount=amount)
+    if signer(signed_text, signature) != sender.lower():
+        raise _mismatch()
+    return Proven(sender=sender, amount=amount, mined=mined)
+
+
+def prove_unmined_sender(network: Network, tx_hash: str, signature: str, signed_text: str) -> None:
+    """For a transaction the node knows but has not mined: the signature must recover to its `from` (the USDT's
+    sender is only known once mined, and checked again then). Unknown to the node: TX_NOT_FOUND."""
+    sender = receipts.sender_of_unmined(network, tx_hash)
+    if sender is None:
+        raise TopUpRefusedError(TX_NOT_FOUND, "The network's node does not know this transaction: retry once mined")
+    if signer(signed_text, signature) != sender:
+        raise _mismatch()
+
+
+def require_final(network: Network, proven: Proven) -> None:
+    """The transfer has the network's confirmations and its block, read now, is still the chain's block at its
+    height; otherwise TX_NOT_CONFIRMED (retryable: a transfer a reorganisation took out may be mined again)."""
+    needed = receipts.required_confirmations(network)
+    if proven.mined.confirmations < needed:
+        raise TopUpRefusedError(
+            TX_NOT_CONFIRMED,
+            f"The transaction has {proven.mined.confirmations} of {needed} confirmations: retry, or send "
+            "immediate=false",
+        )
+    if not receipts.still_canonical(network, proven.mined.block_number, proven.mined.block_hash):
+        raise TopUpRefusedError(
+            TX_NOT_CONFIRMED, "The transaction's block is no longer the chain's (a reorganisation): retry later"
+        )
+
+
+def _mismatch() -> TopUpRefusedError:
+    return TopUpRefusedError(SIGNATURE_MISMATCH, "The signature was not made by the address that sent the USDT")
 
 
 def _transfers_to_pool(network: Network, logs: list[dict[str, object]]) -> tuple[int, set[str]]:
@@ -92,10 +120,8 @@ def _transfers_to_pool(network: Network, logs: list[dict[str, object]]) -> tuple
     return amount, senders
 
 
-def _signer(text: str, signature: str) -> str | None:
-    from eth_account import Account
-    from eth_account.messages import encode_defunct
-
+def signer(text: str, signature: str) -> str | None:
+    """The lower-case address that signed `text` (EIP-191), or None for a signature that recovers to nothing."""
     try:
         return str(Account.recover_message(encode_defunct(text=text), signature=signature)).lower()
     except Exception:  # noqa: BLE001 - a malformed signature simply is not the sender's

@@ -164,7 +164,9 @@ TABLES: tuple[Table, ...] = (
     Table(
         name="gas-tanks",
         purpose="Gas tanks (owner and organization) with their balances, top-up records and usage lists, and the "
-        "service-wide marker of every transaction a top-up used.",
+        "service-wide marker of every transaction a top-up used. Index `due` holds the pending top-ups with the "
+        "time their next check should have run.",
+        indexes=(Index(name="due", partition_key="duePk", sort_key="dueAt"),),
     ),
     Table(
         name="user-ops",
@@ -389,6 +391,13 @@ FUNCTIONS: tuple[Function, ...] = (
         grants=(Grant("table", "gas-tanks", "read_write"), Grant("queue", "topup-checks", "read_write")),
         consumes=("topup-checks",),
         timeout_s=30,
+    ),
+    Function(
+        name="requeue_top_up_checks",
+        purpose="Scheduled: queues a check of each pending top-up whose checks went quiet (a message lost, "
+        "dead-lettered, or never sent after the top-up's commit).",
+        # read_write: it moves a top-up's `dueAt` past a lease before queueing it.
+        grants=(Grant("table", "gas-tanks", "read_write"), Grant("queue", "topup-checks", "write")),
     ),
     Function(
         name="track_user_op",
