@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Annotated
+
+from pydantic import AfterValidator, Field
+from pydantic_core import PydanticCustomError
 
 from chalicelib.platform.errors import ApiError, bad_request
 
 INVALID_AMOUNT = "INVALID_AMOUNT"
+INVALID_TOKEN_ID = "INVALID_TOKEN_ID"
 MAX_UINT256 = 2**256 - 1
+UINT256_PATTERN = r"^[0-9]{1,78}$"
 _DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?")
+_UINT256 = re.compile(UINT256_PATTERN)
 
 
 def format_units(value: int, decimals: int) -> str:
@@ -40,3 +48,32 @@ def _bad_amount(field: str, reason: str) -> ApiError:
     return bad_request(
         INVALID_AMOUNT, f"{field} {reason}", errors=[{"field": field, "message": reason, "type": "value_error"}]
     )
+
+
+def is_uint256(text: str) -> bool:
+    """A decimal string of an integer from 0 to 2**256-1 (leading zeros allowed)."""
+    # The length bound first, so that no long input reaches the regex or int().
+    return len(text) <= 78 and _UINT256.fullmatch(text) is not None and int(text) <= MAX_UINT256
+
+
+def _uint256(code: str) -> Callable[[str], str]:
+    def check(value: str) -> str:
+        if not is_uint256(value):
+            # The code travels with the error: the router answers it (docs/errors.md).
+            raise PydanticCustomError("uint256", "must be a decimal integer from 0 to 2**256-1", {"code": code})
+        return value
+
+    return check
+
+
+_UINT256_SCHEMA = {"pattern": UINT256_PATTERN, "maxLength": 78, "format": "uint256"}
+_UINT256_DOC = "A decimal integer from 0 to 2**256-1 (uint256), as a string."
+
+# Body fields holding a uint256 in base units (an amount, a value) or a token id: a decimal string within uint256,
+# else 400 with the type's code. The schema states the pattern and length; the upper bound is the format.
+Uint256 = Annotated[
+    str, AfterValidator(_uint256(INVALID_AMOUNT)), Field(json_schema_extra=_UINT256_SCHEMA, description=_UINT256_DOC)
+]
+TokenId = Annotated[
+    str, AfterValidator(_uint256(INVALID_TOKEN_ID)), Field(json_schema_extra=_UINT256_SCHEMA, description=_UINT256_DOC)
+]

@@ -214,7 +214,15 @@ def field_errors(exc: ValidationError) -> list[dict[str, str]]:
 
 def validation_failed(message: str, exc: ValidationError) -> errors.ApiError:
     extra = {"truncated": True} if exc.error_count() > MAX_FIELD_ERRORS else {}
-    return errors.bad_request(errors.VALIDATION_ERROR, message, errors=field_errors(exc), **extra)
+    return errors.bad_request(_code_of(exc), message, errors=field_errors(exc), **extra)
+
+
+def _code_of(exc: ValidationError) -> str:
+    """A shared field type (an address, a uint256) names its own code in the error's context, so that a route
+    validating it in its body answers what a service checking it would; problems of mixed kinds stay
+    VALIDATION_ERROR."""
+    codes = {str((item.get("ctx") or {}).get("code", errors.VALIDATION_ERROR)) for item in exc.errors()}
+    return codes.pop() if len(codes) == 1 else errors.VALIDATION_ERROR
 
 
 MULTIPART = "multipart/form-data"
@@ -312,9 +320,7 @@ def parse_query(request: Request, model: type[M]) -> M:
     try:
         return model.model_validate(params)
     except ValidationError as exc:
-        raise errors.bad_request(
-            errors.VALIDATION_ERROR, "Invalid query parameters", errors=field_errors(exc)
-        ) from None
+        raise validation_failed("Invalid query parameters", exc) from None
 
 
 def path_with_query(request: Request) -> str:

@@ -6,10 +6,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
+from chalicelib.platform.amounts import TokenId, Uint256
+from chalicelib.platform.chain import Address
 from chalicelib.platform.pagination import Pagination
 
-ADDRESS = r"^0x[0-9a-fA-F]{40}$"
-UINT = r"^[0-9]{1,78}$"  # a uint256 in decimal
 HEX = r"^0x([0-9a-fA-F]{2}){0,24576}$"  # at most 24 KiB of bytes
 ACCOUNT_ID = r"^[0-9a-f-]{36}$"
 
@@ -20,34 +20,38 @@ class _Body(BaseModel):
     accountId: str = Field(pattern=ACCOUNT_ID, description="The smart account (from the owner record).")
 
 
+# Addresses and uint256 numbers are the shared field types: a wrong EIP-55 checksum is 400 INVALID_ADDRESS, a number
+# above 2**256-1 is 400 INVALID_AMOUNT (INVALID_TOKEN_ID for a token id), as in the wallet and custody routes.
+
+
 class SendCoin(_Body):
-    to: str = Field(pattern=ADDRESS)
-    amount: str = Field(pattern=UINT, description="Wei (smallest unit).")
+    to: Address
+    amount: Uint256 = Field(description="Wei (smallest unit), at most 2**256-1.")
 
 
 class SendToken(_Body):
-    tokenAddress: str = Field(pattern=ADDRESS, description="ERC-20 contract.")
-    to: str = Field(pattern=ADDRESS)
-    amount: str = Field(pattern=UINT, description="Smallest unit of the token.")
+    tokenAddress: Address = Field(description="ERC-20 contract.")
+    to: Address
+    amount: Uint256 = Field(description="Smallest unit of the token, at most 2**256-1.")
 
 
 class SendErc721(_Body):
-    tokenAddress: str = Field(pattern=ADDRESS)
-    to: str = Field(pattern=ADDRESS)
-    tokenId: str = Field(pattern=UINT)
+    tokenAddress: Address
+    to: Address
+    tokenId: TokenId
 
 
 class SendErc1155(_Body):
-    tokenAddress: str = Field(pattern=ADDRESS)
-    to: str = Field(pattern=ADDRESS)
-    tokenId: str = Field(pattern=UINT)
-    amount: str = Field(pattern=UINT)
+    tokenAddress: Address
+    to: Address
+    tokenId: TokenId
+    amount: Uint256
     data: str = Field("0x", pattern=HEX, description="Bytes passed to the receiver (hex).")
 
 
 class SignTransaction(_Body):
-    to: str = Field(pattern=ADDRESS)
-    value: str = Field(pattern=UINT, description="Wei sent with the call.")
+    to: Address
+    value: Uint256 = Field(description="Wei sent with the call, at most 2**256-1.")
     callData: str = Field(pattern=HEX)
 
 

@@ -34,7 +34,7 @@ from chalicelib.wallets.models import (
 from chalicelib.wallets.store import BoundWallet
 
 INVALID_AMOUNT = amounts.INVALID_AMOUNT
-INVALID_TOKEN_ID = "INVALID_TOKEN_ID"
+INVALID_TOKEN_ID = amounts.INVALID_TOKEN_ID
 INVALID_TRANSACTION = "INVALID_TRANSACTION"
 FROM_MISMATCH = "FROM_MISMATCH"
 INSUFFICIENT_TOKEN_BALANCE = "INSUFFICIENT_TOKEN_BALANCE"
@@ -44,7 +44,6 @@ SENT = "transaction is processing"
 MAX_UINT256 = amounts.MAX_UINT256
 MAX_GAS = 30_000_000
 MAX_NONCE = 2**64 - 2  # EIP-2681
-_UINT = re.compile(r"[0-9]{1,78}")
 
 
 @dataclass(frozen=True)
@@ -87,7 +86,7 @@ def transfer_erc721(principal: WalletPrincipal, request: TransferErc721Request) 
     network = resolve(request.network, request.chainId)
     to = checksum_address(request.to, "to")
     token = checksum_address(request.tokenAddress, "tokenAddress")
-    if not _UINT.fullmatch(request.tokenId) or int(request.tokenId) > MAX_UINT256:
+    if not amounts.is_uint256(request.tokenId):
         raise bad_request(INVALID_TOKEN_ID, "tokenId must be a decimal uint256", errors=[_field("tokenId")])
     token_id = int(request.tokenId)
     wallet = provisioning.bound_wallet(principal)

@@ -20,7 +20,9 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 import schemathesis
-from hypothesis import HealthCheck, settings
+from eth_utils import to_checksum_address
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 from moto import mock_aws
 from requests.adapters import BaseAdapter
 from requests.auth import AuthBase
@@ -203,7 +205,14 @@ def _served_document() -> dict[str, Any]:
     return dict(json.loads(_openapi_json()))
 
 
-schema = schemathesis.openapi.from_dict(_served_document())
+# The document states each uint256 and address field's pattern and length (so the negative mode breaks them) and its
+# format; valid values of the formats are drawn here, out-of-bounds ones by the bounds test below.
+UINT256_MAX = 2**256 - 1
+schemathesis.openapi.format("uint256", st.integers(0, UINT256_MAX).map(str))
+schemathesis.openapi.format("address", st.binary(min_size=20, max_size=20).map(to_checksum_address))
+
+DOCUMENT = _served_document()
+schema = schemathesis.openapi.from_dict(DOCUMENT)
 schema.config.generation.update(
     modes=[schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE],
     max_examples=EXAMPLES,
@@ -259,6 +268,84 @@ def test_every_operation_honours_its_contract(case: schemathesis.Case, service: 
             response_schema_conformance,
         ],
     )
+
+
+# Formats whose bound the schema cannot state (above 2**256-1 with 78 digits; a wrong EIP-55 checksum), with the
+# codes a body field of that format answers.
+BOUNDED_FORMATS = {"uint256": {"INVALID_AMOUNT", "INVALID_TOKEN_ID"}, "address": {"INVALID_ADDRESS"}}
+
+
+def _bounded_fields(document: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    """(path, method, field, format) of every JSON body field of a bounded format in the served document."""
+    found = []
+    for path, methods in document["paths"].items():
+        for method, operation in methods.items():
+            body = operation.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {})
+            if "$ref" not in body:
+                continue
+            model = document["components"]["schemas"][body["$ref"].rsplit("/", 1)[-1]]
+            for field, prop in model.get("properties", {}).items():
+                if prop.get("format") in BOUNDED_FORMATS:
+                    found.append((path, method.upper(), field, prop["format"]))
+    return found
+
+
+BOUNDED_FIELDS = _bounded_fields(DOCUMENT)
+
+
+def _miscased(raw: bytes) -> st.SearchStrategy[str]:
+    """The address with one letter's case flipped, when that leaves it in mixed case: a wrong checksum (an address
+    all in lower or upper case carries none)."""
+    good = to_checksum_address(raw)
+    letters = [i for i, c in enumerate(good) if i >= 2 and c.isalpha()]
+    flipped = [good[:i] + good[i].swapcase() + good[i + 1 :] for i in letters]
+    mixed = [a for a in flipped if a[2:] not in (a[2:].lower(), a[2:].upper())]
+    return st.sampled_from(mixed) if mixed else st.nothing()
+
+
+OUT_OF_BOUNDS: dict[str, st.SearchStrategy[str]] = {
+    # Matches the stated pattern and length: only the bound refuses it.
+    "uint256": st.integers(UINT256_MAX + 1, 10**78 - 1).map(str),
+    "address": st.binary(min_size=20, max_size=20).flatmap(_miscased),
+}
+
+
+def test_the_document_states_the_bounded_formats() -> None:
+    assert {(p, f) for p, _, f, _ in BOUNDED_FIELDS} >= {
+        ("/api/v1/userOp/sendCoin/estimate", "amount"),
+        ("/api/v1/userOp/sendCoin/hash", "to"),
+        ("/api/v1/userOp/sendERC721/hash", "tokenId"),
+        ("/api/v1/userOp/signTransaction/estimate", "value"),
+    }
+    prop = DOCUMENT["components"]["schemas"]["SendErc1155"]["properties"]
+    assert prop["amount"]["pattern"] == "^[0-9]{1,78}$" and prop["amount"]["maxLength"] == 78
+    assert prop["tokenAddress"]["pattern"] == "^0x[0-9a-fA-F]{40}$" and prop["tokenAddress"]["maxLength"] == 42
+
+
+@pytest.mark.parametrize(("path", "method", "field", "fmt"), BOUNDED_FIELDS)
+@settings(
+    deadline=None, max_examples=EXAMPLES, derandomize=True, database=None, suppress_health_check=list(HealthCheck)
+)
+@given(data=st.data())
+def test_out_of_bounds_numbers_and_addresses_are_400_with_their_code(
+    service: dict[str, Any], path: str, method: str, field: str, fmt: str, data: st.DataObject
+) -> None:
+    """A valid body with one field of a bounded format out of its bound: 400 with that format's code, naming the
+    field; never a 500 from the ABI encoder, never accepted."""
+    case = data.draw(schema[path][method].as_strategy(schemathesis.GenerationMode.POSITIVE))
+    spec = _route_of(method, path)
+    try:  # generated from the document, the rest of the body must also be what the route accepts
+        spec.body.model_validate_json(json.dumps(case.body), strict=True)
+    except ValueError:
+        assume(False)
+    case.body = {**case.body, field: data.draw(OUT_OF_BOUNDS[fmt])}
+    session = requests.Session()
+    session.mount(BASE_URL, ChaliceAdapter(service["http"]))
+    response = case.call(base_url=BASE_URL, session=session, auth=service["auth"])
+    body = _envelope(response)
+    assert response.status_code == 400 and body["status"] == 400, (case.body, body)
+    assert body["data"]["code"] in BOUNDED_FORMATS[fmt], body
+    assert [e["field"] for e in body["data"]["errors"]] == [field], body
 
 
 def test_the_credentials_got_every_operation_past_authentication() -> None:
