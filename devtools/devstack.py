@@ -269,20 +269,11 @@ def _write_networks(path: Path, networks: list[dict[str, Any]]) -> None:
 
 def _chalice_local(port: int, log_path: Path) -> subprocess.Popen[bytes]:
     log = log_path.open("ab")
-    # No autoreload: it watches the whole tree, and the logs under .local change all the time.
+    # `chalice local` without autoreload (it watches the whole tree, and the logs under .local change all the
+    # time), answering an unknown path with the envelope as API Gateway's gateway responses do (devtools/local_api.py).
     # Its own process group, so that a stop reaches everything it started.
     return subprocess.Popen(
-        [
-            str(Path(sys.executable).parent / "chalice"),
-            "local",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--stage",
-            STAGE,
-            "--no-autoreload",
-        ],
+        [sys.executable, "-m", "devtools.local_api", "--host", "127.0.0.1", "--port", str(port), "--stage", STAGE],
         cwd=ROOT,
         stdout=log,
         stderr=subprocess.STDOUT,

@@ -18,17 +18,18 @@ Deliberate choices (each one is the answer to something that bit or would bite):
 * Gateway responses live in the API definition (`x-amazon-apigateway-gateway-
   responses`), not as separate resources, so a change is part of the definition
   SAM hashes and is redeployed to the stage.
+* Every path also has an ANY method to the API function, so that a method the path
+  does not declare is the service's 405 with `Allow`, not API Gateway's "Missing
+  Authentication Token" (which the gateway responses turn into 404 for unknown paths).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, get_args
 
@@ -38,6 +39,7 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_s3 as s3
+from aws_cdk import aws_sam as sam
 from aws_cdk import aws_secretsmanager as secretsmanager
 from aws_cdk import aws_sqs as sqs
 from chalice.cdk import Chalice
@@ -45,6 +47,7 @@ from chalice.utils import to_cfn_resource_name
 from constructs import Construct
 
 from chalicelib.platform import resources
+from infra.gateway_responses import GATEWAY_ERRORS
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 STAGE_PATTERN = re.compile(r"^[a-z][a-z0-9-]{0,19}$")  # same rule as Settings.stage
@@ -72,43 +75,6 @@ SECRET_ACTIONS: dict[str, tuple[str, ...]] = {
 }
 
 
-@dataclass(frozen=True)
-class GatewayError:
-    status: int
-    code: str
-    message: str
-
-
-# Every API Gateway response type with its standard status, so errors raised before
-# the request reaches Lambda still answer in the envelope. Templates are not VTL:
-# the status cannot be looked up at run time, hence one entry per type. Without
-# IAM auth or API keys, MISSING_AUTHENTICATION_TOKEN means "no such route".
-GATEWAY_ERRORS: dict[str, GatewayError] = {
-    "MISSING_AUTHENTICATION_TOKEN": GatewayError(404, "NOT_FOUND", "Not found"),
-    "RESOURCE_NOT_FOUND": GatewayError(404, "NOT_FOUND", "Not found"),
-    "BAD_REQUEST_PARAMETERS": GatewayError(400, "BAD_REQUEST", "Bad request"),
-    "BAD_REQUEST_BODY": GatewayError(400, "BAD_REQUEST", "Bad request"),
-    "UNAUTHORIZED": GatewayError(401, "UNAUTHORIZED", "Unauthorized"),
-    "ACCESS_DENIED": GatewayError(403, "FORBIDDEN", "Forbidden"),
-    "EXPIRED_TOKEN": GatewayError(403, "FORBIDDEN", "Forbidden"),
-    "INVALID_API_KEY": GatewayError(403, "FORBIDDEN", "Forbidden"),
-    "INVALID_SIGNATURE": GatewayError(403, "FORBIDDEN", "Forbidden"),
-    "WAF_FILTERED": GatewayError(403, "FORBIDDEN", "Forbidden"),
-    "REQUEST_TOO_LARGE": GatewayError(413, "REQUEST_TOO_LARGE", "Request too large"),
-    "UNSUPPORTED_MEDIA_TYPE": GatewayError(415, "UNSUPPORTED_MEDIA_TYPE", "Unsupported media type"),
-    "THROTTLED": GatewayError(429, "TOO_MANY_REQUESTS", "Too many requests"),
-    "QUOTA_EXCEEDED": GatewayError(429, "TOO_MANY_REQUESTS", "Too many requests"),
-    "API_CONFIGURATION_ERROR": GatewayError(500, "GATEWAY_ERROR", "Gateway error"),
-    "AUTHORIZER_CONFIGURATION_ERROR": GatewayError(500, "GATEWAY_ERROR", "Gateway error"),
-    "AUTHORIZER_FAILURE": GatewayError(500, "GATEWAY_ERROR", "Gateway error"),
-    "INTEGRATION_FAILURE": GatewayError(504, "GATEWAY_ERROR", "Gateway error"),
-    "INTEGRATION_TIMEOUT": GatewayError(504, "GATEWAY_ERROR", "Gateway timeout"),
-    # Fallbacks for types AWS may add. Their status is not overridden because that
-    # would also change the status of every 4XX/5XX type not listed above.
-    "DEFAULT_4XX": GatewayError(400, "BAD_REQUEST", "Bad request"),
-    "DEFAULT_5XX": GatewayError(500, "GATEWAY_ERROR", "Gateway error"),
-}
-
 _TRIGGER_CODE = """
 import os
 import boto3
@@ -122,6 +88,25 @@ def handler(event, context):
     if "FunctionError" in response:
         raise RuntimeError(response["Payload"].read().decode())
 """
+
+
+def _with_undeclared_methods(api: CfnResource) -> dict[str, Any]:
+    """The API's paths, each also with `x-amazon-apigateway-any-method` integrated as its declared methods are.
+
+    API Gateway answers a method that a path does not declare with MISSING_AUTHENTICATION_TOKEN, our 404 for an
+    unknown path. Passed to the API function instead, Chalice answers it 405 METHOD_NOT_ALLOWED with `Allow` (in
+    the envelope, platform/router.py), as chalice local and the in-process tests do. Declared methods take
+    precedence over ANY, so they are unchanged.
+    """
+    if not isinstance(api, sam.CfnApi) or not isinstance(api.definition_body, dict):
+        raise ValueError("chalice package produced no REST API definition to extend")
+    paths: dict[str, dict[str, Any]] = api.definition_body["paths"]
+    extended: dict[str, dict[str, Any]] = {}
+    for path, methods in paths.items():
+        declared = next(iter(methods.values()))  # every route has the same proxy integration with the API function
+        any_method = {key: declared[key] for key in ("responses", "x-amazon-apigateway-integration")}
+        extended[path] = {**methods, "x-amazon-apigateway-any-method": any_method}
+    return extended
 
 
 def sam_logical_id(function_name: str) -> str:
@@ -419,13 +404,12 @@ class DompetStack(Stack):
             return  # no routes, no REST API
         responses: dict[str, dict[str, Any]] = {}
         for response_type, error in GATEWAY_ERRORS.items():
-            envelope = {"status": error.status, "message": error.message, "data": {"code": error.code}}
-            body = json.dumps(envelope, separators=(",", ":"))
-            responses[response_type] = {"responseTemplates": {"application/json": body}}
+            responses[response_type] = {"responseTemplates": {"application/json": error.body()}}
             if not response_type.startswith("DEFAULT_"):
                 responses[response_type]["statusCode"] = str(error.status)
         for api in apis.values():
             api.add_property_override("DefinitionBody.x-amazon-apigateway-gateway-responses", responses)
+            api.add_property_override("DefinitionBody.paths", _with_undeclared_methods(api))
 
     def _initialise_keys(self, rotator_name: str, construct_id: str) -> None:
         """Run a key rotator once after the first deployment, before the API exists.

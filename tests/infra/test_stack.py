@@ -26,6 +26,7 @@ from aws_cdk.assertions import Match, Template
 
 from chalicelib.platform import resources
 from chalicelib.platform.resources import Grant
+from infra.gateway_responses import NO_ROUTE
 
 ROOT = Path(__file__).resolve().parents[2]
 ACCOUNT, REGION = "123456789012", "eu-west-1"
@@ -507,8 +508,29 @@ def test_gateway_errors_answer_in_the_envelope(template: Template) -> None:
         else:  # only the fallbacks keep each type's own status
             assert response_type.startswith("DEFAULT_"), response_type
     assert responses["MISSING_AUTHENTICATION_TOKEN"]["statusCode"] == "404"  # unknown route
-    assert bodies["MISSING_AUTHENTICATION_TOKEN"]["data"]["code"] == "NOT_FOUND"
+    assert bodies["MISSING_AUTHENTICATION_TOKEN"] == {
+        "status": 404,
+        "message": "Not found",
+        "data": {"code": "NOT_FOUND"},
+    }
+    # The local stack's stand-in for API Gateway answers an unknown path with this same body (devtools/local_api.py).
+    assert responses["MISSING_AUTHENTICATION_TOKEN"]["responseTemplates"]["application/json"] == NO_ROUTE.body()
+    assert bodies["DEFAULT_4XX"]["data"]["code"] == "BAD_REQUEST"
     assert bodies["DEFAULT_5XX"]["data"]["code"] == "GATEWAY_ERROR"
+
+
+def test_a_method_a_path_does_not_declare_reaches_the_service(template: Template) -> None:
+    """API Gateway would answer it MISSING_AUTHENTICATION_TOKEN (404); the service answers 405 with `Allow`."""
+    (api,) = template.find_resources("AWS::Serverless::Api").values()
+    paths = api["Properties"]["DefinitionBody"]["paths"]
+    assert len(paths) > 40 and "/api/v1/userOp/submit" in paths
+    for path, methods in paths.items():
+        declared = {m for m in methods if m != "x-amazon-apigateway-any-method"}
+        assert declared and "x-amazon-apigateway-any-method" in methods, path
+        for method in (*declared, "x-amazon-apigateway-any-method"):
+            integration = methods[method]["x-amazon-apigateway-integration"]
+            assert integration["type"] == "aws_proxy" and integration["httpMethod"] == "POST", (path, method)
+            assert "APIHandler.Arn" in integration["uri"]["Fn::Sub"], (path, method)
 
 
 @pytest.mark.parametrize("rotator", ["rotate_signing_keys", "rotate_webhook_keys"])
