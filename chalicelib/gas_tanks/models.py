@@ -6,9 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
+from chalicelib.platform.chain import Address
 from chalicelib.platform.pagination import Pagination
 
-ADDRESS = r"^0x[0-9a-fA-F]{40}$"
 TX_HASH = r"^0x[0-9a-fA-F]{64}$"
 SIGNATURE = r"^0x[0-9a-fA-F]{130}$"
 
@@ -18,8 +18,8 @@ class ClientTopUp(BaseModel):
 
     txHash: str = Field(pattern=TX_HASH, description="The transaction that sent USDT to the pool.")
     chainId: int = Field(gt=0, lt=2**63, description="The network it was sent on.")
-    tokenAddress: str = Field(pattern=ADDRESS, description="That network's USDT.")
-    poolAddress: str = Field(pattern=ADDRESS, description="That network's pool (GET /api/v1/networks).")
+    tokenAddress: Address = Field(description="That network's USDT.")
+    poolAddress: Address = Field(description="That network's pool (GET /api/v1/networks).")
     immediate: StrictBool = Field(description="true: checked now; false: checked about 20 s later.")
     signature: str = Field(
         pattern=SIGNATURE,

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-ADDRESS = r"^0x[0-9a-fA-F]{40}$"
+from chalicelib.platform.chain import Address
 
 
 class OwnerRef(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    id: str = Field(pattern=ADDRESS, description="The owner's Ethereum address (controls the accounts).")
+    id: Address = Field(description="The owner's Ethereum address (controls the accounts).")
     provider: str = Field(min_length=1, max_length=40, description="Account provider; only `wallet` is supported.")
 
 

@@ -49,6 +49,8 @@ def nothing_queued():
         ({"chainId": 1}, 400, "NETWORK_WITHOUT_GAS_TANKS"),
         ({"tokenAddress": "0x" + "99" * 20}, 400, "NOT_USDT"),
         ({"poolAddress": "0x" + "99" * 20}, 400, "NOT_THE_POOL"),
+        ({"poolAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD"}, 400, "INVALID_ADDRESS"),  # wrong checksum
+        ({"tokenAddress": "0x12"}, 400, "INVALID_ADDRESS"),
         ({"txHash": "0x1234"}, 400, "VALIDATION_ERROR"),
         ({"signature": "0x" + "11" * 64}, 400, "VALIDATION_ERROR"),
         ({"immediate": "yes"}, 400, "VALIDATION_ERROR"),

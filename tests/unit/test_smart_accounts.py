@@ -147,7 +147,8 @@ def test_owners_are_per_app_and_found_by_id_or_address(api, tenant, two_networks
     ("owner", "code"),
     [
         ({"id": OWNER, "provider": "google"}, "UNSUPPORTED_PROVIDER"),
-        ({"id": "0x1234", "provider": "wallet"}, "VALIDATION_ERROR"),
+        ({"id": "0x1234", "provider": "wallet"}, "INVALID_ADDRESS"),
+        ({"id": OWNER[:-1] + OWNER[-1].swapcase(), "provider": "wallet"}, "INVALID_ADDRESS"),  # wrong checksum
         ({"id": OWNER}, "VALIDATION_ERROR"),
         ({"id": OWNER, "provider": "wallet", "extra": 1}, "VALIDATION_ERROR"),
     ],
