@@ -37,6 +37,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from chalicelib.platform import resources
+from chalicelib.platform.invocation import running_as
 
 log = logging.getLogger("dompet.workers")
 
@@ -127,13 +128,15 @@ class WorkerRunner:
         """Deliver one batch from the source's queue; returns how many messages were handed over."""
         sqs = self._sqs
         url, arn = self._queue(source.queue)
-        messages = sqs.receive_message(
-            QueueUrl=url,
-            MaxNumberOfMessages=min(10, source.batch_size),
-            WaitTimeSeconds=self.poll_wait_s,
-            AttributeNames=["All"],
-            MessageAttributeNames=["All"],
-        ).get("Messages", [])
+        # Lambda's event source mapping polls and deletes with the consumer's role, whoever calls this.
+        with running_as(source.name):
+            messages = sqs.receive_message(
+                QueueUrl=url,
+                MaxNumberOfMessages=min(10, source.batch_size),
+                WaitTimeSeconds=self.poll_wait_s,
+                AttributeNames=["All"],
+                MessageAttributeNames=["All"],
+            ).get("Messages", [])
         if not messages:
             return 0
         event = {
@@ -162,9 +165,10 @@ class WorkerRunner:
             if isinstance(result, dict)
             else set()
         )
-        for m in messages:
-            if m["MessageId"] not in failed:
-                sqs.delete_message(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"])
+        with running_as(source.name):
+            for m in messages:
+                if m["MessageId"] not in failed:
+                    sqs.delete_message(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"])
         return len(messages)
 
     def invoke_scheduled(self, source: Any) -> None:

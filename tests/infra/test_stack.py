@@ -560,7 +560,12 @@ def test_every_recorded_aws_call_is_granted(template: Template) -> None:
     if not RECORDED:
         pytest.skip("no function made an AWS call in this run")
     missing = []
+    # The app's functions are exactly resources.FUNCTIONS (an undefined one fails the synth); other names are the
+    # handlers of small apps that tests build for the local worker runner, with no role to check.
+    defined = {f.name for f in resources.FUNCTIONS}
     for call in sorted(RECORDED, key=lambda c: (c.function, c.action, c.name)):
+        if call.function not in defined:
+            continue
         role = _role_id(template, call.function)
         if call.kind == "":  # the call names no resource (e.g. KMS Decrypt finds its key in the ciphertext)
             granted = {a for s in _statements(template, role) if s["Effect"] == "Allow" for a in _as_list(s["Action"])}

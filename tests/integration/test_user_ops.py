@@ -419,7 +419,7 @@ def test_a_submit_that_dies_after_the_debit_is_refunded_in_full_once(api, tenant
 
     owner, record, account = new_owner(api, tenant, stack)
     stack["w3"].provider.make_request("anvil_setBalance", [account["aaAddress"], hex(10**18)])
-    short_lived(monkeypatch)
+    short_lived(monkeypatch, stack["w3"])
     result = coin_hash(api, tenant, account)
     before = tank_balance(api, tenant, record)
     real = transport.rpc_call
@@ -517,11 +517,14 @@ def op_item(user_op_id):
     return aws.table("user-ops").get_item(Key={"pk": f"USEROP#{user_op_id}", "sk": "OP"})["Item"]
 
 
-def short_lived(monkeypatch, seconds=VALID_S):
-    """Operations built from now on are valid for `seconds` (validUntil) instead of the setting's minutes."""
+def short_lived(monkeypatch, w3, seconds=VALID_S):
+    """Operations built from now on are valid for `seconds` (validUntil) instead of the setting's minutes, counted
+    from the chain's time where it runs ahead of the wall clock (earlier tests move anvil's time forward, never
+    back), so the chain is not already past validUntil."""
     from chalicelib.platform import clock
 
-    offset = settings.load_settings().user_op_valid_s - seconds
+    lead = max(0, w3.eth.get_block("latest")["timestamp"] - clock.epoch())
+    offset = settings.load_settings().user_op_valid_s - seconds - lead
     monkeypatch.setattr(build, "epoch", lambda: clock.epoch() - offset)
 
 
@@ -732,7 +735,7 @@ def test_an_error_from_the_failover_bundler_after_a_timeout_refunds_nothing_unti
 
     # Never included (the first bundler lost it): debited until the chain is past validUntil, then refunded.
     first.rules["eth_sendUserOperation"] = lambda request: STALL
-    short_lived(monkeypatch)
+    short_lived(monkeypatch, w3)
     result = coin_hash(api, tenant, account, recipient, "4")
     before = tank_balance(api, tenant, record)
     assert _submit(api, tenant, owner, result)["status"] == "on_process"
@@ -886,7 +889,7 @@ def test_a_node_whose_logs_lag_cannot_make_an_included_operation_look_expired(
     [proxy] = bundlers(1)
     owner, record, account = new_owner(api, tenant, stack)
     stack["w3"].provider.make_request("anvil_setBalance", [account["aaAddress"], hex(10**18)])
-    short_lived(monkeypatch)
+    short_lived(monkeypatch, stack["w3"])
     result = coin_hash(api, tenant, account)
     proxy.rules["eth_getUserOperationReceipt"] = lambda request: {"jsonrpc": "2.0", "id": request["id"], "result": None}
     before = tank_balance(api, tenant, record)
