@@ -361,7 +361,7 @@ FUNCTIONS: tuple[Function, ...] = (
         purpose="SQS: one webhook delivery attempt (sign, POST, record); re-queues retries, dead-letters failures.",
         grants=(
             Grant("table", "webhooks", "read_write"),
-            Grant("queue", "webhook-deliveries", "write"),
+            Grant("queue", "webhook-deliveries", "read_write"),  # read: its event source polls with this role
             Grant("queue", "webhook-deliveries-dlq", "write"),  # a delivery out of attempts goes there
             Grant("secret", "webhook-signing-keys", "read"),
         ),

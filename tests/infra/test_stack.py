@@ -387,6 +387,14 @@ def test_grants_are_exactly_the_defined_ones(synthesized: dict[str, dict[str, An
                     assert actions == required, where
 
 
+def test_every_consumer_may_read_its_queue() -> None:
+    """Lambda's event source mapping receives and deletes a consumer's messages with the consumer's own role."""
+    for function in resources.FUNCTIONS:
+        for queue in function.consumes:
+            access = {g.access for g in function.grants if g.kind == "queue" and g.name == queue}
+            assert access & set(READS), f"{function.name} consumes {queue} without a read grant"
+
+
 def test_queue_consumers_read_the_stacks_queue(template: Template) -> None:
     from chalice.app import SQSEventConfig
 
