@@ -6,6 +6,7 @@ from chalicelib.auth.routes import bp as auth
 from chalicelib.custody.functions import bp as custody_workers
 from chalicelib.custody.policy import CUSTODY_POLICY
 from chalicelib.custody.routes import bp as custody
+from chalicelib.evm.functions import bp as tx_tracker
 from chalicelib.gas_tanks.functions import bp as gas_tank_checks
 from chalicelib.gas_tanks.routes import bp as gas_tanks
 from chalicelib.mpc import policies as signing_policies
@@ -17,7 +18,6 @@ from chalicelib.smart_accounts.routes import bp as smart_accounts
 from chalicelib.system.routes import bp as system
 from chalicelib.user_ops.functions import bp as user_op_tracker
 from chalicelib.user_ops.routes import bp as user_ops
-from chalicelib.wallets.functions import bp as wallet_tracker
 from chalicelib.wallets.routes import bp as wallets
 from chalicelib.webhooks.functions import bp as webhook_workers
 from chalicelib.webhooks.routes import bp as webhooks
@@ -34,7 +34,7 @@ app.register_blueprint(system)
 app.register_blueprint(auth)
 app.register_blueprint(wallets)
 app.register_blueprint(mpc_parties)
-app.register_blueprint(wallet_tracker)
+app.register_blueprint(tx_tracker)
 app.register_blueprint(smart_accounts)
 app.register_blueprint(gas_tanks)
 app.register_blueprint(gas_tank_checks)

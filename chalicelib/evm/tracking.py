@@ -37,7 +37,7 @@ from typing import Any
 from chalicelib.evm import nonces
 from chalicelib.evm.rpc import batch
 from chalicelib.evm.transactions import SignedTx
-from chalicelib.platform import aws, clock, retry
+from chalicelib.platform import aws, clock, followups, retry
 from chalicelib.platform.chain import RpcError, rpc_call
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.logging import logger
@@ -48,10 +48,11 @@ TABLE = "wallet-transactions"
 QUEUE = "tx-tracker"
 SEND_EXPIRED = "SEND_EXPIRED"
 FIRST_CHECK_S = 2
-MAX_DELAY_S = 900  # SQS's longest delay
 ORPHAN_CHECK_S = 120  # a record still `signing` then belongs to a request that died
 WARN_EVERY_CHECKS = 200  # about two days at the longest delay: a transaction that long pending is logged
 UNSETTLED = ("signing", "pending")
+# One chain of follow-ups per transaction; the step token is the record's `checks`.
+FOLLOW_UPS = followups.FollowUp(QUEUE, step_field="step")
 
 
 class SendExpiredError(ApiError):
@@ -173,7 +174,7 @@ def mark_refused(signed: SignedTx, reason: str, give_back: bool) -> bool:
 
 
 def enqueue(tx_hash: str, step: int, delay_s: int) -> None:
-    aws.send_message(QUEUE, {"hash": tx_hash, "step": step}, min(delay_s, MAX_DELAY_S))
+    FOLLOW_UPS.send({"hash": tx_hash, "step": step}, delay_s)
 
 
 def get(tx_hash: str) -> dict[str, Any] | None:
@@ -214,7 +215,7 @@ def public(item: dict[str, Any]) -> dict[str, Any]:
 
 
 def on_message(body: dict[str, Any]) -> None:
-    """The tracker queue's per-record handler (wallets/functions.py)."""
+    """The tracker queue's per-record handler (evm/functions.py)."""
     step = body.get("step")
     check(str(body["hash"]), int(step) if step is not None else None)
 
@@ -227,7 +228,7 @@ def check(tx_hash: str, step: int | None = None) -> None:
     item = get(tx_hash)
     if item is None or item["status"] not in UNSETTLED:
         return
-    if step is not None and int(item.get("checks", 0)) != step:
+    if followups.is_stale(step, item.get("checks", 0)):
         return
     checks = int(item.get("checks", 0)) + 1
     if item["status"] == "signing" and _age_s(item) < ORPHAN_CHECK_S:
@@ -338,7 +339,7 @@ def _again(item: dict[str, Any], checks: int, values: dict[str, Any] | None = No
 
 
 def _enqueue_next(tx_hash: str, checks: int) -> None:
-    enqueue(tx_hash, checks, min(FIRST_CHECK_S * 2 ** min(checks, 20), MAX_DELAY_S))
+    enqueue(tx_hash, checks, followups.doubling(FIRST_CHECK_S, checks))
 
 
 def _update(item: dict[str, Any], values: dict[str, Any], also: Sequence[aws.TxItem] = ()) -> bool:

@@ -10,9 +10,6 @@ from chalicelib.platform.pagination import PageQuery
 
 TRANSACTION_NOT_FOUND = "TRANSACTION_NOT_FOUND"
 
-# The tracker queue's handler in wallets/functions.py calls this until it calls `evm.tracking.on_message`.
-check = tracking.check
-
 
 def view(wallet_id: str, tx_hash: str) -> dict[str, Any]:
     item = tracking.get(tx_hash)
