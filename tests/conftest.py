@@ -26,8 +26,7 @@ from pathlib import Path  # noqa: E402
 import pytest  # noqa: E402
 from moto import mock_aws  # noqa: E402
 
-from chalicelib.auth import keys  # noqa: E402
-from chalicelib.platform import aws, networks, settings  # noqa: E402
+from chalicelib.platform import aws, cache, networks, settings  # noqa: E402
 from chalicelib.tenancy import service as tenancy  # noqa: E402
 from chalicelib.tenancy.models import IssuedCredentials  # noqa: E402
 from devtools import bootstrap, moto_patches  # noqa: E402
@@ -83,22 +82,17 @@ from tests.iam_recorder import pytest_collection_modifyitems  # noqa: E402, F401
 
 
 def reset_caches() -> None:
-    from chalicelib.evm import kms_signer
-    from chalicelib.mpc import presignatures
     from chalicelib.platform import clock
     from chalicelib.webhooks import keys as webhook_keys
 
     clock.reset()
+    cache.reset_all()
     aws.forget_queue_urls()  # clients stay: moto's hook serves any client, and creating them costs ~0.1 s each
-    keys.forget()
-    kms_signer.forget()
+    # Module-level caches outside platform/cache.py's registry.
     webhook_keys.forget()
-    tenancy._app_secret_cache.clear()
-    tenancy._client_cache.clear()
     from chalicelib.custody import watcher
 
     watcher._HAS_CURSOR.clear()
-    presignatures._data_keys.clear()
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from typing import Any
 
 from chalice import Blueprint, Rate, Response
 
-from chalicelib.auth import guards, keys, service
+from chalicelib.auth import guards, jwt_keys, service
 from chalicelib.auth.models import LoginRequest, RefreshRequest, SessionInfo, TokenPair, WhoAmI
 from chalicelib.platform.router import Call, Reply, document_route, route
 
@@ -79,7 +79,7 @@ def whoami(call: Call) -> Reply:
 def jwks() -> Response:
     # A bare JWK Set (RFC 7517), not the envelope, so JWT libraries can read it directly.
     return Response(
-        body=json.dumps(keys.load().jwks()),
+        body=json.dumps(jwt_keys.load().jwks()),
         headers={"Content-Type": "application/jwk-set+json", "Cache-Control": "public, max-age=300"},
     )
 
@@ -89,5 +89,5 @@ def rotate_signing_keys(event: Any) -> None:
     from chalicelib.platform.consumers import scheduled
 
     scheduled(
-        "rotate_signing_keys", event, keys.rotate
+        "rotate_signing_keys", event, jwt_keys.rotate
     )  # the same schedule (and first-deploy trigger) initialises and rotates

@@ -12,7 +12,7 @@ import uuid
 from dataclasses import dataclass
 from enum import StrEnum
 
-from chalicelib.auth import keys
+from chalicelib.auth import jwt_keys
 from chalicelib.platform.clock import epoch
 from chalicelib.platform.errors import unauthorized
 from chalicelib.platform.settings import load_settings
@@ -52,9 +52,9 @@ def issue(
     import jwt
 
     now = epoch()
-    expiry = min(expires_at if expires_at is not None else now + ttl_s, now + keys.MAX_TOKEN_LIFETIME_S)
+    expiry = min(expires_at if expires_at is not None else now + ttl_s, now + jwt_keys.MAX_TOKEN_LIFETIME_S)
     claims = Claims(user_id, client_id, sub_id, kind, now, expiry, str(uuid.uuid4()))
-    key = keys.load().current()
+    key = jwt_keys.load().current()
     payload = {
         "iss": load_settings().jwt_issuer,
         "aud": AUDIENCE,
@@ -77,7 +77,7 @@ def verify(token: str) -> Claims:
         kid = jwt.get_unverified_header(token).get("kid")
     except jwt.PyJWTError:
         raise unauthorized(INVALID_TOKEN, "Token is malformed") from None
-    key = keys.find(kid) if isinstance(kid, str) else None
+    key = jwt_keys.find(kid) if isinstance(kid, str) else None
     if key is None:
         raise unauthorized(INVALID_TOKEN, "Token was not signed by this service")
     try:

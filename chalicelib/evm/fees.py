@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib.evm.rpc import batch
-from chalicelib.platform.chain import RpcError
+from chalicelib.evm import rpc
+from chalicelib.evm.rpc import RpcError, node_quantity
 from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError
 from chalicelib.platform.networks import Network
 
@@ -65,7 +65,7 @@ def quote(
         reads["nonce"] = ("eth_getTransactionCount", [sender, "pending"])
     if gas is None:
         reads["estimate"] = ("eth_estimateGas", [{"from": sender, **call}])
-    answers = dict(zip(reads, batch(network, list(reads.values())), strict=True))
+    answers = dict(zip(reads, rpc.rpc_batch(network, list(reads.values())), strict=True))
 
     if gas is None:
         gas = _gas(network, answers["estimate"], bool(call.get("data") not in (None, "0x")))
@@ -77,13 +77,13 @@ def quote(
         if isinstance(block, RpcError) or block is None:
             raise _upstream(network, "eth_getBlockByNumber")
         if base_fee is None:
-            fees = Fees(gas_price=_quantity(network, answers["gasPrice"], "eth_gasPrice"))
+            fees = Fees(gas_price=node_quantity(network, answers["gasPrice"], "eth_gasPrice"))
         else:
             priority = answers["priority"]
-            tip = DEFAULT_PRIORITY_FEE if isinstance(priority, RpcError) else _quantity(network, priority, "fee")
-            fees = Fees(max_fee=2 * _quantity(network, base_fee, "baseFee") + tip, max_priority_fee=tip)
-    balance = _quantity(network, answers["balance"], "eth_getBalance")
-    pending = _quantity(network, answers["nonce"], "eth_getTransactionCount") if with_nonce else None
+            tip = DEFAULT_PRIORITY_FEE if isinstance(priority, RpcError) else node_quantity(network, priority, "fee")
+            fees = Fees(max_fee=2 * node_quantity(network, base_fee, "baseFee") + tip, max_priority_fee=tip)
+    balance = node_quantity(network, answers["balance"], "eth_getBalance")
+    pending = node_quantity(network, answers["nonce"], "eth_getTransactionCount") if with_nonce else None
     return Quote(fees, gas, balance, pending)
 
 
@@ -94,17 +94,8 @@ def _gas(network: Network, answer: Any, has_data: bool) -> int:
         if answer.reverted:
             raise ApiError(422, TRANSACTION_WOULD_FAIL, "The transaction would revert on chain")
         raise ApiError(502, UPSTREAM_UNAVAILABLE, f"The node of {network.name} could not estimate gas")
-    estimate = _quantity(network, answer, "eth_estimateGas")
+    estimate = node_quantity(network, answer, "eth_estimateGas")
     return estimate if not has_data else min(estimate * (100 + GAS_MARGIN_PERCENT) // 100, MAX_GAS)
-
-
-def _quantity(network: Network, value: Any, what: str) -> int:
-    if isinstance(value, str) and value.startswith("0x"):
-        try:
-            return int(value, 16)
-        except ValueError:
-            pass
-    raise _upstream(network, what)
 
 
 def _upstream(network: Network, what: str) -> ApiError:

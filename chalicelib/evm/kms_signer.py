@@ -7,9 +7,8 @@ for the VerifyingPaymaster's signer (resources.py `paymaster-signer`).
 
 from __future__ import annotations
 
-import functools
-
 from chalicelib.platform import aws
+from chalicelib.platform.cache import TtlCache
 
 SECP256K1_N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 
@@ -41,9 +40,17 @@ class KmsSigner:
         raise RuntimeError("KMS signature does not recover to the key's address")
 
 
-@functools.cache
+# alias -> the key's address: it never changes (each fresh moto account in tests has new keys, so tests reset it).
+_addresses: TtlCache[str, str] = TtlCache("kms-signer-addresses", None)
+
+
 def _address(alias: str) -> str:
-    """The key's Ethereum address from its public key (SubjectPublicKeyInfo DER); it never changes."""
+    found = _addresses.get(alias)
+    return found if found is not None else _addresses.put(alias, _public_address(alias))
+
+
+def _public_address(alias: str) -> str:
+    """The key's Ethereum address from its public key (SubjectPublicKeyInfo DER)."""
     from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat, load_der_public_key
     from eth_keys.datatypes import PublicKey
 
@@ -54,4 +61,4 @@ def _address(alias: str) -> str:
 
 def forget() -> None:
     """Tests: each fresh moto account has new keys under the same aliases."""
-    _address.cache_clear()
+    _addresses.clear()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.platform.chain import RpcError, rpc_call
+from chalicelib.evm.rpc import RpcError, rpc_call
 from chalicelib.platform.networks import Network
 
 

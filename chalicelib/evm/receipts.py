@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib.evm.rpc import batch
-from chalicelib.platform.chain import RpcError, rpc_call
+from chalicelib.evm import rpc
+from chalicelib.evm.rpc import RpcError, quantity, rpc_call
 from chalicelib.platform.errors import upstream_unavailable
 from chalicelib.platform.networks import Network
 
@@ -39,13 +39,13 @@ def required_confirmations(network: Network) -> int:
 def mined(network: Network, tx_hash: str) -> Mined | None:
     """The receipt and the head in one round trip; None while the node knows no receipt. Raises ApiError 502
     when the node refuses either read or answers a malformed receipt."""
-    receipt, head = batch(network, [("eth_getTransactionReceipt", [tx_hash]), ("eth_blockNumber", [])])
+    receipt, head = rpc.rpc_batch(network, [("eth_getTransactionReceipt", [tx_hash]), ("eth_blockNumber", [])])
     if isinstance(receipt, RpcError) or isinstance(head, RpcError):
         raise upstream_unavailable(UPSTREAM_UNAVAILABLE, "The network's node refused the reads; retry")
     if receipt is None:
         return None
     try:
-        return Mined(dict(receipt), int(receipt["blockNumber"], 16), str(receipt["blockHash"]), int(head, 16))
+        return Mined(dict(receipt), quantity(receipt["blockNumber"]), str(receipt["blockHash"]), quantity(head))
     except (KeyError, TypeError, ValueError):
         raise upstream_unavailable(UPSTREAM_UNAVAILABLE, "The node answered a malformed receipt") from None
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from chalicelib.evm import abi
-from chalicelib.platform.chain import RpcError, rpc_call
+from chalicelib.evm.rpc import RpcError, rpc_call
 from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError
 from chalicelib.platform.networks import Network
 

@@ -28,10 +28,10 @@ from typing import Any
 
 from chalicelib.mpc.shares import COSIGNER, PARTY_KEY, SIGNER
 from chalicelib.platform import aws
+from chalicelib.platform.cache import TtlCache
 from chalicelib.platform.clock import epoch, iso_now
 from chalicelib.platform.kms_envelope import (
     DataKey,
-    DataKeyCache,
     new_data_key,
     open_data_key,
     open_with,
@@ -49,7 +49,8 @@ USED_PREFIX = "USED#"
 READY_FOR_S = 30 * 86_400  # an unused share that its pair lost (one side never stored) goes away by itself
 USED_KEPT_S = 90 * 86_400  # the record of which digest a share signed
 
-_data_keys = DataKeyCache()
+# Plaintext data keys by party and wallet, each kept presign_key_cache_s from when it was opened.
+_data_keys: TtlCache[str, DataKey] = TtlCache("presignature-data-keys", lambda: load_settings().presign_key_cache_s)
 
 
 def presignature_context(wallet_id: str, party: int, presignature_id: str) -> dict[str, str]:
@@ -215,5 +216,5 @@ def _data_key(party: int, wallet_id: str, create: bool) -> DataKey:
         except aws.ConditionFailedError as lost:  # a concurrent refill made it first: use theirs
             assert lost.old is not None
             data_key = open_data_key(PARTY_KEY[party], bytes(lost.old["key"]), context)
-    _data_keys.put(name, data_key, load_settings().presign_key_cache_s)
+    _data_keys.put(name, data_key)
     return data_key

@@ -72,8 +72,9 @@ def _bytes(value: object) -> bytes:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# One data key for many small items (presignature shares), its plaintext cached in memory for a bounded time, as
-# the AWS Encryption SDK's caching materials manager does: the items' hot path then makes no KMS call.
+# One data key for many small items (presignature shares), its plaintext cached in memory for a bounded time
+# (platform/cache.py), as the AWS Encryption SDK's caching materials manager does: the items' hot path then makes
+# no KMS call.
 
 
 @dataclass(frozen=True)
@@ -108,43 +109,3 @@ def open_with(data_key: DataKey, nonce: bytes, ciphertext: bytes, context: dict[
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
     return AESGCM(data_key.plaintext).decrypt(nonce, ciphertext, _aad(context))
-
-
-class DataKeyCache:
-    """Plaintext data keys by name, each kept `ttl_s` from when it was put (never refreshed by use), at most
-    `max_entries` (the oldest go first)."""
-
-    def __init__(self, max_entries: int = 1024) -> None:
-        import threading
-        from collections import OrderedDict
-
-        self._entries: OrderedDict[str, tuple[float, DataKey]] = OrderedDict()
-        self._lock = threading.Lock()
-        self.max_entries = max_entries
-
-    def get(self, name: str) -> DataKey | None:
-        from chalicelib.platform.clock import monotonic
-
-        with self._lock:
-            entry = self._entries.get(name)
-            if entry is None:
-                return None
-            if entry[0] <= monotonic():
-                del self._entries[name]
-                return None
-            return entry[1]
-
-    def put(self, name: str, data_key: DataKey, ttl_s: float) -> None:
-        from chalicelib.platform.clock import monotonic
-
-        if ttl_s <= 0:
-            return
-        with self._lock:
-            self._entries[name] = (monotonic() + ttl_s, data_key)
-            self._entries.move_to_end(name)
-            while len(self._entries) > self.max_entries:
-                self._entries.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()

@@ -8,8 +8,8 @@ from chalice import Blueprint, Response
 from pydantic import BaseModel
 
 from chalicelib.auth import guards
+from chalicelib.evm.rpc import quantity, rpc_call
 from chalicelib.platform import aws, clock, resources
-from chalicelib.platform.chain import rpc_call
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.networks import Network, registry
 from chalicelib.platform.router import Call, Reply, document_route, route
@@ -90,7 +90,7 @@ def _table_status(name: str) -> Component:
 def _network_status(network: Network) -> Component:
     name = network.name
     try:
-        chain_id = int(rpc_call(network, "eth_chainId", timeout_s=2.0), 16)
+        chain_id = quantity(rpc_call(network, "eth_chainId", timeout_s=2.0))
     except Exception as exc:  # noqa: BLE001 - as above
         return Component(name=f"network:{name}", ok=False, detail=type(exc).__name__)
     ok = chain_id == network.chainId

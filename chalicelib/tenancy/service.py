@@ -8,10 +8,10 @@ item does not decrypt), and cached decrypted in memory for a short while.
 
 from __future__ import annotations
 
-import time
 import uuid
 
 from chalicelib.platform import aws
+from chalicelib.platform.cache import TtlCache
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.secrets import digest, new_secret
 from chalicelib.platform.settings import load_settings
@@ -21,11 +21,11 @@ from chalicelib.tenancy.models import App, Client, IssuedCredentials, Organizati
 CLIENT_SECRET_PREFIX = "dcs"
 APP_SECRET_PREFIX = "das"
 
-# app id -> (expiry on the monotonic clock, the app, its decrypted secret). Apps never change once created, so
-# the record is cached with its secret: a signed request then makes no tenancy read while the entry is fresh.
-_app_secret_cache: dict[str, tuple[float, App, str]] = {}
-# SHA-256 of a client secret -> (expiry, the client): a client and its secret never change either.
-_client_cache: dict[str, tuple[float, Client]] = {}
+# app id -> (the app, its decrypted secret). Apps never change once created, so the record is cached with its
+# secret: a signed request then makes no tenancy read while the entry is fresh.
+_app_secret_cache: TtlCache[str, tuple[App, str]] = TtlCache("app-secrets", lambda: load_settings().app_secret_cache_s)
+# SHA-256 of a client secret -> the client: a client and its secret never change either.
+_client_cache: TtlCache[str, Client] = TtlCache("clients", lambda: load_settings().app_secret_cache_s)
 
 
 class TenancyError(ValueError):
@@ -84,23 +84,24 @@ def create_tenant(name: str) -> IssuedCredentials:
 
 def client_for_secret(secret: str) -> Client | None:
     secret_hash = digest(secret)
-    cached = _client_cache.get(secret_hash)
-    if cached and cached[0] > time.monotonic():
-        return cached[1]
+    # Only secrets that exist are kept: nothing an unauthenticated caller sends can fill memory.
+    return _client_cache.get_or_put(secret_hash, lambda: _client_of_hash(secret_hash))
+
+
+def _client_of_hash(secret_hash: str) -> Client | None:
     client_id = store.client_id_for_secret_hash(secret_hash)
-    client = store.get_client(client_id) if client_id else None
-    if client is not None:  # only secrets that exist: nothing an unauthenticated caller sends can fill memory
-        _client_cache[secret_hash] = (time.monotonic() + load_settings().app_secret_cache_s, client)
-    return client
+    return store.get_client(client_id) if client_id else None
 
 
 def app_with_secret(app_id: str) -> tuple[App, str] | None:
-    cached = _app_secret_cache.get(app_id)
-    if cached and cached[0] > time.monotonic():
-        return cached[1], cached[2]
+    # Unknown ids are not cached: nothing an unauthenticated caller sends can fill memory.
+    return _app_secret_cache.get_or_put(app_id, lambda: _read_app(app_id))
+
+
+def _read_app(app_id: str) -> tuple[App, str] | None:
     found = store.get_app(app_id)
     if found is None:
-        return None  # unknown ids are not cached: nothing an unauthenticated caller sends can fill memory
+        return None
     app, ciphertext = found
     secret = (
         aws.client("kms")
@@ -109,7 +110,6 @@ def app_with_secret(app_id: str) -> tuple[App, str] | None:
         ]
         .decode()
     )
-    _app_secret_cache[app_id] = (time.monotonic() + load_settings().app_secret_cache_s, app, secret)
     return app, secret
 
 

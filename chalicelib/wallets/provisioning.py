@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime, time
 from typing import Literal
 
 from chalicelib.auth import refresh
-from chalicelib.auth.keys import MAX_TOKEN_LIFETIME_S
+from chalicelib.auth.jwt_keys import MAX_TOKEN_LIFETIME_S
 from chalicelib.auth.models import WalletPrincipal
 from chalicelib.auth.service import wallet_token_for
 from chalicelib.auth.users import User

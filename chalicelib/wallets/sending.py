@@ -15,10 +15,10 @@ import re
 from dataclasses import dataclass
 
 from chalicelib.auth.models import WalletPrincipal
-from chalicelib.evm import abi, pipeline, tokens
+from chalicelib.evm import abi, erc20, pipeline, tokens
 from chalicelib.evm.pipeline import Call, Sent
 from chalicelib.evm.transactions import UnsignedTx
-from chalicelib.platform import amounts, erc20
+from chalicelib.platform import amounts
 from chalicelib.platform.amounts import parse_amount
 from chalicelib.platform.chain import checksum_address
 from chalicelib.platform.errors import ApiError, bad_request

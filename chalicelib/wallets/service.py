@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from chalicelib.auth.models import WalletPrincipal
-from chalicelib.platform import erc20
+from chalicelib.evm import erc20
 from chalicelib.platform.amounts import format_units
 from chalicelib.platform.chain import RpcError, checksum_address, rpc_call
 from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError, not_found

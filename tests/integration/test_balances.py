@@ -7,7 +7,8 @@ import json
 import pytest
 from eth_account import Account
 
-from chalicelib.platform import aws, erc20, networks, settings
+from chalicelib.evm import erc20
+from chalicelib.platform import aws, networks, settings
 from devtools import chain
 
 pytestmark = pytest.mark.integration

@@ -19,8 +19,8 @@ from eth_account import Account
 from chalicelib.auth import users
 from chalicelib.auth.models import WalletPrincipal
 from chalicelib.auth.tokens import Claims, TokenKind
-from chalicelib.evm import pipeline, tracking
-from chalicelib.platform import aws, clock, erc20, networks, settings
+from chalicelib.evm import erc20, pipeline, tracking
+from chalicelib.platform import aws, clock, networks, settings
 from chalicelib.tenancy import service as tenancy
 from chalicelib.wallets import sending
 from chalicelib.wallets.models import SendCoinRequest

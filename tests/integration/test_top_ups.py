@@ -13,9 +13,10 @@ import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct
 
+from chalicelib.evm import erc20
 from chalicelib.gas_tanks import checks, service
 from chalicelib.gas_tanks.models import TopUpRecord
-from chalicelib.platform import aws, clock, due, erc20, networks, settings
+from chalicelib.platform import aws, clock, due, networks, settings
 from chalicelib.tenancy import service as tenancy
 from tests.unit.test_smart_accounts import call, create
 

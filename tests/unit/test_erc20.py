@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from chalicelib.platform import erc20
+from chalicelib.evm import erc20
 from chalicelib.platform.chain import rpc_call
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.networks import Network

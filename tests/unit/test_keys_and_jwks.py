@@ -6,7 +6,8 @@ import json
 
 import jwt
 
-from chalicelib.auth import keys, tokens, users
+from chalicelib.auth import jwt_keys as keys
+from chalicelib.auth import tokens, users
 from chalicelib.auth.tokens import TokenKind
 from chalicelib.platform.settings import load_settings
 

@@ -7,7 +7,8 @@ import json
 import pytest
 from botocore.exceptions import ClientError
 
-from chalicelib.platform import aws
+from chalicelib.platform import aws, clock
+from chalicelib.platform.settings import load_settings
 from chalicelib.tenancy import admin, service, store
 
 
@@ -64,8 +65,7 @@ def test_a_known_app_is_served_from_memory_until_its_cache_time_ends(aws_env, mo
     monkeypatch.setattr(store, "get_app", lambda app_id: reads.append(app_id) or get_app(app_id))
     assert service.app_with_secret(issued["appId"]) == (app, secret)
     assert reads == []  # no tenancy read while cached
-    entry = service._app_secret_cache[issued["appId"]]
-    service._app_secret_cache[issued["appId"]] = (0.0, *entry[1:])  # expired
+    clock.travel(load_settings().app_secret_cache_s + 1)  # expired
     assert service.app_with_secret(issued["appId"]) == (app, secret)
     assert reads == [issued["appId"]]
 

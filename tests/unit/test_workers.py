@@ -119,7 +119,7 @@ def test_rate_parsing():
 
 def test_the_service_registers_its_signing_key_rotation(aws_env):
     from app import app
-    from chalicelib.auth import keys
+    from chalicelib.auth import jwt_keys as keys
 
     runner = WorkerRunner(app, region="us-east-1")
     rotation = next(s for s in runner.schedules if s.name == "rotate_signing_keys")

@@ -7,11 +7,12 @@ anything else means the address is not a usable ERC-20 token.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib.platform.chain import RpcError, rpc_batch, rpc_call
+from chalicelib.evm import abi
+from chalicelib.evm.rpc import RpcError, rpc_batch, rpc_call
+from chalicelib.platform.cache import TtlCache
 from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError
 from chalicelib.platform.networks import Network
 
@@ -20,7 +21,8 @@ MAX_DECIMALS = 77
 MAX_SYMBOL = 32
 _CACHE_SIZE = 1024
 
-# Function selectors (the first 4 bytes of keccak256 of the signature); arguments are ABI-encoded with eth_abi.
+# Function selectors (the first 4 bytes of keccak256 of the signature), written out so that importing this module
+# loads no keccak; calls with arguments are encoded by evm/abi.py.
 DECIMALS = "0x313ce567"  # decimals()
 SYMBOL = "0x95d89b41"  # symbol()
 BALANCE_OF = "0x70a08231"  # balanceOf(address)
@@ -33,26 +35,26 @@ class TokenInfo:
 
 
 # Token metadata does not change: kept per (chain, token), least recently used dropped first.
-_info: OrderedDict[tuple[int, str], TokenInfo] = OrderedDict()
+_info: TtlCache[tuple[int, str], TokenInfo] = TtlCache("erc20-token-info", None, max_entries=_CACHE_SIZE)
 
 
 def token_info(network: Network, token: str) -> TokenInfo:
     """Decimals and symbol, read in one round trip (rpc_batch) and then cached."""
-    cached = _cached(network, token)
+    cached = _info.get((network.chainId, token))
     if cached is not None:
         return cached
     decimals, symbol = reads(network, token, [DECIMALS, SYMBOL])
-    return _remember(network, token, _parse_info(network, token, decimals, symbol))
+    return _info.put((network.chainId, token), _parse_info(network, token, decimals, symbol))
 
 
 def token_holding(network: Network, token: str, owner: str) -> tuple[TokenInfo, int]:
     """The token's metadata and `owner`'s balance, all in one round trip."""
     data = balance_call(owner)
-    cached = _cached(network, token)
+    cached = _info.get((network.chainId, token))
     if cached is not None:
         return cached, _uint(network, token, call(network, token, data))
     decimals, symbol, balance = reads(network, token, [DECIMALS, SYMBOL, data])
-    info = _remember(network, token, _parse_info(network, token, decimals, symbol))
+    info = _info.put((network.chainId, token), _parse_info(network, token, decimals, symbol))
     return info, _uint(network, token, balance)
 
 
@@ -61,9 +63,8 @@ def balance_of(network: Network, token: str, owner: str) -> int:
 
 
 def balance_call(owner: str) -> str:
-    from eth_abi import encode
-
-    return BALANCE_OF + encode(["address"], [owner]).hex()
+    """The eth_call data of `balanceOf(owner)`."""
+    return "0x" + abi.balance_of(owner).hex()
 
 
 def word(network: Network, token: str, data: str) -> int:
@@ -100,25 +101,7 @@ def _answer(network: Network, token: str, result: Any) -> bytes:
 
 
 def _uint(network: Network, token: str, raw: bytes) -> int:
-    from eth_abi import decode
-
-    (value,) = decode(["uint256"], raw[:32])
-    return int(value)
-
-
-def _cached(network: Network, token: str) -> TokenInfo | None:
-    key = (network.chainId, token)
-    if key in _info:
-        _info.move_to_end(key)
-        return _info[key]
-    return None
-
-
-def _remember(network: Network, token: str, info: TokenInfo) -> TokenInfo:
-    _info[(network.chainId, token)] = info
-    if len(_info) > _CACHE_SIZE:
-        _info.popitem(last=False)
-    return info
+    return abi.decode_uint(raw[:32])  # _answer made sure of one word: any 32 bytes are a uint256
 
 
 def _parse_info(network: Network, token: str, decimals_raw: bytes, symbol_raw: bytes) -> TokenInfo:
@@ -133,15 +116,12 @@ def not_a_token(token: str, network: Network) -> ApiError:
 
 
 def _symbol(network: Network, token: str, raw: bytes) -> str:
-    from eth_abi import decode
-    from eth_abi.exceptions import DecodingError
-
     if len(raw) == 32:  # some old tokens return bytes32
         text = raw.rstrip(b"\0").decode("utf-8", errors="replace")
     else:
         try:  # eth_abi checks the offset and length against the answer's size
-            (text,) = decode(["string"], raw)
-        except (DecodingError, OverflowError, ValueError):
+            text = abi.decode_string(raw)
+        except ValueError:
             raise not_a_token(token, network) from None
     if not text or len(text) > MAX_SYMBOL or not text.isprintable():
         raise not_a_token(token, network)

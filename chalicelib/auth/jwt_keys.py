@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.platform import aws
+from chalicelib.platform.cache import TtlCache
 from chalicelib.platform.clock import epoch
 from chalicelib.platform.logging import logger
 from chalicelib.platform.settings import load_settings
@@ -69,36 +70,29 @@ class KeySet:
         return {"keys": [key.jwk() for key in self.keys]}
 
 
-_cache: tuple[float, KeySet] | None = None
+UNKNOWN_KID_REFRESH_S = 30
+_key_set: TtlCache[str, KeySet] = TtlCache("jwt-signing-keys", CACHE_S, max_entries=1)
+# Present while an unknown kid's re-read is recent: a stream of forged kids re-reads at most every 30 s.
+_refreshed: TtlCache[str, bool] = TtlCache("jwt-unknown-kid-refresh", UNKNOWN_KID_REFRESH_S, max_entries=1)
 
 
 def load(refresh: bool = False) -> KeySet:
-    global _cache
-    if _cache and not refresh and _cache[0] > time.monotonic():
-        return _cache[1]
-    key_set = _read()
-    _cache = (time.monotonic() + CACHE_S, key_set)
-    return key_set
-
-
-_last_refresh = 0.0
-UNKNOWN_KID_REFRESH_S = 30
+    cached = None if refresh else _key_set.get(SECRET)
+    return cached if cached is not None else _key_set.put(SECRET, _read())
 
 
 def find(kid: str) -> SigningKey | None:
     """The key with this kid; an unknown kid re-reads the secret (a rotation elsewhere), at most every 30 s."""
-    global _last_refresh
     key = load().find(kid)
-    if key is None and time.monotonic() - _last_refresh > UNKNOWN_KID_REFRESH_S:
-        _last_refresh = time.monotonic()
+    if key is None and SECRET not in _refreshed:
+        _refreshed.put(SECRET, True)
         key = load(refresh=True).find(kid)
     return key
 
 
 def forget() -> None:
-    global _cache, _last_refresh
-    _cache = None
-    _last_refresh = 0.0
+    _key_set.clear()
+    _refreshed.clear()
 
 
 def rotate(now: int | None = None) -> KeySet:
