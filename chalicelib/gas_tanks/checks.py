@@ -8,7 +8,7 @@ the record `success`; a message for a top-up that is no longer pending does noth
 unknown, unconfirmed, or the node is down, the next attempt is queued with a doubling delay; after
 `topup_check_attempts` checks, or at once when the chain refutes the top-up, it is marked `failed`.
 
-A pending record is due (platform/due.py) by the time its next check should have run. The checks of one top-up
+A pending record is due (platform/followups.py) by the time its next check should have run. The checks of one top-up
 are one chain of messages, each carrying the record's `dueAt` as it set it: a check queues its successor only
 after it moved `dueAt` on from its own, so a duplicate, or a late message whose record the schedule handed to a
 new chain, ends there. The schedule hands back a record past its `dueAt` (its message lost, dead-lettered, or
@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.gas_tanks import service, store, verification
-from chalicelib.platform import aws, due
+from chalicelib.platform import aws, followups
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.logging import logger
@@ -84,36 +84,26 @@ def requeue_quiet(limit: int = 100) -> int:
     """The schedule's safety net: queue the check of each pending top-up whose checks went quiet."""
 
     def queue_again(record: dict[str, Any]) -> None:
-        aws.send_message(service.QUEUE, service.check_message(record))
+        service.CHECKS.send(service.check_message(record))
         logger.warning("top-up check queued again", extra={"topUpId": record["id"]})
 
-    return due.sweep(store.TABLE, "pending", service.QUIET_S, queue_again, limit)
+    return service.PENDING.sweep(queue_again, limit)
 
 
 def _again(body: dict[str, Any], marker: dict[str, Any], attempt: int) -> None:
-    delay = min(service.MAX_CHECK_DELAY_S, max(1, load_settings().topup_check_delay_s) * 2**attempt)
-    moved = due.due_in(delay + service.QUIET_S)
+    delay = followups.doubling(max(1, load_settings().topup_check_delay_s), attempt)
     # A message without `due` comes from before records were due: the record enters the index now.
-    same_chain = ("dueAt = :due", {":due": body["due"]}) if "due" in body else ("attribute_not_exists(dueAt)", {})
-    try:
-        record = aws.write(
-            aws.update(
-                "record",
-                store.TABLE,
-                store.record_key(marker),
-                aws.Changes(set={**moved, "checkAttempt": attempt + 1}),
-                aws.Condition(
-                    f"#id = :id AND #status = :pending AND {same_chain[0]}",
-                    {"#id": "id", "#status": "status"},
-                    {":id": marker["topUpId"], ":pending": "pending", **same_chain[1]},
-                ),
-            ),
-            return_new=True,
-        )
-    except aws.ConditionFailedError:
+    record = service.PENDING.move_on(
+        "record",
+        store.record_key(marker),
+        body.get("due"),
+        delay,
+        {"checkAttempt": attempt + 1},
+        aws.Condition("#id = :id", {"#id": "id"}, {":id": marker["topUpId"]}),
+    )
+    if record is None:
         return  # another chain of checks (the schedule's) has this top-up now, or it ended
-    assert record is not None
-    aws.send_message(service.QUEUE, service.check_message(record), delay_s=delay)
+    service.CHECKS.send(service.check_message(record), delay)
 
 
 def _fail(marker: dict[str, Any], chain_id: int, tx_hash: str, reason: str) -> None:
@@ -151,7 +141,7 @@ def _move_record(marker: dict[str, Any], changes: dict[str, Any]) -> aws.TxItem:
         "record",
         store.TABLE,
         store.record_key(marker),
-        aws.Changes(set=changes, remove=list(due.ATTRIBUTES)),
+        aws.Changes(set=changes, remove=list(followups.ENDED)),
         aws.Condition(
             "#id = :id AND #status = :pending",
             {"#id": "id", "#status": "status"},

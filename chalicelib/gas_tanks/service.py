@@ -27,10 +27,10 @@ from chalicelib.gas_tanks.models import (
     UsagePage,
     UsageRecord,
 )
-from chalicelib.platform import aws, due
+from chalicelib.platform import aws, followups
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.errors import bad_request, conflict
-from chalicelib.platform.logging import log_failure, logger
+from chalicelib.platform.logging import logger
 from chalicelib.platform.networks import Network, registry
 from chalicelib.platform.pagination import PageQuery, pagination
 from chalicelib.platform.settings import load_settings
@@ -42,8 +42,10 @@ NOT_USDT = "NOT_USDT"
 NOT_THE_POOL = "NOT_THE_POOL"
 TOPUP_ALREADY_USED = "TOPUP_ALREADY_USED"
 QUEUE = "topup-checks"
-MAX_CHECK_DELAY_S = 900  # SQS's longest delay
 QUIET_S = 300  # past its due time by this long, a pending top-up's checks went quiet (checks.requeue_quiet)
+# One chain of checks per pending top-up; the step token is the record's due time as the chain set it.
+CHECKS = followups.FollowUp(QUEUE, step_field="due")
+PENDING = followups.Requeue(store.TABLE, "pending", QUIET_S)
 
 
 def top_up_owner(app: App, request: OwnerTopUp) -> None:
@@ -143,14 +145,11 @@ def _top_up(app: App, network: Network, request: ClientTopUp, tank: dict[str, An
         "signedText": signed_text,
         "signature": request.signature,
         "checkAttempt": 1,
-        **due.due_in(delay + QUIET_S),
+        **PENDING.due(delay),
     }
     _append(tank, pending, lambda seq: [_marker(network.chainId, tx_hash, tank, record, "pending", seq)])
     # Queued once committed, so the check finds the top-up; a send lost here is queued again by the schedule.
-    try:
-        aws.send_message(QUEUE, check_message(pending), delay_s=delay)
-    except Exception as exc:  # noqa: BLE001 - the top-up is recorded and due: the schedule queues its check
-        log_failure("top-up check not queued; the schedule queues it", exc, topUpId=record["id"])
+    CHECKS.send_committed(check_message(pending), delay, topUpId=record["id"])
 
 
 def check_message(record: dict[str, Any]) -> dict[str, Any]:

@@ -2,10 +2,10 @@
 
 A follow-up is a message to a named SQS queue (`FollowUp`), delayed by at most MAX_DELAY_S: SQS refuses longer,
 so a longer wait is a chain of follow-ups, each finding the record not due yet. The follow-ups of one record
-form one chain: each message carries a step token (the field `FollowUp.token`: the record's step as the sender
-left it, a counter or its due time), a tracker moves the record's step on before it sends the successor, and a
-message whose token is no longer the record's (a duplicate delivery, a leftover of a chain that was taken over)
-is stale and dropped.
+form one chain: each message carries a step token (in the body's field `FollowUp.step_field`: the record's step
+as the sender left it, a counter or its due time), a tracker moves the record's step on before it sends the
+successor, and a message whose token is no longer the record's (a duplicate delivery, a leftover of a chain that
+was taken over) is stale and dropped.
 
 A record that waits for a follow-up sits in its table's `due` index (due.py) while it is open (`Requeue`): the
 write that opens it carries `due(...)`, each step moves its due time past the next follow-up (`move_on`: that
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.platform import aws, due
-from chalicelib.platform.logging import logger
+from chalicelib.platform.logging import log_failure
 
 MAX_DELAY_S = 900  # SQS's longest delay
 ENDED = due.ATTRIBUTES  # removed by the write that ends a record: it leaves the `due` index
@@ -50,13 +50,13 @@ def is_stale(token: Any, current: Any) -> bool:
 
 @dataclass(frozen=True)
 class FollowUp:
-    """The follow-ups of one tracker: messages to `queue`; `token` names the body's field with the step token."""
+    """The follow-ups of one tracker: messages to `queue`; `step_field` names the body's field with the step token."""
 
     queue: str
-    token: str | None = None
+    step_field: str | None = None
 
     def send(self, body: Mapping[str, Any], delay_s: float = 0) -> None:
-        aws.send_message(self.queue, dict(body), capped(delay_s))
+        aws.send_message(self.queue, dict(body), delay_s=capped(delay_s))
 
     def send_committed(self, body: Mapping[str, Any], delay_s: float = 0, **context: Any) -> bool:
         """Send after the commit that made the record due: a send that fails is logged, not raised (the record
@@ -64,16 +64,13 @@ class FollowUp:
         try:
             self.send(body, delay_s)
         except Exception as exc:  # noqa: BLE001 - committed already: the sweep sends it
-            logger.warning(
-                "follow-up not sent; its sweep sends it",
-                extra={"queue": self.queue, "errorType": type(exc).__name__, **context},
-            )
+            log_failure("follow-up not sent; its sweep sends it", exc, queue=self.queue, **context)
             return False
         return True
 
     def stale(self, body: Mapping[str, Any], current: Any) -> bool:
         """The message belongs to another step than the record's `current` one: a duplicate or a leftover."""
-        return self.token is not None and is_stale(body.get(self.token), current)
+        return self.step_field is not None and is_stale(body.get(self.step_field), current)
 
 
 @dataclass(frozen=True)
