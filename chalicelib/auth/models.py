@@ -20,6 +20,10 @@ class WalletPrincipal:
     claims: Claims
     user: User
 
+    def idempotency_scope(self) -> str:
+        """platform/idempotency.py's Scoped: a user of a client."""
+        return f"W#{self.client.clientId}#{self.user.userId}"
+
 
 class LoginRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")

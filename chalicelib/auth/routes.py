@@ -9,6 +9,7 @@ from chalice import Blueprint, Rate, Response
 
 from chalicelib.auth import guards, jwt_keys, service
 from chalicelib.auth.models import LoginRequest, RefreshRequest, SessionInfo, TokenPair, WhoAmI
+from chalicelib.platform.consumers import scheduled
 from chalicelib.platform.router import Call, Reply, document_route, route
 
 bp = Blueprint(__name__)
@@ -86,8 +87,5 @@ def jwks() -> Response:
 
 @bp.schedule(Rate(1, unit=Rate.DAYS))
 def rotate_signing_keys(event: Any) -> None:
-    from chalicelib.platform.consumers import scheduled
-
-    scheduled(
-        "rotate_signing_keys", event, jwt_keys.rotate
-    )  # the same schedule (and first-deploy trigger) initialises and rotates
+    # The same schedule (and first-deploy trigger) initialises and rotates.
+    scheduled("rotate_signing_keys", event, jwt_keys.rotate)

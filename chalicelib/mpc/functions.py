@@ -1,4 +1,7 @@
-"""The Lambda functions of the MPC parties and the aux-pool refill schedule."""
+"""The Lambda functions of the MPC parties and the aux-pool refill schedule.
+
+An entry point: the parties, the signing service and the aux pool (and, through them, the MPC extension) are
+imported when a function runs, not when the API function loads its routes."""
 
 from __future__ import annotations
 
@@ -6,7 +9,8 @@ from typing import Any
 
 from chalice import Blueprint, Rate
 
-from chalicelib.platform import resources
+from chalicelib.platform import deadline, resources
+from chalicelib.platform.consumers import scheduled, sqs_batch
 from chalicelib.platform.settings import load_settings
 
 bp = Blueprint(__name__)
@@ -34,8 +38,6 @@ def user_party(event: dict[str, Any], context: Any) -> dict[str, Any]:
 @bp.on_sqs_message(queue=resources.queue_name(load_settings().stage, "presign-refill"), batch_size=1)
 def refill_presignatures(event: Any) -> Any:
     from chalicelib.mpc import service
-    from chalicelib.platform import deadline
-    from chalicelib.platform.consumers import sqs_batch
 
     def refill(body: dict[str, Any]) -> None:
         def time_left_s() -> float:
@@ -54,8 +56,6 @@ def refill_aux_pool(event: Any) -> None:
 
     def time_left_s() -> float:
         return float(event.context.get_remaining_time_in_millis()) / 1000
-
-    from chalicelib.platform.consumers import scheduled
 
     scheduled(
         "refill_aux_pool",

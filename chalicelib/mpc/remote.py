@@ -13,6 +13,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
+from chalicelib.mpc import parties
 from chalicelib.platform import aws
 from chalicelib.platform.logging import logger
 from chalicelib.platform.settings import load_settings
@@ -32,8 +33,6 @@ def call(function: str, payload: dict[str, Any]) -> Future[dict[str, Any]]:
 
 
 def _handlers() -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
-    from chalicelib.mpc import parties
-
     return {"cosigner": parties.cosigner, "user_party": parties.user_party}
 
 

@@ -20,7 +20,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from chalicelib.platform import resources
+from chalicelib.platform import deadline, resources, retry
 from chalicelib.platform.settings import load_settings
 
 CONNECT_TIMEOUT_S = 2
@@ -47,8 +47,6 @@ def _config(service: str) -> Any:
 
 
 def _respect_deadline(model: Any = None, **_: Any) -> None:
-    from chalicelib.platform import deadline
-
     deadline.check(f"AWS {getattr(model, 'name', 'call')}")
 
 
@@ -141,7 +139,7 @@ def batch_get_tables(keys: Mapping[str, list[dict[str, Any]]]) -> dict[str, list
     asked = {name: table_keys for name, table_keys in keys.items() if table_keys}
     physical = {table(name).name: name for name in asked}
     request: dict[str, Any] = {table(name).name: {"Keys": ks, "ConsistentRead": True} for name, ks in asked.items()}
-    for _ in range(5):
+    for _ in retry.attempts(5):  # unprocessed keys: asked again after a backoff, as DynamoDB advises
         if not request:
             return found
         # The resource's client (de)serialises DynamoDB types itself.

@@ -7,6 +7,7 @@ from typing import Annotated
 from pydantic import AfterValidator, Field
 from pydantic_core import PydanticCustomError
 
+from chalicelib.platform.errors import bad_request
 from chalicelib.platform.transport import RpcError, rpc_batch, rpc_call
 
 __all__ = ["ADDRESS_PATTERN", "INVALID_ADDRESS", "Address", "RpcError", "checksum_address", "rpc_batch", "rpc_call"]
@@ -18,8 +19,6 @@ ADDRESS_PATTERN = r"^0x[0-9a-fA-F]{40}$"
 
 def checksum_address(value: str, field: str) -> str:
     """EIP-55 form of a 20-byte hex address; a mixed-case input must already be correctly checksummed."""
-    from chalicelib.platform.errors import bad_request
-
     checksummed, reason = _checked(value)
     if checksummed is None:
         raise bad_request(

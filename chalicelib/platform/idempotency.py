@@ -40,9 +40,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, get_type_hints, runtime_checkable
 
 from chalicelib.platform import aws, clock, deadline, jsonsafe, retry
+from chalicelib.platform.envelope import dumps
 from chalicelib.platform.errors import ApiError, bad_request
 from chalicelib.platform.logging import log_failure, swallowed
 
@@ -85,8 +86,6 @@ class Slot:
         """Store the response. If that keeps failing, the key is kept as "outcome unknown" (never re-run)."""
         if self._pk is None:
             return
-        from chalicelib.platform.envelope import dumps
-
         store = aws.update(
             "idempotency",
             TABLE,
@@ -257,33 +256,32 @@ def _canonical_body(body: bytes) -> bytes:
         return body
 
 
+@runtime_checkable
+class Scoped(Protocol):
+    """A principal that owns idempotency keys (auth's WalletPrincipal, tenancy's App): its scope names its tenant
+    and itself, so two tenants' keys never meet."""
+
+    def idempotency_scope(self) -> str: ...
+
+
 def require_scope(route: str, guard: Any) -> None:
-    """An idempotent route's guard must return a principal `scope_of` knows (read from its return annotation),
-    so a route that could not scope its keys fails when it is declared, not at its first request."""
-    import typing
-
-    from chalicelib.auth.models import WalletPrincipal
-    from chalicelib.tenancy.models import App
-
+    """An idempotent route's guard must return a `Scoped` principal (read from its return annotation), so a route
+    that could not scope its keys fails when it is declared, not at its first request."""
     try:
-        returns = typing.get_type_hints(type(guard).__call__).get("return") if guard is not None else None
+        returns = get_type_hints(type(guard).__call__).get("return") if guard is not None else None
     except Exception:  # noqa: BLE001 - unresolvable annotations: not provably scoped, refused below
         returns = None
-    if not (isinstance(returns, type) and issubclass(returns, WalletPrincipal | App)):
+    if not (isinstance(returns, type) and issubclass(returns, Scoped)):
         raise TypeError(
-            f"{route}: an idempotent route needs a guard returning a WalletPrincipal or an App (its keys are "
-            f"scoped by tenant and principal); {type(guard).__name__} returns {returns!r}"
+            f"{route}: an idempotent route needs a guard returning a principal with an idempotency scope "
+            f"(a WalletPrincipal or an App: its keys are scoped by tenant and principal); {type(guard).__name__} "
+            f"returns {returns!r}"
         )
 
 
 def scope_of(principal: Any) -> str:
     """Keys belong to one tenant and one principal: a user of a client (Family W) or an app (Family S)."""
-    from chalicelib.auth.models import WalletPrincipal
-    from chalicelib.tenancy.models import App
-
-    if isinstance(principal, WalletPrincipal):
-        return f"W#{principal.client.clientId}#{principal.user.userId}"
-    if isinstance(principal, App):
-        return f"S#{principal.clientId}#{principal.appId}"
+    if isinstance(principal, Scoped):
+        return principal.idempotency_scope()
     # A route declared idempotent must name who its keys belong to; one shared scope would let tenants collide.
     raise TypeError(f"no idempotency scope for a principal of type {type(principal).__name__}")

@@ -21,7 +21,7 @@ from chalice import Blueprint, Response
 from chalice.app import Request
 from pydantic import BaseModel, ValidationError
 
-from chalicelib.platform import errors
+from chalicelib.platform import deadline, errors, idempotency, jsonsafe, resources
 from chalicelib.platform.envelope import dumps, envelope, error_envelope
 from chalicelib.platform.invocation import running_as
 from chalicelib.platform.logging import log_error_answer, log_failure, request_keys
@@ -95,8 +95,6 @@ def route(
     idempotent: bool = False,
 ) -> Callable[[Callable[[Call], Reply]], Callable[..., Response]]:
     if idempotent:
-        from chalicelib.platform import idempotency
-
         # Refused here, at import, rather than at the first request: keys must belong to a tenant and principal.
         idempotency.require_scope(f"{method} {path}", guard)
     spec = RouteSpec(
@@ -134,8 +132,6 @@ def route(
 
 def _idempotently(request: Request, method: str, call: Call, handler: Callable[[Call], Reply]) -> Response:
     """Honour `Idempotency-Key` (see platform/idempotency.py): replay a stored answer or run and store it."""
-    from chalicelib.platform import idempotency
-
     fingerprint = idempotency.request_hash(method, path_with_query(request), raw_body_bytes(request))
     scope = idempotency.scope_of(call.principal)
     with idempotency.guard(request.headers.get(idempotency.HEADER), scope, fingerprint) as slot:
@@ -151,8 +147,6 @@ def _idempotently(request: Request, method: str, call: Call, handler: Callable[[
 def guarded(request: Request, route_path: str, respond: Callable[[], Response]) -> Response:
     """Run `respond` within the request's time budget, turning any error into an envelope; every log line of
     the request carries its id, and every response gets X-Request-Id."""
-    from chalicelib.platform import deadline, resources
-
     request_id = _request_id(request)
     budget_s = deadline.from_lambda_context(request.lambda_context, float(resources.function("api_handler").timeout_s))
     with request_keys(request_id, route_path, request.lambda_context, _gateway_request_id(request)):
@@ -267,7 +261,6 @@ def _check_content_type(request: Request, accepted: tuple[str, ...]) -> None:
 
 def _refuse_duplicate_keys(raw: bytes | str) -> None:
     """A key given twice is ambiguous (parsers disagree on which wins): refused rather than guessed."""
-    from chalicelib.platform import jsonsafe
 
     def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         keys = [key for key, _ in pairs]

@@ -16,6 +16,8 @@ from typing import Literal
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from chalicelib.platform.logging import configure
+
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 ENV_PREFIX = "DOMPET_"
 
@@ -198,7 +200,5 @@ def load_settings() -> Settings:
         settings = Settings()
     except ValidationError as exc:
         raise SettingsError(describe_error(exc)) from None
-    from chalicelib.platform.logging import configure
-
     configure(settings.log_level)
     return settings

@@ -10,14 +10,21 @@
 
 It talks to the AWS account of the current credentials (or the local moto server
 through AWS_ENDPOINT_URL) for the stage in DOMPET_STAGE.
+
+A composition root, like the functions' entry points: it may import any domain (custody's allowlist and
+review live with custody; only this command writes the allowlist). No function imports it.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
-from chalicelib.tenancy import service
+from chalicelib.custody import limits, review
+from chalicelib.platform.chain import checksum_address
+from chalicelib.platform.errors import ApiError
+from chalicelib.tenancy import service, store
 from chalicelib.tenancy.models import IssuedCredentials
 
 
@@ -62,19 +69,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def _set_allowlist(args: argparse.Namespace) -> int:
     """Only the operator sets an app's withdrawal allowlist: no function may write where it is kept."""
-    import json
-
-    from chalicelib.custody import limits
-    from chalicelib.platform.chain import checksum_address
-    from chalicelib.platform.errors import ApiError
-
     try:
         addresses = [checksum_address(a, "address") for a in args.address]
     except ApiError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return 1
-    from chalicelib.tenancy import store
-
     if store.get_app(args.app_id) is None:  # (the app's record only: its secret is not opened)
         print(f"error: no app {args.app_id}", file=sys.stderr)
         return 1
@@ -84,10 +83,6 @@ def _set_allowlist(args: argparse.Namespace) -> int:
 
 def _review_withdrawal(args: argparse.Namespace) -> int:
     """Prints what the chain shows for the withdrawal; with a decision, makes it only if the chain allows it."""
-    import json
-
-    from chalicelib.custody import review
-
     act = review.settle if args.settle else review.release if args.release else review.inspect
     try:
         report = act(args.withdrawal_id)

@@ -25,6 +25,10 @@ class App(BaseModel):
     name: str
     createdAt: str
 
+    def idempotency_scope(self) -> str:
+        """platform/idempotency.py's Scoped: an app of a client."""
+        return f"S#{self.clientId}#{self.appId}"
+
 
 class IssuedCredentials(BaseModel):
     """Printed once by the admin command; secrets are not recoverable afterwards."""
