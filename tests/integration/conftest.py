@@ -21,7 +21,9 @@ from web3 import Web3
 
 from devtools import aa, chain
 from devtools.chain import free_port
-from tests.integration.devstack_client import ROOT
+from tests.support.custody import CONFIRMATIONS as CUSTODY_CONFIRMATIONS
+from tests.support.family_s import call
+from tests.support.scripts import ROOT
 
 AA_NETWORKS = (("local-a", 31337), ("local-b", 31338))
 
@@ -97,15 +99,11 @@ def aa_chains() -> Iterator[AAChains]:
         yield chains
 
 
-CUSTODY_CONFIRMATIONS = 3
-
-
 @pytest.fixture
 def custody(aa_chains, tmp_path, monkeypatch, api, tenant, aux_sets):
     """Both chains as custody networks (eth, usdt, erc20; CUSTODY_CONFIRMATIONS), the watcher starting at the next
     block, two aux sets for custody keys, and `signed(method, path, body)` for Family S calls."""
     from chalicelib.platform import networks, settings
-    from tests.unit.test_smart_accounts import call
 
     w3 = {c["chainId"]: Web3(Web3.HTTPProvider(c["rpc"])) for c in aa_chains}
     overrides = {

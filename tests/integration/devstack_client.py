@@ -2,16 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import requests
 
-ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("dompet_sign", ROOT / "scripts" / "dompet_sign.py")
-assert _spec is not None and _spec.loader is not None
-dompet_sign = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(dompet_sign)
+from tests.support.scripts import ROOT, dompet_sign  # noqa: F401 (ROOT: for its importers)
 
 
 def signed(info, method, path, body=b"", timestamp=None, app_id=None, secret=None):

@@ -11,14 +11,21 @@ from eth_account import Account
 
 from chalicelib.gas_tanks import charges
 from chalicelib.platform import networks
-from tests.integration import test_top_ups as top_ups
-from tests.integration.test_user_ops import _run, new_owner, settle, sign, stack, top_ups_bundler  # noqa: F401
-from tests.unit.test_smart_accounts import call
+from tests.support import top_ups
+from tests.support.family_s import call
+from tests.support.user_ops import (
+    new_owner,
+    run_user_op,
+    settle,
+    sign,
+    top_ups_bundler,
+    user_op_stack,  # noqa: F401 (the `stack` fixture)
+)
 
 pytestmark = pytest.mark.integration
 
 
-def test_ten_parallel_sponsored_submits_of_one_app_are_each_charged_once(api, tenant, stack):  # noqa: F811
+def test_ten_parallel_sponsored_submits_of_one_app_are_each_charged_once(api, tenant, stack):
     owner, _record, account = new_owner(api, tenant, stack, fund_usdt=0)
     stack["w3"].provider.make_request("anvil_setBalance", [account["aaAddress"], hex(10**18)])
     tx_hash, sender = top_ups.transfer(stack["chains"], 31337, 50 * 10**6)
@@ -26,7 +33,7 @@ def test_ten_parallel_sponsored_submits_of_one_app_are_each_charged_once(api, te
     assert call(api, tenant, "POST", "/api/v1/client/gasTank/topUp", body).status_code == 200
     recipient = Account.create().address
     transfer = {"accountId": account["id"], "to": recipient, "amount": "1"}
-    first = _run(api, tenant, owner, "sendCoin", transfer, sponsored=True)
+    first = run_user_op(api, tenant, owner, "sendCoin", transfer, sponsored=True)
     assert settle(first["userOpId"])["status"] == "success"  # deployed: the ten carry no factory
     before = int(call(api, tenant, "GET", "/api/v1/client/gasTank").json_body["data"]["balance"])
 

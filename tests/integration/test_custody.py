@@ -17,62 +17,22 @@ from chalicelib.custody import accounts, deposits, invoices, keys, ledger, watch
 from chalicelib.custody.store import get
 from chalicelib.evm import logs
 from chalicelib.evm.abi import encode_call
-from chalicelib.platform import aws, clock, networks, settings
+from chalicelib.platform import aws, clock, settings
 from chalicelib.platform.pagination import PageQuery
-from tests.integration.conftest import CUSTODY_CONFIRMATIONS as CONFIRMATIONS
-from tests.integration.test_top_ups import _ERC20_ABI as _ERC20
+from tests.support.custody import (
+    CONFIRMATIONS,
+    create_account,
+    custody_balance,
+    mine_blocks,
+    network_named,
+    outbox_events,
+    send_token,
+    token_balance,
+    watcher_step,
+)
+from tests.support.top_ups import ERC20_ABI as _ERC20
 
 pytestmark = pytest.mark.integration
-
-
-def _network(name):
-    return networks.registry().by_name(name)
-
-
-def _step(name):
-    report = watcher.step(_network(name))
-    assert report is not None
-    return report
-
-
-def _mine(w3, blocks):
-    w3.provider.make_request("anvil_mine", [hex(blocks)])
-
-
-def _token_transfer(custody, chain_id, token_key, to, amount):
-    w3 = custody["w3"][chain_id]
-    chain = next(c for c in custody["chains"] if c["chainId"] == chain_id)
-    token = w3.eth.contract(address=chain["tokens"][token_key], abi=_ERC20)
-    sender = w3.eth.accounts[2]
-    w3.eth.wait_for_transaction_receipt(token.functions.mint(sender, amount).transact({"from": sender}))
-    tx_hash = token.functions.transfer(to, amount).transact({"from": sender})
-    w3.eth.wait_for_transaction_receipt(tx_hash)
-    return "0x" + tx_hash.hex().removeprefix("0x")
-
-
-def _token_balance(custody, chain_id, token_key, address):
-    w3 = custody["w3"][chain_id]
-    chain = next(c for c in custody["chains"] if c["chainId"] == chain_id)
-    return w3.eth.contract(address=chain["tokens"][token_key], abi=_ERC20).functions.balanceOf(address).call()
-
-
-def _events(event_type):
-    items = aws.table("webhooks").scan()["Items"]
-    return [json.loads(i["body"]) for i in items if i.get("type") == event_type and "body" in i]
-
-
-def _balance(custody, account_id, network, token_code):
-    answer = custody["signed"]("GET", f"/api/v1/custody/accounts/{account_id}/balances")
-    assert answer.status_code == 200, answer.json_body
-    return next(
-        b for b in answer.json_body["data"]["balances"] if b["network"] == network and b["tokenCode"] == token_code
-    )
-
-
-def _create_account(custody, sub_id="user-1"):
-    answer = custody["signed"]("POST", "/api/v1/custody/accounts", {"subId": sub_id})
-    assert answer.status_code == 200, answer.json_body
-    return answer.json_body["data"]
 
 
 def test_tokens_and_idempotent_concurrent_account_creation(custody):
@@ -95,7 +55,7 @@ def test_tokens_and_idempotent_concurrent_account_creation(custody):
     again = custody["signed"]("POST", "/api/v1/custody/accounts", {"subId": "u-42"})
     assert again.json_body["data"] == account and again.json_body["message"] == "account exists"
 
-    [event] = _events("account.created")
+    [event] = outbox_events("account.created")
     assert event["id"] == f"account.created:{account['id']}"
     assert event["data"] == {
         "appId": custody["tenant"].appId,
@@ -131,7 +91,7 @@ def test_tokens_and_idempotent_concurrent_account_creation(custody):
         )
         assert factory.functions.getAddress(owner, keys.salt(account["id"])).call() == wallet["address"]
     # A second account of the same app shares the key (no second key generation) but not the address.
-    other = _create_account(custody, "u-43")
+    other = create_account(custody, "u-43")
     assert (
         other["mpcSubId"] == account["mpcSubId"] and other["wallets"][0]["address"] != account["wallets"][0]["address"]
     )
@@ -143,7 +103,7 @@ def test_tokens_and_idempotent_concurrent_account_creation(custody):
 
 
 def test_a_usdt_invoice_paid_exactly_is_pending_then_paid_and_credited_once(custody):
-    account = _create_account(custody)
+    account = create_account(custody)
     address = account["wallets"][0]["address"]
     answer = custody["signed"](
         "POST",
@@ -167,12 +127,12 @@ def test_a_usdt_invoice_paid_exactly_is_pending_then_paid_and_credited_once(cust
     )
     assert second.status_code == 409 and second.json_body["data"]["code"] == "INVOICE_ALREADY_PENDING"
 
-    tx_hash = _token_transfer(custody, 31337, "usdt", address, 12_500_000)
-    assert _token_balance(custody, 31337, "usdt", address) == 12_500_000  # on chain
-    report = _step("local-a")
+    tx_hash = send_token(custody, 31337, "usdt", address, 12_500_000)
+    assert token_balance(custody, 31337, "usdt", address) == 12_500_000  # on chain
+    report = watcher_step("local-a")
     assert report.recorded == 1 and report.credited == 0
-    assert _balance(custody, account["id"], "local-a", "usdt")["pendingBalance"] == "12.5"
-    [pending] = _events("deposit.invoice.pending_confirmation")
+    assert custody_balance(custody, account["id"], "local-a", "usdt")["pendingBalance"] == "12.5"
+    [pending] = outbox_events("deposit.invoice.pending_confirmation")
     assert pending["id"] == f"deposit.invoice.pending_confirmation:{invoice['id']}:{tx_hash}"
     data = pending["data"]
     assert set(data) == {"appId", "matchType", "confirmationStatus", "userId", "invoice", "transaction", "token"}
@@ -191,27 +151,29 @@ def test_a_usdt_invoice_paid_exactly_is_pending_then_paid_and_credited_once(cust
     assert data["transaction"]["to"] == address and data["transaction"]["chainId"] == 31337
     assert data["token"]["tokenCode"] == "usdt" and data["token"]["decimals"] == 6
 
-    _step("local-a")
-    assert _balance(custody, account["id"], "local-a", "usdt")["activeBalance"] == "0", "not before confirmations"
-    _mine(custody["w3"][31337], CONFIRMATIONS)
-    report = _step("local-a")
+    watcher_step("local-a")
+    assert custody_balance(custody, account["id"], "local-a", "usdt")["activeBalance"] == "0", (
+        "not before confirmations"
+    )
+    mine_blocks(custody["w3"][31337], CONFIRMATIONS)
+    report = watcher_step("local-a")
     assert report.credited == 1
     for _ in range(2):  # more steps, a rescan from the start: nothing more
-        _step("local-a")
+        watcher_step("local-a")
     cursor = get(**watcher.cursor_key(31337))
     aws.table("custody").update_item(
         Key=watcher.cursor_key(31337),
         UpdateExpression="SET #n = :s, hashes = :h",
         ExpressionAttributeNames={"#n": "next"},
-        ExpressionAttributeValues={":s": _network("local-a").custodyStartBlock, ":h": {}},
+        ExpressionAttributeValues={":s": network_named("local-a").custodyStartBlock, ":h": {}},
     )
-    assert _step("local-a").recorded == 0
+    assert watcher_step("local-a").recorded == 0
     assert int(cursor["next"]) > 0
-    balance = _balance(custody, account["id"], "local-a", "usdt")
+    balance = custody_balance(custody, account["id"], "local-a", "usdt")
     assert balance["activeBalance"] == "12.5" and balance["pendingBalance"] == "0"
     paid = custody["signed"]("GET", f"/api/v1/custody/invoices/{invoice['id']}").json_body["data"]
     assert paid["status"] == "paid" and paid["paidAt"] and paid["transactionHash"] == tx_hash
-    [event] = _events("deposit.invoice.paid")
+    [event] = outbox_events("deposit.invoice.paid")
     assert event["id"] == f"deposit.invoice.paid:{invoice['id']}:{tx_hash}"
     assert set(event["data"]) == {
         "appId",
@@ -256,31 +218,31 @@ def test_a_usdt_invoice_paid_exactly_is_pending_then_paid_and_credited_once(cust
 
 
 def test_a_wrong_amount_fails_the_invoice_and_credits_the_money_to_the_account(custody):
-    account = _create_account(custody)
+    account = create_account(custody)
     address = account["wallets"][1]["address"]  # local-b
     invoice = custody["signed"](
         "POST",
         "/api/v1/custody/invoices",
         {"accountId": account["id"], "network": "local-b", "tokenCode": "erc20", "amount": "2", "reference": "short"},
     ).json_body["data"]
-    tx_hash = _token_transfer(custody, 31338, "erc20", address, 10**18 + 1)  # 1.000000000000000001
-    _step("local-b")
-    _mine(custody["w3"][31338], CONFIRMATIONS)
-    assert _step("local-b").credited == 1
+    tx_hash = send_token(custody, 31338, "erc20", address, 10**18 + 1)  # 1.000000000000000001
+    watcher_step("local-b")
+    mine_blocks(custody["w3"][31338], CONFIRMATIONS)
+    assert watcher_step("local-b").credited == 1
     failed = custody["signed"]("GET", f"/api/v1/custody/invoices/{invoice['id']}").json_body["data"]
     assert failed["status"] == "failed" and failed["failedAt"]
-    [event] = _events("invoice.failed")
+    [event] = outbox_events("invoice.failed")
     assert event["id"] == f"invoice.failed:{invoice['id']}:{tx_hash}"
     raw = next(i["body"] for i in aws.table("webhooks").scan()["Items"] if i.get("type") == "invoice.failed")
     assert '"amount":1.000000000000000001,' in raw, "the human amount keeps every digit"
     assert json.loads(raw, parse_float=Decimal)["data"]["credit"]["amount"] == Decimal("1.000000000000000001")
     assert event["data"]["credit"]["referenceType"] == "token_transfer"
-    balance = _balance(custody, account["id"], "local-b", "erc20")
+    balance = custody_balance(custody, account["id"], "local-b", "erc20")
     assert balance["activeBalanceInDecimals"] == str(10**18 + 1) and balance["activeBalance"] == "1.000000000000000001"
 
 
 def test_native_and_uninvoiced_deposits_are_wallet_deposits_pending_then_credited(custody):
-    account = _create_account(custody)
+    account = create_account(custody)
     address = account["wallets"][0]["address"]
     w3 = custody["w3"][31337]
     tx_hash = "0x" + w3.eth.send_transaction(
@@ -288,8 +250,8 @@ def test_native_and_uninvoiced_deposits_are_wallet_deposits_pending_then_credite
     ).hex().removeprefix("0x")
     w3.eth.wait_for_transaction_receipt(tx_hash)
     assert w3.eth.get_balance(address) == 10**17
-    _step("local-a")
-    [pending] = _events("deposit.wallet.pending_confirmation")
+    watcher_step("local-a")
+    [pending] = outbox_events("deposit.wallet.pending_confirmation")
     wallet_id = account["wallets"][0]["walletId"]
     assert pending["id"] == f"deposit.wallet.pending_confirmation:{wallet_id}:{tx_hash}"
     assert pending["data"]["amount"] == 0.1 and pending["data"]["wallet"] == {
@@ -301,9 +263,9 @@ def test_native_and_uninvoiced_deposits_are_wallet_deposits_pending_then_credite
     assert (
         pending["data"]["transaction"]["tokenAddress"] == "" and pending["data"]["transaction"]["tokenSymbol"] == "ETH"
     )
-    _mine(w3, CONFIRMATIONS)
-    _step("local-a")
-    [credited] = _events("deposit.wallet.credited")
+    mine_blocks(w3, CONFIRMATIONS)
+    watcher_step("local-a")
+    [credited] = outbox_events("deposit.wallet.credited")
     deposit_id = credited["data"]["tokenTransfer"]["id"]
     assert credited["id"] == f"deposit.wallet.credited:{deposit_id}"
     assert credited["data"]["credit"] == {
@@ -312,13 +274,13 @@ def test_native_and_uninvoiced_deposits_are_wallet_deposits_pending_then_credite
         "referenceType": "token_transfer",
         "referenceId": deposit_id,
     }
-    assert _balance(custody, account["id"], "local-a", "eth")["activeBalance"] == "0.1"
+    assert custody_balance(custody, account["id"], "local-a", "eth")["activeBalance"] == "0.1"
     listed = custody["signed"]("GET", f"/api/v1/custody/deposits?accountId={account['id']}&status=credited")
     assert [d["id"] for d in listed.json_body["data"]["data"]] == [deposit_id]
 
 
 def test_a_reorg_before_confirmation_credits_nothing_and_a_re_mined_transfer_is_followed(custody):
-    account = _create_account(custody)
+    account = create_account(custody)
     address = account["wallets"][0]["address"]
     w3 = custody["w3"][31337]
     chain = custody["chains"].by_name("local-a")
@@ -342,43 +304,43 @@ def test_a_reorg_before_confirmation_credits_nothing_and_a_re_mined_transfer_is_
         )
     )
     w3.eth.wait_for_transaction_receipt(w3.eth.send_raw_transaction(signed.raw_transaction))
-    assert _step("local-a").recorded == 1
-    assert _balance(custody, account["id"], "local-a", "usdt")["pendingBalance"] == "5"
+    assert watcher_step("local-a").recorded == 1
+    assert custody_balance(custody, account["id"], "local-a", "usdt")["pendingBalance"] == "5"
 
     w3.provider.make_request("evm_revert", [snapshot])  # the transfer's block is gone
-    _mine(w3, CONFIRMATIONS + 2)  # a longer chain without it
-    report = _step("local-a")
+    mine_blocks(w3, CONFIRMATIONS + 2)  # a longer chain without it
+    report = watcher_step("local-a")
     assert report.reverted == 1 and report.credited == 0
     assert report.stepped_back > 0, "the cursor stepped back over the replaced blocks"
-    assert _token_balance(custody, 31337, "usdt", address) == 0
-    balance = _balance(custody, account["id"], "local-a", "usdt")
+    assert token_balance(custody, 31337, "usdt", address) == 0
+    balance = custody_balance(custody, account["id"], "local-a", "usdt")
     assert balance["pendingBalance"] == "0" and balance["activeBalance"] == "0"
-    [reverted] = _events("deposit.reverted")
+    [reverted] = outbox_events("deposit.reverted")
     deposit_id = reverted["data"]["tokenTransfer"]["id"]
     assert reverted["data"]["afterCredit"] is False
-    assert _events("deposit.wallet.credited") == []
+    assert outbox_events("deposit.wallet.credited") == []
 
     # The same signed transfer is mined again in another block: the same deposit is followed there.
     w3.eth.wait_for_transaction_receipt(w3.eth.send_raw_transaction(signed.raw_transaction))
     for _ in range(2):
-        _step("local-a")
+        watcher_step("local-a")
     record = get(f"DEPOSIT#{deposit_id}", "DEPOSIT")
     assert record["status"] == "pending"
-    _mine(w3, CONFIRMATIONS)
-    _step("local-a")
+    mine_blocks(w3, CONFIRMATIONS)
+    watcher_step("local-a")
     assert get(f"DEPOSIT#{deposit_id}", "DEPOSIT")["status"] == "credited"
-    balance = _balance(custody, account["id"], "local-a", "usdt")
+    balance = custody_balance(custody, account["id"], "local-a", "usdt")
     assert balance["activeBalance"] == "5" and balance["pendingBalance"] == "0"
-    assert _token_balance(custody, 31337, "usdt", address) == 5_000_000
+    assert token_balance(custody, 31337, "usdt", address) == 5_000_000
 
 
 def test_two_concurrent_watcher_runs_and_rescans_record_and_credit_once(custody):
-    account = _create_account(custody)
+    account = create_account(custody)
     address = account["wallets"][0]["address"]
-    _token_transfer(custody, 31337, "usdt", address, 3_000_000)
-    _mine(custody["w3"][31337], CONFIRMATIONS)
+    send_token(custody, 31337, "usdt", address, 3_000_000)
+    mine_blocks(custody["w3"][31337], CONFIRMATIONS)
     barrier = threading.Barrier(2)
-    network = _network("local-a")
+    network = network_named("local-a")
 
     def run(_):
         barrier.wait()
@@ -396,17 +358,17 @@ def test_two_concurrent_watcher_runs_and_rescans_record_and_credit_once(custody)
         ExpressionAttributeValues={":s": network.custodyStartBlock, ":h": {}},
     )
     for _ in range(3):
-        _step("local-a")
-    assert len(_events("deposit.wallet.pending_confirmation")) == 1
-    assert len(_events("deposit.wallet.credited")) == 1
-    assert _balance(custody, account["id"], "local-a", "usdt")["activeBalance"] == "3"
+        watcher_step("local-a")
+    assert len(outbox_events("deposit.wallet.pending_confirmation")) == 1
+    assert len(outbox_events("deposit.wallet.credited")) == 1
+    assert custody_balance(custody, account["id"], "local-a", "usdt")["activeBalance"] == "3"
     assert ledger.replay(account["id"])["local-a#usdt"]["active"] == 3_000_000
 
 
 def test_expiry_with_buffer_and_a_late_payment_credited_to_the_account(custody, monkeypatch):
     monkeypatch.setenv("DOMPET_INVOICE_BUFFER_S", "30")
     settings.load_settings.cache_clear()
-    account = _create_account(custody)
+    account = create_account(custody)
     address = account["wallets"][0]["address"]
     invoice = custody["signed"](
         "POST",
@@ -427,33 +389,33 @@ def test_expiry_with_buffer_and_a_late_payment_credited_to_the_account(custody, 
         clock.travel(20)  # past expiresAt + bufferInSeconds
         assert invoices.expire_due() == 0, "the watcher has not read the chain up to the deadline yet"
         w3.provider.make_request("evm_increaseTime", [200])
-        _mine(w3, 1)
-        _step("local-a")  # now it has: nothing was paid by then
+        mine_blocks(w3, 1)
+        watcher_step("local-a")  # now it has: nothing was paid by then
         assert invoices.expire_due() == 1
         assert invoices.expire_due() == 0
     finally:
         clock.reset()
     expired = custody["signed"]("GET", f"/api/v1/custody/invoices/{invoice['id']}").json_body["data"]
     assert expired["status"] == "expired" and expired["expiredAt"]
-    [event] = _events("invoice.expired")
+    [event] = outbox_events("invoice.expired")
     assert event["id"] == f"invoice.expired:{invoice['id']}"
     assert event["data"]["invoice"]["expiresAt"] == invoice["expiresAt"]
     assert event["data"]["invoice"]["bufferInSeconds"] == 30 and event["data"]["invoice"]["status"] == "expired"
     assert set(event["data"]) == {"appId", "userId", "invoice", "token"}
 
-    _token_transfer(custody, 31337, "usdt", address, 7_000_000)
-    _step("local-a")
-    _mine(w3, CONFIRMATIONS)
-    _step("local-a")
-    [credited] = _events("deposit.wallet.credited")
+    send_token(custody, 31337, "usdt", address, 7_000_000)
+    watcher_step("local-a")
+    mine_blocks(w3, CONFIRMATIONS)
+    watcher_step("local-a")
+    [credited] = outbox_events("deposit.wallet.credited")
     assert credited["data"]["invoiceId"] == invoice["id"] and credited["data"]["late"] is True
-    assert _balance(custody, account["id"], "local-a", "usdt")["activeBalance"] == "7"
+    assert custody_balance(custody, account["id"], "local-a", "usdt")["activeBalance"] == "7"
     listed = custody["signed"]("GET", f"/api/v1/custody/deposits?invoiceId={invoice['id']}").json_body["data"]
     assert listed["data"][0]["late"] is True
 
 
 def test_bad_input_is_a_4xx_with_a_code_and_changes_nothing(custody):
-    account = _create_account(custody)
+    account = create_account(custody)
     cases = [
         (
             {"accountId": account["id"], "network": "nope", "tokenCode": "usdt", "amount": "1", "reference": "r"},
@@ -505,22 +467,22 @@ def test_bad_input_is_a_4xx_with_a_code_and_changes_nothing(custody):
 
 def test_the_journal_replays_to_the_balances_after_a_randomized_run(custody):
     rng = random.Random(7)
-    made = [_create_account(custody, f"r-{i}") for i in range(3)]
+    made = [create_account(custody, f"r-{i}") for i in range(3)]
     w3 = custody["w3"][31337]
     for _ in range(8):
         account = rng.choice(made)
         address = account["wallets"][0]["address"]
         if rng.random() < 0.5:
-            _token_transfer(custody, 31337, "usdt", address, rng.randint(1, 10**9))
+            send_token(custody, 31337, "usdt", address, rng.randint(1, 10**9))
         else:
             w3.eth.wait_for_transaction_receipt(
                 w3.eth.send_transaction({"from": w3.eth.accounts[4], "to": address, "value": rng.randint(1, 10**18)})
             )
         if rng.random() < 0.5:
-            _step("local-a")
-    _mine(w3, CONFIRMATIONS)
+            watcher_step("local-a")
+    mine_blocks(w3, CONFIRMATIONS)
     for _ in range(2):
-        _step("local-a")
+        watcher_step("local-a")
     for account in made:
         # Double entry: per ledger account, credits minus debits over the journal equal the balance.
         entries = ledger.journal(account["id"]).page(PageQuery(page=1, limit=100))[0]
@@ -541,9 +503,7 @@ def test_the_journal_replays_to_the_balances_after_a_randomized_run(custody):
         for pair, amounts in stored.items():
             address = account["wallets"][0]["address"]
             on_chain = (
-                w3.eth.get_balance(address)
-                if pair.endswith("#eth")
-                else _token_balance(custody, 31337, "usdt", address)
+                w3.eth.get_balance(address) if pair.endswith("#eth") else token_balance(custody, 31337, "usdt", address)
             )
             assert amounts["active"] == on_chain and amounts["pending"] == 0, "credited = what the chain holds"
 
@@ -562,15 +522,15 @@ def test_the_scheduled_functions_run_the_watcher_and_the_expiry(custody, monkeyp
 
     monkeypatch.setenv("DOMPET_WATCH_LOOP_S", "0")
     settings.load_settings.cache_clear()
-    account = _create_account(custody)
-    _token_transfer(custody, 31337, "usdt", account["wallets"][0]["address"], 1_000_000)
-    _mine(custody["w3"][31337], CONFIRMATIONS)
+    account = create_account(custody)
+    send_token(custody, 31337, "usdt", account["wallets"][0]["address"], 1_000_000)
+    mine_blocks(custody["w3"][31337], CONFIRMATIONS)
     runner = WorkerRunner(app, region="us-east-1", poll_wait_s=0, periods={"watch_deposits": 1})
     [watch] = [s for s in runner.schedules if s.name == "watch_deposits"]
     [expire] = [s for s in runner.schedules if s.name == "expire_invoices"]
     runner.invoke_scheduled(watch)
     runner.invoke_scheduled(expire)
-    assert _balance(custody, account["id"], "local-a", "usdt")["activeBalance"] == "1"
+    assert custody_balance(custody, account["id"], "local-a", "usdt")["activeBalance"] == "1"
     assert runner.run_due_schedules(10**12) == []  # as on AWS: the first run one period after the start
     assert "watch_deposits" in runner.run_due_schedules(10**12 + 1)
 
@@ -582,10 +542,10 @@ def test_a_lagging_node_answering_no_logs_and_range_limits_lose_nothing(custody,
     recorded."""
     from chalicelib.platform.chain import RpcError
 
-    account = _create_account(custody)
+    account = create_account(custody)
     address = account["wallets"][0]["address"]
     for amount in (1_000_000, 2_000_000, 3_000_000):
-        _token_transfer(custody, 31337, "usdt", address, amount)
+        send_token(custody, 31337, "usdt", address, amount)
     real = watcher.rpc_call
     asked = {"range": 0, "by_hash": 0, "refused": 0}
 
@@ -599,12 +559,12 @@ def test_a_lagging_node_answering_no_logs_and_range_limits_lose_nothing(custody,
 
     monkeypatch.setattr(watcher, "rpc_call", lagging)
     monkeypatch.setattr(logs, "rpc_call", lagging)  # the range queries (evm/logs.py)
-    assert _step("local-a").recorded == 3
+    assert watcher_step("local-a").recorded == 3
     assert asked["range"] >= 1 and asked["by_hash"] >= 3
 
-    account2 = _create_account(custody, "user-2")
+    account2 = create_account(custody, "user-2")
     for amount in (4_000_000, 5_000_000):
-        _token_transfer(custody, 31337, "usdt", account2["wallets"][0]["address"], amount)
+        send_token(custody, 31337, "usdt", account2["wallets"][0]["address"], amount)
 
     def limited(network, method, params):
         query = params[0] if params else {}
@@ -615,20 +575,20 @@ def test_a_lagging_node_answering_no_logs_and_range_limits_lose_nothing(custody,
 
     monkeypatch.setattr(watcher, "rpc_call", limited)
     monkeypatch.setattr(logs, "rpc_call", limited)  # the range queries (evm/logs.py)
-    assert _step("local-a").recorded == 2
+    assert watcher_step("local-a").recorded == 2
     assert asked["refused"] >= 1
     monkeypatch.setattr(watcher, "rpc_call", real)
     monkeypatch.setattr(logs, "rpc_call", real)
-    _mine(custody["w3"][31337], CONFIRMATIONS)
-    _step("local-a")
-    assert _balance(custody, account["id"], "local-a", "usdt")["activeBalance"] == "6"
-    assert _balance(custody, account2["id"], "local-a", "usdt")["activeBalance"] == "9"
+    mine_blocks(custody["w3"][31337], CONFIRMATIONS)
+    watcher_step("local-a")
+    assert custody_balance(custody, account["id"], "local-a", "usdt")["activeBalance"] == "6"
+    assert custody_balance(custody, account2["id"], "local-a", "usdt")["activeBalance"] == "9"
 
 
 def test_a_reverted_native_transfer_is_not_a_deposit(custody):
     """A transaction that carries value to a deposit address but reverts moved nothing: receipt status 1 is
     required. (The address is given code that always reverts, so the chain really mines a failed transfer.)"""
-    account = _create_account(custody)
+    account = create_account(custody)
     address = account["wallets"][0]["address"]
     w3 = custody["w3"][31337]
     w3.provider.make_request("anvil_setCode", [address, "0x60006000fd"])  # PUSH1 0 PUSH1 0 REVERT
@@ -637,17 +597,17 @@ def test_a_reverted_native_transfer_is_not_a_deposit(custody):
     w3.provider.make_request("anvil_setCode", [address, "0x"])
     ok = w3.eth.send_transaction({"from": w3.eth.accounts[6], "to": address, "value": 2 * 10**16})
     w3.eth.wait_for_transaction_receipt(ok)
-    assert _step("local-a").recorded == 1  # only the successful one
-    _mine(w3, CONFIRMATIONS)
-    _step("local-a")
-    assert _balance(custody, account["id"], "local-a", "eth")["activeBalance"] == "0.02"
+    assert watcher_step("local-a").recorded == 1  # only the successful one
+    mine_blocks(w3, CONFIRMATIONS)
+    watcher_step("local-a")
+    assert custody_balance(custody, account["id"], "local-a", "eth")["activeBalance"] == "0.02"
     assert w3.eth.get_balance(address) == 2 * 10**16
 
 
 def test_native_value_that_does_not_stay_at_the_deposit_address_is_not_a_deposit(custody):
     """A deployed deposit address is a SimpleAccount: a payment calling its `addDeposit()` succeeds but moves the
     coin on to the EntryPoint. It is not credited and does not pay the invoice; a plain transfer still does."""
-    account = _create_account(custody)
+    account = create_account(custody)
     address = account["wallets"][0]["address"]
     w3 = custody["w3"][31337]
     chain = next(c for c in custody["chains"] if c["chainId"] == 31337)
@@ -674,37 +634,37 @@ def test_native_value_that_does_not_stay_at_the_deposit_address_is_not_a_deposit
     assert w3.eth.wait_for_transaction_receipt(forwarded).status == 1
     in_entry_point = w3.eth.call({"to": chain["entryPoint"], "data": encode_call("balanceOf(address)", address)})
     assert w3.eth.get_balance(address) == 0 and int.from_bytes(in_entry_point, "big") == 3 * 10**17
-    assert _step("local-a").recorded == 0
-    _mine(w3, CONFIRMATIONS)
-    _step("local-a")
-    balance = _balance(custody, account["id"], "local-a", "eth")
+    assert watcher_step("local-a").recorded == 0
+    mine_blocks(w3, CONFIRMATIONS)
+    watcher_step("local-a")
+    balance = custody_balance(custody, account["id"], "local-a", "eth")
     assert balance["activeBalance"] == "0" and balance["pendingBalance"] == "0"
     still = custody["signed"]("GET", f"/api/v1/custody/invoices/{invoice['id']}").json_body["data"]
     assert still["status"] == "pending"
-    assert _events("deposit.invoice.pending_confirmation") == [] and _events("deposit.invoice.paid") == []
+    assert outbox_events("deposit.invoice.pending_confirmation") == [] and outbox_events("deposit.invoice.paid") == []
 
     # A plain transfer (no call data) to the same, deployed, address stays there: it pays the invoice.
     plain = w3.eth.send_transaction({"from": w3.eth.accounts[7], "to": address, "value": 3 * 10**17})
     assert w3.eth.wait_for_transaction_receipt(plain).status == 1
     assert w3.eth.get_balance(address) == 3 * 10**17
-    assert _step("local-a").recorded == 1
-    _mine(w3, CONFIRMATIONS)
-    assert _step("local-a").credited == 1
-    assert _balance(custody, account["id"], "local-a", "eth")["activeBalance"] == "0.3"
+    assert watcher_step("local-a").recorded == 1
+    mine_blocks(w3, CONFIRMATIONS)
+    assert watcher_step("local-a").credited == 1
+    assert custody_balance(custody, account["id"], "local-a", "eth")["activeBalance"] == "0.3"
     paid = custody["signed"]("GET", f"/api/v1/custody/invoices/{invoice['id']}").json_body["data"]
     assert paid["status"] == "paid" and paid["transactionHash"] == "0x" + plain.hex().removeprefix("0x")
 
 
 def test_status_filters_keep_invoices_and_deposits_apart_and_a_reference_finds_its_invoice(custody):
-    account = _create_account(custody)
+    account = create_account(custody)
     address = account["wallets"][0]["address"]
     invoice = custody["signed"](
         "POST",
         "/api/v1/custody/invoices",
         {"accountId": account["id"], "network": "local-a", "tokenCode": "usdt", "amount": "3", "reference": "ref-7"},
     ).json_body["data"]
-    _token_transfer(custody, 31337, "usdt", address, 3_000_000)
-    _step("local-a")  # a pending deposit and a pending invoice now share the word "pending"
+    send_token(custody, 31337, "usdt", address, 3_000_000)
+    watcher_step("local-a")  # a pending deposit and a pending invoice now share the word "pending"
     for path, kind in (
         ("/api/v1/custody/invoices?status=pending", "invoice"),
         (f"/api/v1/custody/invoices?status=pending&accountId={account['id']}", "invoice"),
@@ -721,10 +681,10 @@ def test_status_filters_keep_invoices_and_deposits_apart_and_a_reference_finds_i
 
 
 def test_a_node_answering_no_receipt_for_a_canonical_block_reverts_nothing(custody, monkeypatch):
-    account = _create_account(custody)
-    _token_transfer(custody, 31337, "usdt", account["wallets"][0]["address"], 2_000_000)
-    _step("local-a")
-    _mine(custody["w3"][31337], CONFIRMATIONS)
+    account = create_account(custody)
+    send_token(custody, 31337, "usdt", account["wallets"][0]["address"], 2_000_000)
+    watcher_step("local-a")
+    mine_blocks(custody["w3"][31337], CONFIRMATIONS)
     real = watcher.batch
 
     def lagging(network, calls):
@@ -732,17 +692,17 @@ def test_a_node_answering_no_receipt_for_a_canonical_block_reverts_nothing(custo
         return [None if method == "eth_getTransactionReceipt" else a for (method, _), a in zip(calls, answers)]
 
     monkeypatch.setattr(watcher, "batch", lagging)
-    report = _step("local-a")
+    report = watcher_step("local-a")
     assert report.reverted == 0 and report.credited == 0  # no verdict: its block is still canonical
     monkeypatch.setattr(watcher, "batch", real)
-    assert _step("local-a").credited == 1
-    assert _events("deposit.reverted") == []
+    assert watcher_step("local-a").credited == 1
+    assert outbox_events("deposit.reverted") == []
 
 
 def test_zero_value_and_earlier_transfers_do_not_touch_an_invoice(custody):
-    account = _create_account(custody)
+    account = create_account(custody)
     address = account["wallets"][0]["address"]
-    _token_transfer(custody, 31337, "usdt", address, 1_500_000)  # mined before the invoice exists
+    send_token(custody, 31337, "usdt", address, 1_500_000)  # mined before the invoice exists
     # The watcher has seen the head but not scanned it yet (it lags): the transfer is found after the invoice.
     head = custody["w3"][31337].eth.block_number
     aws.table("custody").update_item(
@@ -753,16 +713,16 @@ def test_zero_value_and_earlier_transfers_do_not_touch_an_invoice(custody):
         "/api/v1/custody/invoices",
         {"accountId": account["id"], "network": "local-a", "tokenCode": "usdt", "amount": "1.5", "reference": "later"},
     ).json_body["data"]
-    _token_transfer(custody, 31337, "usdt", address, 0)  # anyone can send 0: it must not fail the invoice
-    _step("local-a")
-    _mine(custody["w3"][31337], CONFIRMATIONS)
-    _step("local-a")
+    send_token(custody, 31337, "usdt", address, 0)  # anyone can send 0: it must not fail the invoice
+    watcher_step("local-a")
+    mine_blocks(custody["w3"][31337], CONFIRMATIONS)
+    watcher_step("local-a")
     assert (
         custody["signed"]("GET", f"/api/v1/custody/invoices/{invoice['id']}").json_body["data"]["status"] == "pending"
     )
-    [credited] = _events("deposit.wallet.credited")
+    [credited] = outbox_events("deposit.wallet.credited")
     assert "invoiceId" not in credited["data"]
-    assert len(_events("deposit.wallet.pending_confirmation")) == 1
+    assert len(outbox_events("deposit.wallet.pending_confirmation")) == 1
 
 
 def test_an_invoice_create_with_an_idempotency_key_is_one_invoice(custody, api):
@@ -770,7 +730,7 @@ def test_an_invoice_create_with_an_idempotency_key_is_one_invoice(custody, api):
 
     from scripts.dompet_sign import signed_headers  # type: ignore[import-not-found]
 
-    account = _create_account(custody)
+    account = create_account(custody)
     tenant = custody["tenant"]
     body = json.dumps(
         {"accountId": account["id"], "network": "local-a", "tokenCode": "eth", "amount": "0.5", "reference": "idem-1"}
@@ -797,18 +757,18 @@ def test_custody_events_are_delivered_signed_to_the_apps_receiver(custody, monke
 
     from app import app
     from devtools.workers import WorkerRunner
-    from tests.integration.test_webhooks import Receiver
+    from tests.support.servers import Receiver
 
     monkeypatch.setenv("DOMPET_WEBHOOK_ALLOWLIST", "127.0.0.1/32")
     settings.load_settings.cache_clear()
     receiver = Receiver()
     try:
         assert custody["signed"]("PUT", "/api/v1/webhooks/settings", {"url": receiver.url}).status_code == 200
-        account = _create_account(custody)
-        _token_transfer(custody, 31337, "usdt", account["wallets"][0]["address"], 250_000)
-        _step("local-a")
-        _mine(custody["w3"][31337], CONFIRMATIONS)
-        _step("local-a")
+        account = create_account(custody)
+        send_token(custody, 31337, "usdt", account["wallets"][0]["address"], 250_000)
+        watcher_step("local-a")
+        mine_blocks(custody["w3"][31337], CONFIRMATIONS)
+        watcher_step("local-a")
         runner = WorkerRunner(app, region="us-east-1", poll_wait_s=0)
         [source] = [q for q in runner.queues if q.name == "deliver_webhook"]
         for _ in range(20):

@@ -16,15 +16,17 @@ from chalicelib.evm import nonces, pipeline, tracking
 from chalicelib.platform import aws, clock, settings
 from chalicelib.platform.pagination import PageQuery
 from chalicelib.tenancy import admin
-from tests.integration.test_custody import (
+from tests.support.custody import (
     CONFIRMATIONS,
-    _balance,
-    _events,
-    _mine,
-    _network,
-    _token_balance,
+    custody_balance,
+    funded_account,
+    mine_blocks,
+    network_named,
+    outbox_events,
+    request_withdrawal,
+    run_withdrawal,
+    token_balance,
 )
-from tests.integration.test_custody_withdrawals import _funded_account, _run, _withdraw
 
 pytestmark = pytest.mark.integration
 
@@ -43,7 +45,7 @@ def _deployed(custody, account):
     w3 = custody["w3"][31337]
     owner = get(f"ACCOUNT#{account['id']}", "ACCOUNT")["ownerAddress"]
     data = "0x" + deploy_call(owner, account["id"]).hex()
-    factory = _network("local-a").accountFactory
+    factory = network_named("local-a").accountFactory
     w3.eth.wait_for_transaction_receipt(
         w3.eth.send_transaction({"from": w3.eth.accounts[7], "to": factory, "data": data, "gas": 1_000_000})
     )
@@ -85,14 +87,14 @@ def _consistent(account_id):
 def test_an_unfunded_gas_wallet_past_the_lease_keeps_the_withdrawals_nonce(custody):
     """The gas wallet has no coin for longer than a nonce lease while another withdrawal of the same key asks for
     a nonce: the first keeps its own. Funded again, each is paid exactly once and none is held for review."""
-    first_account = _funded_account(custody, usdt=5_000_000, sub_id="first")
-    second_account = _funded_account(custody, usdt=5_000_000, sub_id="second")
+    first_account = funded_account(custody, usdt=5_000_000, sub_id="first")
+    second_account = funded_account(custody, usdt=5_000_000, sub_id="second")
     owner = _deployed(custody, first_account)
     assert _deployed(custody, second_account) == owner, "one custody key pays for both accounts"
     _gas(custody, owner, 0)
     first_to, second_to = Account.create().address, Account.create().address
-    first = _withdraw(custody, first_account, "1", to=first_to).json_body["data"]
-    second = _withdraw(custody, second_account, "2", to=second_to).json_body["data"]
+    first = request_withdrawal(custody, first_account, "1", to=first_to).json_body["data"]
+    second = request_withdrawal(custody, second_account, "2", to=second_to).json_body["data"]
 
     sending.process(first["id"])  # takes its nonce, then finds no gas: back to pending, retried later
     waiting = get(**withdrawals.key(first["id"]))
@@ -106,14 +108,14 @@ def test_an_unfunded_gas_wallet_past_the_lease_keeps_the_withdrawals_nonce(custo
 
     _gas(custody, owner, 10**19)  # funded
     sending.process(second["id"])  # the later nonce goes out first (it waits on chain for the gap)...
-    assert _run(first["id"], custody)["status"] == "success"  # ...which the first closes at its own nonce
-    assert _run(second["id"], custody)["status"] == "success"
+    assert run_withdrawal(first["id"], custody)["status"] == "success"  # ...which the first closes at its own nonce
+    assert run_withdrawal(second["id"], custody)["status"] == "success"
     assert _payments_to(custody, first_to) == [1_000_000] and _payments_to(custody, second_to) == [2_000_000]
-    assert _token_balance(custody, 31337, "usdt", first_account["wallets"][0]["address"]) == 4_000_000
+    assert token_balance(custody, 31337, "usdt", first_account["wallets"][0]["address"]) == 4_000_000
     for account in (first_account, second_account):
-        assert _balance(custody, account["id"], "local-a", "usdt")["heldBalance"] == "0"
+        assert custody_balance(custody, account["id"], "local-a", "usdt")["heldBalance"] == "0"
         _consistent(account["id"])
-    assert not _events("withdraw.failed")
+    assert not outbox_events("withdraw.failed")
     item = aws.table(nonces.TABLE).get_item(Key=nonces.key(owner, 31337), ConsistentRead=True)["Item"]
     assert not nonces.held(item), "both reservations ended with their withdrawals"
 
@@ -121,10 +123,10 @@ def test_an_unfunded_gas_wallet_past_the_lease_keeps_the_withdrawals_nonce(custo
 def test_a_worker_that_died_holding_the_nonce_keeps_it_past_the_visibility_timeout(custody, monkeypatch):
     """The worker dies after the withdrawal took its nonce, before anything was recorded; SQS redelivers after its
     visibility timeout (360 s). Any send of the key meanwhile gets another nonce; the redelivery pays at the first."""
-    account = _funded_account(custody, usdt=3_000_000)
+    account = funded_account(custody, usdt=3_000_000)
     owner = _deployed(custody, account)
     recipient = Account.create().address
-    withdrawal = _withdraw(custody, account, "1.5", to=recipient).json_body["data"]
+    withdrawal = request_withdrawal(custody, account, "1.5", to=recipient).json_body["data"]
     _dies_in(monkeypatch, pipeline, "send", withdrawal["id"])
     mine = int(get(**withdrawals.key(withdrawal["id"]))["nonce"])
     clock.travel(360 + 1)
@@ -134,7 +136,7 @@ def test_a_worker_that_died_holding_the_nonce_keeps_it_past_the_visibility_timeo
     assert nonces.release(other)
     sending.process(withdrawal["id"])  # the redelivered message: its lease ran out, it is claimed again
     clock.reset()
-    record = _run(withdrawal["id"], custody)
+    record = run_withdrawal(withdrawal["id"], custody)
     assert record["status"] == "success" and int(record["nonce"]) == mine
     assert w3.eth.get_transaction(record["txHash"])["nonce"] == mine
     assert _payments_to(custody, recipient) == [1_500_000]
@@ -145,7 +147,7 @@ def _needs_review_after_a_foreign_transaction(custody, monkeypatch, account, amo
     not recorded here (the key imported elsewhere, say) is mined at its nonce: the tracker proves it dropped, and
     the worker keeps it for review."""
     _deployed(custody, account)  # (so that the withdrawal's is the one send of the attempt)
-    withdrawal = _withdraw(custody, account, amount, to=recipient).json_body["data"]
+    withdrawal = request_withdrawal(custody, account, amount, to=recipient).json_body["data"]
     _dies_in(monkeypatch, pipeline, "_broadcast", withdrawal["id"])
     record = get(**withdrawals.key(withdrawal["id"]))
     w3 = custody["w3"][31337]
@@ -154,7 +156,7 @@ def _needs_review_after_a_foreign_transaction(custody, monkeypatch, account, amo
     foreign = w3.eth.send_transaction({"from": owner, "to": owner, "value": 0, "nonce": int(record["nonce"])})
     w3.provider.make_request("anvil_stopImpersonatingAccount", [owner])
     w3.eth.wait_for_transaction_receipt(foreign)
-    _mine(w3, CONFIRMATIONS)
+    mine_blocks(w3, CONFIRMATIONS)
     tracking.check(record["txHash"])
     assert tracking.get(record["txHash"])["status"] == "dropped"
     sending.process(withdrawal["id"])
@@ -166,7 +168,7 @@ def _needs_review_after_a_foreign_transaction(custody, monkeypatch, account, amo
 def _needs_review_after_its_own_payment(custody, account, amount, recipient):
     """A withdrawal whose own transaction paid, held for review all the same (the tracker saw its nonce used
     before a node had its receipt: its record says `dropped`)."""
-    withdrawal = _withdraw(custody, account, amount, to=recipient).json_body["data"]
+    withdrawal = request_withdrawal(custody, account, amount, to=recipient).json_body["data"]
     sending.process(withdrawal["id"])
     record = get(**withdrawals.key(withdrawal["id"]))
     w3 = custody["w3"][31337]
@@ -190,7 +192,7 @@ def _delivered(custody, monkeypatch):
     """The app's webhook receiver and a function that delivers what the outbox holds to it."""
     from app import app
     from devtools.workers import WorkerRunner
-    from tests.integration.test_webhooks import Receiver
+    from tests.support.servers import Receiver
 
     monkeypatch.setenv("DOMPET_WEBHOOK_ALLOWLIST", "127.0.0.1/32")
     settings.load_settings.cache_clear()
@@ -210,11 +212,11 @@ def _delivered(custody, monkeypatch):
 def test_the_operator_settles_a_withdrawal_its_own_transaction_paid(custody, monkeypatch, capsys):
     receiver, deliver = _delivered(custody, monkeypatch)
     try:
-        account = _funded_account(custody, usdt=4_000_000)
+        account = funded_account(custody, usdt=4_000_000)
         recipient = Account.create().address
         record = _needs_review_after_its_own_payment(custody, account, "1.25", recipient)
-        _mine(custody["w3"][31337], CONFIRMATIONS)
-        balance = _balance(custody, account["id"], "local-a", "usdt")
+        mine_blocks(custody["w3"][31337], CONFIRMATIONS)
+        balance = custody_balance(custody, account["id"], "local-a", "usdt")
         assert balance["heldBalance"] == "1.25" and balance["activeBalance"] == "2.75"
 
         code, shown, _ = _review(capsys, record["id"])  # only looks
@@ -235,7 +237,7 @@ def test_the_operator_settles_a_withdrawal_its_own_transaction_paid(custody, mon
         assert code == 1 and again["withdrawal"]["status"] == "success", "settled once"
 
         assert _payments_to(custody, recipient) == [1_250_000]
-        balance = _balance(custody, account["id"], "local-a", "usdt")
+        balance = custody_balance(custody, account["id"], "local-a", "usdt")
         assert balance["heldBalance"] == "0" and balance["activeBalance"] == "2.75"
         _consistent(account["id"])
         kinds = [e["kind"] for e in ledger.journal(account["id"]).page(PageQuery(page=1, limit=100))[0]]
@@ -255,10 +257,10 @@ def test_the_operator_settles_a_withdrawal_its_own_transaction_paid(custody, mon
 def test_the_operator_releases_a_withdrawal_whose_nonce_another_transaction_used(custody, monkeypatch, capsys):
     receiver, deliver = _delivered(custody, monkeypatch)
     try:
-        account = _funded_account(custody, usdt=4_000_000)
+        account = funded_account(custody, usdt=4_000_000)
         recipient = Account.create().address
         record, foreign = _needs_review_after_a_foreign_transaction(custody, monkeypatch, account, "3", recipient)
-        assert _balance(custody, account["id"], "local-a", "usdt")["heldBalance"] == "3"
+        assert custody_balance(custody, account["id"], "local-a", "usdt")["heldBalance"] == "3"
 
         code, shown, _ = _review(capsys, record["id"])
         assert code == 0 and shown["verdict"] == "not_paid", shown
@@ -275,8 +277,8 @@ def test_the_operator_releases_a_withdrawal_whose_nonce_another_transaction_used
         assert code == 1, "released once"
 
         assert _payments_to(custody, recipient) == []
-        assert _token_balance(custody, 31337, "usdt", account["wallets"][0]["address"]) == 4_000_000
-        balance = _balance(custody, account["id"], "local-a", "usdt")
+        assert token_balance(custody, 31337, "usdt", account["wallets"][0]["address"]) == 4_000_000
+        balance = custody_balance(custody, account["id"], "local-a", "usdt")
         assert balance["heldBalance"] == "0" and balance["activeBalance"] == "4"
         _consistent(account["id"])
         events = deliver()
@@ -286,17 +288,17 @@ def test_the_operator_releases_a_withdrawal_whose_nonce_another_transaction_used
         assert freed["data"]["release"]["amount"] == 3 and freed["data"]["withdrawal"]["reason"] == "needs_review"
 
         # The key goes on: its next withdrawal is paid at the next nonce.
-        after = _withdraw(custody, account, "1", to=recipient).json_body["data"]
-        assert _run(after["id"], custody)["status"] == "success"
+        after = request_withdrawal(custody, account, "1", to=recipient).json_body["data"]
+        assert run_withdrawal(after["id"], custody)["status"] == "success"
         assert _payments_to(custody, recipient) == [1_000_000]
     finally:
         receiver.server.shutdown()
 
 
 def test_the_review_refuses_what_it_cannot_decide(custody, capsys):
-    account = _funded_account(custody, usdt=2_000_000)
-    withdrawal = _withdraw(custody, account, "1").json_body["data"]
+    account = funded_account(custody, usdt=2_000_000)
+    withdrawal = request_withdrawal(custody, account, "1").json_body["data"]
     code, shown, err = _review(capsys, withdrawal["id"], "--release")  # pending, not kept: the worker's
     assert code == 1 and "kept" in err and shown["withdrawal"]["status"] == "pending"
     assert admin.main(["review-withdrawal", "--withdrawal-id", "00000000-0000-0000-0000-000000000000"]) == 1
-    assert _balance(custody, account["id"], "local-a", "usdt")["heldBalance"] == "1"
+    assert custody_balance(custody, account["id"], "local-a", "usdt")["heldBalance"] == "1"

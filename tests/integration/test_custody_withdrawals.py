@@ -16,87 +16,41 @@ from chalicelib.custody import ledger, policy, sending, withdrawals
 from chalicelib.custody.store import get
 from chalicelib.evm import pipeline, tracking
 from chalicelib.platform import aws, settings
-from tests.integration.test_custody import (
+from tests.support.custody import (
     CONFIRMATIONS,
-    _balance,
-    _create_account,
-    _events,
-    _mine,
-    _step,
-    _token_balance,
-    _token_transfer,
+    create_account,
+    custody_balance,
+    funded_account,
+    mine_blocks,
+    outbox_events,
+    request_withdrawal,
+    run_withdrawal,
+    token_balance,
 )
 
 pytestmark = pytest.mark.integration
 
 
-def _funded_account(custody, usdt=0, eth=0, sub_id="payer", pool_type="dedicated"):
-    answer = custody["signed"]("POST", "/api/v1/custody/accounts", {"subId": sub_id, "poolType": pool_type})
-    assert answer.status_code == 200, answer.json_body
-    account = answer.json_body["data"]
-    address = account["wallets"][0]["address"]
-    w3 = custody["w3"][31337]
-    if usdt:
-        _token_transfer(custody, 31337, "usdt", address, usdt)
-    if eth:
-        w3.eth.wait_for_transaction_receipt(
-            w3.eth.send_transaction({"from": w3.eth.accounts[7], "to": address, "value": eth})
-        )
-    _step("local-a")
-    _mine(w3, CONFIRMATIONS)
-    _step("local-a")
-    owner = get(f"ACCOUNT#{account['id']}", "ACCOUNT")["ownerAddress"]
-    w3.provider.make_request("anvil_setBalance", [owner, hex(10**19)])  # the pool's gas wallet
-    return account
-
-
-def _withdraw(custody, account, amount, token="usdt", to=None, **extra):
-    body = {
-        "accountId": account["id"],
-        "network": "local-a",
-        "tokenCode": token,
-        "to": to or Account.create().address,
-        "amount": amount,
-        **extra,
-    }
-    return custody["signed"]("POST", "/api/v1/custody/withdrawals", body)
-
-
-def _run(withdrawal_id, custody, rounds=6):
-    """What the SQS worker and the EVM tracker do, in turn, until the withdrawal settles."""
-    w3 = custody["w3"][31337]
-    for _ in range(rounds):
-        sending.process(withdrawal_id)
-        record = get(**withdrawals.key(withdrawal_id))
-        if record["status"] in ("success", "failed"):
-            return record
-        if record.get("txHash"):
-            w3.eth.wait_for_transaction_receipt(record["txHash"])
-            _mine(w3, CONFIRMATIONS)
-            tracking.check(record["txHash"])
-    return get(**withdrawals.key(withdrawal_id))
-
-
 def test_usdt_and_native_withdrawals_pay_exactly_once_with_their_events(custody):
-    account = _funded_account(custody, usdt=10_000_000, eth=10**18)
+    account = funded_account(custody, usdt=10_000_000, eth=10**18)
     recipient = Account.create().address
-    answer = _withdraw(custody, account, "2.5", to=recipient, reference="w-1")
+    answer = request_withdrawal(custody, account, "2.5", to=recipient, reference="w-1")
     assert answer.status_code == 200, answer.json_body
     withdrawal = answer.json_body["data"]
     assert withdrawal["status"] == "pending" and withdrawal["amountInDecimals"] == "2500000"
-    balance = _balance(custody, account["id"], "local-a", "usdt")
+    balance = custody_balance(custody, account["id"], "local-a", "usdt")
     assert balance["activeBalance"] == "7.5" and balance["heldBalance"] == "2.5"
 
-    record = _run(withdrawal["id"], custody)
+    record = run_withdrawal(withdrawal["id"], custody)
     assert record["status"] == "success", record
-    assert _token_balance(custody, 31337, "usdt", recipient) == 2_500_000  # on chain, exactly
-    assert _token_balance(custody, 31337, "usdt", account["wallets"][0]["address"]) == 7_500_000
-    balance = _balance(custody, account["id"], "local-a", "usdt")
+    assert token_balance(custody, 31337, "usdt", recipient) == 2_500_000  # on chain, exactly
+    assert token_balance(custody, 31337, "usdt", account["wallets"][0]["address"]) == 7_500_000
+    balance = custody_balance(custody, account["id"], "local-a", "usdt")
     assert balance["activeBalance"] == "7.5" and balance["heldBalance"] == "0"
     sending.process(withdrawal["id"])  # a duplicate message: nothing more
-    assert _token_balance(custody, 31337, "usdt", recipient) == 2_500_000
-    [created] = _events("withdraw.created")
-    [success] = _events("withdraw.success")
+    assert token_balance(custody, 31337, "usdt", recipient) == 2_500_000
+    [created] = outbox_events("withdraw.created")
+    [success] = outbox_events("withdraw.success")
     assert (
         created["id"] == f"withdraw.created:{withdrawal['id']}"
         and success["id"] == f"withdraw.success:{withdrawal['id']}"
@@ -114,10 +68,10 @@ def test_usdt_and_native_withdrawals_pay_exactly_once_with_their_events(custody)
 
     w3 = custody["w3"][31337]
     native_to = Account.create().address
-    native = _withdraw(custody, account, "0.3", token="eth", to=native_to).json_body["data"]
-    assert _run(native["id"], custody)["status"] == "success"
+    native = request_withdrawal(custody, account, "0.3", token="eth", to=native_to).json_body["data"]
+    assert run_withdrawal(native["id"], custody)["status"] == "success"
     assert w3.eth.get_balance(native_to) == 3 * 10**17
-    assert _balance(custody, account["id"], "local-a", "eth")["activeBalance"] == "0.7"
+    assert custody_balance(custody, account["id"], "local-a", "eth")["activeBalance"] == "0.7"
     stored = {
         f"{b['network']}#{b['tokenCode']}": {f: int(b[f]) for f in ledger.FIELDS}
         for b in ledger.balances(account["id"])
@@ -126,13 +80,13 @@ def test_usdt_and_native_withdrawals_pay_exactly_once_with_their_events(custody)
 
 
 def test_over_balance_bad_input_and_limits_change_nothing(custody, monkeypatch):
-    account = _funded_account(custody, usdt=1_000_000)
+    account = funded_account(custody, usdt=1_000_000)
     cases = [
-        (_withdraw(custody, account, "1.000001"), 422, "INSUFFICIENT_BALANCE"),
-        (_withdraw(custody, account, "0"), 400, "INVALID_AMOUNT"),
-        (_withdraw(custody, account, "0.0000001"), 400, "INVALID_AMOUNT"),
-        (_withdraw(custody, account, "1", to="0x1234"), 400, None),
-        (_withdraw(custody, account, "1", token="doge"), 400, "UNKNOWN_TOKEN"),
+        (request_withdrawal(custody, account, "1.000001"), 422, "INSUFFICIENT_BALANCE"),
+        (request_withdrawal(custody, account, "0"), 400, "INVALID_AMOUNT"),
+        (request_withdrawal(custody, account, "0.0000001"), 400, "INVALID_AMOUNT"),
+        (request_withdrawal(custody, account, "1", to="0x1234"), 400, None),
+        (request_withdrawal(custody, account, "1", token="doge"), 400, "UNKNOWN_TOKEN"),
     ]
     for answer, status, code in cases:
         assert answer.status_code == status, answer.json_body
@@ -140,64 +94,64 @@ def test_over_balance_bad_input_and_limits_change_nothing(custody, monkeypatch):
             assert answer.json_body["data"]["code"] == code
     monkeypatch.setenv("DOMPET_WITHDRAWAL_LIMITS", json.dumps({"usdt": {"perWithdrawal": "0.5", "perDay": "0.7"}}))
     settings.load_settings.cache_clear()
-    assert _withdraw(custody, account, "0.6").json_body["data"]["code"] == "WITHDRAWAL_LIMIT_EXCEEDED"
-    assert _withdraw(custody, account, "0.5").status_code == 200
-    assert _withdraw(custody, account, "0.3").json_body["data"]["code"] == "DAILY_LIMIT_EXCEEDED"
+    assert request_withdrawal(custody, account, "0.6").json_body["data"]["code"] == "WITHDRAWAL_LIMIT_EXCEEDED"
+    assert request_withdrawal(custody, account, "0.5").status_code == 200
+    assert request_withdrawal(custody, account, "0.3").json_body["data"]["code"] == "DAILY_LIMIT_EXCEEDED"
     allowed = Account.create().address
     assert _admin_allowlist(custody, allowed) == 0
     assert custody["signed"]("GET", "/api/v1/custody/withdrawal-allowlist").json_body["data"]["addresses"] == [allowed]
-    assert _withdraw(custody, account, "0.1").json_body["data"]["code"] == "DESTINATION_NOT_ALLOWED"
-    assert _withdraw(custody, account, "0.1", to=allowed).status_code == 200
-    balance = _balance(custody, account["id"], "local-a", "usdt")
+    assert request_withdrawal(custody, account, "0.1").json_body["data"]["code"] == "DESTINATION_NOT_ALLOWED"
+    assert request_withdrawal(custody, account, "0.1", to=allowed).status_code == 200
+    balance = custody_balance(custody, account["id"], "local-a", "usdt")
     assert balance["activeBalance"] == "0.4" and balance["heldBalance"] == "0.6"
     listed = custody["signed"]("GET", "/api/v1/custody/withdrawals").json_body["data"]
     assert listed["pagination"]["total"] == 2
 
 
 def test_ten_concurrent_withdrawals_against_a_balance_for_seven(custody):
-    account = _funded_account(custody, usdt=7_000_000)
+    account = funded_account(custody, usdt=7_000_000)
     with ThreadPoolExecutor(10) as pool:
-        answers = list(pool.map(lambda _: _withdraw(custody, account, "1"), range(10)))
+        answers = list(pool.map(lambda _: request_withdrawal(custody, account, "1"), range(10)))
     codes = sorted(a.status_code for a in answers)
     assert codes == [200] * 7 + [422] * 3, [a.json_body for a in answers]
     assert all(a.json_body["data"]["code"] == "INSUFFICIENT_BALANCE" for a in answers if a.status_code == 422)
-    balance = _balance(custody, account["id"], "local-a", "usdt")
+    balance = custody_balance(custody, account["id"], "local-a", "usdt")
     assert balance["activeBalance"] == "0" and balance["heldBalance"] == "7"
-    assert len(_events("withdraw.created")) == 7
+    assert len(outbox_events("withdraw.created")) == 7
 
 
 def test_a_reverting_withdrawal_fails_and_releases_its_hold(custody, monkeypatch):
-    account = _funded_account(custody, eth=10**17)
+    account = funded_account(custody, eth=10**17)
     # The chain holds less than the ledger says (say, a deeper reorg than expected): the execute call reverts.
     w3 = custody["w3"][31337]
     address = account["wallets"][0]["address"]
     w3.provider.make_request("anvil_setBalance", [address, hex(10**16)])
     monkeypatch.setattr(sending, "_holds", lambda *a: True)  # past the worker's own funds check: the chain decides
-    withdrawal = _withdraw(custody, account, "0.05", token="eth").json_body["data"]
-    record = _run(withdrawal["id"], custody)
+    withdrawal = request_withdrawal(custody, account, "0.05", token="eth").json_body["data"]
+    record = run_withdrawal(withdrawal["id"], custody)
     assert record["status"] == "failed" and record["failedReason"] == "reverted"
     assert w3.eth.get_transaction_receipt(record["txHash"])["status"] == 0
-    balance = _balance(custody, account["id"], "local-a", "eth")
+    balance = custody_balance(custody, account["id"], "local-a", "eth")
     assert balance["activeBalance"] == "0.1" and balance["heldBalance"] == "0"
-    [failed] = _events("withdraw.failed")
+    [failed] = outbox_events("withdraw.failed")
     assert failed["data"]["withdrawal"]["reason"] == "reverted" and failed["data"]["withdrawal"]["released"] is True
 
 
 def test_insufficient_funds_on_chain_fail_before_anything_is_signed(custody):
-    account = _funded_account(custody, eth=10**17)
+    account = funded_account(custody, eth=10**17)
     custody["w3"][31337].provider.make_request("anvil_setBalance", [account["wallets"][0]["address"], "0x0"])
-    withdrawal = _withdraw(custody, account, "0.05", token="eth").json_body["data"]
-    record = _run(withdrawal["id"], custody)
+    withdrawal = request_withdrawal(custody, account, "0.05", token="eth").json_body["data"]
+    record = run_withdrawal(withdrawal["id"], custody)
     assert record["status"] == "failed" and record["failedReason"] == "insufficient_funds_on_chain"
     assert "txHash" not in record
-    assert _balance(custody, account["id"], "local-a", "eth")["activeBalance"] == "0.1"
+    assert custody_balance(custody, account["id"], "local-a", "eth")["activeBalance"] == "0.1"
 
 
 def test_the_cosigner_refuses_a_tampered_transaction(custody, monkeypatch):
     """A compromised API function asks the cosigner to sign a payment to its own address: refused, nothing moves."""
-    account = _funded_account(custody, usdt=5_000_000)
+    account = funded_account(custody, usdt=5_000_000)
     thief = Account.create().address
-    withdrawal = _withdraw(custody, account, "1").json_body["data"]
+    withdrawal = request_withdrawal(custody, account, "1").json_body["data"]
     real_call = policy.expected_call
 
     def tampered(record):
@@ -208,9 +162,9 @@ def test_the_cosigner_refuses_a_tampered_transaction(custody, monkeypatch):
     record = get(**withdrawals.key(withdrawal["id"]))
     assert record["status"] == "failed" and record["failedReason"] == "policy_refused"
     assert "txHash" not in record
-    assert _token_balance(custody, 31337, "usdt", thief) == 0
-    assert _token_balance(custody, 31337, "usdt", account["wallets"][0]["address"]) == 5_000_000
-    balance = _balance(custody, account["id"], "local-a", "usdt")
+    assert token_balance(custody, 31337, "usdt", thief) == 0
+    assert token_balance(custody, 31337, "usdt", account["wallets"][0]["address"]) == 5_000_000
+    balance = custody_balance(custody, account["id"], "local-a", "usdt")
     assert balance["heldBalance"] == "1", "held for review: never released on a policy refusal"
 
     # Directly: a digest of another transaction, another destination, no policy at all.
@@ -253,11 +207,11 @@ def test_the_cosigner_refuses_a_tampered_transaction(custody, monkeypatch):
 
 
 def test_crash_points_never_send_twice_and_never_lose_the_hold(custody, monkeypatch):
-    account = _funded_account(custody, usdt=9_000_000)
+    account = funded_account(custody, usdt=9_000_000)
     recipient = Account.create().address
 
     # 1. The worker dies after signing, before the record: nothing was broadcast; the retry signs at the same nonce.
-    first = _withdraw(custody, account, "1", to=recipient).json_body["data"]
+    first = request_withdrawal(custody, account, "1", to=recipient).json_body["data"]
     real_record = tracking.record
 
     def die(*args, **kwargs):
@@ -274,11 +228,11 @@ def test_crash_points_never_send_twice_and_never_lose_the_hold(custody, monkeypa
     aws.table("custody").update_item(
         Key=withdrawals.key(first["id"]), UpdateExpression="SET leaseUntil = :z", ExpressionAttributeValues={":z": 0}
     )  # its lease ran out
-    assert _run(first["id"], custody)["status"] == "success"
+    assert run_withdrawal(first["id"], custody)["status"] == "success"
     assert int(get(**withdrawals.key(first["id"]))["nonce"]) == int(record["nonce"]), "the same nonce"
 
     # 2. The worker dies after the record, before the broadcast: the tracker broadcasts the recorded transaction.
-    second = _withdraw(custody, account, "2", to=recipient).json_body["data"]
+    second = request_withdrawal(custody, account, "2", to=recipient).json_body["data"]
     real_broadcast = pipeline._broadcast
 
     def die_before_broadcast(*args, **kwargs):
@@ -293,10 +247,10 @@ def test_crash_points_never_send_twice_and_never_lose_the_hold(custody, monkeypa
     w3 = custody["w3"][31337]
     assert _unknown(w3, record["txHash"]), "never broadcast"
     tracking.check(record["txHash"])  # the tracker broadcasts the recorded transaction (never a new one)
-    assert _run(second["id"], custody)["status"] == "success"
+    assert run_withdrawal(second["id"], custody)["status"] == "success"
 
     # 3. The worker dies right after the broadcast: the withdrawal is `sent`; it settles once.
-    third = _withdraw(custody, account, "3", to=recipient).json_body["data"]
+    third = request_withdrawal(custody, account, "3", to=recipient).json_body["data"]
 
     def broadcast_then_die(*args, **kwargs):
         real_broadcast(*args, **kwargs)
@@ -307,10 +261,10 @@ def test_crash_points_never_send_twice_and_never_lose_the_hold(custody, monkeypa
         sending.process(third["id"])
     monkeypatch.setattr(pipeline, "_broadcast", real_broadcast)
     sending.process(third["id"])  # the redelivered message: settles, never sends again
-    assert _run(third["id"], custody)["status"] == "success"
+    assert run_withdrawal(third["id"], custody)["status"] == "success"
 
-    assert _token_balance(custody, 31337, "usdt", recipient) == 6_000_000, "each paid exactly once"
-    balance = _balance(custody, account["id"], "local-a", "usdt")
+    assert token_balance(custody, 31337, "usdt", recipient) == 6_000_000, "each paid exactly once"
+    balance = custody_balance(custody, account["id"], "local-a", "usdt")
     assert balance["activeBalance"] == "3" and balance["heldBalance"] == "0"
     stored = {
         f"{b['network']}#{b['tokenCode']}": {f: int(b[f]) for f in ledger.FIELDS}
@@ -330,9 +284,9 @@ def _unknown(w3, tx_hash):
 def test_the_cosigner_enforces_limits_and_the_allowlist_on_its_own(custody, monkeypatch):
     """Limits or the allowlist tightened after a withdrawal was accepted: the cosigner's own check refuses it (the
     API function is not trusted to have checked)."""
-    account = _funded_account(custody, usdt=5_000_000)
-    over_limit = _withdraw(custody, account, "2").json_body["data"]
-    off_list = _withdraw(custody, account, "1").json_body["data"]
+    account = funded_account(custody, usdt=5_000_000)
+    over_limit = request_withdrawal(custody, account, "2").json_body["data"]
+    off_list = request_withdrawal(custody, account, "1").json_body["data"]
     monkeypatch.setenv("DOMPET_WITHDRAWAL_LIMITS", json.dumps({"usdt": {"perWithdrawal": "1.5"}}))
     settings.load_settings.cache_clear()
     assert _admin_allowlist(custody, Account.create().address) == 0
@@ -340,7 +294,7 @@ def test_the_cosigner_enforces_limits_and_the_allowlist_on_its_own(custody, monk
         sending.process(withdrawal["id"])
         record = get(**withdrawals.key(withdrawal["id"]))
         assert record["status"] == "failed" and record["failedReason"] == "policy_refused" and "txHash" not in record
-    assert _token_balance(custody, 31337, "usdt", account["wallets"][0]["address"]) == 5_000_000
+    assert token_balance(custody, 31337, "usdt", account["wallets"][0]["address"]) == 5_000_000
 
 
 def _admin_allowlist(custody, *addresses):
@@ -357,9 +311,9 @@ def test_a_compromised_api_function_cannot_pay_itself(custody, monkeypatch):
     """The API function can write the custody table: it forges a withdrawal to its own address and drives the
     worker. The cosigner refuses: the destination is not on the operator's allowlist; and with no allowlist, its
     own daily total (which the API function cannot touch) stops it at the daily limit."""
-    account = _funded_account(custody, usdt=5_000_000)
+    account = funded_account(custody, usdt=5_000_000)
     thief = Account.create().address
-    legit = _withdraw(custody, account, "1").json_body["data"]
+    legit = request_withdrawal(custody, account, "1").json_body["data"]
     record = get(**withdrawals.key(legit["id"]))
     assert _admin_allowlist(custody, record["to"]) == 0
 
@@ -372,7 +326,9 @@ def test_a_compromised_api_function_cannot_pay_itself(custody, monkeypatch):
     fake = forge(2_000_000)
     sending.process(fake["id"])
     assert get(**withdrawals.key(fake["id"]))["failedReason"] == "policy_refused"
-    assert _run(legit["id"], custody)["status"] == "success"  # the real one, to its allowlisted address, is paid
+    assert (
+        run_withdrawal(legit["id"], custody)["status"] == "success"
+    )  # the real one, to its allowlisted address, is paid
 
     from chalicelib.tenancy import admin
 
@@ -385,15 +341,15 @@ def test_a_compromised_api_function_cannot_pay_itself(custody, monkeypatch):
     fake = forge(1_500_000)  # 1 (paid) + 1.5 > 2 by the cosigner's own count
     sending.process(fake["id"])
     assert get(**withdrawals.key(fake["id"]))["failedReason"] == "policy_refused"
-    assert _token_balance(custody, 31337, "usdt", thief) == 0
-    assert _token_balance(custody, 31337, "usdt", account["wallets"][0]["address"]) == 4_000_000
+    assert token_balance(custody, 31337, "usdt", thief) == 0
+    assert token_balance(custody, 31337, "usdt", account["wallets"][0]["address"]) == 4_000_000
 
     # Records that name the real key and its funded, deployed deposit address, each within the daily limit for
     # the app it names: the cosigner takes the key's scope from its own table and computes the deposit address
     # from the account id, so none of them is signed.
     victim = account["wallets"][0]["address"]
     real_account = get(f"ACCOUNT#{account['id']}", "ACCOUNT")
-    other = _create_account(custody, "other")  # another deposit address of the same key, never funded
+    other = create_account(custody, "other")  # another deposit address of the same key, never funded
     for case in FORGERIES:
         account_item, fake = _forgery(case, record, real_account, other, thief)
         before = get(account_item["pk"], "ACCOUNT")
@@ -401,13 +357,13 @@ def test_a_compromised_api_function_cannot_pay_itself(custody, monkeypatch):
         aws.table("custody").put_item(Item=fake)
         sending.process(fake["id"])
         assert get(**withdrawals.key(fake["id"]))["failedReason"] == "policy_refused", case
-        assert _token_balance(custody, 31337, "usdt", thief) == 0, case
-        assert _token_balance(custody, 31337, "usdt", victim) == 4_000_000, case
+        assert token_balance(custody, 31337, "usdt", thief) == 0, case
+        assert token_balance(custody, 31337, "usdt", victim) == 4_000_000, case
         if before is None:
             aws.table("custody").delete_item(Key={"pk": account_item["pk"], "sk": "ACCOUNT"})
         else:
             aws.table("custody").put_item(Item=before)
-    assert _balance(custody, account["id"], "local-a", "usdt")["activeBalance"] == "4"
+    assert custody_balance(custody, account["id"], "local-a", "usdt")["activeBalance"] == "4"
 
 
 FORGERIES = ("forged app id", "forged deposit address", "forged account")
@@ -449,12 +405,12 @@ def test_an_organization_key_pays_only_for_its_apps_and_within_its_own_daily_tot
 
     monkeypatch.setenv("DOMPET_WITHDRAWAL_LIMITS", json.dumps({"usdt": {"perDay": "2"}}))
     settings.load_settings.cache_clear()
-    account = _funded_account(custody, usdt=5_000_000, sub_id="org", pool_type="organization_owned")
+    account = funded_account(custody, usdt=5_000_000, sub_id="org", pool_type="organization_owned")
     address = account["wallets"][0]["address"]
     item = get(f"ACCOUNT#{account['id']}", "ACCOUNT")
-    paid = _withdraw(custody, account, "1.5").json_body["data"]
+    paid = request_withdrawal(custody, account, "1.5").json_body["data"]
     record = get(**withdrawals.key(paid["id"]))  # as the API wrote it (`pending`): the forgeries' template
-    assert _run(paid["id"], custody)["status"] == "success"  # deploys the address; the key's total is 1.5
+    assert run_withdrawal(paid["id"], custody)["status"] == "success"  # deploys the address; the key's total is 1.5
 
     sibling, _ = tenancy.create_app(tenancy.create_client(custody["tenant"].organizationId, "Sibling")[0].clientId, "B")
     stranger = tenancy.create_tenant("Other").appId
@@ -466,8 +422,8 @@ def test_an_organization_key_pays_only_for_its_apps_and_within_its_own_daily_tot
         aws.table("custody").put_item(Item=fake)
         sending.process(fake["id"])
         assert get(**withdrawals.key(fake["id"]))["failedReason"] == "policy_refused", reason
-        assert _token_balance(custody, 31337, "usdt", thief) == 0, reason
-    assert _token_balance(custody, 31337, "usdt", address) == 3_500_000
+        assert token_balance(custody, 31337, "usdt", thief) == 0, reason
+    assert token_balance(custody, 31337, "usdt", address) == 3_500_000
 
 
 def test_the_user_party_never_signs_for_a_custody_key(custody):
@@ -475,7 +431,7 @@ def test_the_user_party_never_signs_for_a_custody_key(custody):
     to sign with it and skip the cosigner. It is sealed under a context the user party never opens for signing."""
     from chalicelib.mpc import service as mpc
 
-    account = _funded_account(custody, usdt=1_000_000)
+    account = funded_account(custody, usdt=1_000_000)
     key = get(f"KEY#app:{custody['tenant'].appId}", "KEY")
     with pytest.raises(mpc.MpcRunError):
         mpc.sign(key["keyId"], key["address"], b"\x07" * 32, "attacker", secret0=key["secret0"])
@@ -497,11 +453,11 @@ def test_the_user_party_never_signs_for_a_custody_key(custody):
 def test_a_withdrawal_whose_message_was_lost_is_queued_again(custody, monkeypatch):
     from chalicelib.platform import clock
 
-    account = _funded_account(custody, usdt=2_000_000)
+    account = funded_account(custody, usdt=2_000_000)
     queued = []
     real_enqueue = withdrawals.enqueue
     monkeypatch.setattr(withdrawals, "enqueue", lambda withdrawal_id, delay_s=0: queued.append(withdrawal_id))
-    withdrawal = _withdraw(custody, account, "1").json_body["data"]
+    withdrawal = request_withdrawal(custody, account, "1").json_body["data"]
     queued.clear()  # the message is lost
     assert withdrawals.requeue_stale() == 0  # not stale yet
     try:
@@ -510,7 +466,7 @@ def test_a_withdrawal_whose_message_was_lost_is_queued_again(custody, monkeypatc
     finally:
         clock.reset()
     monkeypatch.setattr(withdrawals, "enqueue", real_enqueue)
-    assert _run(withdrawal["id"], custody)["status"] == "success"
+    assert run_withdrawal(withdrawal["id"], custody)["status"] == "success"
     assert withdrawals.requeue_stale() == 0  # ended: its marker is gone
     assert not [i for i in aws.table("custody").scan()["Items"] if i["pk"] == withdrawals.OPEN]
 
@@ -520,9 +476,9 @@ def test_the_sqs_worker_and_the_schedule_run_withdrawals(custody):
     from app import app
     from devtools.workers import WorkerRunner
 
-    account = _funded_account(custody, usdt=3_000_000)
+    account = funded_account(custody, usdt=3_000_000)
     recipient = Account.create().address
-    withdrawal = _withdraw(custody, account, "1.25", to=recipient).json_body["data"]
+    withdrawal = request_withdrawal(custody, account, "1.25", to=recipient).json_body["data"]
     runner = WorkerRunner(app, region="us-east-1", poll_wait_s=0)
     [source] = [q for q in runner.queues if q.name == "send_withdrawals"]
     [schedule] = [s for s in runner.schedules if s.name == "requeue_withdrawals"]
@@ -531,7 +487,7 @@ def test_the_sqs_worker_and_the_schedule_run_withdrawals(custody):
     assert record["status"] == "sent"
     w3 = custody["w3"][31337]
     w3.eth.wait_for_transaction_receipt(record["txHash"])
-    _mine(w3, CONFIRMATIONS)
+    mine_blocks(w3, CONFIRMATIONS)
     tracking.check(record["txHash"])
     runner.invoke_scheduled(schedule)  # nothing stale: queues nothing
     for _ in range(20):  # the delayed settle message
@@ -540,4 +496,4 @@ def test_the_sqs_worker_and_the_schedule_run_withdrawals(custody):
         runner.poll_once(source)
         time.sleep(0.3)
     assert get(**withdrawals.key(withdrawal["id"]))["status"] == "success"
-    assert _token_balance(custody, 31337, "usdt", recipient) == 1_250_000
+    assert token_balance(custody, 31337, "usdt", recipient) == 1_250_000

@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from web3 import Web3
 
 from tests.integration.devstack_client import signed
-from tests.unit.test_moto_server_linearizable import race
+from tests.support.concurrency import race
 
 pytestmark = pytest.mark.integration
 T = TypeVar("T")

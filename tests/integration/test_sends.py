@@ -545,7 +545,7 @@ def test_a_stocked_wallet_sends_through_its_presignature_pool(wallet, w3, monkey
     import dompet_mpc as mpc
 
     from chalicelib.mpc import presignatures, shares
-    from tests.unit.test_presignatures import refill_messages, run_refill_function
+    from tests.support.mpc import refill_messages, run_refill_function
 
     monkeypatch.setenv("DOMPET_PRESIGN_POOL_TARGET", "1")
     settings.load_settings.cache_clear()

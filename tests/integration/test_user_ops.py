@@ -8,73 +8,30 @@ import time
 
 import pytest
 from eth_account import Account
-from eth_account.messages import encode_defunct
 
-from chalicelib.evm.kms_signer import KmsSigner
 from chalicelib.gas_tanks import charges
-from chalicelib.platform import aws, erc20, networks, settings
+from chalicelib.platform import aws, networks, settings
 from chalicelib.platform.invocation import running_as
 from chalicelib.user_ops import build, tracking
-from devtools import aa
-from tests.integration import test_top_ups as top_ups
-from tests.unit.test_smart_accounts import call, create
+from tests.support import top_ups
+from tests.support.family_s import call
+from tests.support.user_ops import (
+    new_owner,
+    run_user_op,
+    settle,
+    sign,
+    top_ups_bundler,
+    user_op_stack,  # noqa: F401 (the `stack` fixture)
+)
 
 pytestmark = pytest.mark.integration
 USER_OPERATION_EVENT = "0x49628fd1471006c1482da88028e9ce4dbb080b815c9b0344d39e5a8e6ec1419f"
-
-
-@pytest.fixture
-def stack(aa_chains, api, tenant, tmp_path, monkeypatch):
-    """The service on local-a with a paymaster trusting this test's KMS key."""
-    from web3 import Web3
-
-    network = aa_chains.by_name("local-a")
-    paymaster = aa.deploy_paymaster(network["rpc"], KmsSigner("paymaster-signer").address)
-    path = aa_chains.write_networks(tmp_path / "networks.json", {"local-a": {"paymaster": paymaster}})
-    monkeypatch.setenv("DOMPET_NETWORKS_FILE", str(path))
-    settings.load_settings.cache_clear()
-    networks.registry.cache_clear()
-    erc20._info.clear()
-    entries = json.loads(path.read_text())["networks"]
-    chains = {"entries": entries, "w3": {e["chainId"]: Web3(Web3.HTTPProvider(e["rpcUrls"][0])) for e in entries}}
-    yield {"network": network, "w3": chains["w3"][network["chainId"]], "chains": chains, "paymaster": paymaster}
-    settings.load_settings.cache_clear()
-    networks.registry.cache_clear()
-
-
-def new_owner(api, tenant, stack, fund_usdt=50 * 10**6):
-    """An owner with a funded gas tank (a real top-up of `fund_usdt` 6-decimal USDT)."""
-    owner = Account.create()
-    record = create(api, tenant, owner.address).json_body["data"]
-    if fund_usdt:
-        tx_hash, sender = top_ups.transfer(stack["chains"], 31337, fund_usdt)
-        body = top_ups.request(stack["chains"], 31337, tx_hash, sender, receiverOwnerId=record["id"])
-        assert call(api, tenant, "POST", "/api/v1/smart-account/topUp", body).status_code == 200
-    account = next(a for a in record["accounts"] if a["chainId"] == 31337)
-    return owner, record, account
 
 
 def tank_balance(api, tenant, record):
     return int(
         call(api, tenant, "GET", f"/api/v1/smart-account/{record['id']}").json_body["data"]["gasTanks"][0]["balance"]
     )
-
-
-def sign(owner, user_op_hash):
-    return "0x" + bytes(owner.sign_message(encode_defunct(primitive=bytes.fromhex(user_op_hash[2:]))).signature).hex()
-
-
-def settle(user_op_id, timeout_s=30):
-    """Run the tracker on its queue's messages until the operation settles."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        item = aws.table("user-ops").get_item(Key={"pk": f"USEROP#{user_op_id}", "sk": "OP"})["Item"]
-        if item["status"] in ("success", "failed"):
-            return item
-        with running_as("track_user_op"):
-            tracking.check({"userOpId": user_op_id, "attempt": 1})
-        time.sleep(0.2)
-    raise AssertionError("the operation did not settle")
 
 
 def test_a_coin_transfer_deploys_the_account_and_charges_exactly(api, tenant, stack, monkeypatch):
@@ -198,17 +155,6 @@ def test_refusals_charge_nothing(api, tenant, stack):
     )
 
 
-def top_ups_bundler(stack, user_op_hash):
-    import requests
-
-    answer = requests.post(
-        stack["network"]["bundlerUrl"],
-        json={"jsonrpc": "2.0", "id": 1, "method": "eth_getUserOperationReceipt", "params": [user_op_hash]},
-        timeout=10,
-    ).json()
-    return answer["result"]
-
-
 def _mint(stack, key, *args):
     from devtools import chain
 
@@ -217,26 +163,6 @@ def _mint(stack, key, *args):
     contract = w3.eth.contract(address=network["tokens"][key], abi=chain.load_artifact(name)["abi"])
     w3.eth.wait_for_transaction_receipt(contract.functions.mint(*args).transact({"from": w3.eth.accounts[0]}))
     return contract
-
-
-def _run(api, tenant, owner, kind, body, sponsored=False):
-    hashed = call(api, tenant, "POST", f"/api/v1/userOp/{kind}/hash", body)
-    assert hashed.status_code == 200, hashed.json_body
-    result = hashed.json_body["data"]
-    submitted = call(
-        api,
-        tenant,
-        "POST",
-        "/api/v1/userOp/submit",
-        {
-            "userOpId": result["userOpId"],
-            "hash": result["hash"],
-            "signature": sign(owner, result["hash"]),
-            "isSponsored": sponsored,
-        },
-    )
-    assert submitted.status_code == 200, submitted.json_body
-    return result
 
 
 def test_every_kind_moves_what_it_says_on_chain(api, tenant, stack):
@@ -293,7 +219,7 @@ def test_every_kind_moves_what_it_says_on_chain(api, tenant, stack):
             assert submitted.status_code == 200, submitted.json_body
             result = hashed
         else:
-            result = _run(api, tenant, owner, kind, body)
+            result = run_user_op(api, tenant, owner, kind, body)
         assert settle(result["userOpId"])["status"] == "success", kind
     assert stack["w3"].eth.get_code(sender)
     assert token.functions.balanceOf(recipient).call() == 2 * 10**18 + 3
@@ -308,7 +234,7 @@ def test_sponsored_operations_charge_the_organization(api, tenant, stack):
     body = top_ups.request(stack["chains"], 31337, tx_hash, sender)
     assert call(api, tenant, "POST", "/api/v1/client/gasTank/topUp", body).status_code == 200
     before = int(call(api, tenant, "GET", "/api/v1/client/gasTank").json_body["data"]["balance"])
-    result = _run(
+    result = run_user_op(
         api,
         tenant,
         owner,
@@ -385,7 +311,7 @@ def test_ten_operations_built_at_once_for_one_account_all_succeed(api, tenant, s
     owner, _record, account = new_owner(api, tenant, stack)
     stack["w3"].provider.make_request("anvil_setBalance", [account["aaAddress"], hex(10**18)])
     recipient = Account.create().address
-    first = _run(api, tenant, owner, "sendCoin", {"accountId": account["id"], "to": recipient, "amount": "1"})
+    first = run_user_op(api, tenant, owner, "sendCoin", {"accountId": account["id"], "to": recipient, "amount": "1"})
     assert settle(first["userOpId"])["status"] == "success"  # deployed: the ten need no factory
     body = {"accountId": account["id"], "to": recipient, "amount": "1"}
     with ThreadPoolExecutor(5) as pool:

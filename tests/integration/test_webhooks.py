@@ -7,60 +7,20 @@ worker is the delivery consumer Chalice registered, driven by devtools.workers.W
 from __future__ import annotations
 
 import base64
-import importlib.util
 import json
-import threading
 import time
 import uuid
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from chalicelib.platform import aws, resources, settings
 from chalicelib.webhooks import outbox
+from tests.support.scripts import ROOT, dompet_sign, verify_script
+from tests.support.servers import Receiver
 
 pytestmark = pytest.mark.integration
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-dompet_sign = _load("dompet_sign")
-verify_script = _load("dompet_webhook_verify")
-
-
-class Receiver:
-    """Answers each POST with the next status of `script` (then 200) and keeps what it got."""
-
-    def __init__(self) -> None:
-        self.script: list[int] = []
-        self.received: list[dict] = []
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                receiver.received.append({"headers": dict(self.headers), "body": body, "path": self.path})
-                status = receiver.script.pop(0) if receiver.script else 200
-                self.send_response(status)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks/dompet?x=1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
 
 @pytest.fixture

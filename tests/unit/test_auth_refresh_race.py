@@ -12,7 +12,7 @@ import pytest
 from chalicelib.auth import refresh, service, users
 from chalicelib.platform import aws, clock, settings
 from chalicelib.platform.errors import ApiError
-from tests.unit.test_family_w import login, post, session
+from tests.support.family_w import login, post, session
 
 INTERVAL_S = 20  # the default refresh_reuse_interval_s
 

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 from chalice.app import Request
@@ -13,11 +11,7 @@ from chalice.app import Request
 from chalicelib.auth import signing
 from chalicelib.platform import aws
 from chalicelib.platform.errors import ApiError
-
-ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("dompet_sign", ROOT / "scripts" / "dompet_sign.py")
-dompet_sign = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(dompet_sign)
+from tests.support.scripts import dompet_sign
 
 
 def now_rfc3339(delta: timedelta = timedelta()) -> str:

@@ -10,7 +10,8 @@ import pytest
 
 from chalicelib.gas_tanks import checks, verification
 from chalicelib.platform import aws
-from tests.unit.test_smart_accounts import aa_network, call, create
+from tests.support.family_s import call, create
+from tests.support.networks import aa_network
 
 TX = "0x" + "ab" * 32
 SIGNATURE = "0x" + "11" * 65

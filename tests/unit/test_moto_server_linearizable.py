@@ -10,10 +10,8 @@ writes too) and a cancelled transaction puts back items a concurrent writer had 
 from __future__ import annotations
 
 import sys
-import threading
 import uuid
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import boto3
@@ -23,8 +21,8 @@ from moto.server import ThreadedMotoServer
 
 from devtools import moto_patches
 from devtools.chain import free_port
+from tests.support.concurrency import THREADS, race
 
-THREADS = 20
 ROUNDS = 30
 T = TypeVar("T")
 
@@ -69,18 +67,6 @@ def _fine_thread_switching() -> Iterator[None]:
         yield
     finally:
         sys.setswitchinterval(before)
-
-
-def race(work: Callable[[int], T], threads: int = THREADS) -> list[T]:
-    """`work(i)` for i in 0..threads-1, all released at once."""
-    start = threading.Barrier(threads)
-
-    def run(i: int) -> T:
-        start.wait()
-        return work(i)
-
-    with ThreadPoolExecutor(threads) as pool:
-        return list(pool.map(run, range(threads)))
 
 
 def cancelled(ddb: Any, call: Callable[[], object]) -> str | None:

@@ -16,31 +16,17 @@ from typing import Any
 import dompet_mpc as mpc
 import pytest
 from boto3.dynamodb.types import Binary
-from eth_keys import keys as eth_keys
 from eth_utils import keccak
 
 from chalicelib.auth import users
 from chalicelib.auth.models import WalletPrincipal
-from chalicelib.auth.tokens import Claims, TokenKind
 from chalicelib.mpc import aux_pool, shares
 from chalicelib.platform import aws, resources
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.kms_envelope import Sealed
-from chalicelib.tenancy import service as tenancy
 from chalicelib.wallets import provisioning
 from chalicelib.wallets import store as wallet_store
-
-
-def principal_for(tenant: Any, sub_id: str) -> WalletPrincipal:
-    user = users.get_or_create(tenant.clientId, sub_id)
-    claims = Claims(user.userId, tenant.clientId, sub_id, TokenKind.ACCESS, 0, 2**31, "t")
-    return WalletPrincipal(client=tenancy.client_for_secret(tenant.clientSecret), claims=claims, user=user)
-
-
-def refreshed(principal: WalletPrincipal) -> WalletPrincipal:
-    user = users.get(principal.user.clientId, principal.user.subId)
-    assert user is not None
-    return WalletPrincipal(client=principal.client, claims=principal.claims, user=user)
+from tests.support.mpc import audit_records, dump_tables, principal_for, recovered_address, refreshed
 
 
 @pytest.fixture
@@ -49,19 +35,6 @@ def wallet(tenant: Any, aux_sets: Any) -> tuple[WalletPrincipal, Any]:
     principal = principal_for(tenant, "alice")
     created = provisioning.create(principal, None)
     return refreshed(principal), created
-
-
-def recovered_address(signature: bytes, digest: bytes) -> str:
-    return str(eth_keys.Signature(signature).recover_public_key_from_msg_hash(digest).to_checksum_address())
-
-
-def audit_records(wallet_id: str) -> list[dict[str, Any]]:
-    from boto3.dynamodb.conditions import Key
-
-    items: list[dict[str, Any]] = aws.table("signing-audit").query(
-        KeyConditionExpression=Key("pk").eq(f"WALLET#{wallet_id}")
-    )["Items"]
-    return items
 
 
 def test_signer_and_cosigner_sign_without_the_user(wallet):
@@ -114,13 +87,6 @@ def test_another_wallets_secret0_is_401(wallet, tenant, aux_sets):
 
 
 # --- custody: what the stored data and one KMS key give ---------------------------------------
-
-
-def dump_tables() -> dict[str, list[dict[str, Any]]]:
-    dump = {}
-    for table in resources.TABLES:
-        dump[table.name] = aws.table(table.name).scan(ConsistentRead=True)["Items"]
-    return dump
 
 
 def dump_bucket() -> list[bytes]:

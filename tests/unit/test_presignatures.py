@@ -27,12 +27,14 @@ from chalicelib.mpc import service as mpc_service
 from chalicelib.platform import aws, resources, settings
 from chalicelib.platform.kms_envelope import DataKey, open_with
 from chalicelib.wallets import provisioning
-from tests.unit.test_mpc_service import (
+from tests.support.mpc import (
     audit_records,
     dump_tables,
     principal_for,
     recovered_address,
+    refill_messages,
     refreshed,
+    run_refill_function,
 )
 
 
@@ -60,41 +62,8 @@ def stocked(tenant, aux_sets, pool_settings):
     return principal, created, wallet_id
 
 
-class _LambdaContext:
-    def get_remaining_time_in_millis(self) -> int:
-        return 120_000
-
-
-def run_refill_function(body: dict[str, Any]) -> Any:
-    from chalicelib.mpc.functions import refill_presignatures
-
-    record = {
-        "messageId": "m0",
-        "receiptHandle": "r0",
-        "body": json.dumps(body),
-        "attributes": {},
-        "messageAttributes": {},
-        "md5OfBody": "",
-        "eventSource": "aws:sqs",
-        "eventSourceARN": f"arn:aws:sqs:us-east-1:123456789012:{aws.queue('presign-refill')}",
-        "awsRegion": "us-east-1",
-    }
-    return refill_presignatures({"Records": [record]}, _LambdaContext())
-
-
 def ready(party: int, wallet_id: str) -> list[str]:
     return presignatures.ready_ids(party, wallet_id)
-
-
-def refill_messages() -> list[dict[str, Any]]:
-    sqs = aws.client("sqs")
-    url = sqs.get_queue_url(QueueName=aws.queue("presign-refill"))["QueueUrl"]
-    found = []
-    while True:
-        batch = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=0).get("Messages", [])
-        if not batch:
-            return found
-        found += [json.loads(m["Body"]) for m in batch]
 
 
 def no_full_signing(monkeypatch):

@@ -11,7 +11,7 @@ from chalicelib.platform.amounts import MAX_UINT256, TokenId, Uint256, is_uint25
 from chalicelib.platform.chain import Address, checksum_address
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.router import validation_failed
-from tests.unit.test_smart_accounts import call
+from tests.support.family_s import call
 
 GOOD = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"  # EIP-55's example
 WRONG_CHECKSUM = GOOD[:-1] + "D"

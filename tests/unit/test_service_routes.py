@@ -45,7 +45,7 @@ def test_docs_page_is_self_contained_html(api):
 
 
 def _details(api, tenant):
-    from tests.unit.test_family_s import dompet_sign
+    from tests.support.scripts import dompet_sign
 
     path = "/api/v1/health/details"
     headers = dompet_sign.signed_headers(tenant.appId, tenant.appSecret, "GET", f"http://x{path}", b"")

@@ -3,56 +3,20 @@ networks listing and the registry's all-or-none smart-account fields. Chain effe
 
 from __future__ import annotations
 
-import json
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
 
 import pytest
 
 from chalicelib.platform import aws, networks, settings
 from chalicelib.smart_accounts import counterfactual
 from chalicelib.tenancy import service as tenancy
-from scripts.dompet_sign import signed_headers
-
-FACTORY = "0x91E60e0613810449d098b0b5Ec8b51A0FE8c8985"
-OWNER = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
-
-
-def aa_network(name: str, chain_id: int, **extra: object) -> dict[str, object]:
-    return {
-        "name": name,
-        "chainId": chain_id,
-        "rpcUrls": ["http://127.0.0.1:9"],
-        "nativeSymbol": "ETH",
-        "tokens": {"usdt": "0x" + "12" * 20},
-        "usdtDecimals": 6,
-        "entryPoint": "0x0000000071727De22E5E9d8BAf0edAc6f37da032",
-        "accountFactory": FACTORY,
-        "paymaster": "0x" + "34" * 20,
-        "bundlerUrls": ["http://127.0.0.1:4337"],
-        "poolAddress": "0x" + "56" * 20,
-        "nativeToGasTankRate": "2000",
-        **extra,
-    }
+from tests.support.family_s import OWNER, call, create
+from tests.support.networks import FACTORY, aa_network
 
 
 @pytest.fixture
 def two_networks(use_networks):
     return use_networks([aa_network("local-a", 31337), aa_network("local-b", 31338)])
-
-
-def call(api, tenant, method, path, body=None):
-    raw = json.dumps(body).encode() if body is not None else b""
-    # Microseconds: identical requests signed in the same millisecond by parallel test threads would be replays.
-    timestamp = datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
-    headers = signed_headers(tenant.appId, tenant.appSecret, method, f"http://x{path}", raw, timestamp=timestamp)
-    if body is not None:
-        headers["Content-Type"] = "application/json"
-    return getattr(api, method.lower())(path, headers=headers, **({"body": raw} if body is not None else {}))
-
-
-def create(api, tenant, owner=OWNER, provider="wallet"):
-    return call(api, tenant, "POST", "/api/v1/smart-account", {"owner": {"id": owner, "provider": provider}})
 
 
 def test_creation_gives_one_counterfactual_account_per_network_and_a_tank(api, tenant, two_networks):

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from chalicelib.platform import deadline, transport
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.networks import Network
+from tests.support.servers import QuietServer
 
 connections: list[int] = []
 
@@ -99,13 +100,6 @@ class Node(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
         self.wfile.write(payload)
-
-
-class QuietServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request, client_address):  # a client that hung up: expected here
-        pass
 
 
 def _server(mode: str):

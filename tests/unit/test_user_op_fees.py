@@ -10,7 +10,7 @@ import pytest
 
 from chalicelib.platform.networks import Network
 from chalicelib.user_ops import build
-from tests.unit.test_transport import QuietServer
+from tests.support.servers import QuietServer
 
 
 def _server(answers: dict[str, object]) -> str:

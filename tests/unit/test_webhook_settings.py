@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import socket
-from pathlib import Path
 
 import pytest
 
 from chalicelib.platform import egress, settings
+from tests.support.scripts import dompet_sign
 
-ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("dompet_sign", ROOT / "scripts" / "dompet_sign.py")
-dompet_sign = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(dompet_sign)
 PATH = "/api/v1/webhooks/settings"
 
 

@@ -1,0 +1,77 @@
+"""Wallet principals, audit records, stored data and the presignature refill worker, for MPC tests on moto."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from boto3.dynamodb.conditions import Key
+from eth_keys import keys as eth_keys
+
+from chalicelib.auth import users
+from chalicelib.auth.models import WalletPrincipal
+from chalicelib.auth.tokens import Claims, TokenKind
+from chalicelib.mpc.functions import refill_presignatures
+from chalicelib.platform import aws, resources
+from chalicelib.tenancy import service as tenancy
+
+
+def principal_for(tenant: Any, sub_id: str) -> WalletPrincipal:
+    user = users.get_or_create(tenant.clientId, sub_id)
+    claims = Claims(user.userId, tenant.clientId, sub_id, TokenKind.ACCESS, 0, 2**31, "t")
+    return WalletPrincipal(client=tenancy.client_for_secret(tenant.clientSecret), claims=claims, user=user)
+
+
+def refreshed(principal: WalletPrincipal) -> WalletPrincipal:
+    user = users.get(principal.user.clientId, principal.user.subId)
+    assert user is not None
+    return WalletPrincipal(client=principal.client, claims=principal.claims, user=user)
+
+
+def recovered_address(signature: bytes, digest: bytes) -> str:
+    return str(eth_keys.Signature(signature).recover_public_key_from_msg_hash(digest).to_checksum_address())
+
+
+def audit_records(wallet_id: str) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = aws.table("signing-audit").query(
+        KeyConditionExpression=Key("pk").eq(f"WALLET#{wallet_id}")
+    )["Items"]
+    return items
+
+
+def dump_tables() -> dict[str, list[dict[str, Any]]]:
+    dump = {}
+    for table in resources.TABLES:
+        dump[table.name] = aws.table(table.name).scan(ConsistentRead=True)["Items"]
+    return dump
+
+
+class _LambdaContext:
+    def get_remaining_time_in_millis(self) -> int:
+        return 120_000
+
+
+def run_refill_function(body: dict[str, Any]) -> Any:
+    record = {
+        "messageId": "m0",
+        "receiptHandle": "r0",
+        "body": json.dumps(body),
+        "attributes": {},
+        "messageAttributes": {},
+        "md5OfBody": "",
+        "eventSource": "aws:sqs",
+        "eventSourceARN": f"arn:aws:sqs:us-east-1:123456789012:{aws.queue('presign-refill')}",
+        "awsRegion": "us-east-1",
+    }
+    return refill_presignatures({"Records": [record]}, _LambdaContext())
+
+
+def refill_messages() -> list[dict[str, Any]]:
+    sqs = aws.client("sqs")
+    url = sqs.get_queue_url(QueueName=aws.queue("presign-refill"))["QueueUrl"]
+    found = []
+    while True:
+        batch = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=0).get("Messages", [])
+        if not batch:
+            return found
+        found += [json.loads(m["Body"]) for m in batch]
