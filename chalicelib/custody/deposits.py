@@ -22,7 +22,7 @@ from typing import Any, Literal
 from chalicelib.custody import events, invoices, ledger
 from chalicelib.custody.store import TABLE, Event, Plan, commit, get, indexed_page, listed, status_keys
 from chalicelib.custody.tokens import NAMESPACE, Accepted, accepted
-from chalicelib.platform import aws, clock
+from chalicelib.platform import aws, clock, retry
 from chalicelib.platform.errors import not_found
 from chalicelib.platform.logging import logger
 from chalicelib.platform.pagination import AppendOnlyList, PageQuery
@@ -88,7 +88,7 @@ def seen(transfer: Transfer, account: dict[str, Any]) -> Seen:
             return "known"
         # Reverted, and now in a canonical block again: pending again (a new revision, with its own events).
     match_invoice = True
-    for _ in range(3):
+    for _ in retry.attempts(3):
         try:
             commit(lambda match=match_invoice: _seen_plan(transfer, account, existing, match))  # type: ignore[misc]
             return "again" if existing else "new"

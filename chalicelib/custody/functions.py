@@ -6,6 +6,7 @@ from typing import Any
 
 from chalice import Blueprint, Rate
 
+from chalicelib.custody import sending, withdrawals
 from chalicelib.platform import resources
 from chalicelib.platform.consumers import scheduled, sqs_batch
 from chalicelib.platform.settings import load_settings
@@ -33,15 +34,11 @@ def expire_invoices(event: Any) -> None:
     scheduled("expire_invoices", event, invoices.expire_due)
 
 
-@bp.on_sqs_message(queue=resources.queue_name(load_settings().stage, "custody-withdrawals"), batch_size=1)
+@bp.on_sqs_message(queue=resources.queue_name(load_settings().stage, withdrawals.QUEUE), batch_size=1)
 def send_withdrawals(event: Any) -> Any:
-    from chalicelib.custody import sending
-
     return sqs_batch("send_withdrawals", event, lambda body: sending.process(str(body["withdrawalId"])))
 
 
 @bp.schedule(Rate(5, unit=Rate.MINUTES))
 def requeue_withdrawals(event: Any) -> None:
-    from chalicelib.custody import withdrawals
-
     scheduled("requeue_withdrawals", event, withdrawals.requeue_stale)

@@ -58,7 +58,7 @@ def parse_scope(key_scope: str) -> tuple[Literal["app", "org"], str]:
 
 def ensure(key_scope: str) -> CustodyKey:
     """The pool's key, made now if it does not exist yet (waiting for a concurrent maker)."""
-    deadline = time.monotonic() + WAIT_S
+    deadline = clock.monotonic() + WAIT_S
     while True:
         item = get(f"KEY#{key_scope}", "KEY")
         if item is not None and item.get("status") == "ready":
@@ -67,7 +67,7 @@ def ensure(key_scope: str) -> CustodyKey:
             key_id = uuid.uuid4().hex  # the MPC parties take 32 hex digits
             if _reserve(key_scope, key_id, item):
                 return _make(key_scope, key_id)
-        if time.monotonic() > deadline:
+        if clock.monotonic() > deadline:
             raise ApiError(503, CUSTODY_KEY_PENDING, "The custody key of this pool is being made; retry shortly")
         time.sleep(0.2)
 

@@ -35,7 +35,7 @@ from chalicelib.custody.tokens import Accepted, accepted
 from chalicelib.evm import nonces, pipeline, tracking
 from chalicelib.evm.transactions import UnsignedTx
 from chalicelib.mpc.service import MpcRunError
-from chalicelib.platform import aws, clock
+from chalicelib.platform import aws, clock, followups
 from chalicelib.platform.chain import RpcError, rpc_call
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.logging import logger
@@ -322,7 +322,7 @@ def _check_later(record: dict[str, Any]) -> None:
     sent = aws.Condition("#s = :sent", {"#s": "status"}, {":sent": "sent"})
     with contextlib.suppress(aws.ConditionFailedError):
         aws.write(withdrawals.move(record, "sent", sent, {"checks": checks + 1}))
-    withdrawals.enqueue(str(record["id"]), CHECK_DELAYS_S[min(checks + 1, len(CHECK_DELAYS_S) - 1)])
+    withdrawals.enqueue(str(record["id"]), followups.stepped(CHECK_DELAYS_S, checks + 1))
 
 
 def _back_to_pending(record: dict[str, Any]) -> None:

@@ -22,7 +22,7 @@ from typing import Any
 from chalicelib.custody import accounts, ledger, limits
 from chalicelib.custody.store import TABLE, Event, Plan, commit, get, indexed_page, listed, status_keys
 from chalicelib.custody.tokens import Accepted, accepted
-from chalicelib.platform import aws, clock
+from chalicelib.platform import aws, clock, followups
 from chalicelib.platform.amounts import format_units, parse_amount
 from chalicelib.platform.chain import checksum_address
 from chalicelib.platform.errors import ApiError, bad_request, not_found
@@ -32,6 +32,8 @@ from chalicelib.tenancy.models import App
 QUEUE = "custody-withdrawals"
 OPEN = "OPEN_WITHDRAWALS"  # pk of the markers of withdrawals not yet ended
 STALE_S = 300  # a withdrawal that has not moved for this long is queued again
+# The worker's state checks make a duplicate message harmless: no step token.
+FOLLOW_UPS = followups.FollowUp(QUEUE)
 WITHDRAWAL_NOT_FOUND = "WITHDRAWAL_NOT_FOUND"
 WITHDRAWAL_LIMIT_EXCEEDED = "WITHDRAWAL_LIMIT_EXCEEDED"
 DAILY_LIMIT_EXCEEDED = "DAILY_LIMIT_EXCEEDED"
@@ -170,12 +172,8 @@ def _daily(app_id: str, pair: Accepted, amount: int, per_day: int | None) -> aws
 
 
 def enqueue(withdrawal_id: str, delay_s: int = 0) -> None:
-    from chalicelib.platform.logging import logger
-
-    try:
-        aws.send_message(QUEUE, {"withdrawalId": withdrawal_id}, delay_s)
-    except Exception as exc:  # noqa: BLE001 - the sweep of stale withdrawals queues it again (requeue_stale)
-        logger.warning("withdrawal not queued", extra={"withdrawalId": withdrawal_id, "errorType": type(exc).__name__})
+    """Committed already: a send that fails is left to the sweep of stale withdrawals (requeue_stale)."""
+    FOLLOW_UPS.send_committed({"withdrawalId": withdrawal_id}, delay_s, withdrawalId=withdrawal_id)
 
 
 def event_data(record: dict[str, Any], pair: Accepted, **extra: Any) -> dict[str, Any]:

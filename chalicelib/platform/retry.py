@@ -11,6 +11,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 
+from chalicelib.platform import deadline
+
 T = TypeVar("T")
 
 
@@ -20,8 +22,6 @@ def delay_s(attempt: int, base_s: float = 0.01, cap_s: float = 1.0) -> float:
 
 
 def pause(attempt: int, base_s: float = 0.01, cap_s: float = 1.0) -> None:
-    from chalicelib.platform import deadline
-
     wait = delay_s(attempt, base_s, cap_s)
     deadline.check("backoff", need_s=wait)
     time.sleep(wait)
