@@ -51,7 +51,7 @@ from chalicelib.tenancy import store as tenancy
 
 __all__ = ["CUSTODY_POLICY", "PolicyRefusedError", "check", "deploy_call", "describe", "expected_call"]
 
-POLICY_TABLE = policies.POLICY_TABLE
+POLICY_TABLE = policies.COSIGNER_POLICY_TABLE
 MAX_GAS = 500_000  # a deployment or an execute call; more would only burn the gas wallet
 MAX_FEE_TIMES_NODE = 10  # the fee cap may be at most this many times what the node asks now
 MAX_DEPLOYS = 3  # deployment signatures per withdrawal (a retry may need one more)

@@ -33,6 +33,9 @@ PK = "POOL"
 CLAIM_TTL_S = 300  # a claim not consumed by then belongs to a creation that died: the set is retired
 
 
+WALLET_POOL_EMPTY = "WALLET_POOL_EMPTY"  # the code of PoolEmptyError in an answer (503, retry later)
+
+
 class PoolEmptyError(Exception):
     """No aux-info set is ready; wallet creation must wait for the refill job."""
 

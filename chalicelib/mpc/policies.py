@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from chalicelib.platform import aws
 
-POLICY_TABLE = "cosigner-policy"
+COSIGNER_POLICY_TABLE = "cosigner-policy"  # the cosigner's own table: governed keys and what each policy keeps
 NAME = r"^[a-z][a-z0-9_-]{0,31}$"
 
 
@@ -108,14 +108,14 @@ def key_items(policy_name: str, key: NewKey) -> list[aws.TxItem]:
     """The mark of a new governed key and the policy's own items, to write with share B."""
     policy = registered(policy_name)
     mark = {**_mark_key(key.wallet_id), "policy": policy.name, "address": key.address}
-    return [aws.put("governed", POLICY_TABLE, mark), *policy.on_key(key)]
+    return [aws.put("governed", COSIGNER_POLICY_TABLE, mark), *policy.on_key(key)]
 
 
 def governance(wallet_id: str) -> Governance | None:
     """The policy that governs `wallet_id` (None for a wallet that no policy governs; asked again every time)."""
     if wallet_id in _GOVERNED:
         return _GOVERNED[wallet_id]
-    item = aws.table(POLICY_TABLE).get_item(Key=_mark_key(wallet_id), ConsistentRead=True).get("Item")
+    item = aws.table(COSIGNER_POLICY_TABLE).get_item(Key=_mark_key(wallet_id), ConsistentRead=True).get("Item")
     if item is None:
         return None
     if len(_GOVERNED) > 4096:

@@ -10,7 +10,7 @@
   that step, falls back to the full signing run;
 * `refill_presignatures` tops a wallet's presignature pool up with the cosigner.
 
-Failures are `MpcRunError`s with a stable code; callers map them to responses.
+Failures are `MpcRunError`s with a stable code; `MpcRunError.api_error()` is their one answer to a caller.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from chalicelib.mpc.parties import execution_id
 from chalicelib.platform import aws, clock
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.deadline import remaining_s as budget_left_s
+from chalicelib.platform.errors import ApiError, bad_request
 from chalicelib.platform.logging import log_failure, logger
 from chalicelib.platform.settings import load_settings
 
@@ -45,6 +46,9 @@ COSIGNER_FUNCTION = "cosigner"
 USER_PARTY_FUNCTION = "user_party"
 DIGEST_LEN = 32
 POLICY_REFUSED = "POLICY_REFUSED"
+SIGNER_UNAVAILABLE = "SIGNER_UNAVAILABLE"
+INVALID_PRIVATE_KEY = "INVALID_PRIVATE_KEY"
+SIGNING_FAILED = "SIGNING_FAILED"
 ONLINE_STEP_TIMEOUT_S = 3.0  # the cosigner's partial signature: one invocation and a few milliseconds of work
 
 
@@ -56,6 +60,12 @@ class MpcRunError(Exception):
         self.code = code
         self.message = message
 
+    def api_error(self) -> ApiError:
+        """A private key that is not one is the caller's 400; anything else is 503 SIGNER_UNAVAILABLE (retry)."""
+        if self.code == INVALID_PRIVATE_KEY:
+            return bad_request(INVALID_PRIVATE_KEY, self.message)
+        return ApiError(503, SIGNER_UNAVAILABLE, self.message)
+
 
 @dataclass(frozen=True)
 class KeyMaterial:
@@ -66,7 +76,7 @@ class KeyMaterial:
 @contextmanager
 def _run_slot() -> Iterator[None]:
     if not _RUN_SLOTS.acquire(timeout=RUN_QUEUE_WAIT_S):
-        raise MpcRunError("SIGNER_UNAVAILABLE", "The signing service is busy; retry shortly")
+        raise MpcRunError(SIGNER_UNAVAILABLE, "The signing service is busy; retry shortly")
     try:
         yield
     finally:
@@ -105,7 +115,7 @@ def import_key(wallet_id: str, aux_id: str, private_key: bytearray) -> KeyMateri
     try:
         cores = mpc.trusted_dealer_split(private_key)
     except mpc.InvalidInputError:
-        raise MpcRunError("INVALID_PRIVATE_KEY", "Not a valid secp256k1 private key") from None
+        raise MpcRunError(INVALID_PRIVATE_KEY, "Not a valid secp256k1 private key") from None
     finally:
         private_key[:] = bytes(len(private_key))
     deadline = _deadline()
@@ -226,7 +236,7 @@ def _presign_until(wallet_id: str, wanted: int, time_left_s: Callable[[], float]
             answer = _answers(calls, deadline)[COSIGNER_FUNCTION]
         presignature_id = mpc.presignature_info(share)["presignature_id"].hex()
         if answer.get("presignatureId") != presignature_id:
-            raise MpcRunError("SIGNER_UNAVAILABLE", "The parties did not agree on the presignature")
+            raise MpcRunError(SIGNER_UNAVAILABLE, "The parties did not agree on the presignature")
         presignatures.store(shares.SIGNER, wallet_id, presignature_id, share)
         made += 1
     return made
@@ -262,7 +272,7 @@ def _sign(
         signature = _drive_party0(run_id, (party,), session, calls, deadline)
         _answers(calls, deadline)
         if not _recovers_to(signature, digest, address):
-            raise MpcRunError("SIGNING_FAILED", "The signature did not verify")
+            raise MpcRunError(SIGNING_FAILED, "The signature did not verify")
     except BaseException:
         # The audit of a failed run must not replace the error that failed it.
         try:
@@ -294,7 +304,7 @@ def _drive_party0(
         logger.warning("mpc run failed", extra={"runId": run_id, "reason": exc.reason})
         if exc.reason.endswith(POLICY_REFUSED):
             raise MpcRunError(POLICY_REFUSED, "The cosigner's policy refused to sign this transaction") from None
-        raise MpcRunError("SIGNER_UNAVAILABLE", "The signing parties could not complete the run") from None
+        raise MpcRunError(SIGNER_UNAVAILABLE, "The signing parties could not complete the run") from None
     finally:
         mailbox.close()
 
@@ -320,7 +330,7 @@ def _answers(calls: dict[str, Future[dict[str, Any]]], deadline: float) -> dict[
             logger.warning("mpc party refused", extra={"party": name, "code": answer.get("code")})
             if answer.get("code") == POLICY_REFUSED:
                 raise MpcRunError(POLICY_REFUSED, "The cosigner's policy refused this key or signature")
-            raise MpcRunError("SIGNER_UNAVAILABLE", "The signing parties could not complete the run")
+            raise MpcRunError(SIGNER_UNAVAILABLE, "The signing parties could not complete the run")
         answers[name] = answer
     return answers
 
@@ -330,7 +340,7 @@ def _finish_key(wallet_id: str, key_share: bytes, answers: dict[str, dict[str, A
 
     address = mpc.eth_address(key_share)
     if {a["address"] for a in answers.values()} != {address}:
-        raise MpcRunError("SIGNER_UNAVAILABLE", "The parties did not agree on the key")
+        raise MpcRunError(SIGNER_UNAVAILABLE, "The parties did not agree on the key")
     shares.store_share(wallet_id, shares.SIGNER, key_share)
     return KeyMaterial(address=address, secret0=answers[USER_PARTY_FUNCTION]["secret0"])
 

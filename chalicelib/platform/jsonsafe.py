@@ -43,7 +43,7 @@ def loads(data: bytes | str, **options: Any) -> Any:
 def dumps_exact(obj: Any) -> str:
     """json.dumps (compact) that writes `decimal.Decimal` values as JSON numbers with every digit they have.
 
-    The seed's event amounts are JSON numbers in human units (`1.000000000000000001` for an 18-decimal token):
+    The reference API's event amounts are JSON numbers in human units (`1.000000000000000001` for an 18-decimal token):
     floats would round them. Each Decimal is first written as a string carrying a random marker, which is
     then replaced by the number's literal; the marker makes a client-supplied string that looks like one
     impossible to turn into a number."""

@@ -1,4 +1,4 @@
-"""Outbound HTTP for JSON-RPC nodes and, next, ERC-4337 bundlers: one way to call an upstream.
+"""Outbound HTTP for JSON-RPC nodes and ERC-4337 bundlers: one way to call an upstream.
 
 * keep-alive connection pools (urllib3, which ships with botocore), reused across requests of a warm function;
 * one total timeout per call (connect, send and read together), cut to what is left of the request's budget
@@ -7,7 +7,7 @@
 * JSON-RPC on top: `rpc_call` and `rpc_batch` (several calls in one round trip, answered in place), with
   failover across a network's URLs on transport failures, never on a node's own JSON-RPC error.
 
-Webhook deliveries do not use this: they keep their IP-pinned egress guard (webhooks/delivery.py).
+Webhook deliveries do not use this: they go to customers' URLs through platform/pinned_http.py (the egress guard).
 RPC URLs often embed API keys: endpoints are logged by position, never by URL.
 """
 

@@ -22,7 +22,7 @@ DIGEST = b"\x42" * 32
 def _policy(on_key: Callable[[policies.NewKey], list[aws.TxItem]] | None = None) -> policies.SigningPolicy:
     def record(key: policies.NewKey) -> list[aws.TxItem]:
         item = {"pk": f"TESTKEY#{key.wallet_id}", "sk": "KEY", "note": str(key.context.get("note"))}
-        return [aws.put("test-key", policies.POLICY_TABLE, item)]
+        return [aws.put("test-key", policies.COSIGNER_POLICY_TABLE, item)]
 
     def allow(request: policies.SigningRequest) -> None:
         if request.context.get("allow") is not True or request.digest != DIGEST:
@@ -55,7 +55,7 @@ def _share_b(wallet_id: str) -> dict[str, Any] | None:
 
 def _mark(wallet_id: str) -> dict[str, Any] | None:
     key = {"pk": f"GOVERNED#{wallet_id}", "sk": "GOVERNED"}
-    item: dict[str, Any] | None = aws.table(policies.POLICY_TABLE).get_item(Key=key).get("Item")
+    item: dict[str, Any] | None = aws.table(policies.COSIGNER_POLICY_TABLE).get_item(Key=key).get("Item")
     return item
 
 
@@ -68,7 +68,7 @@ def test_a_governed_key_signs_only_what_its_registered_policy_allows(aux_sets, r
         "policy": TEST_POLICY,
         "address": material.address,
     }
-    record = aws.table(policies.POLICY_TABLE).get_item(Key={"pk": f"TESTKEY#{wallet_id}", "sk": "KEY"})["Item"]
+    record = aws.table(policies.COSIGNER_POLICY_TABLE).get_item(Key={"pk": f"TESTKEY#{wallet_id}", "sk": "KEY"})["Item"]
     assert record["note"] == "scope" and _share_b(wallet_id) is not None
 
     signature = mpc.sign(wallet_id, material.address, DIGEST, "test", policy={"kind": "ok", "allow": True})
@@ -97,7 +97,7 @@ def test_a_key_under_an_unregistered_policy_is_never_made(aux_sets, registered):
         _new_key(aux_sets)
     assert refused.value.code == mpc.POLICY_REFUSED
     assert aws.table("cosigner-shares").scan()["Items"] == []
-    assert aws.table(policies.POLICY_TABLE).scan()["Items"] == []
+    assert aws.table(policies.COSIGNER_POLICY_TABLE).scan()["Items"] == []
 
 
 def test_a_key_its_policy_refuses_leaves_no_share_and_no_mark(aux_sets, registered):
@@ -109,7 +109,7 @@ def test_a_key_its_policy_refuses_leaves_no_share_and_no_mark(aux_sets, register
         _new_key(aux_sets)
     assert refused.value.code == mpc.POLICY_REFUSED
     assert aws.table("cosigner-shares").scan()["Items"] == []
-    assert aws.table(policies.POLICY_TABLE).scan()["Items"] == []
+    assert aws.table(policies.COSIGNER_POLICY_TABLE).scan()["Items"] == []
 
 
 def test_a_wallet_under_no_policy_signs_as_before(aux_sets):

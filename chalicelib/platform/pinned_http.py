@@ -1,0 +1,165 @@
+"""One POST to a customer's URL (webhooks), pinned to an address the egress guard checked (platform/egress.py).
+
+The host is resolved and checked within the call, and the connection goes to a checked address with the URL's
+host in the Host header and the TLS name, so DNS rebinding cannot reach an internal address; redirects are not
+followed. One deadline covers everything (name resolution, connect, TLS, send and read): a watchdog shuts the
+call's sockets down when it passes, whatever the receiver does (a receiver that trickles bytes keeps every
+per-read timeout happy, not this one). The checked addresses are tried in turn until one accepts the connection
+and completes TLS, each with an equal share of what is left for connecting; once a connection is made, nothing
+is sent twice.
+
+Outbound calls to the service's own upstreams (JSON-RPC nodes, bundlers) use platform/transport.py instead.
+
+    status, error = post(url, body, headers, timeout_s=10.0)
+
+`status` is the HTTP status when one came in time; `error` is None for a 2xx, else `HTTP <status>`,
+`refused: <reason>` (the URL failed the egress check), `TimeoutError`, or the name of the network error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.client
+import socket
+import ssl
+import threading
+from collections.abc import Callable, Mapping
+from types import TracebackType
+
+from chalicelib.platform import clock, egress
+
+MAX_READ = 4096  # the answer's body is read only this far: the status is the answer
+
+
+def post(
+    url: str,
+    body: bytes,
+    headers: Mapping[str, str] | Callable[[], Mapping[str, str]],
+    timeout_s: float,
+    max_read: int = MAX_READ,
+) -> tuple[int | None, str | None]:
+    """POST `body` to `url` within `timeout_s`: (status, None) on a 2xx, else (status or None, error).
+
+    `headers` may be a callable, called once the URL passed the check (e.g. a signature with a timestamp)."""
+    with _Cutoff(clock.monotonic() + timeout_s) as cutoff:
+        try:
+            target = egress.check(url, timeout_s=cutoff.left())  # the lookup is part of the deadline
+        except egress.UrlRefused as exc:
+            return None, f"refused: {exc.reason}"
+        except TimeoutError:
+            return None, "TimeoutError"
+        given = headers() if callable(headers) else headers
+        try:
+            connection = _connect(target, cutoff)
+        except (OSError, ssl.SSLError) as exc:
+            return None, cutoff.error(exc)
+        try:
+            connection.request("POST", target.path, body=body, headers={**given, "Host": host_header(target)})
+            response = connection.getresponse()
+            response.read(max_read)
+        except (OSError, http.client.HTTPException, ssl.SSLError, ValueError) as exc:
+            return None, cutoff.error(exc)
+        finally:
+            connection.close()
+        if cutoff.passed():
+            return None, "TimeoutError"  # the answer came, but after the deadline
+        return response.status, None if 200 <= response.status < 300 else f"HTTP {response.status}"
+
+
+def host_header(target: egress.Target) -> str:
+    default = 443 if target.scheme == "https" else 80
+    host = f"[{target.host}]" if ":" in target.host else target.host
+    return host if target.port == default else f"{host}:{target.port}"
+
+
+class _Cutoff:
+    """The one deadline of a call: when it passes, every socket of the call is shut down, which wakes whatever
+    the call is blocked in (connect is bounded by its own timeout, a share of what is left)."""
+
+    def __init__(self, ends_at: float) -> None:
+        self.ends_at = ends_at
+        self.fired = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(max(0.0, ends_at - clock.monotonic()), self._fire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> _Cutoff:
+        self._timer.start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self._timer.cancel()
+
+    def left(self) -> float:
+        """Seconds to the deadline; TimeoutError once it has passed."""
+        left = self.ends_at - clock.monotonic()
+        if left <= 0 or self.fired:
+            raise TimeoutError("the call's deadline passed")
+        return left
+
+    def passed(self) -> bool:
+        return self.fired or clock.monotonic() >= self.ends_at
+
+    def error(self, exc: BaseException) -> str:
+        return "TimeoutError" if self.passed() or isinstance(exc, TimeoutError) else type(exc).__name__
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            fired = self.fired
+        if fired:
+            _shutdown(sock)
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            sockets = list(self._sockets)
+        for sock in sockets:
+            _shutdown(sock)
+
+
+def _shutdown(sock: socket.socket) -> None:
+    """Wake a thread blocked on `sock` without closing it under that thread (its owner closes it). The plain
+    socket's shutdown, also for TLS sockets: SSLSocket.shutdown would drop the TLS state another thread is using."""
+    with contextlib.suppress(OSError):  # already closed, or never connected
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)
+
+
+def _connect(target: egress.Target, cutoff: _Cutoff) -> http.client.HTTPConnection:
+    """A connection (TLS done) to the first checked address that accepts one, each address getting an equal
+    share of what is left for its TCP connect."""
+    failure: Exception = OSError("no address")
+    addresses = target.addresses
+    for index, address in enumerate(addresses):
+        share = cutoff.left() / (len(addresses) - index)
+        try:
+            sock = socket.create_connection((str(address), target.port), timeout=share)
+        except OSError as exc:
+            failure = exc
+            continue
+        cutoff.watch(sock)
+        try:
+            if target.scheme == "https":
+                sock.settimeout(cutoff.left())
+                sock = _tls().wrap_socket(sock, server_hostname=target.host, do_handshake_on_connect=False)
+                cutoff.watch(sock)
+                sock.do_handshake()
+            sock.settimeout(cutoff.left())
+        except (OSError, ssl.SSLError) as exc:
+            sock.close()
+            failure = exc
+            continue
+        connection = http.client.HTTPConnection(target.host, target.port, timeout=sock.gettimeout())
+        connection.sock = sock  # pinned to the checked address; the Host header names the URL's host
+        return connection
+    raise failure
+
+
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """Certificates are checked for the URL's host name (the connection goes to a checked address)."""
+    return ssl.create_default_context()
