@@ -9,19 +9,16 @@ from chalice import Blueprint, Rate
 from chalicelib.platform import resources
 from chalicelib.platform.consumers import scheduled, sqs_batch
 from chalicelib.platform.settings import load_settings
+from chalicelib.user_ops import tracking
 
 bp = Blueprint(__name__)
 
 
-@bp.on_sqs_message(queue=resources.queue_name(load_settings().stage, "userop-tracker"), batch_size=10)
+@bp.on_sqs_message(queue=resources.queue_name(load_settings().stage, tracking.TRACKER), batch_size=10)
 def track_user_op(event: Any) -> Any:
-    from chalicelib.user_ops import tracking
-
     return sqs_batch("track_user_op", event, tracking.check)
 
 
 @bp.schedule(Rate(5, unit=Rate.MINUTES))
 def requeue_user_ops(event: Any) -> None:
-    from chalicelib.user_ops import tracking
-
     scheduled("requeue_user_ops", event, tracking.requeue_quiet)

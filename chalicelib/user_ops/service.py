@@ -20,7 +20,7 @@ from typing import Any
 
 from chalicelib.gas_tanks import charges
 from chalicelib.gas_tanks import store as tanks
-from chalicelib.platform import aws, due
+from chalicelib.platform import aws
 from chalicelib.platform.chain import RpcError, rpc_call
 from chalicelib.platform.clock import epoch, iso_now
 from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError, bad_request, conflict, not_found
@@ -132,7 +132,7 @@ def submit(app: App, user_op_id: str, op_hash: str, signature: str, sponsored: b
     }
     # Read before the operation can reach a bundler: its event cannot be in an earlier block.
     submitted_block = _head(network)
-    due_at = due.due_in(tracking.FIRST_CHECK_S + tracking.QUIET_S)
+    due_at = tracking.IN_FLIGHT.due(tracking.FIRST_CHECK_S)
 
     def writes(seqs: list[int]) -> list[aws.TxItem]:
         return [

@@ -12,7 +12,7 @@ state, the usage record's actual amounts and refund, the refund credited back to
 becoming `deployed` when the operation deployed it, and the `userOp.success`/`userOp.failed` event (outbox). A
 message delivered twice, or a settle racing another, moves no money twice.
 
-An operation in flight stays in the table's `due` index (platform/due.py) with the time by which the tracker
+An operation in flight stays in the table's `due` index (platform/followups.py) with the time by which the tracker
 should have looked at it again; the tracker moves that time on while it keeps coming back, and the schedule
 `requeue_user_ops` queues a check for an operation whose tracker went quiet (a message lost, dead-lettered, or
 never sent after the submit's commit).
@@ -26,7 +26,7 @@ from chalicelib.evm.abi import decode
 from chalicelib.evm.logs import LogsUnavailableError
 from chalicelib.gas_tanks import charges
 from chalicelib.gas_tanks import store as tanks
-from chalicelib.platform import aws, clock, due
+from chalicelib.platform import aws, clock, followups
 from chalicelib.platform.chain import RpcError, rpc_call
 from chalicelib.platform.clock import epoch, iso_now
 from chalicelib.platform.errors import ApiError
@@ -46,12 +46,15 @@ MAX_DELAY_S = 60
 QUIET_S = 300  # no check due for this long (beyond the queue's visibility timeout): the tracker went quiet
 EXPIRED = "expired: not included before validUntil"
 CHAIN_UNAVAILABLE = (RpcError, ApiError, LogsUnavailableError, ValueError)  # the node could not say: no verdict
+# One chain of checks per operation; the step token is the operation's due time as the chain set it.
+FOLLOW_UPS = followups.FollowUp(TRACKER, step_field="due")
+IN_FLIGHT = followups.Requeue(store.TABLE, "on_process", QUIET_S)
 
 
 def enqueue(user_op_id: str, due_at: str, attempt: int = 1, delay_s: int = FIRST_CHECK_S) -> None:
     """Queue a check. `due_at` is the operation's due time as this chain of checks set it: a check that finds
     another one stops (the sweep started a new chain), so an operation has one chain of checks at a time."""
-    aws.send_message(TRACKER, {"userOpId": user_op_id, "attempt": attempt, "due": due_at}, delay_s=delay_s)
+    FOLLOW_UPS.send({"userOpId": user_op_id, "attempt": attempt, "due": due_at}, delay_s)
 
 
 def check(body: dict[str, Any]) -> None:
@@ -59,7 +62,7 @@ def check(body: dict[str, Any]) -> None:
     item = store.get(user_op_id)
     if item is None or item["status"] != "on_process":
         return  # settled already
-    if "due" in body and item.get("dueAt") != body["due"]:
+    if FOLLOW_UPS.stale(body, item.get("dueAt")):
         return  # a later chain of checks took over (the sweep's, for a message that was only late)
     network = registry().by_chain_id(int(item["chainId"]))
     receipt = _bundler_receipt(network, item) if network is not None else None
@@ -91,9 +94,7 @@ def refused(user_op_id: str, reason: str) -> None:
 
 def requeue_quiet(limit: int = 100) -> int:
     """The schedule's safety net: queue a check of each operation in flight whose tracker went quiet."""
-    return due.sweep(
-        store.TABLE, "on_process", QUIET_S, lambda item: enqueue(str(item["id"]), str(item["dueAt"]), 1, 0), limit
-    )
+    return IN_FLIGHT.sweep(lambda item: enqueue(str(item["id"]), str(item["dueAt"]), 1, 0), limit)
 
 
 def _bundler_receipt(network: Network, item: dict[str, Any]) -> dict[str, Any] | None:
@@ -128,24 +129,10 @@ def _again(item: dict[str, Any], attempt: int) -> None:
     delay = min(MAX_DELAY_S, 2 * attempt)
     due_at = str(item.get("dueAt") or "")
     if due_at < clock.iso_in(delay + QUIET_S / 2):
-        moved = due.due_in(delay + QUIET_S)
-        try:
-            aws.write(
-                aws.update(
-                    "user-op",
-                    store.TABLE,
-                    store.key(str(item["id"])),
-                    aws.Changes(set=moved),
-                    aws.Condition(
-                        "#s = :on AND dueAt = :due", {"#s": "status"}, {":on": "on_process", ":due": item["dueAt"]}
-                    )
-                    if "dueAt" in item
-                    else aws.Condition("#s = :on", {"#s": "status"}, {":on": "on_process"}),
-                )
-            )
-        except aws.ConditionFailedError:
+        moved = IN_FLIGHT.move_on("user-op", store.key(str(item["id"])), item.get("dueAt"), delay)
+        if moved is None:
             return  # settled, or another chain of checks took over, meanwhile
-        due_at = moved["dueAt"]
+        due_at = str(moved["dueAt"])
     enqueue(str(item["id"]), due_at, attempt + 1, delay)
 
 
@@ -185,7 +172,7 @@ def settle(user_op_id: str, receipt: dict[str, Any] | None = None, failed_reason
             "user-op",
             store.TABLE,
             store.key(user_op_id),
-            aws.Changes(set=changes, remove=list(due.ATTRIBUTES)),
+            aws.Changes(set=changes, remove=list(followups.ENDED)),
             aws.Condition("#s = :on", {"#s": "status"}, {":on": "on_process"}),
         ),
         aws.update(
