@@ -79,13 +79,13 @@ import time
 import urllib.request
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import local_env
+from instrument import Calls, Timers, percentile, progress
 
 ROOT = local_env.ROOT
 local_env.use(DOMPET_PARTY_TRANSPORT="in_process")
@@ -93,7 +93,6 @@ local_env.use(DOMPET_PARTY_TRANSPORT="in_process")
 CHAIN_ID = 31337
 NETWORK = "local-a"
 SENDERS = 10
-DYNAMODB_WRITES = frozenset({"PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"})
 FEES = {"maxFeePerGas": 100 * 10**9, "maxPriorityFeePerGas": 10**9}
 TOKEN_GAS = 90_000
 NATIVE_GAS = 21_000
@@ -103,123 +102,9 @@ BENCH_NAMESPACE = uuid.UUID("6a1f3c52-98a4-4c3e-a0f4-3b1c2d4e5f60")
 # --- counting ----------------------------------------------------------------------------------------------
 
 
-class Counts:
-    """AWS and RPC calls of the current step (the benchmark's own reads and writes are not counted)."""
-
-    def __init__(self) -> None:
-        self.paused = False
-        self.aws: Counter[str] = Counter()  # "GetItem(custody)" / "sqs SendMessage" -> calls
-        self.aws_s: Counter[str] = Counter()  # the same -> seconds from botocore's before-call to after-call
-        self.round_trips = 0
-        self.rpc_s = 0.0
-        self.rpc: Counter[str] = Counter()  # JSON-RPC method -> calls
-
-    def reset(self) -> None:
-        self.aws.clear()
-        self.aws_s.clear()
-        self.round_trips = 0
-        self.rpc_s = 0.0
-        self.rpc.clear()
-
-    @property
-    def writes(self) -> int:
-        return sum(n for op, n in self.aws.items() if "(" in op and op.split("(")[0] in DYNAMODB_WRITES)
-
-    @property
-    def reads(self) -> int:
-        return sum(n for op, n in self.aws.items() if "(" in op and op.split("(")[0] not in DYNAMODB_WRITES)
-
-    @property
-    def other_aws(self) -> int:
-        return sum(n for op, n in self.aws.items() if "(" not in op)  # DynamoDB's labels name their tables
-
-
-counts = Counts()
-timers: Counter[str] = Counter()  # "scan" / "confirm" / "record" -> seconds in the current step
+calls = Calls()
+timers = Timers()  # "scan" / "confirm" / "record" -> seconds in the current step
 recorded_at: list[float] = []  # perf_counter() when each new deposit's transaction had been written
-
-
-@contextmanager
-def paused() -> Iterator[None]:
-    counts.paused = True
-    try:
-        yield
-    finally:
-        counts.paused = False
-
-
-def _short(table: str) -> str:
-    return table.removeprefix("dompet-bench-").removeprefix("bench-")
-
-
-def count_aws_call(model: Any = None, params: Any = None, context: Any = None, **_: Any) -> None:
-    if counts.paused or model is None:
-        return
-    label = _label(model, params or {})
-    counts.aws[label] += 1
-    if context is not None:
-        context["bench_label"] = label
-
-
-def aws_call_started(context: Any = None, **_: Any) -> None:
-    if context is not None:
-        context["bench_started"] = time.perf_counter()
-
-
-def aws_call_ended(context: Any = None, **_: Any) -> None:
-    label, started = (context or {}).get("bench_label"), (context or {}).get("bench_started")
-    if label is not None and started is not None and not counts.paused:
-        counts.aws_s[label] += time.perf_counter() - started
-
-
-def _label(model: Any, params: dict[str, Any]) -> str:
-    service = model.service_model.service_name
-    if service != "dynamodb":
-        return f"{service} {model.name}"
-    if "TableName" in params:
-        tables = [params["TableName"]]
-    elif "RequestItems" in params:
-        tables = list(params["RequestItems"])
-    else:
-        tables = sorted({next(iter(i.values())).get("TableName", "") for i in params.get("TransactItems", [])})
-    return f"{model.name}({', '.join(_short(t) for t in tables)})"
-
-
-def count_rpc(transport: Any) -> None:
-    original = transport.post_json
-
-    def counted(url: str, body: Any, *args: Any, **kwargs: Any) -> Any:
-        started = time.perf_counter()
-        try:
-            return original(url, body, *args, **kwargs)
-        finally:
-            if not counts.paused:
-                calls = body if isinstance(body, list) else [body]
-                counts.round_trips += 1
-                counts.rpc_s += time.perf_counter() - started
-                counts.rpc.update(str(c.get("method")) for c in calls if isinstance(c, dict))
-
-    transport.post_json = counted
-
-
-def timed(owner: Any, name: str, timer: str, after: Callable[[Any], None] | None = None) -> None:
-    original = getattr(owner, name)
-
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        started = time.perf_counter()
-        try:
-            result = original(*args, **kwargs)
-        finally:
-            timers[timer] += time.perf_counter() - started
-        if after is not None:
-            after(result)
-        return result
-
-    setattr(owner, name, wrapper)
-
-
-def progress(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
 def moto_queries_read_one_partition() -> None:
@@ -251,26 +136,6 @@ def moto_queries_read_one_partition() -> None:
 
     Table.all_items = partition_items  # type: ignore[method-assign]
     Table.query = partition_query  # type: ignore[method-assign]
-
-
-def moto_queue_keeps_nothing(name: str) -> None:
-    """moto's SendMessage reads every queue attribute, walking every message of the queue: its cost grows with the
-    queue (1 000 undelivered deliveries: 15 ms a message), SQS's does not. Nothing takes the webhook deliveries in
-    this benchmark, so that queue keeps none: each SendMessage costs what it costs on an empty queue."""
-    from moto.sqs.models import Queue
-
-    add = Queue.add_message
-
-    def add_message(self: Any, message: Any) -> None:
-        if self.name != name:
-            add(self, message)
-
-    Queue.add_message = add_message  # type: ignore[method-assign]
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 # --- the chain ---------------------------------------------------------------------------------------------
@@ -419,7 +284,7 @@ class Phase:
 def run_step(network: Any) -> StepStats:
     from chalicelib.custody import watcher
 
-    counts.reset()
+    calls.reset()
     timers.clear()
     started = time.perf_counter()
     report = watcher.step(network)
@@ -428,21 +293,21 @@ def run_step(network: Any) -> StepStats:
     blocks = 0 if report.scanned_from is None else report.scanned_to - report.scanned_from + 1  # type: ignore[operator]
     return StepStats(
         seconds=seconds,
-        scan_s=timers["scan"] - timers["record"],
-        confirm_s=timers["confirm"],
-        record_s=timers["record"],
+        scan_s=timers.seconds["scan"] - timers.seconds["record"],
+        confirm_s=timers.seconds["confirm"],
+        record_s=timers.seconds["record"],
         blocks=blocks,
         transfers=report.transfers,
         recorded=report.recorded,
         credited=report.credited,
-        aws=Counter(counts.aws),
-        aws_s=Counter(counts.aws_s),
-        round_trips=counts.round_trips,
-        rpc_s=counts.rpc_s,
-        rpc=Counter(counts.rpc),
-        reads=counts.reads,
-        writes=counts.writes,
-        other_aws=counts.other_aws,
+        aws=Counter(calls.aws),
+        aws_s=Counter(calls.aws_s),
+        round_trips=calls.all_round_trips(),
+        rpc_s=sum(calls.rpc_s.values()),
+        rpc=Counter(calls.rpc),
+        reads=calls.reads,
+        writes=calls.writes,
+        other_aws=calls.other_aws,
     )
 
 
@@ -450,7 +315,7 @@ def cursor_next() -> int:
     from chalicelib.custody import watcher
     from chalicelib.custody.store import get
 
-    with paused():
+    with calls.pause():
         cursor = get(**watcher.cursor_key(CHAIN_ID))
     return int(cursor["next"]) if cursor else -1
 
@@ -472,7 +337,7 @@ def register(template: dict[str, Any], owner: Any, factory: str, start: int, cou
     from chalicelib.platform import aws, clock
 
     addresses = []
-    with paused(), aws.table(TABLE).batch_writer() as writer:
+    with calls.pause(), aws.table(TABLE).batch_writer() as writer:
         for i in range(start, start + count):
             account_id = str(uuid.uuid5(BENCH_NAMESPACE, f"account:{i}"))
             wallets = [
@@ -603,11 +468,8 @@ def main() -> None:
 
         from chalicelib.platform import aws, clock, networks, settings, transport
 
-        events = aws._session().events  # before any client is made: clients copy the handlers
-        events.register("before-parameter-build", count_aws_call)
-        events.register("before-call", aws_call_started)
-        events.register("after-call", aws_call_ended)
-        count_rpc(transport)
+        calls.count_aws(aws._session())  # before any client is made: clients copy the handlers
+        calls.count_rpc(transport)
         network_entry = {
             "name": NETWORK,
             "chainId": CHAIN_ID,
@@ -638,21 +500,22 @@ def main() -> None:
         settings.load_settings.cache_clear()
         networks.registry.cache_clear()
 
-        with paused():
+        with calls.pause():
             bootstrap.create_resources("bench", "us-east-1")
             bootstrap.initialise()
             aux_cache.fill_pool(1)
 
+        import app as composition_root  # noqa: F401 (registers the cosigner's signing policies)
         from chalicelib.custody import accounts, deposits, keys, store, watcher
 
-        moto_queue_keeps_nothing(aws.queue("webhook-deliveries"))
+        local_env.moto_queues_keep_nothing({aws.queue("webhook-deliveries")})
         from chalicelib.tenancy import service as tenancy
         from chalicelib.webhooks import outbox
         from chalicelib.webhooks import store as webhook_settings
 
-        timed(watcher, "_scan", "scan")
-        timed(watcher, "_confirm", "confirm")
-        timed(
+        timers.wrap(watcher, "_scan", "scan")
+        timers.wrap(watcher, "_confirm", "confirm")
+        timers.wrap(
             deposits,
             "seen",
             "record",
@@ -661,7 +524,7 @@ def main() -> None:
         network = networks.registry().by_name(NETWORK)
         assert network is not None
 
-        with paused():
+        with calls.pause():
             credentials = tenancy.create_tenant("Custody bench")
             assert credentials.appId is not None
             found = tenancy.app_with_secret(credentials.appId)
@@ -747,7 +610,7 @@ def main() -> None:
             watch_query_ms.append(stats.aws_s["Query(custody)"] * 1000)
             latency_steps.steps.append(stats)
         # The last run's pending event is in the outbox (its id: the seed's wallet pending pattern).
-        with paused():
+        with calls.pause():
             ordinal = "native" if transfer.native else "0"
             item = store.get(f"DEPOSIT#{deposits.deposit_id(CHAIN_ID, transfer.tx_hash, ordinal)}", "DEPOSIT")
             assert item is not None and item["status"] == "pending", item
@@ -769,7 +632,7 @@ def main() -> None:
             outcome = f"the step raised {type(exc).__name__}: {message}"
         if confirm.steps:
             phases.append(confirm)
-        with paused():
+        with calls.pause():
             cursor = store.get(**watcher.cursor_key(CHAIN_ID))
         after_failure = f"cursor next block {int(cursor['next']):,}, head {node.head():,}" if cursor else "no cursor"
 

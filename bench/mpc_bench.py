@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import dompet_mpc as mpc
+from instrument import percentile, samples_ms
 
 PRIMES = Path(__file__).resolve().parents[1] / "crates" / "dompet-mpc" / "testdata" / "insecure_test_primes.hex"
 
@@ -45,19 +46,8 @@ def deliver(session: mpc.Session, inbox: dict[int, list[bytes]]) -> list[bytes]:
     return [out for msg in inbox.get(session.party_index, []) for out in session.handle(msg)]
 
 
-def timed(fn: Callable[[], object], runs: int) -> list[float]:
-    samples = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - started) * 1000)
-    return samples
-
-
 def row(name: str, samples: list[float]) -> str:
-    ordered = sorted(samples)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return f"| {name} | {len(samples)} | {statistics.median(ordered):.3f} | {p95:.3f} |"
+    return f"| {name} | {len(samples)} | {statistics.median(samples):.3f} | {percentile(samples, 0.95):.3f} |"
 
 
 def main() -> None:
@@ -115,7 +105,7 @@ def main() -> None:
         ("safe-prime pregeneration (one party; off the request path)", mpc.pregenerate_primes, args.prime_runs),
     ]
     for name, fn, runs in measurements[:2]:
-        print(row(name, timed(fn, runs)), flush=True)
+        print(row(name, samples_ms(fn, runs)), flush=True)
     cpu_started = time.process_time()
     presign_samples = []
     for _ in range(args.runs):
@@ -125,9 +115,9 @@ def main() -> None:
     cpu_ms = (time.process_time() - cpu_started) * 1000 / args.runs
     share_size = len(stock[0][0])
     print(row("presignature generation (parties 0 and 1; off the request path)", presign_samples), flush=True)
-    print(row("online step: two partial signatures, combine, verify", timed(online, args.runs)), flush=True)
+    print(row("online step: two partial signatures, combine, verify", samples_ms(online, args.runs)), flush=True)
     for name, fn, runs in measurements[2:]:
-        print(row(name, timed(fn, runs)), flush=True)
+        print(row(name, samples_ms(fn, runs)), flush=True)
     print(
         f"\nCPU per presignature (both parties, process time): {cpu_ms:.0f} ms; "
         f"a presignature share is {share_size} bytes"

@@ -32,44 +32,17 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import Any
 
 import local_env
+from instrument import Calls, Timers, percentile
 
 ROOT = local_env.ROOT
 local_env.use(DOMPET_PARTY_TRANSPORT="in_process")
 
 STAGES = ("authentication", "building", "MPC signing", "broadcast", "storage")
 timings: dict[str, list[float]] = defaultdict(list)
-current: dict[str, float] = defaultdict(float)
-
-
-@contextmanager
-def timed(stage: str) -> Iterator[None]:
-    start = time.perf_counter()
-    try:
-        yield
-    finally:
-        current[stage] += time.perf_counter() - start
-
-
-def wrap(owner: Any, name: str, stage: str, when: Callable[..., bool] = lambda *a, **k: True) -> None:
-    original = getattr(owner, name)
-
-    def timed_call(*args: Any, **kwargs: Any) -> Any:
-        if not when(*args, **kwargs):
-            return original(*args, **kwargs)
-        with timed(stage):
-            return original(*args, **kwargs)
-
-    setattr(owner, name, timed_call)
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+stages = Timers()  # stage -> seconds in the current send
+calls = Calls()
 
 
 def cold_import(runs: int) -> list[float]:
@@ -106,18 +79,9 @@ def main() -> None:
         registry.write_text(json.dumps({"networks": [entry]}))
         os.environ["DOMPET_NETWORKS_FILE"] = str(registry)
 
-        from collections import Counter
-
         from chalicelib.platform import aws as aws_clients
 
-        calls: Counter[str] = Counter()
-
-        def count_call(model: Any = None, params: Any = None, **_: Any) -> None:
-            table = (params or {}).get("TableName", "")
-            where = f"({table.removeprefix('dompet-bench-')})" if table else ""
-            calls[f"{model.service_model.service_name} {model.name}{where}"] += 1
-
-        aws_clients._session().events.register("before-parameter-build", count_call)
+        calls.count_aws(aws_clients._session())
         bootstrap.create_resources("bench", "us-east-1")
         bootstrap.initialise()
         aux_cache.fill_pool(1)
@@ -132,14 +96,14 @@ def main() -> None:
         from chalicelib.tenancy import service as tenancy
         from chalicelib.wallets import provisioning
 
-        wrap(guards.WalletFamilyGuard, "__call__", "authentication")
-        wrap(provisioning, "sign_digest", "MPC signing")
-        wrap(
+        stages.wrap(guards.WalletFamilyGuard, "__call__", "authentication")
+        stages.wrap(provisioning, "sign_digest", "MPC signing")
+        stages.wrap(
             pipeline, "rpc_call", "broadcast", when=lambda network, method, *a, **k: method == "eth_sendRawTransaction"
         )
-        wrap(pipeline, "_node_gas_price", "broadcast")
+        stages.wrap(pipeline, "_node_gas_price", "broadcast")
         for name in ("record", "claim"):
-            wrap(tracking, name, "storage")
+            stages.wrap(tracking, name, "storage")
 
         tenant = tenancy.create_tenant("Bench")
         headers = {"Content-Type": "application/json", "x-client-secret": tenant.clientSecret}
@@ -176,9 +140,9 @@ def main() -> None:
                     os.environ["DOMPET_PRESIGN_POOL_TARGET"] = "0"  # full signing, as with an empty pool
                 settings.load_settings.cache_clear()
                 timings.clear()
-                calls.clear()
+                calls.reset()
                 for _ in range(args.runs):
-                    current.clear()
+                    stages.clear()
                     start = time.perf_counter()
                     if args.profile:
                         profiler.enable()
@@ -186,13 +150,13 @@ def main() -> None:
                     profiler.disable()
                     total = time.perf_counter() - start
                     assert response.status_code == 200, response.json_body
-                    accounted = sum(current[s] for s in STAGES if s != "building")
-                    current["building"] = total - accounted
+                    accounted = sum(stages.seconds[s] for s in STAGES if s != "building")
+                    stages.seconds["building"] = total - accounted
                     for stage in STAGES:
-                        timings[stage].append(current[stage] * 1000)
+                        timings[stage].append(stages.seconds[stage] * 1000)
                     timings["total"].append(total * 1000)
                 methods = {r["method"] for r in aws.table("signing-audit").scan()["Items"][-args.runs :]}
-                per_send = {name: n / args.runs for name, n in sorted(calls.items())}
+                per_send = {name: n / args.runs for name, n in sorted(calls.aws.items())}
                 results[pool] = ({k: list(v) for k, v in timings.items()}, refill_s, methods, per_send)
 
     if args.profile:

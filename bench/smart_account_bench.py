@@ -36,12 +36,12 @@ from collections import Counter
 from typing import Any
 
 import local_env
+from instrument import Calls, percentile
 
 ROOT = local_env.ROOT
 local_env.use()
 
 CHAINS = (("local-a", 31337, "usdt", 6), ("local-b", 31338, "usdt18", 18))
-DYNAMODB_WRITES = frozenset({"PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"})
 PLACEHOLDER_PAYMASTER = "0x" + "34" * 20
 PLACEHOLDER_BUNDLER = "http://127.0.0.1:9"  # never called by these routes
 
@@ -63,73 +63,7 @@ ERC20_ABI = [
 ]
 
 
-class Counts:
-    """What the current request made: RPC round trips and calls, AWS calls by operation (and tables)."""
-
-    def __init__(self) -> None:
-        self.round_trips = 0
-        self.rpc_calls = 0
-        self.rpc_methods: Counter[str] = Counter()
-        self.dynamodb: Counter[str] = Counter()  # "Operation(table, ...)" -> calls
-        self.other_aws: Counter[str] = Counter()
-
-    def reset(self) -> None:
-        self.__init__()  # type: ignore[misc]
-
-    @property
-    def writes(self) -> int:
-        return sum(n for op, n in self.dynamodb.items() if op.split("(")[0] in DYNAMODB_WRITES)
-
-    @property
-    def reads(self) -> int:
-        return sum(n for op, n in self.dynamodb.items() if op.split("(")[0] not in DYNAMODB_WRITES)
-
-
-counts = Counts()
-
-
-def _short(table: str) -> str:
-    return table.removeprefix("dompet-bench-").removeprefix("bench-")
-
-
-def _tables(operation: str, params: dict[str, Any]) -> str:
-    if "TableName" in params:
-        return _short(params["TableName"])
-    if operation in ("TransactWriteItems", "TransactGetItems"):
-        per: Counter[str] = Counter()
-        for item in params.get("TransactItems", []):
-            for body in item.values():
-                per[_short(body["TableName"])] += 1
-        return ", ".join(f"{t}: {n} items" for t, n in sorted(per.items()))
-    if "RequestItems" in params:
-        return ", ".join(sorted(_short(t) for t in params["RequestItems"]))
-    return ""
-
-
-def count_aws_call(model: Any = None, params: Any = None, **_: Any) -> None:
-    service = model.service_model.service_name
-    if service == "dynamodb":
-        counts.dynamodb[f"{model.name}({_tables(model.name, params or {})})"] += 1
-    else:
-        counts.other_aws[f"{service}.{model.name}"] += 1
-
-
-def count_rpc(transport: Any) -> None:
-    original = transport.post_json
-
-    def counted(url: str, body: Any, *args: Any, **kwargs: Any) -> Any:
-        calls = body if isinstance(body, list) else [body]
-        counts.round_trips += 1
-        counts.rpc_calls += len(calls)
-        counts.rpc_methods.update(str(c.get("method")) for c in calls if isinstance(c, dict))
-        return original(url, body, *args, **kwargs)
-
-    transport.post_json = counted
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+calls = Calls()
 
 
 def start_chains(stack: Any) -> list[dict[str, Any]]:
@@ -215,13 +149,13 @@ class Sample:
 
     def add(self, seconds: float) -> None:
         self.ms.append(seconds * 1000)
-        self.round_trips.append(counts.round_trips)
-        self.rpc_calls.append(counts.rpc_calls)
-        self.writes.append(counts.writes)
-        self.reads.append(counts.reads)
-        self.dynamodb.update(counts.dynamodb)
-        self.rpc_methods.update(counts.rpc_methods)
-        self.other_aws.update(counts.other_aws)
+        self.round_trips.append(calls.all_round_trips())
+        self.rpc_calls.append(calls.rpc_calls)
+        self.writes.append(calls.writes)
+        self.reads.append(calls.reads)
+        self.dynamodb.update({label: n for label, n in calls.aws.items() if "(" in label})
+        self.rpc_methods.update(calls.rpc)
+        self.other_aws.update({label: n for label, n in calls.aws.items() if "(" not in label})
 
 
 def per_request(values: list[int]) -> str:
@@ -253,8 +187,8 @@ def main() -> None:
         from chalicelib.platform import aws, transport
 
         # Before any client is created: a client copies the session's event handlers when it is created.
-        aws._session().events.register("before-parameter-build", count_aws_call)
-        count_rpc(transport)
+        calls.count_aws(aws._session())
+        calls.count_rpc(transport)
         bootstrap.create_resources("bench", "us-east-1")
         bootstrap.initialise()
 
@@ -291,14 +225,14 @@ def main() -> None:
         creations, top_ups = Sample(), Sample()
         with Client(app) as client:
             for i, (network, tx_hash, sender) in enumerate(transfers):
-                counts.reset()
+                calls.reset()
                 start = time.perf_counter()
                 record = create(client)
                 elapsed = time.perf_counter() - start
                 if i:
                     creations.add(elapsed)
                 body = top_up_body(network, tx_hash, sender, record["id"])
-                counts.reset()
+                calls.reset()
                 start = time.perf_counter()
                 answer = call(client, "/api/v1/smart-account/topUp", body)
                 elapsed = time.perf_counter() - start

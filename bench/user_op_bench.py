@@ -42,12 +42,12 @@ from collections import Counter
 from typing import Any
 
 import local_env
+from instrument import Calls, percentile
 
 ROOT = local_env.ROOT
 local_env.use()
 
 CHAIN_ID = 31337
-DYNAMODB_WRITES = frozenset({"PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"})
 POLL_S = 0.05
 REST = {
     "hash": "the rest, in process: routing, guard, validation, packing and hashing, signature recovery",
@@ -74,99 +74,7 @@ ERC20_ABI = [
 ]
 
 
-class Counts:
-    """What the current request (or operation's checks) made: RPC and AWS calls, and the time they took."""
-
-    def __init__(self) -> None:
-        self.paused = False  # the benchmark's own reads are not counted
-        self.round_trips: Counter[str] = Counter()  # "node" / "bundler" -> round trips
-        self.rpc_calls = 0
-        self.rpc_methods: Counter[str] = Counter()  # "node eth_getCode" -> calls
-        self.rpc_ms: Counter[str] = Counter()  # "node eth_getCode" -> ms (a batch under its methods joined by +)
-        self.dynamodb: Counter[str] = Counter()  # "Operation(table, ...)" -> calls
-        self.other_aws: Counter[str] = Counter()  # "kms.Sign" -> calls
-        self.aws_ms: Counter[str] = Counter()  # "dynamodb GetItem" / "kms Sign" -> ms
-
-    def reset(self) -> None:
-        self.__init__()  # type: ignore[misc]
-
-    @property
-    def writes(self) -> int:
-        return sum(n for op, n in self.dynamodb.items() if op.split("(")[0] in DYNAMODB_WRITES)
-
-    @property
-    def reads(self) -> int:
-        return sum(n for op, n in self.dynamodb.items() if op.split("(")[0] not in DYNAMODB_WRITES)
-
-    def service(self, name: str) -> int:
-        return sum(n for op, n in self.other_aws.items() if op.startswith(name + "."))
-
-
-counts = Counts()
-
-
-def _short(table: str) -> str:
-    return table.removeprefix("dompet-bench-").removeprefix("bench-")
-
-
-def _tables(operation: str, params: dict[str, Any]) -> str:
-    if "TableName" in params:
-        return _short(params["TableName"])
-    if operation in ("TransactWriteItems", "TransactGetItems"):
-        per: Counter[str] = Counter()
-        for item in params.get("TransactItems", []):
-            for body in item.values():
-                per[_short(body["TableName"])] += 1
-        return ", ".join(f"{t}: {n} items" for t, n in sorted(per.items()))
-    if "RequestItems" in params:
-        return ", ".join(sorted(_short(t) for t in params["RequestItems"]))
-    return ""
-
-
-def count_aws_call(model: Any = None, params: Any = None, **_: Any) -> None:
-    if counts.paused:
-        return
-    service = model.service_model.service_name
-    if service == "dynamodb":
-        counts.dynamodb[f"{model.name}({_tables(model.name, params or {})})"] += 1
-    else:
-        counts.other_aws[f"{service}.{model.name}"] += 1
-
-
-def aws_call_started(context: Any = None, **_: Any) -> None:
-    if context is not None:
-        context["bench_started"] = time.perf_counter()
-
-
-def aws_call_ended(model: Any = None, context: Any = None, **_: Any) -> None:
-    started = (context or {}).get("bench_started")
-    if started is not None and not counts.paused:
-        counts.aws_ms[f"{model.service_model.service_name} {model.name}"] += (time.perf_counter() - started) * 1000
-
-
-def count_rpc(transport: Any, bundler_url: str) -> None:
-    original = transport.post_json
-
-    def counted(url: str, body: Any, *args: Any, **kwargs: Any) -> Any:
-        calls = body if isinstance(body, list) else [body]
-        target = "bundler" if url.rstrip("/") == bundler_url.rstrip("/") else "node"
-        methods = [str(c.get("method")) for c in calls if isinstance(c, dict)]
-        started = time.perf_counter()
-        try:
-            return original(url, body, *args, **kwargs)
-        finally:
-            if not counts.paused:
-                counts.rpc_ms[f"{target} {'+'.join(methods)}"] += (time.perf_counter() - started) * 1000
-                counts.round_trips[target] += 1
-                counts.rpc_calls += len(calls)
-                counts.rpc_methods.update(f"{target} {m}" for m in methods)
-
-    transport.post_json = counted
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+calls = Calls()
 
 
 class Sample:
@@ -182,22 +90,25 @@ class Sample:
         self.dynamodb: Counter[str] = Counter()
         self.rpc_methods: Counter[str] = Counter()
         self.other_aws: Counter[str] = Counter()
-        self.parts: dict[str, list[float]] = {}  # "bundler eth_estimateUserOperationGas" / "aws dynamodb" -> ms
+        self.parts: dict[str, list[float]] = {}  # "bundler eth_estimateUserOperationGas" / "aws GetItem(users)" -> ms
 
     def add(self, seconds: float) -> None:
         self.ms.append(seconds * 1000)
-        self.node.append(counts.round_trips["node"])
-        self.bundler.append(counts.round_trips["bundler"])
-        self.rpc_calls.append(counts.rpc_calls)
-        self.writes.append(counts.writes)
-        self.reads.append(counts.reads)
-        self.kms.append(counts.service("kms"))
-        self.sqs.append(counts.service("sqs"))
-        self.dynamodb.update(counts.dynamodb)
-        self.rpc_methods.update(counts.rpc_methods)
-        self.other_aws.update(counts.other_aws)
+        self.node.append(calls.round_trips["node"])
+        self.bundler.append(calls.round_trips["bundler"])
+        self.rpc_calls.append(calls.rpc_calls)
+        self.writes.append(calls.writes)
+        self.reads.append(calls.reads)
+        self.kms.append(calls.service("kms"))
+        self.sqs.append(calls.service("sqs"))
+        self.dynamodb.update({label: n for label, n in calls.aws.items() if "(" in label})
+        self.rpc_methods.update(calls.rpc_at)
+        self.other_aws.update({label: n for label, n in calls.aws.items() if "(" not in label})
         run = len(self.ms) - 1
-        parts = {**counts.rpc_ms, **{f"aws {k}": v for k, v in counts.aws_ms.items()}}
+        parts = {
+            **{k: v * 1000 for k, v in calls.rpc_s.items()},
+            **{f"aws {k}": v * 1000 for k, v in calls.aws_s.items()},
+        }
         for name in set(parts) | set(self.parts):
             self.parts.setdefault(name, [0.0] * run).append(parts.get(name, 0.0))
 
@@ -271,11 +182,8 @@ def main() -> None:
         from chalicelib.platform import aws, networks, settings, transport
 
         # Before any client is created: a client copies the session's event handlers when it is created.
-        events = aws._session().events
-        events.register("before-parameter-build", count_aws_call)
-        events.register("before-call", aws_call_started)
-        events.register("after-call", aws_call_ended)
-        count_rpc(transport, alto.url)
+        calls.count_aws(aws._session())
+        calls.count_rpc(transport, {alto.url: "bundler"})
         bootstrap.create_resources("bench", "us-east-1")
         bootstrap.initialise()
 
@@ -326,11 +234,8 @@ def main() -> None:
             return answer.json_body.get("data")
 
         def status(user_op_id: str) -> str:
-            counts.paused = True
-            try:
+            with calls.pause():
                 item = store.get(user_op_id)
-            finally:
-                counts.paused = False
             assert item is not None
             return str(item["status"])
 
@@ -360,7 +265,7 @@ def main() -> None:
             body = {"accountId": account["id"], "to": recipient, "amount": "1"}
 
             for run in range(args.runs + 1):  # run 0 deploys the account: warm-up, not counted
-                counts.reset()
+                calls.reset()
                 start = time.perf_counter()
                 hashed = call(client, "/api/v1/userOp/sendCoin/hash", body)
                 hash_s = time.perf_counter() - start
@@ -374,7 +279,7 @@ def main() -> None:
                     "signature": "0x" + bytes(owner_signature).hex(),
                     "isSponsored": False,
                 }
-                counts.reset()
+                calls.reset()
                 start = time.perf_counter()
                 if args.profile and run:
                     profiler.enable()
@@ -382,12 +287,12 @@ def main() -> None:
                 submit_s = time.perf_counter() - start
                 profiler.disable()
                 assert submitted["status"] == "on_process", submitted
-                bundler_ms = counts.rpc_ms["bundler eth_sendUserOperation"]
+                bundler_ms = calls.rpc_s["bundler eth_sendUserOperation"] * 1000
                 if run:
                     submits.add(submit_s)
                     bundler_sends.append(bundler_ms)
                     service_parts.append(submit_s * 1000 - bundler_ms)
-                counts.reset()
+                calls.reset()
                 checks = 0
                 while True:
                     with running_as("track_user_op"):

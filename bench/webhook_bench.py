@@ -17,6 +17,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import local_env
+from instrument import percentile
 
 local_env.use(DOMPET_WEBHOOK_ALLOWLIST="127.0.0.1/32")
 
@@ -76,7 +77,7 @@ def main() -> None:
     print(f"| deliveries per second (one worker, sequential) | {len(ids) / elapsed:.1f} |")
     print(
         f"| attempt duration p50 / p95 ms (sign + POST incl. 50 ms receiver) | "
-        f"{statistics.median(per_delivery):.1f} / {sorted(per_delivery)[int(0.95 * (len(per_delivery) - 1))]:.1f} |"
+        f"{statistics.median(per_delivery):.1f} / {percentile(per_delivery, 0.95):.1f} |"
     )
     print(
         f"| whole worker step per delivery ms (SQS receive, DynamoDB reads/writes, delete) | "

@@ -90,6 +90,7 @@ from pathlib import Path
 from typing import Any
 
 import local_env
+from instrument import DYNAMODB_WRITES, Calls, Timers, percentile, progress
 
 ROOT = local_env.ROOT
 local_env.use(DOMPET_PARTY_TRANSPORT="in_process")
@@ -99,7 +100,6 @@ NETWORK = "local-a"
 USDT_FUNDING = 1_000 * 10**6  # per account
 ETH_FUNDING = 10**18  # per account
 GAS_WALLET_WEI = 1_000 * 10**18
-DYNAMODB_WRITES = frozenset({"PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"})
 PARTS = ("chain reads", "nonce lease", "fee quote", "MPC signing", "record", "claim", "broadcast")
 SIGNING_CPU = "MPC signing CPU"
 DROPPED_QUEUES = ("custody-withdrawals", "tx-tracker", "webhook-deliveries")
@@ -138,92 +138,36 @@ class Group:
 
 
 class Meter:
-    def __init__(self) -> None:
-        self.group: Group | None = None
-        self.parts: Counter[str] = Counter()
-        self.signatures = 0
-        self.lock = threading.Lock()  # the cosigner's calls come from its own thread
+    """The calls and parts of the group being measured; nothing is counted outside a measure."""
 
-    def add(self, part: str, seconds: float) -> None:
-        with self.lock:
-            self.parts[part] += seconds
+    def __init__(self) -> None:
+        self.calls = Calls()
+        self.calls.paused = True
+        self.timers = Timers()
+        self.signatures = 0
+
+    def signed(self, _result: object) -> None:
+        self.signatures += 1
 
     @contextmanager
     def measure(self, group: Group) -> Iterator[None]:
-        self.group, self.signatures = group, 0
-        self.parts.clear()
+        self.calls.reset()
+        self.timers.clear()
+        self.signatures, self.calls.paused = 0, False
         started = time.perf_counter()
         try:
             yield
         finally:
             seconds = time.perf_counter() - started
-            self.group = None
-        group.samples.append(Sample(seconds, dict(self.parts), self.signatures))
+            self.calls.paused = True
+            group.aws.update(self.calls.aws)
+            group.rpc.update(self.calls.rpc)
+            group.round_trips += self.calls.all_round_trips()
+        group.samples.append(Sample(seconds, dict(self.timers.seconds), self.signatures))
 
 
 meter = Meter()
 groups: dict[str, Group] = defaultdict(Group)
-
-
-def count_aws_call(model: Any = None, params: Any = None, **_: Any) -> None:
-    group = meter.group
-    if group is None or model is None:
-        return
-    service = model.service_model.service_name
-    if service == "dynamodb":
-        params = params or {}
-        if "TableName" in params:
-            tables = [params["TableName"]]
-        elif "RequestItems" in params:
-            tables = list(params["RequestItems"])
-        else:
-            tables = sorted({next(iter(i.values())).get("TableName", "") for i in params.get("TransactItems", [])})
-        short = ", ".join(t.removeprefix("dompet-bench-").removeprefix("bench-") for t in tables)
-        label = f"{model.name}({short})"
-    else:
-        label = f"{service} {model.name}"
-    with meter.lock:
-        group.aws[label] += 1
-
-
-def count_rpc(transport: Any) -> None:
-    original = transport.post_json
-
-    def counted(url: str, body: Any, *args: Any, **kwargs: Any) -> Any:
-        group = meter.group
-        if group is not None:
-            calls = body if isinstance(body, list) else [body]
-            with meter.lock:
-                group.round_trips += 1
-                group.rpc.update(str(c.get("method")) for c in calls if isinstance(c, dict))
-        return original(url, body, *args, **kwargs)
-
-    transport.post_json = counted
-
-
-def timed(owner: Any, name: str, part: str, signature: bool = False) -> None:
-    original = getattr(owner, name)
-
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        started, cpu = time.perf_counter(), time.process_time()
-        try:
-            return original(*args, **kwargs)
-        finally:
-            meter.add(part, time.perf_counter() - started)
-            if signature:  # the CPU time of the whole process: both parties' threads
-                meter.add(SIGNING_CPU, time.process_time() - cpu)
-                meter.signatures += 1
-
-    setattr(owner, name, wrapper)
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
-def progress(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
 def serialise_moto() -> None:
@@ -239,20 +183,6 @@ def serialise_moto() -> None:
             return handle(self, request)
 
     BotocoreStubber.process_request = process_request  # type: ignore[method-assign]
-
-
-def moto_queues_keep_nothing(names: set[str]) -> None:
-    """moto's SendMessage walks every message of the queue; nothing consumes these here (the bench calls the worker
-    and the tracker itself), so they keep none and each SendMessage costs what it costs on an empty queue."""
-    from moto.sqs.models import Queue
-
-    add = Queue.add_message
-
-    def add_message(self: Any, message: Any) -> None:
-        if self.name not in names:
-            add(self, message)
-
-    Queue.add_message = add_message  # type: ignore[method-assign]
 
 
 # --- the chain ---------------------------------------------------------------------------------------------
@@ -369,8 +299,8 @@ def main() -> None:
 
         from chalicelib.platform import aws, networks, settings, transport
 
-        aws._session().events.register("before-parameter-build", count_aws_call)  # before any client is made
-        count_rpc(transport)
+        meter.calls.count_aws(aws._session())  # before any client is made
+        meter.calls.count_rpc(transport)
         usdt = tokens["usdt"]
         entry = {
             "name": NETWORK,
@@ -403,7 +333,7 @@ def main() -> None:
         bootstrap.create_resources("bench", "us-east-1")
         bootstrap.initialise()
         aux_cache.fill_pool(1)
-        moto_queues_keep_nothing({aws.queue(q) for q in DROPPED_QUEUES})
+        local_env.moto_queues_keep_nothing({aws.queue(q) for q in DROPPED_QUEUES})
 
         from chalice.test import Client
 
@@ -414,15 +344,15 @@ def main() -> None:
         from chalicelib.mpc import service as mpc_service
         from chalicelib.tenancy import service as tenancy
 
-        timed(mpc_service, "sign", "MPC signing", signature=True)
-        timed(policy, "check", "policy")
-        timed(sending, "_holds", "chain reads")
-        timed(sending, "_code", "chain reads")
-        timed(sending, "_allocation", "nonce lease")
-        timed(fees, "quote", "fee quote")
-        timed(tracking, "record", "record")
-        timed(tracking, "claim", "claim")
-        timed(pipeline, "_broadcast", "broadcast")
+        meter.timers.wrap(mpc_service, "sign", "MPC signing", after=meter.signed, cpu_part=SIGNING_CPU)
+        meter.timers.wrap(policy, "check", "policy")
+        meter.timers.wrap(sending, "_holds", "chain reads")
+        meter.timers.wrap(sending, "_code", "chain reads")
+        meter.timers.wrap(sending, "_allocation", "nonce lease")
+        meter.timers.wrap(fees, "quote", "fee quote")
+        meter.timers.wrap(tracking, "record", "record")
+        meter.timers.wrap(tracking, "claim", "claim")
+        meter.timers.wrap(pipeline, "_broadcast", "broadcast")
         network = networks.registry().by_name(NETWORK)
         assert network is not None
 

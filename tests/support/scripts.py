@@ -1,4 +1,5 @@
-"""The integrator-facing scripts in scripts/, loaded from their files as an integrator runs them."""
+"""The integrator-facing scripts in scripts/ (and the benchmarks' helpers in bench/), loaded from their files as
+they are run."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from types import ModuleType
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+def load(name: str, folder: str = "scripts") -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, ROOT / folder / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
