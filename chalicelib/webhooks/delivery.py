@@ -55,7 +55,7 @@ from datetime import timedelta
 from types import TracebackType
 from typing import Any
 
-from chalicelib.platform import aws, clock, deadline, egress
+from chalicelib.platform import aws, clock, deadline, egress, followups
 from chalicelib.platform.clock import iso
 from chalicelib.platform.logging import logger
 from chalicelib.platform.settings import load_settings
@@ -94,7 +94,7 @@ def deliver(delivery_id: str) -> None:
         return
     wait = (clock.parse_iso(delivery["nextAttemptAt"]) - clock.now()).total_seconds()
     if wait > 1:
-        outbox.enqueue(delivery_id, min(int(wait), 900))  # not due yet (SQS delays are at most 15 min)
+        outbox.enqueue(delivery_id, followups.capped(wait))  # not due yet: looked at again, at most SQS's delay
         return
     schedule = load_settings().webhook_retry_delays
     allowed = len(schedule) + 1
@@ -150,7 +150,7 @@ def deliver(delivery_id: str) -> None:
     if not _record(delivery_id, update, entry, log, keep_due=outcome == "retry", claim=claim):
         return
     if outcome == "retry":
-        outbox.enqueue(delivery_id, min(int(delay), 900))
+        outbox.enqueue(delivery_id, followups.capped(delay))
     elif outcome == "failed":
         _dead_letter(delivery_id)
     logger.info(
@@ -228,7 +228,7 @@ def _give_up(delivery: dict[str, Any], reason: str) -> None:
         _key(delivery_id),
         aws.Changes(
             set={"status": "failed", "lastError": reason},
-            remove=["nextAttemptAt", "duePk", "dueAt", "claimToken", "claimUntil"],
+            remove=["nextAttemptAt", *followups.ENDED, "claimToken", "claimUntil"],
         ),
         aws.Condition(
             "#s = :pending AND #n = :seen AND (attribute_not_exists(claimToken) OR claimUntil < :now)",
@@ -255,7 +255,7 @@ def _record(
     if keep_due:
         sets["dueAt"] = update["nextAttemptAt"]
     else:
-        removes += ["duePk", "dueAt"]
+        removes += followups.ENDED
     only_the_claimant = aws.Condition("claimToken = :claim", values={":claim": claim})
     # Keyed by time first: a manual retry numbers its attempts from 1 again, and must not overwrite older ones.
     attempt_sk = f"ATTEMPT#{entry['at']}#{int(entry['attempt']):06d}"
