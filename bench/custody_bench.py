@@ -509,8 +509,8 @@ def main() -> None:
         from chalicelib.custody import accounts, deposits, keys, store, watcher
 
         local_env.moto_queues_keep_nothing({aws.queue("webhook-deliveries")})
+        from chalicelib.platform import outbox
         from chalicelib.tenancy import service as tenancy
-        from chalicelib.webhooks import outbox
         from chalicelib.webhooks import store as webhook_settings
 
         timers.wrap(watcher, "_scan", "scan")

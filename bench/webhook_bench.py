@@ -49,14 +49,16 @@ def main() -> None:
         bootstrap.create_resources("bench", "us-east-1")
         bootstrap.initialise()
         from app import app
+        from chalicelib.platform import outbox, unit_of_work
+        from chalicelib.platform.unit_of_work import Event, Plan
         from chalicelib.tenancy import service as tenancy
-        from chalicelib.webhooks import outbox, store
+        from chalicelib.webhooks import store
         from devtools.workers import WorkerRunner
 
         tenant = tenancy.create_tenant("Bench")
         store.put(tenant.appId, f"http://127.0.0.1:{server.server_address[1]}/hook", "2026-11-22T00:00:00.000Z")
         ids = [
-            outbox.emit_event(tenant.appId, "webhook.test", f"bench-{n}", {"n": n}).delivery_id
+            unit_of_work.commit(Plan(event=Event(tenant.appId, "webhook.test", f"bench-{n}", {"n": n}))).delivery_id
             for n in range(args.events)
         ]
         runner = WorkerRunner(app, region="us-east-1", poll_wait_s=0)

@@ -16,32 +16,17 @@ Keys (pk / sk):
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-from chalicelib.platform import aws, retry
+from chalicelib.platform import aws, unit_of_work
 from chalicelib.platform.errors import ApiError
-from chalicelib.platform.pagination import AppendOnlyList, append_together
+from chalicelib.platform.pagination import AppendOnlyList
+from chalicelib.platform.unit_of_work import Committed, Event, Plan
+
+__all__ = ["Event", "Plan", "commit"]
 
 TABLE = "custody"
 CUSTODY_BUSY = "CUSTODY_BUSY"
-
-
-@dataclass(frozen=True)
-class Event:
-    app_id: str
-    type: str
-    id: str
-    data: dict[str, Any]
-
-
-@dataclass
-class Plan:
-    """Everything one change writes, all or nothing."""
-
-    items: list[aws.TxItem] = field(default_factory=list)
-    lists: list[tuple[AppendOnlyList, dict[str, Any]]] = field(default_factory=list)
-    event: Event | None = None
 
 
 def get(pk: str, sk: str) -> dict[str, Any] | None:
@@ -49,38 +34,21 @@ def get(pk: str, sk: str) -> dict[str, Any] | None:
     return item
 
 
-def commit(build: Callable[[], Plan | None], attempts: int = 8) -> Plan | None:
-    """Write what `build` plans (None: nothing to do). A plan is built from what it read, so when a balance it
-    read moved (its `balance-*` condition failed) or a concurrent transaction held an item, it is built again.
-    Any other failed condition raises aws.TransactionCancelledError for the caller to read."""
-    for _ in retry.attempts(attempts, base_s=0.02, cap_s=0.5):
+def commit(build: Callable[[], Plan | None], attempts: int = 8) -> Committed | None:
+    """Write what `build` plans (None: nothing to do) through the unit of work; a plan built from a balance
+    that moved meanwhile (its `balance-*` item) is built again."""
+
+    def planned() -> Plan | None:
         plan = build()
-        if plan is None:
-            return None
-        try:
-            _write(plan)
-            return plan
-        except aws.TransactionCancelledError as exc:
-            moved = any(exc.condition_failed(i.name) for i in plan.items if i.name.startswith("balance"))
-            if not (moved or exc.conflict):
-                raise
-    raise ApiError(503, CUSTODY_BUSY, "Too many concurrent changes to this account; retry shortly")
+        if plan is not None:
+            plan.replan_on = frozenset(i.name for i in plan.items if i.name.startswith("balance"))
+        return plan
+
+    return unit_of_work.commit(planned, attempts, on_busy=_busy)
 
 
-def _write(plan: Plan) -> None:
-    from chalicelib.webhooks import outbox
-
-    if plan.event is not None:  # emit_event itself writes nothing when the event exists
-        event = plan.event
-        emitted = outbox.emit_event(event.app_id, event.type, event.id, event.data, plan.items, plan.lists)
-        if not emitted.duplicate:
-            return
-    # The event was sent before (a state that comes back, e.g. a deposit re-mined after a reorg): the change
-    # itself still happens, without a second event of the same id.
-    if plan.lists:
-        append_together(plan.lists, lambda _: plan.items)
-    else:
-        aws.transact(plan.items)
+def _busy() -> ApiError:
+    return ApiError(503, CUSTODY_BUSY, "Too many concurrent changes to this account; retry shortly")
 
 
 def status_keys(

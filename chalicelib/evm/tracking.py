@@ -37,12 +37,13 @@ from typing import Any
 from chalicelib.evm import nonces
 from chalicelib.evm.rpc import batch
 from chalicelib.evm.transactions import SignedTx
-from chalicelib.platform import aws, clock, followups, retry
+from chalicelib.platform import aws, clock, followups, retry, unit_of_work
 from chalicelib.platform.chain import RpcError, rpc_call
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.logging import logger
 from chalicelib.platform.networks import Network, resolve
 from chalicelib.platform.pagination import AppendOnlyList, PageQuery
+from chalicelib.platform.unit_of_work import Plan
 
 TABLE = "wallet-transactions"
 QUEUE = "tx-tracker"
@@ -105,8 +106,6 @@ def record(
     nonce's lease (the record owns the nonce from here) and the Idempotency-Key's effect, then start the
     record's one tracker chain. SendExpiredError when the nonce's lease was taken back meanwhile.
     `list_count`: the owner's list counter as the caller read it (see `reads`)."""
-    from chalicelib.platform import idempotency
-
     now = clock.iso_now()
     item = {
         **_key(signed.hash),
@@ -132,16 +131,17 @@ def record(
     if allocation is not None:
         also.append(nonces.commit_item(allocation))
     also.extend(also_items)
-    pinned = idempotency.effect_item({"txHash": signed.hash})
-    if pinned is not None:
-        also.append(pinned)
+    plan = Plan(
+        items=also,
+        lists=[(list_of(owner), {"hash": signed.hash, "createdAt": now})],
+        effect={"txHash": signed.hash},
+        list_counts=None if list_count is None else [list_count],
+    )
     try:
-        list_of(owner).append({"hash": signed.hash, "createdAt": now}, also=also, count=list_count)
+        unit_of_work.commit(plan)
     except aws.TransactionCancelledError as exc:
         if exc.condition_failed("nonce-lease"):
             raise SendExpiredError() from None
-        if exc.condition_failed("idempotency"):  # the key's lease lapsed and another request took it
-            raise idempotency.lease_lost() from None
         raise
     enqueue(signed.hash, 0, FIRST_CHECK_S)  # the one tracker chain of this transaction starts here
 

@@ -27,13 +27,14 @@ from chalicelib.gas_tanks.models import (
     UsagePage,
     UsageRecord,
 )
-from chalicelib.platform import aws, followups
+from chalicelib.platform import aws, followups, unit_of_work
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.errors import bad_request, conflict
 from chalicelib.platform.logging import logger
 from chalicelib.platform.networks import Network, registry
 from chalicelib.platform.pagination import PageQuery, pagination
 from chalicelib.platform.settings import load_settings
+from chalicelib.platform.unit_of_work import Plan
 from chalicelib.smart_accounts import service as smart_accounts
 from chalicelib.tenancy.models import App
 
@@ -236,7 +237,11 @@ def _credit_new(network: Network, tank: dict[str, Any], record: dict[str, Any], 
 
 def _append(tank: dict[str, Any], record: dict[str, Any], also: Callable[[int], list[aws.TxItem]]) -> int:
     try:
-        return store.topups(store.tank_id(tank)).append(record, also=also)
+        committed = unit_of_work.commit(
+            Plan(lists=[(store.topups(store.tank_id(tank)), record)], numbered=lambda seqs: also(seqs[0]))
+        )
+        assert committed is not None
+        return committed.seqs[0]
     except aws.TransactionCancelledError as exc:
         if exc.condition_failed("marker"):
             raise conflict(TOPUP_ALREADY_USED, "This transaction was already used for a top-up") from None

@@ -12,17 +12,15 @@ and direct access to any page without reading earlier ones. See docs/pagination.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from chalicelib.platform import aws, retry
-from chalicelib.platform.errors import ApiError
+from chalicelib.platform import aws
 
 MAX_LIMIT = 100
 COUNTER_SK = "COUNT"
-LIST_BUSY = "LIST_BUSY"
 T = TypeVar("T")
 
 
@@ -93,21 +91,20 @@ class AppendOnlyList:
     def count(self) -> int:
         return self.count_in(aws.table(self.table).get_item(Key=self.counter_key, ConsistentRead=True).get("Item"))
 
-    def append(
-        self,
-        record: dict[str, Any],
-        also: list[aws.TxItem] | Callable[[int], list[aws.TxItem]] | None = None,
-        attempts: int = 8,
-        count: int | None = None,
-    ) -> int:
-        """Store `record` as the next entry, together with `also` (the caller's own writes, or a function of the
-        entry's sequence number giving them) in one transaction. `count`: the counter as the caller just read
-        it (consistently), used by the first attempt instead of reading it again.
-
-        A failed condition of an `also` item raises aws.TransactionCancelledError (nothing is written), even when
-        the counter raced too; a race lost on the list alone is retried with backoff, then answered 503 LIST_BUSY."""
-        extra = (lambda seqs: also(seqs[0])) if callable(also) else (lambda _: also or [])
-        return append_together([(self, record)], extra, attempts, None if count is None else [count])[0]
+    def append_items(self, position: int, record: dict[str, Any], count: int) -> list[aws.TxItem]:
+        """The two items that append `record` as entry `count + 1` (the list's `position` in a transaction
+        names them): the counter moves from `count`, and the entry's key must be free. Both fail their
+        condition when a concurrent append won the race (platform/unit_of_work.py builds the plan again)."""
+        seen = (
+            aws.Condition("n = :seen", values={":seen": count}) if count else aws.Condition("attribute_not_exists(n)")
+        )
+        entry = {**record, "pk": self.list_key, "sk": sequence_key(count + 1), "seq": count + 1}
+        return [
+            aws.update(
+                f"list-counter-{position}", self.table, self.counter_key, aws.Changes(set={"n": count + 1}), seen
+            ),
+            aws.put(f"list-entry-{position}", self.table, entry),
+        ]
 
     def page(self, query: PageQuery) -> tuple[list[dict[str, Any]], int]:
         """Records of page `query.page`, newest first, and the exact total."""
@@ -127,52 +124,10 @@ class AppendOnlyList:
         return items, total
 
 
-def append_together(
-    entries: list[tuple[AppendOnlyList, dict[str, Any]]],
-    also: Callable[[list[int]], list[aws.TxItem]] | None = None,
-    attempts: int = 8,
-    counts_read: list[int] | None = None,
-) -> list[int]:
-    """Append one record to each of several lists (and `also`, a function of their sequence numbers) in one
-    transaction; returns the sequence numbers. `counts_read`: the counters as the caller read them, for the first
-    attempt.
-
-    A race lost on the lists alone (a counter moved, a sequence number taken, a concurrent transaction holding an
-    item) is retried from a fresh read of the counters, then answered 503 LIST_BUSY; a failed condition of an
-    `also` item raises aws.TransactionCancelledError at once, whatever else failed with it, for the caller to
-    answer (or to re-plan from what it reads again). Either way nothing is written."""
-    for attempt in retry.attempts(attempts, base_s=0.02, cap_s=0.5):
-        fresh = counts_read is None or attempt > 0
-        counts = _counts([entries_list for entries_list, _ in entries]) if fresh else list(counts_read or [])
-        items: list[aws.TxItem] = []
-        for i, ((entries_list, record), n) in enumerate(zip(entries, counts, strict=True)):
-            seen = aws.Condition("n = :seen", values={":seen": n}) if n else aws.Condition("attribute_not_exists(n)")
-            items.append(
-                aws.update(
-                    f"list-counter-{i}",
-                    entries_list.table,
-                    entries_list.counter_key,
-                    aws.Changes(set={"n": n + 1}),
-                    seen,
-                )
-            )
-            entry = {**record, "pk": entries_list.list_key, "sk": sequence_key(n + 1), "seq": n + 1}
-            items.append(aws.put(f"list-entry-{i}", entries_list.table, entry))
-        seqs = [n + 1 for n in counts]
-        try:
-            aws.transact([*items, *(also(seqs) if also else [])])
-            return seqs
-        except aws.TransactionCancelledError as exc:
-            # The list's own items guard against concurrent appends: only their conditions (and transient
-            # conflicts) mean a lost race. An `also` item's condition may have failed because the caller's own
-            # reads are stale too: retrying it unchanged would fail again, so the caller hears of it now.
-            if not exc.only_lost([item.name for item in items]):
-                raise
-    raise ApiError(503, LIST_BUSY, "Too many concurrent writes; retry shortly")
-
-
-def _counts(lists: list[AppendOnlyList]) -> list[int]:
+def counts_of(lists: list[AppendOnlyList]) -> list[int]:
     """The counters of several lists: one read, or one batch read across their tables."""
+    if not lists:
+        return []
     if len(lists) == 1:
         return [lists[0].count()]
     by_table: dict[str, list[dict[str, Any]]] = {}

@@ -20,13 +20,14 @@ from typing import Any
 
 from chalicelib.gas_tanks import charges
 from chalicelib.gas_tanks import store as tanks
-from chalicelib.platform import aws
+from chalicelib.platform import aws, unit_of_work
 from chalicelib.platform.chain import RpcError, rpc_call
 from chalicelib.platform.clock import epoch, iso_now
 from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError, bad_request, conflict, not_found
 from chalicelib.platform.logging import logger
 from chalicelib.platform.networks import Network, registry
-from chalicelib.platform.pagination import PageQuery, append_together, pagination, sequence_key
+from chalicelib.platform.pagination import AppendOnlyList, PageQuery, pagination, sequence_key
+from chalicelib.platform.unit_of_work import Plan
 from chalicelib.smart_accounts import service as smart_accounts
 from chalicelib.smart_accounts import store as accounts_store
 from chalicelib.tenancy.models import App
@@ -167,14 +168,12 @@ def submit(app: App, user_op_id: str, op_hash: str, signature: str, sponsored: b
         ]
 
     try:
-        append_together(
-            [
-                (store.app_list(app.appId), {"userOpId": user_op_id}),
-                (store.owner_list(str(item["ownerId"])), {"userOpId": user_op_id}),
-                (tanks.usage(tank_id), usage),
-            ],
-            writes,
-        )
+        lists: list[tuple[AppendOnlyList, dict[str, Any]]] = [
+            (store.app_list(app.appId), {"userOpId": user_op_id}),
+            (store.owner_list(str(item["ownerId"])), {"userOpId": user_op_id}),
+            (tanks.usage(tank_id), usage),
+        ]
+        unit_of_work.commit(Plan(lists=lists, numbered=writes))
     except aws.TransactionCancelledError as exc:
         if exc.condition_failed("tank"):
             raise ApiError(

@@ -26,18 +26,18 @@ from chalicelib.evm.abi import decode
 from chalicelib.evm.logs import LogsUnavailableError
 from chalicelib.gas_tanks import charges
 from chalicelib.gas_tanks import store as tanks
-from chalicelib.platform import aws, clock, followups
+from chalicelib.platform import aws, clock, followups, unit_of_work
 from chalicelib.platform.chain import RpcError, rpc_call
 from chalicelib.platform.clock import epoch, iso_now
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.logging import logger
 from chalicelib.platform.networks import Network, registry
 from chalicelib.platform.pagination import sequence_key
+from chalicelib.platform.unit_of_work import Event, Plan
 from chalicelib.smart_accounts import service as smart_accounts
 from chalicelib.smart_accounts import store as accounts_store
 from chalicelib.user_ops import inclusion, store
 from chalicelib.user_ops.views import view
-from chalicelib.webhooks import outbox
 
 TRACKER = "userop-tracker"
 FIRST_CHECK_S = 2
@@ -198,13 +198,8 @@ def settle(user_op_id: str, receipt: dict[str, Any] | None = None, failed_reason
     settled = {**item, **changes}
     event = "userOp.success" if success else "userOp.failed"
     try:
-        outbox.emit_event(
-            str(item["appId"]),
-            event,
-            f"{event}:{user_op_id}",
-            view(settled).model_dump(mode="json", exclude={"clientGasTankUsageHistory"}),
-            also=writes,
-        )
+        data = view(settled).model_dump(mode="json", exclude={"clientGasTankUsageHistory"})
+        unit_of_work.commit(Plan(items=writes, event=Event(str(item["appId"]), event, f"{event}:{user_op_id}", data)))
     except aws.TransactionCancelledError as exc:
         if exc.condition_failed("user-op"):
             return False

@@ -55,11 +55,11 @@ from datetime import timedelta
 from types import TracebackType
 from typing import Any
 
-from chalicelib.platform import aws, clock, deadline, egress, followups
+from chalicelib.platform import aws, clock, deadline, egress, followups, outbox
 from chalicelib.platform.clock import iso
 from chalicelib.platform.logging import logger
 from chalicelib.platform.settings import load_settings
-from chalicelib.webhooks import keys, outbox
+from chalicelib.webhooks import keys
 
 ATTEMPT_TIMEOUT_S = 10.0  # the whole attempt: resolve + connect + TLS + send + read
 MIN_ATTEMPT_S = 5.0  # with less than this available, the delivery is queued again instead of attempted

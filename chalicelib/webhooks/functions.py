@@ -23,7 +23,7 @@ def deliver_webhook(event: Any) -> Any:
 
 @bp.schedule(Rate(1, unit=Rate.MINUTES))
 def sweep_webhooks(event: Any) -> None:
-    from chalicelib.webhooks import outbox
+    from chalicelib.platform import outbox
 
     scheduled("sweep_webhooks", event, outbox.sweep)
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import base64
 import uuid
 
-from chalicelib.platform import deadline, egress
+from chalicelib.platform import deadline, egress, outbox, unit_of_work
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.errors import bad_request, conflict, not_found
 from chalicelib.platform.pagination import PageQuery, pagination
+from chalicelib.platform.unit_of_work import Event, Plan
 from chalicelib.tenancy.models import App
-from chalicelib.webhooks import delivery, keys, outbox, store
+from chalicelib.webhooks import delivery, keys, store
 from chalicelib.webhooks.models import (
     Delivery,
     DeliveryPage,
@@ -55,8 +56,8 @@ def queue_test_event(app: App) -> TestEventQueued:
         raise conflict(WEBHOOK_NOT_CONFIGURED, "Set a webhook URL first (PUT /api/v1/webhooks/settings)")
     event_id = str(uuid.uuid4())
     data = {"appId": app.appId, "message": "This is a test event from Dompet."}
-    emitted = outbox.emit_event(app.appId, "webhook.test", event_id, data)
-    if emitted.delivery_id is None:  # the URL was deleted between the check and the emit
+    emitted = unit_of_work.commit(Plan(event=Event(app.appId, "webhook.test", event_id, data)))
+    if emitted is None or emitted.delivery_id is None:  # the URL was deleted between the check and the emit
         raise conflict(WEBHOOK_NOT_CONFIGURED, "Set a webhook URL first (PUT /api/v1/webhooks/settings)")
     return TestEventQueued(id=event_id, deliveryId=emitted.delivery_id)
 

@@ -700,19 +700,19 @@ def deliver_tracker_messages(wait_s):
 def test_a_commit_slower_than_the_first_check_still_settles(api, tenant, stack, monkeypatch):
     """The tracker runs while the submit's transaction is still on its way: it must not find a message for an
     operation that is not yet `on_process` (it would stop, and the debit would never be settled)."""
-    from chalicelib.platform import pagination
+    from chalicelib.platform import unit_of_work
     from chalicelib.user_ops import service
 
     owner, record, account = new_owner(api, tenant, stack)
     stack["w3"].provider.make_request("anvil_setBalance", [account["aaAddress"], hex(10**18)])
-    real = pagination.append_together
+    real = unit_of_work.commit
     early = []
 
     def slow_commit(*args, **kwargs):
         early.append(deliver_tracker_messages(3))  # what the tracker gets before the commit lands
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(service, "append_together", slow_commit)
+    monkeypatch.setattr(service.unit_of_work, "commit", slow_commit)
     result = coin_hash(api, tenant, account)
     before = tank_balance(api, tenant, record)
     _submit(api, tenant, owner, result)

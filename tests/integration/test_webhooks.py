@@ -15,8 +15,8 @@ from collections.abc import Iterator
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from chalicelib.platform import aws, resources, settings
-from chalicelib.webhooks import outbox
+from chalicelib.platform import aws, outbox, resources, settings, unit_of_work
+from chalicelib.platform.unit_of_work import Event, Plan
 from tests.support.scripts import ROOT, dompet_sign, verify_script
 from tests.support.servers import Receiver
 
@@ -169,9 +169,11 @@ def test_emitting_an_existing_id_is_a_no_op_and_the_sweeper_queues_what_was_not(
     # The queue is unreachable at emit time (as if the process died after the commit).
     monkeypatch.setattr(outbox, "enqueue", lambda *a, **k: None)
     event_id = f"invoice.expired:{uuid.uuid4()}"
-    delivery_id = outbox.emit_event(tenant.appId, "invoice.expired", event_id, {"appId": tenant.appId}).delivery_id
-    again = outbox.emit_event(tenant.appId, "invoice.expired", event_id, {"appId": tenant.appId})
-    assert again.duplicate and again.delivery_id is None
+    delivery_id = unit_of_work.commit(
+        Plan(event=Event(tenant.appId, "invoice.expired", event_id, {"appId": tenant.appId}))
+    ).delivery_id
+    again = unit_of_work.commit(Plan(event=Event(tenant.appId, "invoice.expired", event_id, {"appId": tenant.appId})))
+    assert again is not None and not again.event_written and again.delivery_id is None
     assert outbox.deliveries_list(tenant.appId).count() == 1
     monkeypatch.undo()
     monkeypatch.setenv("DOMPET_WEBHOOK_ALLOWLIST", "127.0.0.1/32")
@@ -211,7 +213,9 @@ def test_the_host_is_resolved_again_at_delivery_time(hooks, receiver, monkeypatc
         "getaddrinfo",
         lambda host, port, *a, **k: [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("10.0.0.5", port))],
     )
-    delivery_id = outbox.emit_event(tenant.appId, "webhook.test", str(uuid.uuid4()), {}).delivery_id
+    delivery_id = unit_of_work.commit(
+        Plan(event=Event(tenant.appId, "webhook.test", str(uuid.uuid4()), {}))
+    ).delivery_id
     hooks["work"](lambda: _delivery(delivery_id)["attempts"] >= 1)
     record = _delivery(delivery_id)
     assert record["log"][0]["error"].startswith("refused") and record["log"][0]["responseStatus"] is None

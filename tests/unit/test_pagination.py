@@ -8,17 +8,31 @@ import pytest
 from chalice import Blueprint, Chalice
 from chalice.test import Client
 
-from chalicelib.platform import aws
+from chalicelib.platform import aws, unit_of_work
 from chalicelib.platform.pagination import AppendOnlyList, Page, PageQuery, page_query, pagination
 from chalicelib.platform.router import Call, Reply, platform_bp, route
+from chalicelib.platform.unit_of_work import Plan
 
 Query10 = page_query(default_limit=10)
+
+
+def append(entries: AppendOnlyList, record: dict, also: list[aws.TxItem] | None = None) -> int:
+    """One entry with its companion items: a plan of the unit of work, as every domain writes one."""
+    committed = unit_of_work.commit(Plan(items=list(also or []), lists=[(entries, record)]))
+    assert committed is not None
+    return committed.seqs[0]
+
+
+def append_together(entries: list[tuple[AppendOnlyList, dict]]) -> list[int]:
+    committed = unit_of_work.commit(Plan(lists=entries))
+    assert committed is not None
+    return list(committed.seqs)
 
 
 def test_pages_are_exact_and_newest_first(aws_env):
     items = AppendOnlyList("tenancy", "TEST#list")
     for n in range(1, 24):
-        assert items.append({"n": n}) == n
+        assert append(items, {"n": n}) == n
     records, total = items.page(Query10(page=1, limit=10))
     assert total == 23 and [r["n"] for r in records] == list(range(23, 13, -1))
     records, _ = items.page(Query10(page=3, limit=10))
@@ -38,7 +52,7 @@ def test_pages_are_exact_and_newest_first(aws_env):
 def test_reading_page_n_does_not_read_earlier_pages(aws_env):
     items = AppendOnlyList("tenancy", "TEST#direct")
     for n in range(1, 51):
-        items.append({"n": n})
+        append(items, {"n": n})
     seen = []
 
     def count_items(parsed, **kwargs):
@@ -57,7 +71,7 @@ def test_concurrent_appends_get_dense_distinct_numbers(aws_env):
     # interleave between requests, which is the race the counter condition has to win.
     items = AppendOnlyList("tenancy", "TEST#busy")
     with ThreadPoolExecutor(max_workers=4) as pool:
-        numbers = list(pool.map(lambda n: items.append({"n": n}), range(20)))
+        numbers = list(pool.map(lambda n: append(items, {"n": n}), range(20)))
     assert sorted(numbers) == list(range(1, 21))
     assert items.count() == 20
 
@@ -69,16 +83,16 @@ def test_concurrent_appends_contesting_one_companion_item_get_its_answer_never_a
     items = AppendOnlyList("tenancy", "TEST#contested")
     claim = aws.put("claim", "tenancy", {"pk": "TEST#claim", "sk": "x"})
 
-    def append(n: int) -> str:
+    def contend(n: int) -> str:
         try:
-            items.append({"n": n}, also=[claim])
+            append(items, {"n": n}, also=[claim])
         except aws.TransactionCancelledError as exc:
             assert exc.condition_failed("claim")
             return "taken"
         return "won"
 
     with ThreadPoolExecutor(max_workers=10) as pool:
-        outcomes = list(pool.map(append, range(20)))
+        outcomes = list(pool.map(contend, range(20)))
     assert sorted(outcomes) == ["taken"] * 19 + ["won"]
     records, total = items.page(Query10(page=1, limit=10))
     assert total == 1 and [r["seq"] for r in records] == [1]
@@ -103,7 +117,7 @@ def test_a_failing_companion_is_answered_at_once_even_while_the_counter_keeps_mo
 
     monkeypatch.setattr(aws, "transact", rival_appends_first)
     with pytest.raises(aws.TransactionCancelledError) as error:
-        items.append({"n": 1}, also=[taken])
+        append(items, {"n": 1}, also=[taken])
     assert not isinstance(error.value, ApiError)
     assert error.value.condition_failed("by-id") and error.value.condition_failed("list-counter-0")
     assert len(attempts) == 1
@@ -119,11 +133,11 @@ def test_a_race_lost_on_the_list_alone_is_retried_until_won(aws_env, monkeypatch
     def rival_appends_twice(tx_items):
         attempts.append(1)
         if len(attempts) <= 2:
-            items.append({"rival": len(attempts)})
+            append(items, {"rival": len(attempts)})
         transact(tx_items)
 
     monkeypatch.setattr(aws, "transact", rival_appends_twice)
-    assert items.append({"mine": 1}, also=[aws.put("by-id", "tenancy", {"pk": "TEST#mine", "sk": "x"})]) == 3
+    assert append(items, {"mine": 1}, also=[aws.put("by-id", "tenancy", {"pk": "TEST#mine", "sk": "x"})]) == 3
     assert len(attempts) == 5  # mine, rival, mine, rival, mine
     records, total = items.page(Query10(page=1, limit=10))
     assert total == 3 and [r.get("mine") for r in records] == [1, None, None]
@@ -148,7 +162,7 @@ def list_api(aws_env):
     bp = Blueprint("list_test")
     records = AppendOnlyList("tenancy", "TEST#route")
     for n in range(1, 26):
-        records.append({"n": n})
+        append(records, {"n": n})
 
     @route(bp, "/things", "GET", summary="things", tag="Test", query=page_query(default_limit=20))
     def things(call: Call) -> Reply:
@@ -214,7 +228,7 @@ def test_a_transaction_conflict_is_retried(aws_env, monkeypatch, reason):
         return real(**kwargs)
 
     monkeypatch.setattr(ddb, "transact_write_items", conflicting_once)
-    assert items.append({"n": 1}) == 1 and len(calls) == 2
+    assert append(items, {"n": 1}) == 1 and len(calls) == 2
 
 
 def test_a_failing_companion_item_is_not_retried(aws_env):
@@ -222,17 +236,15 @@ def test_a_failing_companion_item_is_not_retried(aws_env):
 
     items = AppendOnlyList("tenancy", "TEST#companion")
     taken = aws.put("by-id", "tenancy", {"pk": "TEST#by-id", "sk": "x"})
-    items.append({"n": 1}, also=[taken])
+    append(items, {"n": 1}, also=[taken])
     with pytest.raises(aws.TransactionCancelledError) as error:
-        items.append({"n": 2}, also=[taken])
+        append(items, {"n": 2}, also=[taken])
     assert not isinstance(error.value, ApiError)
     assert error.value.condition_failed("by-id")  # reported by name, not by position
     assert items.count() == 1  # nothing half-written
 
 
 def test_lists_in_two_tables_read_their_counters_in_one_request(aws_env, monkeypatch):
-    from chalicelib.platform.pagination import append_together
-
     here, there = AppendOnlyList("tenancy", "TEST#here"), AppendOnlyList("user-ops", "TEST#there")
     assert append_together([(here, {"n": 1}), (there, {"n": 1})]) == [1, 1]
     requests = []
@@ -314,6 +326,6 @@ def test_a_listing_whose_list_repeats_a_record_answers(aws_env):
     entries = AppendOnlyList("custody", "TEST#withdrawals")
     aws.table("custody").put_item(Item={"pk": "W#1", "sk": "W", "id": "1"})
     for _ in range(2):
-        entries.append({"recordId": "1"})
+        append(entries, {"recordId": "1"})
     found, total = listed(entries, Query10(page=1, limit=10), "recordId", lambda i: {"pk": f"W#{i}", "sk": "W"})
     assert total == 2 and [r["id"] for r in found] == ["1", "1"]

@@ -9,8 +9,9 @@ import uuid
 
 import pytest
 
-from chalicelib.platform import aws, clock, settings
-from chalicelib.webhooks import delivery, outbox, store
+from chalicelib.platform import aws, clock, outbox, settings, unit_of_work
+from chalicelib.platform.unit_of_work import Event, Plan
+from chalicelib.webhooks import delivery, store
 
 
 @pytest.fixture
@@ -65,7 +66,7 @@ def test_a_trickling_receiver_is_cut_off_at_the_attempts_deadline(
 
 def _pending_delivery(tenant) -> str:
     store.put(tenant.appId, "https://hooks.example.com/x", clock.iso_now())
-    emitted = outbox.emit_event(tenant.appId, "webhook.test", str(uuid.uuid4()), {})
+    emitted = unit_of_work.commit(Plan(event=Event(tenant.appId, "webhook.test", str(uuid.uuid4()), {})))
     assert emitted.delivery_id
     return emitted.delivery_id
 

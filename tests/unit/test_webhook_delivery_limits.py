@@ -13,8 +13,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from boto3.dynamodb.conditions import Key
 
-from chalicelib.platform import aws, clock, deadline, egress, settings
-from chalicelib.webhooks import delivery, outbox, store
+from chalicelib.platform import aws, clock, deadline, egress, outbox, settings, unit_of_work
+from chalicelib.platform.unit_of_work import Event, Plan
+from chalicelib.webhooks import delivery, store
 
 
 @pytest.fixture
@@ -154,7 +155,7 @@ def test_each_address_is_tried_and_a_silent_one_gets_only_its_share(
 def _pending_delivery(tenant, monkeypatch: pytest.MonkeyPatch, url: str = "https://hooks.example.com/x") -> str:
     monkeypatch.setattr(outbox, "enqueue", lambda *a, **k: None)
     store.put(tenant.appId, url, clock.iso_now())
-    emitted = outbox.emit_event(tenant.appId, "webhook.test", str(uuid.uuid4()), {})
+    emitted = unit_of_work.commit(Plan(event=Event(tenant.appId, "webhook.test", str(uuid.uuid4()), {})))
     assert emitted.delivery_id
     return emitted.delivery_id
 

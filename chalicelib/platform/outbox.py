@@ -1,0 +1,159 @@
+"""Events and their deliveries: the outbox every event goes through.
+
+An event is written by the change that causes it, in the same transaction (platform/unit_of_work.py: a plan's
+`event`):
+
+* the event (pk `EVENT#<id>`): the reference API's envelope, stored once; an id that exists is not written
+  again, so re-emitting keeps the id and sends nothing new;
+* a delivery to the app's URL (pk `DELIVERY#<deliveryId>`), status `pending`, due now, in the sparse index
+  `due` (`duePk` = "due", `dueAt`) while it waits;
+* the delivery's entry in the app's deliveries list (pagination.AppendOnlyList).
+
+After the commit the delivery goes on the `webhook-deliveries` queue. If that fails (or the process dies
+first), the scheduled `sweep_webhooks` finds the delivery in the `due` index and queues it, so nothing
+committed is lost. The webhooks domain owns the settings (the URL read here), the delivery worker and the API.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from chalicelib.platform import aws, due, jsonsafe
+from chalicelib.platform.logging import logger
+from chalicelib.platform.pagination import AppendOnlyList, PageQuery
+
+API_VERSION = "2025-06-22"
+TABLE = "webhooks"
+QUEUE = "webhook-deliveries"
+DUE = due.DUE  # the one partition key of the sparse `due` index
+EVENT_ITEM = "event"
+
+
+def deliveries_list(app_id: str) -> AppendOnlyList:
+    return AppendOnlyList(TABLE, f"DELIVERIES#{app_id}")
+
+
+def envelope(event_id: str, event_type: str, created_at: str, data: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": API_VERSION, "id": event_id, "type": event_type, "createdAt": created_at, "data": data}
+
+
+@dataclass(frozen=True)
+class Event:
+    """One event of an app, to be written by a plan (platform/unit_of_work.py). Its id is its identity: an id
+    that exists is never written or delivered twice."""
+
+    app_id: str
+    type: str
+    id: str
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Emission:
+    """What recording an event writes: the event, and a delivery with its entry in the app's deliveries list
+    when the app has a webhook URL; `after_commit` queues the delivery once the transaction committed."""
+
+    items: list[aws.TxItem]
+    lists: list[tuple[AppendOnlyList, dict[str, Any]]]
+    delivery_id: str | None
+
+    def after_commit(self) -> None:
+        if self.delivery_id is not None:
+            enqueue(self.delivery_id)
+
+
+def subscription_key(app_id: str) -> dict[str, str]:
+    """The app's webhook settings (its URL), which the webhooks domain writes."""
+    return {"pk": f"APP#{app_id}", "sk": "SETTINGS"}
+
+
+def subscription(app_id: str) -> dict[str, Any] | None:
+    item: dict[str, Any] | None = (
+        aws.table(TABLE).get_item(Key=subscription_key(app_id), ConsistentRead=True).get("Item")
+    )
+    return item
+
+
+def writes(event: Event, now: str) -> Emission | None:
+    """The writes that record `event` (the item named EVENT_ITEM fails its condition when a concurrent change
+    recorded the same id first); None when the event exists already."""
+    if get_event(event.id) is not None:
+        return None
+    body = envelope(event.id, event.type, now, event.data)
+    event_item = {
+        "pk": f"EVENT#{event.id}",
+        "sk": "EVENT",
+        "appId": event.app_id,
+        "type": event.type,
+        "createdAt": now,
+        "body": jsonsafe.dumps_exact(body),  # exact human amounts (Decimal) as JSON numbers
+    }
+    items = [aws.put(EVENT_ITEM, TABLE, event_item)]
+    settings = subscription(event.app_id)
+    if settings is None:
+        return Emission(items, [], None)
+    delivery_id = str(uuid.uuid4())
+    delivery = {
+        "pk": f"DELIVERY#{delivery_id}",
+        "sk": "DELIVERY",
+        "id": delivery_id,
+        "appId": event.app_id,
+        "eventId": event.id,
+        "eventType": event.type,
+        "url": settings["url"],
+        "status": "pending",
+        "attempts": 0,
+        "createdAt": now,
+        "nextAttemptAt": now,
+        "duePk": DUE,
+        "dueAt": now,
+        "log": [],
+    }
+    items.append(aws.put("delivery", TABLE, delivery))
+    entry = {"deliveryId": delivery_id, "createdAt": now}
+    return Emission(items, [(deliveries_list(event.app_id), entry)], delivery_id)
+
+
+def enqueue(delivery_id: str, delay_s: int = 0) -> None:
+    try:
+        aws.send_message(QUEUE, {"deliveryId": delivery_id}, delay_s)
+    except Exception as exc:  # noqa: BLE001 - committed already; the sweeper queues it
+        logger.warning(
+            "delivery not queued; the sweeper will", extra={"deliveryId": delivery_id, "error": type(exc).__name__}
+        )
+
+
+def get_event(event_id: str) -> dict[str, Any] | None:
+    item: dict[str, Any] | None = (
+        aws.table(TABLE).get_item(Key={"pk": f"EVENT#{event_id}", "sk": "EVENT"}, ConsistentRead=True).get("Item")
+    )
+    return item
+
+
+def get_delivery(delivery_id: str) -> dict[str, Any] | None:
+    item: dict[str, Any] | None = (
+        aws.table(TABLE)
+        .get_item(Key={"pk": f"DELIVERY#{delivery_id}", "sk": "DELIVERY"}, ConsistentRead=True)
+        .get("Item")
+    )
+    return item
+
+
+def page(app_id: str, query: PageQuery) -> tuple[list[dict[str, Any]], int]:
+    entries, total = deliveries_list(app_id).page(query)
+    ids = [str(e["deliveryId"]) for e in entries]
+    if not ids:
+        return [], total
+    keys = [{"pk": f"DELIVERY#{i}", "sk": "DELIVERY"} for i in ids]
+    found = {item["id"]: item for item in aws.batch_get(TABLE, keys)}
+    return [found[i] for i in ids if i in found], total
+
+
+SWEEP_LEASE_S = 300  # a queued message has this long to be taken before the sweeper queues it again
+
+
+def sweep(limit: int = 100) -> int:
+    """Queue deliveries that are due and not queued or running; returns how many (platform/due.py)."""
+    return due.sweep(TABLE, "pending", SWEEP_LEASE_S, lambda item: enqueue(str(item["id"])), limit)
