@@ -77,7 +77,6 @@ import random
 import statistics
 import sys
 import tempfile
-import threading
 import time
 import urllib.request
 from collections import Counter, defaultdict
@@ -168,21 +167,6 @@ class Meter:
 
 meter = Meter()
 groups: dict[str, Group] = defaultdict(Group)
-
-
-def serialise_moto() -> None:
-    """As tests/conftest.py: moto's backends are plain dicts; party 0 and the in-process cosigner call it from two
-    threads at once. One lock around moto's request handling serves each request atomically, as AWS does."""
-    from moto.core.botocore_stubber import BotocoreStubber
-
-    lock = threading.RLock()
-    handle = BotocoreStubber.process_request
-
-    def process_request(self: Any, request: Any) -> Any:
-        with lock:
-            return handle(self, request)
-
-    BotocoreStubber.process_request = process_request  # type: ignore[method-assign]
 
 
 # --- the chain ---------------------------------------------------------------------------------------------
@@ -284,9 +268,9 @@ def main() -> None:
     from eth_account import Account
     from moto import mock_aws
 
-    from devtools import aa, aux_cache, bootstrap, chain
+    from devtools import aa, aux_cache, bootstrap, chain, moto_patches
 
-    serialise_moto()
+    moto_patches.in_process_requests_are_serialised()
     with ExitStack() as stack:
         chain.compile_contracts()
         log = Path(tempfile.mkdtemp(prefix="withdrawal-bench-")) / "anvil.log"

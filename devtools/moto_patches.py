@@ -124,3 +124,22 @@ def dynamodb_transactions_back_up_items() -> None:
 
     Table.__deepcopy__ = deepcopy_table  # type: ignore[attr-defined]
     DynamoDBBackend.transact_write_items = transact_backing_up_items  # type: ignore[method-assign]
+
+
+@functools.cache  # once per process
+def in_process_requests_are_serialised() -> None:
+    """moto's in-process backends are plain dicts, not safe for concurrent requests (a Query while another thread
+    writes fails with "dictionary changed size"). Real AWS serves each request atomically; one lock around moto's
+    request handling gives tests and benchmarks the same (the MPC parties call it from several threads)."""
+    import threading
+
+    from moto.core.botocore_stubber import BotocoreStubber
+
+    lock = threading.RLock()
+    handle = BotocoreStubber.process_request
+
+    def process_request(self: BotocoreStubber, request: Any) -> Any:
+        with lock:
+            return handle(self, request)
+
+    BotocoreStubber.process_request = process_request  # type: ignore[method-assign]

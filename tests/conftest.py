@@ -32,27 +32,6 @@ from chalicelib.tenancy.models import IssuedCredentials  # noqa: E402
 from devtools import bootstrap, moto_patches  # noqa: E402
 
 
-def _serialise_moto() -> None:
-    """moto's in-process backends are plain dicts, not safe for concurrent requests (a Query while
-    another thread writes fails with "dictionary changed size"). Real AWS serves each request
-    atomically; one lock around moto's request handling gives tests the same."""
-    import threading
-
-    from moto.core.botocore_stubber import BotocoreStubber
-
-    lock = threading.RLock()
-    handle = BotocoreStubber.process_request
-
-    def process_request(self, request):  # type: ignore[no-untyped-def]
-        with lock:
-            return handle(self, request)
-
-    BotocoreStubber.process_request = process_request  # type: ignore[method-assign]
-
-
-_serialise_moto()
-
-
 def _no_rsa_for_symmetric_keys() -> None:
     """moto makes an RSA-2048 private key for every KMS key, symmetric ones included (about 0.1 s each, most
     of a test's AWS bootstrap). A symmetric key never uses it: those share one, generated once."""
@@ -72,6 +51,7 @@ def _no_rsa_for_symmetric_keys() -> None:
 
 
 _no_rsa_for_symmetric_keys()
+moto_patches.in_process_requests_are_serialised()
 moto_patches.kms_signs_digests()
 moto_patches.dynamodb_requests_are_atomic()
 moto_patches.dynamodb_transactions_back_up_items()
