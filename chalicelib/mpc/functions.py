@@ -1,7 +1,7 @@
 """The Lambda functions of the MPC parties and the aux-pool refill schedule.
 
-An entry point: the parties, the signing service and the aux pool (and, through them, the MPC extension) are
-imported when a function runs, not when the API function loads its routes."""
+An entry point. The MPC extension itself is loaded by the parties and the signing service when they first run a
+protocol, not when the API function loads its routes."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 
 from chalice import Blueprint, Rate
 
+from chalicelib.mpc import aux_pool, parties, service
 from chalicelib.platform import deadline, resources
 from chalicelib.platform.consumers import scheduled, sqs_batch
 from chalicelib.platform.settings import load_settings
@@ -23,22 +24,16 @@ PRESIGN_RUN_BUDGET_S = 10.0
 
 @bp.lambda_function(name="cosigner")
 def cosigner(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    from chalicelib.mpc import parties
-
     return parties.cosigner(event)
 
 
 @bp.lambda_function(name="user_party")
 def user_party(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    from chalicelib.mpc import parties
-
     return parties.user_party(event)
 
 
 @bp.on_sqs_message(queue=resources.queue_name(load_settings().stage, "presign-refill"), batch_size=1)
 def refill_presignatures(event: Any) -> Any:
-    from chalicelib.mpc import service
-
     def refill(body: dict[str, Any]) -> None:
         def time_left_s() -> float:
             left = deadline.remaining_s()
@@ -52,8 +47,6 @@ def refill_presignatures(event: Any) -> Any:
 
 @bp.schedule(Rate(15, unit=Rate.MINUTES))
 def refill_aux_pool(event: Any) -> None:
-    from chalicelib.mpc import aux_pool
-
     def time_left_s() -> float:
         return float(event.context.get_remaining_time_in_millis()) / 1000
 

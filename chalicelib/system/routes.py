@@ -9,11 +9,13 @@ from pydantic import BaseModel
 
 from chalicelib.auth import guards
 from chalicelib.evm.rpc import quantity, rpc_call
-from chalicelib.platform import aws, clock, resources
+from chalicelib.platform import aws, clock, openapi, resources
+from chalicelib.platform.cache import TtlCache
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.networks import Network, registry
 from chalicelib.platform.router import Call, Reply, document_route, route
 from chalicelib.platform.settings import load_settings
+from chalicelib.system.docs_page import render
 
 bp = Blueprint(__name__)
 
@@ -97,16 +99,16 @@ def _network_status(network: Network) -> Component:
     return Component(name=f"network:{name}", ok=ok, detail=None if ok else f"node reports chain id {chain_id}")
 
 
-_documents: dict[str, str] = {}
+# Built once per warm function from the registered routes.
+documents: TtlCache[str, str] = TtlCache("api-documents", None)
 
 
 def _openapi_json() -> str:
-    if "openapi" not in _documents:
-        from chalicelib.platform import openapi
-
+    def build() -> str:
         registered = {(path, method) for path, methods in bp.current_app.routes.items() for method in methods}
-        _documents["openapi"] = json.dumps(openapi.build(version=VERSION, registered=registered))
-    return _documents["openapi"]
+        return json.dumps(openapi.build(version=VERSION, registered=registered))
+
+    return documents.get_or_put("openapi", build) or build()
 
 
 # The two documents below are served bare (not in the envelope) so that tools can read them.
@@ -117,8 +119,5 @@ def openapi_document() -> Response:
 
 @document_route(bp, "/docs")
 def docs_page() -> Response:
-    if "html" not in _documents:
-        from chalicelib.system.docs_page import render
-
-        _documents["html"] = render(json.loads(_openapi_json()))
-    return Response(body=_documents["html"], headers={"Content-Type": "text/html; charset=utf-8"})
+    html = documents.get_or_put("html", lambda: render(json.loads(_openapi_json()))) or ""
+    return Response(body=html, headers={"Content-Type": "text/html; charset=utf-8"})
