@@ -1,5 +1,6 @@
-"""Principal-free EVM sending: build (fees, gas, nonce lease), sign through a `Signer`, record, broadcast, track.
+"""Principal-free EVM work: chain reads (rpc.py, erc20.py), fees and gas, nonce leases, the `Signer` protocol, and
+the pipeline build → sign → record → broadcast → track.
 
-Domains (wallets today; custody hot wallets, the paymaster tomorrow) bring a `Signer` and an owner id and call
+Domains (MPC wallets, custody's withdrawals, the paymaster) bring a `Signer` and an owner id and call
 `pipeline.send(...)`; nothing here knows who the caller is. See docs/wallets.md ("Sends", "Tracking").
 """
