@@ -70,9 +70,6 @@ def reset_caches() -> None:
     aws.forget_queue_urls()  # clients stay: moto's hook serves any client, and creating them costs ~0.1 s each
     # Module-level caches outside platform/cache.py's registry.
     webhook_keys.forget()
-    from chalicelib.custody import watcher
-
-    watcher._HAS_CURSOR.clear()
 
 
 @pytest.fixture

@@ -12,6 +12,8 @@ from chalicelib.platform.networks import CustodyToken, Network, registry, resolv
 NAMESPACE = uuid.UUID("0b0f6f5e-8c1e-5b7a-9c39-5d0b1f3c2a10")  # Dompet custody ids (UUIDv5)
 UNKNOWN_TOKEN = "UNKNOWN_TOKEN"
 NETWORK_NOT_CUSTODIAL = "NETWORK_NOT_CUSTODIAL"
+# The ERC-20 `Transfer(address,address,uint256)` event's topic: how a token's deposits and withdrawals show.
+TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ from decimal import Decimal
 import pytest
 from eth_account import Account
 
-from chalicelib.custody import accounts, deposits, invoices, keys, ledger, watcher
+from chalicelib.custody import accounts, deposits, invoices, keys, ledger, scan, watcher
+from chalicelib.custody.cursor import cursor_key, unlease
 from chalicelib.custody.store import get
 from chalicelib.evm import logs
 from chalicelib.evm.abi import encode_call
@@ -160,9 +161,9 @@ def test_a_usdt_invoice_paid_exactly_is_pending_then_paid_and_credited_once(cust
     assert report.credited == 1
     for _ in range(2):  # more steps, a rescan from the start: nothing more
         watcher_step("local-a")
-    cursor = get(**watcher.cursor_key(31337))
+    cursor = get(**cursor_key(31337))
     aws.table("custody").update_item(
-        Key=watcher.cursor_key(31337),
+        Key=cursor_key(31337),
         UpdateExpression="SET #n = :s, hashes = :h",
         ExpressionAttributeNames={"#n": "next"},
         ExpressionAttributeValues={":s": network_named("local-a").custodyStartBlock, ":h": {}},
@@ -349,10 +350,10 @@ def test_two_concurrent_watcher_runs_and_rescans_record_and_credit_once(custody)
     with ThreadPoolExecutor(2) as pool:
         list(pool.map(run, range(2)))
     # Without the lease: a forced rescan of the same blocks by hand.
-    watcher._unlease(network.chainId, "x")
+    unlease(network.chainId, "x")
     aws.table("custody").delete_item(Key={"pk": f"LEASE#{network.chainId}", "sk": "LEASE"})
     aws.table("custody").update_item(
-        Key=watcher.cursor_key(31337),
+        Key=cursor_key(31337),
         UpdateExpression="SET #n = :s, hashes = :h",
         ExpressionAttributeNames={"#n": "next"},
         ExpressionAttributeValues={":s": network.custodyStartBlock, ":h": {}},
@@ -546,7 +547,7 @@ def test_a_lagging_node_answering_no_logs_and_range_limits_lose_nothing(custody,
     address = account["wallets"][0]["address"]
     for amount in (1_000_000, 2_000_000, 3_000_000):
         send_token(custody, 31337, "usdt", address, amount)
-    real = watcher.rpc_call
+    real = scan.rpc_call
     asked = {"range": 0, "by_hash": 0, "refused": 0}
 
     def lagging(network, method, params):
@@ -557,7 +558,7 @@ def test_a_lagging_node_answering_no_logs_and_range_limits_lose_nothing(custody,
             asked["by_hash"] += 1
         return real(network, method, params)
 
-    monkeypatch.setattr(watcher, "rpc_call", lagging)
+    monkeypatch.setattr(scan, "rpc_call", lagging)
     monkeypatch.setattr(logs, "rpc_call", lagging)  # the range queries (evm/logs.py)
     assert watcher_step("local-a").recorded == 3
     assert asked["range"] >= 1 and asked["by_hash"] >= 3
@@ -573,11 +574,11 @@ def test_a_lagging_node_answering_no_logs_and_range_limits_lose_nothing(custody,
             raise RpcError(-32005, "query returned more than 10000 results")
         return real(network, method, params)
 
-    monkeypatch.setattr(watcher, "rpc_call", limited)
+    monkeypatch.setattr(scan, "rpc_call", limited)
     monkeypatch.setattr(logs, "rpc_call", limited)  # the range queries (evm/logs.py)
     assert watcher_step("local-a").recorded == 2
     assert asked["refused"] >= 1
-    monkeypatch.setattr(watcher, "rpc_call", real)
+    monkeypatch.setattr(scan, "rpc_call", real)
     monkeypatch.setattr(logs, "rpc_call", real)
     mine_blocks(custody["w3"][31337], CONFIRMATIONS)
     watcher_step("local-a")
@@ -685,16 +686,16 @@ def test_a_node_answering_no_receipt_for_a_canonical_block_reverts_nothing(custo
     send_token(custody, 31337, "usdt", account["wallets"][0]["address"], 2_000_000)
     watcher_step("local-a")
     mine_blocks(custody["w3"][31337], CONFIRMATIONS)
-    real = watcher.batch
+    real = scan.rpc_batch
 
     def lagging(network, calls):
         answers = real(network, calls)
         return [None if method == "eth_getTransactionReceipt" else a for (method, _), a in zip(calls, answers)]
 
-    monkeypatch.setattr(watcher, "batch", lagging)
+    monkeypatch.setattr(scan, "rpc_batch", lagging)
     report = watcher_step("local-a")
     assert report.reverted == 0 and report.credited == 0  # no verdict: its block is still canonical
-    monkeypatch.setattr(watcher, "batch", real)
+    monkeypatch.setattr(scan, "rpc_batch", real)
     assert watcher_step("local-a").credited == 1
     assert outbox_events("deposit.reverted") == []
 
@@ -706,7 +707,7 @@ def test_zero_value_and_earlier_transfers_do_not_touch_an_invoice(custody):
     # The watcher has seen the head but not scanned it yet (it lags): the transfer is found after the invoice.
     head = custody["w3"][31337].eth.block_number
     aws.table("custody").update_item(
-        Key=watcher.cursor_key(31337), UpdateExpression="SET head = :h", ExpressionAttributeValues={":h": head}
+        Key=cursor_key(31337), UpdateExpression="SET head = :h", ExpressionAttributeValues={":h": head}
     )
     invoice = custody["signed"](
         "POST",

@@ -1,0 +1,135 @@
+"""The watcher's confirmation of recorded deposits: every watched deposit at or past its confirmations is
+re-checked against the chain (receipt, canonical block hash at its height, the log itself) and credited,
+followed to another block, or reverted. Credited deposits stay watched for REORG_WATCH_BLOCKS more blocks: a
+deeper reorg gets a correcting entry.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from chalicelib.custody import deposits
+from chalicelib.custody.scan import StepReport, blocks, out_of_time, receipts, topic_address, transfer_value
+from chalicelib.custody.store import TABLE
+from chalicelib.custody.tokens import TRANSFER_TOPIC
+from chalicelib.evm.rpc import RpcError, quantity
+from chalicelib.platform import aws
+from chalicelib.platform.networks import Network
+
+REORG_WATCH_BLOCKS = 64  # how long credited deposits are still re-checked
+MAX_DUE_PER_STEP = 500  # deposits re-checked per step (the rest next step)
+
+
+def confirm(network: Network, report: StepReport) -> None:
+    """Re-check the deposits due at the report's head: credit, follow or revert each."""
+    from boto3.dynamodb.conditions import Key
+
+    request: dict[str, Any] = {
+        "KeyConditionExpression": Key("pk").eq(f"WATCH#{network.chainId}"),
+        "ConsistentRead": True,
+    }
+    needed = max(network.confirmations, 1)
+    due: list[dict[str, Any]] = []
+    while len(due) < MAX_DUE_PER_STEP:
+        answer = aws.table(TABLE).query(**request)
+        due += [w for w in answer["Items"] if report.head - int(w["blockNumber"]) + 1 >= needed]
+        if "LastEvaluatedKey" not in answer:
+            break
+        request["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+    due = due[:MAX_DUE_PER_STEP]
+    if not due:
+        return
+    records = {
+        str(d["id"]): d for d in aws.batch_get(TABLE, [{"pk": f"DEPOSIT#{w['sk']}", "sk": "DEPOSIT"} for w in due])
+    }
+    found = receipts(network, sorted({str(r["txHash"]) for r in records.values()}))
+    heights = sorted(
+        {quantity(r["blockNumber"]) for r in found.values() if isinstance(r, dict)}
+        | {int(d["blockNumber"]) for d in records.values()}
+    )
+    canonical = dict(zip(heights, blocks(network, heights, full=False, allow_missing=True), strict=True))
+    owners = {
+        str(a["id"]): a
+        for a in aws.batch_get(
+            TABLE,
+            [{"pk": f"ACCOUNT#{i}", "sk": "ACCOUNT"} for i in sorted({str(r["accountId"]) for r in records.values()})],
+        )
+    }
+    for watch in due:
+        if out_of_time():
+            return
+        deposit = records.get(str(watch["sk"]))
+        if deposit is None or deposit["status"] not in ("pending", "credited"):
+            with contextlib.suppress(Exception):
+                deposits.stop_watching(network.chainId, str(watch["sk"]))
+            continue
+        account = owners.get(str(deposit["accountId"]))
+        if account is not None:
+            _check(network, report, deposit, account, found.get(str(deposit["txHash"])), canonical)
+
+
+def _check(
+    network: Network,
+    report: StepReport,
+    deposit: dict[str, Any],
+    account: dict[str, Any],
+    receipt: Any,
+    canonical: dict[int, Any],
+) -> None:
+    if isinstance(receipt, RpcError):
+        return  # no verdict
+    credited = deposit["status"] == "credited"
+    if receipt is None:
+        # No receipt: proof that the transaction left the chain only if the deposit's block did too (a node that
+        # lags, or is behind a load balancer, may answer null for a transaction it does not have yet).
+        own_height = int(deposit["blockNumber"])
+        block = canonical.get(own_height)
+        gone = block["hash"] != deposit["blockHash"] if block is not None else report.head >= own_height
+        if gone and deposits.revert(deposit, account):
+            report.reverted += 1
+        return
+    height = quantity(receipt["blockNumber"])
+    block = canonical.get(height)
+    if block is None or block["hash"] != receipt["blockHash"]:
+        return  # the node's view is moving: next step
+    if receipt.get("status") != "0x1" or not _log_matches(deposit, receipt):
+        if deposits.revert(deposit, account):  # mined (canonically) again, but failing or not paying the address
+            report.reverted += 1
+        return
+    if receipt["blockHash"] != deposit["blockHash"]:
+        log_index = _log_index(deposit, receipt)
+        deposits.follow(deposit, height, receipt["blockHash"], log_index)  # re-checked at its new height
+        return
+    confirmations = report.head - height + 1
+    if credited:
+        if report.head - height >= REORG_WATCH_BLOCKS:
+            deposits.stop_watching(network.chainId, str(deposit["id"]))
+        return
+    if confirmations >= max(network.confirmations, 1) and deposits.credit(deposit, account, confirmations):
+        report.credited += 1
+
+
+def _log_matches(deposit: dict[str, Any], receipt: dict[str, Any]) -> bool:
+    if deposit["ordinal"] == "native":
+        return True  # the hash commits to the value and recipient
+    logs = receipt.get("logs", [])
+    position = int(deposit["ordinal"])
+    if position >= len(logs):
+        return False
+    log = logs[position]
+    pair = deposits.pair_of(deposit)
+    topics = log.get("topics", [])
+    return (
+        log.get("address", "").lower() == pair.token.tokenAddress.lower()
+        and len(topics) == 3
+        and topics[0] == TRANSFER_TOPIC
+        and topic_address(topics[2]).lower() == str(deposit["to"]).lower()
+        and transfer_value(log) == int(deposit["value"])
+    )
+
+
+def _log_index(deposit: dict[str, Any], receipt: dict[str, Any]) -> int | None:
+    if deposit["ordinal"] == "native":
+        return None
+    return quantity(receipt["logs"][int(deposit["ordinal"])]["logIndex"])
