@@ -39,6 +39,11 @@ def iso_now() -> str:
     return iso(now())
 
 
+def iso_at(epoch_s: float) -> str:
+    """The moment `epoch_s` (Unix seconds) in this clock's format."""
+    return iso(datetime.fromtimestamp(epoch_s, UTC))
+
+
 def iso_in(seconds: float) -> str:
     return iso(now() + timedelta(seconds=seconds))
 
