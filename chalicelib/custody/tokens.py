@@ -6,6 +6,7 @@ import uuid
 from dataclasses import dataclass
 from decimal import Decimal
 
+from chalicelib.platform.amounts import format_units
 from chalicelib.platform.errors import bad_request
 from chalicelib.platform.networks import CustodyToken, Network, registry, resolve
 
@@ -17,7 +18,9 @@ TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523
 
 
 @dataclass(frozen=True)
-class Accepted:
+class TokenOnNetwork:
+    """A token custody accepts, on the network where it accepts it."""
+
     network: Network
     token: CustodyToken
 
@@ -31,7 +34,7 @@ class Accepted:
         return f"{self.network.name}#{self.token.tokenCode}"
 
     def public(self) -> dict[str, object]:
-        """The seed's `token` object plus where it lives."""
+        """The reference API's `token` object plus where it lives."""
         return {
             "id": self.id,
             "tokenCode": self.token.tokenCode,
@@ -44,7 +47,7 @@ class Accepted:
         }
 
     def event_token(self) -> dict[str, object]:
-        """The seed's `token` object as events carry it."""
+        """The reference API's `token` object as events carry it."""
         return {
             "id": self.id,
             "tokenCode": self.token.tokenCode,
@@ -54,9 +57,11 @@ class Accepted:
 
     def human(self, base_units: int) -> Decimal:
         """Base units as an exact human amount (a JSON number in events; see jsonsafe.dumps_exact)."""
-        from chalicelib.platform.amounts import format_units
-
         return Decimal(format_units(base_units, self.token.decimals))  # exact: no decimal context involved
+
+
+# The name modules used before TokenOnNetwork.
+TokenOnNetwork = TokenOnNetwork
 
 
 def token_id(network: Network, token: CustodyToken) -> str:
@@ -67,11 +72,11 @@ def custody_networks() -> list[Network]:
     return [n for n in registry().networks if n.custody]
 
 
-def all_accepted() -> list[Accepted]:
-    return [Accepted(n, t) for n in custody_networks() for t in n.custodyTokens]
+def all_accepted() -> list[TokenOnNetwork]:
+    return [TokenOnNetwork(n, t) for n in custody_networks() for t in n.custodyTokens]
 
 
-def accepted(network_name: str, token_code: str) -> Accepted:
+def accepted(network_name: str, token_code: str) -> TokenOnNetwork:
     """The pair a request names; 400 for a network without custody or a token it does not accept."""
     network = resolve(network_name, None)
     if not network.custody:
@@ -87,11 +92,11 @@ def accepted(network_name: str, token_code: str) -> Accepted:
             f"{network.name} does not accept token {token_code[:20]!r}",
             errors=[{"field": "tokenCode", "message": "not accepted on this network", "type": "token"}],
         )
-    return Accepted(network, token)
+    return TokenOnNetwork(network, token)
 
 
-def by_address(network: Network, token_address: str) -> Accepted | None:
+def by_address(network: Network, token_address: str) -> TokenOnNetwork | None:
     """The accepted token of a contract address ('' for the native coin) on `network`."""
     wanted = token_address.lower()
     token = next((t for t in network.custodyTokens if t.tokenAddress.lower() == wanted), None)
-    return Accepted(network, token) if token else None
+    return TokenOnNetwork(network, token) if token else None
