@@ -19,24 +19,83 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
-from chalicelib.custody import accounts, events
-from chalicelib.custody.store import TABLE, Event, Plan, commit, get, indexed_page, listed, status_keys
-from chalicelib.custody.tokens import Accepted, accepted
-from chalicelib.platform import aws, clock
-from chalicelib.platform.amounts import parse_amount
+from boto3.dynamodb.conditions import Key
+
+from chalicelib.custody import accounts, cursor, events
+from chalicelib.custody.store import TABLE, busy, get, indexed_page, status_keys
+from chalicelib.custody.tokens import TokenOnNetwork, accepted
+from chalicelib.custody.withdrawals import NETWORK_NOT_ON_ACCOUNT
+from chalicelib.platform import aws, clock, transitions, unit_of_work
+from chalicelib.platform.amounts import format_units, parse_amount
 from chalicelib.platform.errors import bad_request, conflict, not_found
 from chalicelib.platform.logging import logger
-from chalicelib.platform.pagination import AppendOnlyList, PageQuery
+from chalicelib.platform.networks import registry
+from chalicelib.platform.pagination import AppendOnlyList, PageQuery, records_page
 from chalicelib.platform.settings import load_settings
+from chalicelib.platform.transitions import ABSENT, Machine, Move, Stateful, transition
+from chalicelib.platform.unit_of_work import Event, Plan
 from chalicelib.tenancy.models import App
 
 INVOICE_NOT_FOUND = "INVOICE_NOT_FOUND"
 INVOICE_ALREADY_PENDING = "INVOICE_ALREADY_PENDING"
 DUPLICATE_REFERENCE = "DUPLICATE_REFERENCE"
-NETWORK_NOT_ON_ACCOUNT = "NETWORK_NOT_ON_ACCOUNT"
 EXPIRING = "EXPIRING"  # pk of the pending invoices by deadline, for the expiry sweep
+
+__all__ = ["NETWORK_NOT_ON_ACCOUNT", "Invoice"]
+
+
+class Invoice(Stateful):
+    """An invoice as stored (`INVOICE#<id>` / `INVOICE`). Its status moves only along `machine`."""
+
+    machine: ClassVar[Machine] = Machine(
+        name="invoice",
+        table=TABLE,
+        states=frozenset({"pending", "paid", "failed", "expired"}),
+        initial=frozenset({"pending"}),
+        final=frozenset({"paid", "failed", "expired"}),
+        moves=(Move("pending", "paid"), Move("pending", "failed"), Move("pending", "expired")),
+        stamp=None,  # each move sets its own time (paidAt, failedAt, expiredAt)
+    )
+
+    id: str
+    appId: str
+    accountId: str
+    userId: str
+    network: str
+    chainId: int
+    tokenCode: str
+    amountInDecimals: str
+    reference: str
+    walletId: str
+    depositAddress: str
+    expiresAt: str
+    bufferInSeconds: int
+    deadline: str  # expiresAt + bufferInSeconds
+    startBlock: int  # transfers up to this block were sent before the invoice existed
+    status: str
+    createdAt: str
+    matchedDeposit: str | None = None  # the payment seen in time (set and removed by deposits.py)
+    paidAt: str | None = None
+    failedAt: str | None = None
+    failedReason: str | None = None
+    receivedAmountInDecimals: str | None = None
+    expiredAt: str | None = None
+    transactionHash: str | None = None
+
+    def status_index(self) -> aws.Changes:
+        return aws.Changes(set=status_keys("INVOICE", self.appId, self.accountId, self.status, self.createdAt, self.id))
+
+
+def key(invoice_id: str) -> dict[str, str]:
+    return {"pk": f"INVOICE#{invoice_id}", "sk": "INVOICE"}
+
+
+def find(invoice_id: str) -> Invoice | None:
+    item = get(**key(invoice_id))
+    return Invoice.from_item(item) if item is not None else None
 
 
 def app_list(app_id: str) -> AppendOnlyList:
@@ -47,13 +106,13 @@ def account_list(app_id: str, account_id: str) -> AppendOnlyList:
     return AppendOnlyList(TABLE, f"INVOICES#{app_id}#{account_id}")
 
 
-def open_key(account_id: str, pair: Accepted) -> dict[str, str]:
+def open_key(account_id: str, pair: TokenOnNetwork) -> dict[str, str]:
     return {"pk": f"OPEN#{account_id}#{pair.key}", "sk": "OPEN"}
 
 
 def create(
     app: App, account_id: str, network: str, token_code: str, amount: str, reference: str, expires_in_s: int | None
-) -> dict[str, Any]:
+) -> Invoice:
     account = accounts.of_app(app.appId, account_id)
     pair = accepted(network, token_code)
     base = parse_amount(amount, pair.token.decimals)
@@ -69,37 +128,32 @@ def create(
     buffer_s = settings.invoice_buffer_s
     invoice_id = str(uuid.uuid4())
     wallet = events.wallet_object(account, pair)
-    from chalicelib.custody import watcher
-
-    # Transfers in blocks up to the head the watcher knew when the invoice was made were sent before it: they
-    # are never its payment. (A head the watcher had not seen yet may let a payment sent just before count.)
-    cursor = get(**watcher.cursor_key(pair.network.chainId)) or {}
-    start_block = int(cursor["head"]) if "head" in cursor else int(cursor.get("next", 1)) - 1
     created_at = clock.iso(now)
-    invoice = {
-        "pk": f"INVOICE#{invoice_id}",
-        "sk": "INVOICE",
-        "id": invoice_id,
-        "appId": app.appId,
-        "accountId": account_id,
-        "userId": account["subId"],
-        "network": pair.network.name,
-        "chainId": pair.network.chainId,
-        "tokenCode": pair.token.tokenCode,
-        "amountInDecimals": str(base),
-        "reference": reference,
-        "walletId": wallet["walletId"],
-        "depositAddress": wallet["address"],
-        "expiresAt": clock.iso(expires_at),
-        "bufferInSeconds": buffer_s,
-        "deadline": clock.iso(expires_at + dt.timedelta(seconds=buffer_s)),
-        "startBlock": start_block,
-        "status": "pending",
-        "createdAt": created_at,
-        **status_keys("INVOICE", app.appId, account_id, "pending", created_at, invoice_id),
-    }
+    invoice = Invoice(
+        **key(invoice_id),
+        id=invoice_id,
+        appId=app.appId,
+        accountId=account_id,
+        userId=account["subId"],
+        network=pair.network.name,
+        chainId=pair.network.chainId,
+        tokenCode=pair.token.tokenCode,
+        amountInDecimals=str(base),
+        reference=reference,
+        walletId=wallet["walletId"],
+        depositAddress=wallet["address"],
+        expiresAt=clock.iso(expires_at),
+        bufferInSeconds=buffer_s,
+        deadline=clock.iso(expires_at + dt.timedelta(seconds=buffer_s)),
+        # Transfers in blocks up to the head the watcher knew when the invoice was made were sent before it:
+        # they are never its payment. (A head the watcher had not seen yet may let a payment sent just before
+        # count.)
+        startBlock=_known_head(pair.network.chainId),
+        status="pending",
+        createdAt=created_at,
+    )
     items = [
-        aws.put("invoice", TABLE, invoice),
+        transitions.create(invoice),
         aws.put("reference", TABLE, {"pk": f"REF#{app.appId}#{reference}", "sk": "REF", "invoiceId": invoice_id}),
         # One open invoice per (account, network, token): a closed one's marker may be taken over.
         aws.put(
@@ -108,24 +162,17 @@ def create(
             {**open_key(account_id, pair), "invoiceId": invoice_id, "open": True},
             aws.Condition("attribute_not_exists(pk) OR #o = :closed", {"#o": "open"}, {":closed": False}),
         ),
-        aws.put(
-            "expiring", TABLE, {"pk": EXPIRING, "sk": f"{invoice['deadline']}#{invoice_id}", "invoiceId": invoice_id}
-        ),
+        aws.put("expiring", TABLE, {"pk": EXPIRING, "sk": f"{invoice.deadline}#{invoice_id}", "invoiceId": invoice_id}),
     ]
-    from chalicelib.platform import idempotency
-
-    pinned = idempotency.effect_item({"invoiceId": invoice_id})  # a lost answer is never a second invoice
-    if pinned is not None:
-        items.append(pinned)
-    lists = [
-        (app_list(app.appId), {"invoiceId": invoice_id, "createdAt": created_at}),
-        (account_list(app.appId, account_id), {"invoiceId": invoice_id, "createdAt": created_at}),
-    ]
+    entry = {"invoiceId": invoice_id, "createdAt": created_at}
+    plan = Plan(
+        items,
+        [(app_list(app.appId), entry), (account_list(app.appId, account_id), entry)],
+        effect={"invoiceId": invoice_id},  # a lost answer is never a second invoice
+    )
     try:
-        commit(lambda: Plan(items, lists))
+        unit_of_work.commit(plan, on_busy=busy)
     except aws.TransactionCancelledError as exc:
-        if exc.condition_failed("idempotency"):
-            raise idempotency.lease_lost() from None
         if exc.condition_failed("reference"):
             raise conflict(DUPLICATE_REFERENCE, "An invoice of this app already has this reference") from None
         if exc.condition_failed("open"):
@@ -137,103 +184,118 @@ def create(
     return invoice
 
 
-def of_app(app_id: str, invoice_id: str) -> dict[str, Any]:
+def _known_head(chain_id: int) -> int:
+    known = cursor.read(chain_id) or {}
+    return int(known["head"]) if "head" in known else int(known.get("next", 1)) - 1
+
+
+def of_app(app_id: str, invoice_id: str) -> Invoice:
     try:
         uuid.UUID(invoice_id)
     except ValueError:
         raise not_found(INVOICE_NOT_FOUND, "No such invoice") from None
-    invoice = get(f"INVOICE#{invoice_id}", "INVOICE")
-    if invoice is None or invoice["appId"] != app_id:
+    invoice = find(invoice_id)
+    if invoice is None or invoice.appId != app_id:
         raise not_found(INVOICE_NOT_FOUND, "No such invoice")
     return invoice
 
 
-def by_reference(app_id: str, reference: str) -> dict[str, Any] | None:
+def by_reference(app_id: str, reference: str) -> Invoice | None:
     pointer = get(f"REF#{app_id}#{reference}", "REF")
-    return get(f"INVOICE#{pointer['invoiceId']}", "INVOICE") if pointer else None
+    return find(str(pointer["invoiceId"])) if pointer else None
 
 
-def page(app_id: str, account_id: str | None, status: str | None, query: PageQuery) -> tuple[list[dict[str, Any]], int]:
+def page(app_id: str, account_id: str | None, status: str | None, query: PageQuery) -> tuple[list[Invoice], int]:
+    """Newest first: an append-only list (the app's, the account's) or, for one status, the status index."""
     if status is not None:
         if account_id is not None:
-            return indexed_page(
+            found, total = indexed_page(
                 "account-status", "accountStatusKey", f"INVOICE#{account_id}#{status}", query.page, query.limit
             )
-        return indexed_page("status", "statusKey", f"INVOICE#{app_id}#{status}", query.page, query.limit)
-    chosen = account_list(app_id, account_id) if account_id else app_list(app_id)
-    return listed(chosen, query, "invoiceId", lambda i: {"pk": f"INVOICE#{i}", "sk": "INVOICE"})
+        else:
+            found, total = indexed_page("status", "statusKey", f"INVOICE#{app_id}#{status}", query.page, query.limit)
+    else:
+        chosen = account_list(app_id, account_id) if account_id else app_list(app_id)
+        found, total = records_page(chosen, query, "invoiceId", key)
+    return [Invoice.from_item(i) for i in found], total
 
 
-def public(invoice: dict[str, Any]) -> dict[str, Any]:
-    from chalicelib.platform.amounts import format_units
-    from chalicelib.platform.networks import registry
-
-    network = registry().by_name(str(invoice["network"]))
-    token = network.custody_token(str(invoice["tokenCode"])) if network else None
+def public(invoice: Invoice) -> dict[str, Any]:
+    network = registry().by_name(invoice.network)
+    token = network.custody_token(invoice.tokenCode) if network else None
     decimals = token.decimals if token else 0
     return {
-        "id": invoice["id"],
-        "accountId": invoice["accountId"],
-        "status": invoice["status"],
-        "network": invoice["network"],
-        "chainId": int(invoice["chainId"]),
-        "tokenCode": invoice["tokenCode"],
-        "amount": format_units(int(invoice["amountInDecimals"]), decimals),
-        "amountInDecimals": invoice["amountInDecimals"],
-        "reference": invoice["reference"],
-        "walletId": invoice["walletId"],
-        "depositAddress": invoice["depositAddress"],
-        "expiresAt": invoice["expiresAt"],
-        "bufferInSeconds": int(invoice["bufferInSeconds"]),
-        "createdAt": invoice["createdAt"],
-        "paidAt": invoice.get("paidAt"),
-        "failedAt": invoice.get("failedAt"),
-        "expiredAt": invoice.get("expiredAt"),
-        "transactionHash": invoice.get("transactionHash"),
-        "depositId": invoice.get("matchedDeposit"),
-        "failedReason": invoice.get("failedReason"),
-        "receivedAmountInDecimals": invoice.get("receivedAmountInDecimals"),
+        "id": invoice.id,
+        "accountId": invoice.accountId,
+        "status": invoice.status,
+        "network": invoice.network,
+        "chainId": invoice.chainId,
+        "tokenCode": invoice.tokenCode,
+        "amount": format_units(int(invoice.amountInDecimals), decimals),
+        "amountInDecimals": invoice.amountInDecimals,
+        "reference": invoice.reference,
+        "walletId": invoice.walletId,
+        "depositAddress": invoice.depositAddress,
+        "expiresAt": invoice.expiresAt,
+        "bufferInSeconds": invoice.bufferInSeconds,
+        "createdAt": invoice.createdAt,
+        "paidAt": invoice.paidAt,
+        "failedAt": invoice.failedAt,
+        "expiredAt": invoice.expiredAt,
+        "transactionHash": invoice.transactionHash,
+        "depositId": invoice.matchedDeposit,
+        "failedReason": invoice.failedReason,
+        "receivedAmountInDecimals": invoice.receivedAmountInDecimals,
     }
 
 
-def close_items(invoice: dict[str, Any], pair: Accepted, status: str, values: dict[str, Any]) -> list[aws.TxItem]:
-    """The writes that end a pending invoice (for the caller's transaction): its state, its open marker, its
-    place in the expiry sweep."""
+def close_items(
+    invoice: Invoice, pair: TokenOnNetwork, to: str, *, expect: Mapping[str, object] | None = None, **changes: Any
+) -> list[aws.TxItem]:
+    """The writes that end a pending invoice (for the caller's transaction): its move to `to` with `changes`
+    (the `invoice` item; `expect`: attributes it must still hold as read), its open marker, its place in the
+    expiry sweep."""
     return [
-        aws.update(
-            "invoice",
-            TABLE,
-            {"pk": invoice["pk"], "sk": "INVOICE"},
-            aws.Changes(
-                set={
-                    "status": status,
-                    **values,
-                    **status_keys(
-                        "INVOICE", invoice["appId"], invoice["accountId"], status, invoice["createdAt"], invoice["id"]
-                    ),
-                }
-            ),
-            aws.Condition("#s = :pending", {"#s": "status"}, {":pending": "pending"}),
-        ),
+        transition(invoice, to, expect=expect, **changes),
         aws.update(
             "open",
             TABLE,
-            open_key(str(invoice["accountId"]), pair),
+            open_key(invoice.accountId, pair),
             aws.Changes(set={"open": False}),
-            aws.Condition("invoiceId = :i", values={":i": invoice["id"]}),
+            aws.Condition("invoiceId = :i", values={":i": invoice.id}),
         ),
-        aws.delete("expiring", TABLE, {"pk": EXPIRING, "sk": f"{invoice['deadline']}#{invoice['id']}"}),
+        aws.delete("expiring", TABLE, {"pk": EXPIRING, "sk": f"{invoice.deadline}#{invoice.id}"}),
     ]
+
+
+def match_item(invoice: Invoice, deposit_id: str) -> aws.TxItem:
+    """The invoice's payment is `deposit_id` (item "invoice-match"): only while pending without one."""
+    return aws.update(
+        "invoice-match",
+        TABLE,
+        invoice.key(),
+        aws.Changes(set={"matchedDeposit": deposit_id}),
+        aws.Condition(
+            "#s = :pending AND attribute_not_exists(matchedDeposit)", {"#s": "status"}, {":pending": "pending"}
+        ),
+    )
+
+
+def unmatch_item(invoice_id: str, deposit_id: str) -> aws.TxItem:
+    """The payment `deposit_id` left the chain: the invoice is free again (item "invoice-unmatch")."""
+    return aws.update(
+        "invoice-unmatch",
+        TABLE,
+        key(invoice_id),
+        aws.Changes(remove=["matchedDeposit"]),
+        aws.Condition("matchedDeposit = :d", values={":d": deposit_id}),
+    )
 
 
 def expire_due(limit: int = 100, read_at_most: int = 2000) -> int:
     """The expiry sweep: pending invoices past `expiresAt + bufferInSeconds` without a payment confirming, once the
     watcher of their network has scanned past that deadline (a payment mined in time but not scanned yet by a
     lagging watcher still pays the invoice)."""
-    from boto3.dynamodb.conditions import Key
-
-    from chalicelib.custody import watcher
-
     request: dict[str, Any] = {
         "KeyConditionExpression": Key("pk").eq(EXPIRING) & Key("sk").lte(clock.iso_now()),  # `<deadline>#<id>`
         "ConsistentRead": True,
@@ -245,14 +307,13 @@ def expire_due(limit: int = 100, read_at_most: int = 2000) -> int:
         answer = aws.table(TABLE).query(**request)
         for marker in answer["Items"]:
             read += 1
-            invoice = get(f"INVOICE#{marker['invoiceId']}", "INVOICE")
-            if invoice is None or invoice["status"] != "pending" or invoice.get("matchedDeposit"):
+            invoice = find(str(marker["invoiceId"]))
+            if invoice is None or invoice.status != "pending" or invoice.matchedDeposit:
                 continue  # settled, or a payment seen in time is confirming (then it is paid or failed)
-            chain_id = int(invoice["chainId"])
-            if chain_id not in scanned:
-                cursor = get(**watcher.cursor_key(chain_id)) or {}
-                scanned[chain_id] = float(cursor.get("scannedTime", 0))
-            if scanned[chain_id] < clock.parse_iso(str(invoice["deadline"])).timestamp():
+            if invoice.chainId not in scanned:
+                known = cursor.read(invoice.chainId) or {}
+                scanned[invoice.chainId] = float(known.get("scannedTime", 0))
+            if scanned[invoice.chainId] < clock.parse_iso(invoice.deadline).timestamp():
                 continue  # the watcher has not read the chain up to the deadline yet
             if _expire(invoice):
                 expired += 1
@@ -264,32 +325,16 @@ def expire_due(limit: int = 100, read_at_most: int = 2000) -> int:
     return expired
 
 
-def _expire(invoice: dict[str, Any]) -> bool:
-    pair = accepted(str(invoice["network"]), str(invoice["tokenCode"]))
+def _expire(invoice: Invoice) -> bool:
+    pair = accepted(invoice.network, invoice.tokenCode)
     now = clock.iso_now()
-    items = close_items(invoice, pair, "expired", {"expiredAt": now})
-    items[0] = aws.update(
-        "invoice",
-        TABLE,
-        {"pk": invoice["pk"], "sk": "INVOICE"},
-        aws.Changes(
-            set={
-                "status": "expired",
-                "expiredAt": now,
-                **status_keys(
-                    "INVOICE", invoice["appId"], invoice["accountId"], "expired", invoice["createdAt"], invoice["id"]
-                ),
-            }
-        ),
-        aws.Condition(
-            "#s = :pending AND attribute_not_exists(matchedDeposit)", {"#s": "status"}, {":pending": "pending"}
-        ),
-    )
-    data = events.invoice_expired(invoice, pair, str(invoice["userId"]), now)
-    event = Event(str(invoice["appId"]), "invoice.expired", f"invoice.expired:{invoice['id']}", data)
+    # A payment seen meanwhile (matchedDeposit) keeps the invoice pending: it is paid or failed at its credit.
+    items = close_items(invoice, pair, "expired", expect={"matchedDeposit": ABSENT}, expiredAt=now)
+    data = events.invoice_expired(invoice.to_item(), pair, invoice.userId, now)
+    event = Event(invoice.appId, "invoice.expired", f"invoice.expired:{invoice.id}", data)
     try:
-        commit(lambda: Plan(items, [], event))
+        unit_of_work.commit(Plan(items, event=event), on_busy=busy)
     except aws.TransactionCancelledError:
         return False  # a payment was seen meanwhile, or another sweep expired it
-    logger.info("invoice expired", extra={"invoiceId": invoice["id"]})
+    logger.info("invoice expired", extra={"invoiceId": invoice.id})
     return True

@@ -1,16 +1,19 @@
-"""The `custody` table and the one way custody writes: a plan (items, list entries, at most one event) in ONE
-DynamoDB transaction, re-planned when a balance it read moved meanwhile.
+"""The `custody` table: its keys, consistent reads, the status index's pages, and the answer of a write that
+lost its race too often (`busy`, for `unit_of_work.commit(..., on_busy=busy)`).
 
 Keys (pk / sk):
-* `KEY#<scope>` / `KEY`: a custody key (keys.py);
+* `KEY#<scope>` / `KEY`: a custody key (pool_keys.py);
 * `ACCOUNT#<id>` / `ACCOUNT`, `SUB#<appId>#<subId>` / `SUB`, `ADDR#<chainId>#<address>` / `ADDR`: accounts;
 * `ACCOUNT#<id>` / `BALANCE#<network>#<tokenCode>`: balances; `ENTRIES#<accountId>`: the journal (a list);
 * `INVOICE#<id>` / `INVOICE`, `OPEN#<accountId>#<network>#<tokenCode>` / `OPEN`, `REF#<appId>#<reference>` /
   `REF`, `EXPIRING` / `<deadline>#<invoiceId>`: invoices;
 * `DEPOSIT#<id>` / `DEPOSIT`, `WATCH#<chainId>` / `<depositId>` (deposits the watcher re-checks),
   `CURSOR#<chainId>` / `CURSOR`, `LEASE#<chainId>` / `LEASE`: the watcher;
+* `WITHDRAWAL#<id>` / `WITHDRAWAL`: withdrawals;
 * lists (pagination.AppendOnlyList): `ACCOUNTS#<appId>`, `INVOICES#<appId>`, `INVOICES#<appId>#<accountId>`,
-  `DEPOSITS#<appId>`, `DEPOSITS#<appId>#<accountId>`, `DEPOSITS#<appId>#<invoiceId>`, `ENTRIES#<accountId>`.
+  `DEPOSITS#<appId>`, `DEPOSITS#<appId>#<accountId>`, `DEPOSITS#<appId>#<invoiceId>`, `WITHDRAWALS#<appId>`,
+  `WITHDRAWALS#<appId>#<accountId>`, `ENTRIES#<accountId>`;
+* invoices, deposits and withdrawals are also in the `status` and `account-status` indexes (`status_keys`).
 """
 
 from __future__ import annotations
@@ -18,12 +21,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from chalicelib.platform import aws, unit_of_work
+from boto3.dynamodb.conditions import Key
+
+from chalicelib.platform import aws
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.pagination import AppendOnlyList
-from chalicelib.platform.unit_of_work import Committed, Event, Plan
-
-__all__ = ["Event", "Plan", "commit"]
 
 TABLE = "custody"
 CUSTODY_BUSY = "CUSTODY_BUSY"
@@ -34,20 +36,8 @@ def get(pk: str, sk: str) -> dict[str, Any] | None:
     return item
 
 
-def commit(build: Callable[[], Plan | None], attempts: int = 8) -> Committed | None:
-    """Write what `build` plans (None: nothing to do) through the unit of work; a plan built from a balance
-    that moved meanwhile (its `balance-*` item) is built again."""
-
-    def planned() -> Plan | None:
-        plan = build()
-        if plan is not None:
-            plan.replan_on = frozenset(i.name for i in plan.items if i.name.startswith("balance"))
-        return plan
-
-    return unit_of_work.commit(planned, attempts, on_busy=_busy)
-
-
-def _busy() -> ApiError:
+def busy() -> ApiError:
+    """The answer when a custody change lost its race too often (`unit_of_work.commit(..., on_busy=busy)`)."""
     return ApiError(503, CUSTODY_BUSY, "Too many concurrent changes to this account; retry shortly")
 
 
@@ -63,29 +53,33 @@ def status_keys(
 
 
 def indexed_page(index: str, attribute: str, value: str, page: int, limit: int) -> tuple[list[dict[str, Any]], int]:
-    """Newest first from an index partition, with its exact total. Reads the keys of the records before the
-    page (a status filter is for operators and reconciliations; unfiltered lists read only their page)."""
-    from boto3.dynamodb.conditions import Key
-
-    condition = Key(attribute).eq(value)
-    total = 0
-    keys: list[dict[str, Any]] = []
+    """Newest first from an index partition (the records of one status), with its exact total: the keys up to
+    the page's end are read, the entries after it only counted, then the page's records are read in one batch
+    (docs/pagination.md, "Lists filtered by status")."""
     start = (page - 1) * limit
     request: dict[str, Any] = {
         "IndexName": index,
-        "KeyConditionExpression": condition,
+        "KeyConditionExpression": Key(attribute).eq(value),
         "ScanIndexForward": False,
-        "ProjectionExpression": "pk, sk",
     }
-    while True:
-        answer = aws.table(TABLE).query(**request)
+    total = 0
+    keys: list[dict[str, Any]] = []
+    more: dict[str, Any] | None = None
+    while total < start + limit:
+        answer = aws.table(TABLE).query(**request, ProjectionExpression="pk, sk", Limit=start + limit - total)
         for item in answer["Items"]:
-            if start <= total < start + limit:
+            if total >= start:
                 keys.append({"pk": item["pk"], "sk": item["sk"]})
             total += 1
-        if "LastEvaluatedKey" not in answer:
+        more = answer.get("LastEvaluatedKey")
+        if more is None:
             break
-        request["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+        request["ExclusiveStartKey"] = more
+    while more is not None:  # past the page: counted, not read out
+        answer = aws.table(TABLE).query(**request, Select="COUNT")
+        total += int(answer["Count"])
+        more = answer.get("LastEvaluatedKey")
+        request["ExclusiveStartKey"] = more
     if not keys:
         return [], total
     found = {(i["pk"], i["sk"]): i for i in aws.batch_get(TABLE, keys)}

@@ -1,6 +1,6 @@
 """Pagination for every list: `{data: [...], pagination: {total, page, limit, totalPages, hasNext, hasPrev}}`.
 
-DynamoDB has neither offsets nor cheap counts. The seed's lists only grow, so a
+DynamoDB has neither offsets nor cheap counts. The reference API's lists only grow, so a
 list is stored as one partition holding a counter item and the records under
 dense sequence numbers 1..n, written in one transaction (the counter update is
 conditional on the value read, so concurrent appends retry instead of sharing a
@@ -12,7 +12,7 @@ and direct access to any page without reading earlier ones. See docs/pagination.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -139,3 +139,17 @@ def counts_of(lists: list[AppendOnlyList]) -> list[int]:
         for item in items
     }
     return [found.get((entries.table, entries.list_key), 0) for entries in lists]
+
+
+def records_page(
+    entries: AppendOnlyList, query: PageQuery, id_field: str, key_of: Callable[[str], dict[str, str]]
+) -> tuple[list[dict[str, Any]], int]:
+    """Page `query` of a list whose entries name records kept elsewhere in its table (the entry's `id_field`,
+    the record's key `key_of(id)`): the records themselves (one BatchGetItem), newest first, and the exact
+    total. A record that is not found is left out."""
+    listed, total = entries.page(query)
+    keys = [key_of(str(entry[id_field])) for entry in listed]
+    if not keys:
+        return [], total
+    found = {(item["pk"], item["sk"]): item for item in aws.batch_get(entries.table, keys)}
+    return [found[(k["pk"], k["sk"])] for k in keys if (k["pk"], k["sk"]) in found], total

@@ -1,4 +1,5 @@
-"""Append-only lists: exact totals, direct page access, newest first, 400 outside the range."""
+"""Lists: append-only lists (exact totals, direct page access, newest first, 400 outside the range) and the
+custody status index's pages."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import pytest
 from chalice import Blueprint, Chalice
 from chalice.test import Client
 
+from chalicelib.custody.store import indexed_page
 from chalicelib.platform import aws, unit_of_work
-from chalicelib.platform.pagination import AppendOnlyList, Page, PageQuery, page_query, pagination
+from chalicelib.platform.pagination import AppendOnlyList, Page, PageQuery, page_query, pagination, records_page
 from chalicelib.platform.router import Call, Reply, platform_bp, route
 from chalicelib.platform.unit_of_work import Plan
 
@@ -321,11 +323,38 @@ def test_repeated_keys_are_read_once(aws_env, monkeypatch):
 
 
 def test_a_listing_whose_list_repeats_a_record_answers(aws_env):
-    from chalicelib.custody.store import listed
-
     entries = AppendOnlyList("custody", "TEST#withdrawals")
     aws.table("custody").put_item(Item={"pk": "W#1", "sk": "W", "id": "1"})
     for _ in range(2):
         append(entries, {"recordId": "1"})
-    found, total = listed(entries, Query10(page=1, limit=10), "recordId", lambda i: {"pk": f"W#{i}", "sk": "W"})
+    found, total = records_page(entries, Query10(page=1, limit=10), "recordId", lambda i: {"pk": f"W#{i}", "sk": "W"})
     assert total == 2 and [r["id"] for r in found] == ["1", "1"]
+
+
+def test_a_status_filtered_page_is_exact_and_reads_out_only_the_keys_up_to_its_end(aws_env, monkeypatch):
+    """custody's status index (docs/pagination.md, "Lists filtered by status"): newest first, the exact total,
+    any page; the entries after the page are counted by DynamoDB, never returned."""
+    with aws.table("custody").batch_writer() as batch:
+        for i in range(25):
+            batch.put_item(
+                Item={"pk": f"R#{i}", "sk": "R", "id": str(i), "statusKey": "KIND#app#open", "listKey": f"{i:03d}#x"}
+            )
+        batch.put_item(Item={"pk": "R#other", "sk": "R", "id": "other", "statusKey": "KIND#app#closed", "listKey": "0"})
+    queries: list[dict] = []
+    table = aws.table("custody")
+    query = table.query
+
+    def counted(**kw):
+        answer = query(**kw)
+        queries.append({**kw, "returned": len(answer["Items"]) if "Items" in answer else 0})
+        return answer
+
+    monkeypatch.setattr(type(table), "query", lambda self, **kw: counted(**kw))
+    found, total = indexed_page("status", "statusKey", "KIND#app#open", 2, 10)
+    assert total == 25 and [r["id"] for r in found] == [str(i) for i in range(14, 4, -1)]
+    assert sum(q["returned"] for q in queries) == 20  # the keys up to the page's end; the last 5 only counted
+    assert all(q.get("Select") == "COUNT" for q in queries if q["returned"] == 0)
+    found, total = indexed_page("status", "statusKey", "KIND#app#open", 3, 10)
+    assert total == 25 and [r["id"] for r in found] == [str(i) for i in range(4, -1, -1)]
+    assert indexed_page("status", "statusKey", "KIND#app#open", 4, 10) == ([], 25)
+    assert indexed_page("status", "statusKey", "KIND#app#none", 1, 10) == ([], 0)
