@@ -18,19 +18,20 @@ Refusals before the signature are ApiErrors with 4xx codes; nothing is signed or
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib.evm import fees, nonces, tracking
-from chalicelib.evm.rpc import batch
+from chalicelib.evm import fees, nonces, rpc, tracking
+from chalicelib.evm.rpc import NO_ANSWER, RpcError, quantity, rpc_call
 from chalicelib.evm.signer import Signer
+from chalicelib.evm.tracking import EvmTransaction
 from chalicelib.evm.transactions import SignedTx, UnsignedTx, assemble, receipt, signing_hash
 from chalicelib.platform import aws, deadline
-from chalicelib.platform.chain import RpcError, rpc_call
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.logging import log_failure, logger
 from chalicelib.platform.networks import Network
+from chalicelib.platform.unit_of_work import Plan
 
 INSUFFICIENT_FUNDS = fees.INSUFFICIENT_FUNDS
 BROADCAST_REJECTED = "BROADCAST_REJECTED"
@@ -81,12 +82,13 @@ def send(
     gas_price: int | None = None,
     nonce: int | None = None,
     allocation: nonces.Allocation | None = None,
-    also: Callable[[SignedTx], list[aws.TxItem]] | None = None,
+    also: Callable[[SignedTx], Plan | Sequence[aws.TxItem]] | None = None,
 ) -> Sent:
     """Send `call` from `signer` on `network`, recorded under `owner` (the list of transactions it belongs to).
     `allocation`: a nonce the caller leased itself (it keeps the nonce across its own retries). `also`: the
-    caller's writes for the signed transaction, committed in the same transaction as the record (e.g. the custody
-    withdrawal it pays), so a signed transaction is recorded (and then broadcast) only together with them.
+    caller's part of the record's unit of work for the signed transaction (a Plan: its items, lists, event and
+    `replan_on`; e.g. the custody withdrawal it pays), so a signed transaction is recorded (and then broadcast)
+    only together with it.
 
     When the pipeline chose the nonce (neither `nonce` nor `allocation` given) and the node refuses the broadcast
     for it, the transaction is built, signed and broadcast once more at the chain's nonce read again; the refused
@@ -114,7 +116,7 @@ def _send_once(
     gas_price: int | None,
     nonce: int | None,
     allocation: nonces.Allocation | None,
-    also: Callable[[SignedTx], list[aws.TxItem]] | None,
+    also: Callable[[SignedTx], Plan | Sequence[aws.TxItem]] | None,
 ) -> Sent:
     sender = signer.address
     caller_owns_nonce = allocation is not None  # then the caller gives it back, or keeps it for its own retry
@@ -147,7 +149,7 @@ def _send_once(
     except BaseException:
         _release(None if caller_owns_nonce else allocation)
         raise
-    _record(
+    recorded = _record(
         owner,
         network,
         signed,
@@ -155,11 +157,14 @@ def _send_once(
         body,
         allocation,
         state.list_count,
-        also(signed) if also else [],
+        _plan_of(also(signed)) if also else None,
         caller_owns_nonce,
     )
-    _claim(signed)
-    return _broadcast(network, signed, body, give_back=allocation is not None)
+    return _broadcast(network, _claim(recorded), signed, body, give_back=allocation is not None)
+
+
+def _plan_of(part: Plan | Sequence[aws.TxItem]) -> Plan:
+    return part if isinstance(part, Plan) else Plan(items=list(part))
 
 
 def _release(allocation: nonces.Allocation | None) -> None:
@@ -179,11 +184,11 @@ def _record(
     body: dict[str, Any],
     allocation: nonces.Allocation | None,
     list_count: int,
-    also: list[aws.TxItem],
+    also: Plan | None,
     caller_owns_nonce: bool = False,
-) -> None:
+) -> EvmTransaction:
     try:
-        tracking.record(owner, network, signed, kind, body, allocation, list_count, also)
+        return tracking.record(owner, network, signed, kind, body, allocation, list_count, also)
     except tracking.SendExpiredError:
         raise  # the lease was recovered: the nonce is back already, nothing to undo
     except BaseException:
@@ -197,21 +202,24 @@ def _record(
         raise
 
 
-def _claim(signed: SignedTx) -> None:
+def _claim(tx: EvmTransaction) -> EvmTransaction:
     try:
         deadline.check("broadcast", need_s=BROADCAST_NEEDS_S)
-        claimed = tracking.claim(signed.hash)
+        claimed = tracking.claim(tx)
     except BaseException:
         try:  # not broadcast and never will be by this send: drop it now and give the nonce back
-            tracking.abandon(signed.hash)
+            tracking.abandon(tx.hash)
         except Exception as exc:  # noqa: BLE001 - the tracker drops it after ORPHAN_CHECK_S
             log_failure("record not abandoned", exc)
         raise
-    if not claimed:
+    if claimed is None:
         raise tracking.SendExpiredError()
+    return claimed
 
 
-def _broadcast(network: Network, signed: SignedTx, body: dict[str, Any], *, give_back: bool) -> Sent:
+def _broadcast(
+    network: Network, tx: EvmTransaction, signed: SignedTx, body: dict[str, Any], *, give_back: bool
+) -> Sent:
     try:
         rpc_call(network, "eth_sendRawTransaction", ["0x" + signed.raw.hex()])
     except RpcError as exc:
@@ -221,11 +229,11 @@ def _broadcast(network: Network, signed: SignedTx, body: dict[str, Any], *, give
         if known is None:  # refused, and then no answer whether it has it: the tracker finds out
             return _unconfirmed(network, signed, body, "refused, then unknown")
         if not known:
-            tracking.mark_refused(signed, str(exc), give_back)
+            tracking.mark_refused(tx, str(exc), give_back)
             if NONCE_TAKEN.search(str(exc)):
                 raise NonceTakenError(str(exc)[:200]) from None
             raise ApiError(422, BROADCAST_REJECTED, f"The node refused the transaction: {str(exc)[:200]}") from None
-    except ApiError as exc:
+    except NO_ANSWER as exc:
         # No node answered (or the budget ran out): it may or may not be out there. It stays pending and
         # the tracker re-broadcasts it, then settles it; never sign anew.
         return _unconfirmed(network, signed, body, exc.code)
@@ -247,10 +255,10 @@ def _known(network: Network, tx_hash: str) -> bool | None:
     """Whether the node has our transaction, pending or mined; None when it cannot say (then the nonce is
     not given back: it may be in use; the tracker settles the record)."""
     try:
-        receipt, seen = batch(
+        receipt, seen = rpc.rpc_batch(
             network, [("eth_getTransactionReceipt", [tx_hash]), ("eth_getTransactionByHash", [tx_hash])]
         )
-    except ApiError:
+    except NO_ANSWER:
         return None
     if isinstance(receipt, RpcError) or isinstance(seen, RpcError):
         return None
@@ -260,6 +268,6 @@ def _known(network: Network, tx_hash: str) -> bool | None:
 def _node_gas_price(network: Network, tx_hash: str) -> str | None:
     try:
         seen = rpc_call(network, "eth_getTransactionByHash", [tx_hash])
-        return str(int(seen["gasPrice"], 16)) if isinstance(seen, dict) and seen.get("gasPrice") else None
-    except (RpcError, ApiError, TypeError, ValueError):
+        return str(quantity(seen["gasPrice"])) if isinstance(seen, dict) and seen.get("gasPrice") else None
+    except (RpcError, *NO_ANSWER, ValueError):
         return None  # the send succeeded; the fee cap stands in

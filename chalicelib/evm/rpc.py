@@ -13,11 +13,13 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, upstream_unavailable
+from chalicelib.platform.deadline import DeadlineExceededError
+from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, UpstreamUnavailableError, upstream_unavailable
 from chalicelib.platform.networks import Network
 from chalicelib.platform.transport import RpcError, rpc_batch, rpc_call
 
 __all__ = [
+    "NO_ANSWER",
     "RpcError",
     "batch",
     "block_number",
@@ -30,6 +32,13 @@ __all__ = [
 ]
 
 _QUANTITY = re.compile(r"0x[0-9a-fA-F]{1,64}")
+
+# What a call raises when it got no usable answer (no node answered, a malformed answer, the request's budget ran
+# out): a caller's 502/503, and for a worker no verdict (it looks again later).
+NO_ANSWER: tuple[type[UpstreamUnavailableError], type[DeadlineExceededError]] = (
+    UpstreamUnavailableError,
+    DeadlineExceededError,
+)
 
 
 def quantity(value: object) -> int:

@@ -20,7 +20,10 @@ claimed one is never dropped for being unknown. `pending` means "on its way": th
 while the nodes do not know it, and declares it `dropped` only when its nonce is provably used by another
 transaction (the account's mined nonce is past it and our hash has no receipt).
 
-Every change of a record is conditional on its `version` (optimistic concurrency). The tracker is ONE chain
+The table above is data: `EvmTransaction.machine`; every move is `transitions.transition(...)`, conditional on
+the record's status and `version` as read (optimistic concurrency), except the send path's own two moves
+(`claim`, `mark_refused`), which are conditional on the status alone and still move the version on, so a tracker
+step that read the record before them fails its own version condition. The tracker is ONE chain
 of SQS messages per transaction: each message carries the step (`checks`) it expects; a duplicate delivery
 or a stale message finds the record at another step and ends, and a step sends its one successor only
 after its own conditional update succeeded.
@@ -32,17 +35,17 @@ import contextlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
-from chalicelib.evm import nonces
-from chalicelib.evm.rpc import batch
+from chalicelib.evm import nonces, rpc
+from chalicelib.evm.rpc import NO_ANSWER, RpcError, quantity, rpc_call
 from chalicelib.evm.transactions import SignedTx
 from chalicelib.platform import aws, clock, followups, retry, unit_of_work
-from chalicelib.platform.chain import RpcError, rpc_call
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.logging import logger
 from chalicelib.platform.networks import Network, resolve
 from chalicelib.platform.pagination import AppendOnlyList, PageQuery
+from chalicelib.platform.transitions import Machine, Move, Stateful, moved, transition
 from chalicelib.platform.unit_of_work import Plan
 
 TABLE = "wallet-transactions"
@@ -61,6 +64,59 @@ class SendExpiredError(ApiError):
 
     def __init__(self) -> None:
         super().__init__(503, SEND_EXPIRED, "The send took too long and was abandoned before its broadcast; retry")
+
+
+class EvmTransaction(Stateful):
+    """A sent transaction's record (pk `TX#<hash>`, sk `TX`). The sender is the item's `from` (`sender`)."""
+
+    machine: ClassVar[Machine] = Machine(
+        name="record",
+        table=TABLE,
+        states=frozenset({"signing", "pending", "mined", "failed", "dropped"}),
+        initial=frozenset({"signing"}),
+        final=frozenset({"failed", "dropped"}),
+        moves=(
+            Move("signing", "signing"),  # a check of a young record: counted, no verdict
+            Move("signing", "pending"),  # claimed by its send; or seen by a node (written before claims)
+            Move("signing", "dropped"),  # never claimed: its send ended (abandon, or the orphan check)
+            Move("signing", "mined"),  # a receipt for a record written before claims existed
+            Move("signing", "failed"),
+            Move("pending", "pending"),  # a check: counted, the node's gas price learnt
+            Move("pending", "mined"),
+            Move("pending", "failed"),  # reverted; or refused at its broadcast
+            Move("pending", "dropped"),  # its nonce used by another transaction
+            Move("mined", "pending"),  # a reorg took it out of the chain
+            Move("mined", "mined"),  # mined again in another block
+        ),
+        version="version",
+        stamp="updatedAt",
+    )
+
+    hash: str
+    walletId: str
+    network: str
+    chainId: int
+    kind: str
+    status: str
+    to: str | None = None
+    value: str
+    nonce: int
+    receipt: str
+    raw: str
+    chosenNonce: bool = False
+    createdAt: str
+    updatedAt: str
+    checks: int = 0
+    version: int | None = None  # absent on records written before versions
+    blockNumber: int | None = None
+    blockHash: str | None = None
+    gasUsed: str | None = None
+    effectiveGasPrice: str | None = None
+    failedReason: str | None = None
+
+    @property
+    def sender(self) -> str:
+        return str((self.model_extra or {})["from"])
 
 
 def _key(tx_hash: str) -> dict[str, str]:
@@ -100,12 +156,13 @@ def record(
     receipt: dict[str, Any],
     allocation: nonces.Allocation | None,
     list_count: int | None = None,
-    also_items: Sequence[aws.TxItem] = (),
-) -> None:
-    """Write the record (status `signing`) before the broadcast, in one transaction with the end of the
-    nonce's lease (the record owns the nonce from here) and the Idempotency-Key's effect, then start the
-    record's one tracker chain. SendExpiredError when the nonce's lease was taken back meanwhile.
-    `list_count`: the owner's list counter as the caller read it (see `reads`)."""
+    also: Plan | None = None,
+) -> EvmTransaction:
+    """Write the record (status `signing`) before the broadcast, in one unit of work with the end of the nonce's
+    lease (the record owns the nonce from here), the Idempotency-Key's effect and the caller's `also` (its own
+    items, lists and event, which go or fail with the record), then start the record's one tracker chain; the
+    record as written. SendExpiredError when the nonce's lease was taken back meanwhile.
+    `list_count`: the owner's list counter as the caller read it (see `read_send_state`)."""
     now = clock.iso_now()
     item = {
         **_key(signed.hash),
@@ -127,15 +184,18 @@ def record(
         "checks": 0,
         "version": 0,
     }
-    also = [aws.put("transaction", TABLE, {k: v for k, v in item.items() if v is not None})]
+    tx = EvmTransaction.from_item({k: v for k, v in item.items() if v is not None})
+    own = [aws.put("transaction", TABLE, tx.to_item())]
     if allocation is not None:
-        also.append(nonces.commit_item(allocation))
-    also.extend(also_items)
-    plan = Plan(
-        items=also,
-        lists=[(list_of(owner), {"hash": signed.hash, "createdAt": now})],
-        effect={"txHash": signed.hash},
-        list_counts=None if list_count is None else [list_count],
+        own.append(nonces.commit_item(allocation))
+    plan = _with(
+        Plan(
+            items=own,
+            lists=[(list_of(owner), {"hash": signed.hash, "createdAt": now})],
+            effect={"txHash": signed.hash},
+            list_counts=None if list_count is None else [list_count],
+        ),
+        also,
     )
     try:
         unit_of_work.commit(plan)
@@ -144,40 +204,85 @@ def record(
             raise SendExpiredError() from None
         raise
     enqueue(signed.hash, 0, FIRST_CHECK_S)  # the one tracker chain of this transaction starts here
+    return tx
 
 
-def claim(tx_hash: str) -> bool:
-    """The send's last step before its broadcast: `signing` → `pending`. False when the tracker dropped
-    the record first (its request looked dead): then it must not be broadcast."""
-    return _transition(tx_hash, ("signing",), {"status": "pending"})
+def _with(plan: Plan, also: Plan | None) -> Plan:
+    """`plan` and the caller's `also` as one plan (the caller's lists after the record's own)."""
+    if also is None:
+        return plan
+    if also.effect is not None or also.numbered is not None:
+        raise ValueError("the record's plan holds the Idempotency-Key's effect; `also` may not number items")
+    counts = None
+    if plan.list_counts is not None and (not also.lists or also.list_counts is not None):
+        counts = [*plan.list_counts, *(also.list_counts or [])]
+    return Plan(
+        items=[*plan.items, *also.items],
+        lists=[*plan.lists, *also.lists],
+        event=also.event,
+        effect=plan.effect,
+        replan_on=plan.replan_on | also.replan_on,
+        list_counts=counts,
+    )
+
+
+def claim(tx: EvmTransaction) -> EvmTransaction | None:
+    """The send's last step before its broadcast: `signing` → `pending`; the record as claimed. None when the
+    tracker dropped the record first (its request looked dead): then it must not be broadcast."""
+    return moved(tx, "pending") if _send_path(transition(tx, "pending", any_version=True)) else None
 
 
 def abandon(tx_hash: str) -> bool:
     """The send stops before its claim (it will not broadcast): `signing` → `dropped`, the nonce given back in
     the same transaction, as the tracker would after ORPHAN_CHECK_S. False when already claimed or dropped."""
     for _ in retry.attempts(8, base_s=0.01, cap_s=0.2):
-        item = get(tx_hash)
-        if item is None or item["status"] != "signing":
+        tx = read(tx_hash)
+        if tx is None or tx.status != "signing":
             return False
         with contextlib.suppress(aws.ItemBusyError):
-            if _drop_unsent(item, int(item.get("checks", 0))):
+            if _drop_unsent(tx, tx.checks):
                 return True
     return False
 
 
-def mark_refused(signed: SignedTx, reason: str, give_back: bool) -> bool:
-    """The nodes refused the broadcast: `pending` → `failed`, and (unless the caller chose the nonce) the
-    nonce given back in the same transaction. False when the tracker settled it meanwhile (its verdict
+def mark_refused(tx: EvmTransaction, reason: str, give_back: bool) -> bool:
+    """The nodes refused the broadcast of the claimed `tx`: `pending` → `failed`, and (unless the caller chose the
+    nonce) the nonce given back in the same transaction. False when the tracker settled it meanwhile (its verdict
     stands, and the nonce stays where it is)."""
-    also = [nonces.give_back_item(signed.sender, signed.tx.chain_id, signed.tx.nonce)] if give_back else []
-    return _transition(signed.hash, ("pending",), {"status": "failed", "failedReason": reason[:300]}, also)
+    also = [nonces.give_back_item(tx.sender, tx.chainId, tx.nonce)] if give_back else []
+    return _send_path(transition(tx, "failed", any_version=True, failedReason=reason[:300]), also)
+
+
+def reorged_out(tx: EvmTransaction) -> bool:
+    """A reorg took the mined `tx` out of the chain: `mined` → `pending`, and its tracker chain starts again
+    (re-broadcast, then settled anew). False when the record moved since it was read, or a transaction held it."""
+    with contextlib.suppress(aws.ItemBusyError):
+        if _move(tx, "pending"):
+            enqueue(tx.hash, tx.checks, FIRST_CHECK_S)
+            return True
+    return False
+
+
+def remined(tx: EvmTransaction, block_number: int, block_hash: str) -> bool:
+    """The mined `tx` was mined again in another block (a reorg): the record follows it there. False when the
+    record moved since it was read, or a transaction held it."""
+    with contextlib.suppress(aws.ItemBusyError):
+        return _move(tx, "mined", blockNumber=block_number, blockHash=block_hash)
+    return False
 
 
 def enqueue(tx_hash: str, step: int, delay_s: int) -> None:
     FOLLOW_UPS.send({"hash": tx_hash, "step": step}, delay_s)
 
 
+def read(tx_hash: str) -> EvmTransaction | None:
+    """The record (consistent read), or None."""
+    item = get(tx_hash)
+    return None if item is None else EvmTransaction.from_item(item)
+
+
 def get(tx_hash: str) -> dict[str, Any] | None:
+    """The record as stored (consistent read), or None."""
     item: dict[str, Any] | None = aws.table(TABLE).get_item(Key=_key(tx_hash), ConsistentRead=True).get("Item")
     return item
 
@@ -187,30 +292,31 @@ def page(owner: str, query: PageQuery) -> tuple[list[dict[str, Any]], int]:
     hashes = [str(e["hash"]) for e in entries]
     if not hashes:
         return [], total
-    by_hash = {item["hash"]: item for item in aws.batch_get(TABLE, [_key(h) for h in hashes])}
+    found = [EvmTransaction.from_item(item) for item in aws.batch_get(TABLE, [_key(h) for h in hashes])]
+    by_hash = {tx.hash: tx for tx in found}
     return [public(by_hash[h]) for h in hashes if h in by_hash], total
 
 
-def public(item: dict[str, Any]) -> dict[str, Any]:
+def public(tx: EvmTransaction) -> dict[str, Any]:
     """The record as the API shows it: numbers as in the receipt, money as decimal strings."""
     return {
-        "hash": item["hash"],
-        "status": item["status"],
-        "network": item["network"],
-        "chainId": str(item["chainId"]),
-        "kind": item["kind"],
-        "from": item["from"],
-        "to": item.get("to"),
-        "value": item["value"],
-        "nonce": int(item["nonce"]),
-        "blockNumber": int(item["blockNumber"]) if "blockNumber" in item else None,
-        "blockHash": item.get("blockHash"),
-        "gasUsed": item.get("gasUsed"),
-        "effectiveGasPrice": item.get("effectiveGasPrice"),
-        "failedReason": item.get("failedReason"),
-        "createdAt": item["createdAt"],
-        "updatedAt": item["updatedAt"],
-        "txReceipt": json.loads(item["receipt"]),
+        "hash": tx.hash,
+        "status": tx.status,
+        "network": tx.network,
+        "chainId": str(tx.chainId),
+        "kind": tx.kind,
+        "from": tx.sender,
+        "to": tx.to,
+        "value": tx.value,
+        "nonce": tx.nonce,
+        "blockNumber": tx.blockNumber,
+        "blockHash": tx.blockHash,
+        "gasUsed": tx.gasUsed,
+        "effectiveGasPrice": tx.effectiveGasPrice,
+        "failedReason": tx.failedReason,
+        "createdAt": tx.createdAt,
+        "updatedAt": tx.updatedAt,
+        "txReceipt": json.loads(tx.receipt),
     }
 
 
@@ -225,177 +331,140 @@ def check(tx_hash: str, step: int | None = None) -> None:
 
     `step`: the `checks` count the record must be at; a message for another step is a duplicate delivery
     or a leftover and ends here (None: messages written before steps existed, and direct calls)."""
-    item = get(tx_hash)
-    if item is None or item["status"] not in UNSETTLED:
+    tx = read(tx_hash)
+    if tx is None or tx.status not in UNSETTLED:
         return
-    if followups.is_stale(step, item.get("checks", 0)):
+    if followups.is_stale(step, tx.checks):
         return
-    checks = int(item.get("checks", 0)) + 1
-    if item["status"] == "signing" and _age_s(item) < ORPHAN_CHECK_S:
-        _again(item, checks)  # its request may still be on its way to the claim: no verdict yet
+    checks = tx.checks + 1
+    if tx.status == "signing" and _age_s(tx) < ORPHAN_CHECK_S:
+        _again(tx, checks)  # its request may still be on its way to the claim: no verdict yet
         return
-    network = resolve(None, str(item["chainId"]))
+    network = resolve(None, str(tx.chainId))
     try:
-        receipt, known = batch(
+        receipt, known = rpc.rpc_batch(
             network, [("eth_getTransactionReceipt", [tx_hash]), ("eth_getTransactionByHash", [tx_hash])]
         )
-    except ApiError:
-        _again(item, checks)  # no node answered: no verdict
+    except NO_ANSWER:
+        _again(tx, checks)  # no node answered: no verdict
         return
     if isinstance(receipt, RpcError) or isinstance(known, RpcError):
-        _again(item, checks)
+        _again(tx, checks)
         return
-    checked = {"checks": checks, **_node_gas_price(item, known)}
+    checked = {"checks": checks, **_node_gas_price(tx, known)}
     if isinstance(receipt, dict):
-        _settle(item, receipt, checked)
+        _settle(tx, receipt, checked)
         return
     seen = known is not None
-    if item["status"] == "signing":
+    if tx.status == "signing":
         if seen:  # written before claims existed: it was broadcast, follow it
-            if _update(item, {"status": "pending", **checked}):
+            if _move(tx, "pending", **checked):
                 _enqueue_next(tx_hash, checks)
         else:  # never claimed, so never broadcast: its send ended with an error, it must not go out now
-            _drop_unsent(item, checks)
+            _drop_unsent(tx, checks)
         return
     if not seen:
-        if _nonce_used_by_another(item, network):
-            _update(
-                item,
-                {"status": "dropped", "failedReason": "its nonce was used by another transaction", "checks": checks},
-            )
+        if _nonce_used_by_another(tx, network):
+            _move(tx, "dropped", failedReason="its nonce was used by another transaction", checks=checks)
             return
-        with contextlib.suppress(RpcError, ApiError):  # e.g. a node restarted and lost its pool
-            rpc_call(network, "eth_sendRawTransaction", [item["raw"]])
-    _again(item, checks, checked)
+        with contextlib.suppress(RpcError, *NO_ANSWER):  # e.g. a node restarted and lost its pool
+            rpc_call(network, "eth_sendRawTransaction", [tx.raw])
+    _again(tx, checks, checked)
 
 
-def _node_gas_price(item: dict[str, Any], known: Any) -> dict[str, Any]:
+def _node_gas_price(tx: EvmTransaction, known: Any) -> dict[str, str]:
     """The stored receipt with the node's `gasPrice` for the transaction (for a typed transaction the node
     defines it: what it would charge now, what it charged once mined), when it differs from the stored one."""
     price = known.get("gasPrice") if isinstance(known, dict) else None
-    if not isinstance(price, str) or not price.startswith("0x"):
-        return {}
     try:
-        stored = json.loads(str(item["receipt"]))
-        node = str(int(price, 16))
-    except (KeyError, ValueError, TypeError):
+        stored = json.loads(tx.receipt)
+        node = str(quantity(price))
+    except ValueError:
         return {}
     if not isinstance(stored, dict) or stored.get("type") != 2 or stored.get("gasPrice") == node:
         return {}
     return {"receipt": json.dumps({**stored, "gasPrice": node}, separators=(",", ":"))}
 
 
-def _settle(item: dict[str, Any], receipt: dict[str, Any], checked: dict[str, Any]) -> None:
+def _settle(tx: EvmTransaction, receipt: dict[str, Any], checked: dict[str, Any]) -> None:
     ok = receipt.get("status") == "0x1"
-    values = {
-        "status": "mined" if ok else "failed",
-        "blockNumber": int(receipt["blockNumber"], 16),
-        "blockHash": receipt["blockHash"],
-        "gasUsed": str(int(receipt["gasUsed"], 16)),
-        "effectiveGasPrice": str(int(receipt.get("effectiveGasPrice") or "0x0", 16)),
+    to = "mined" if ok else "failed"
+    settled = _move(
+        tx,
+        to,
+        blockNumber=quantity(receipt["blockNumber"]),
+        blockHash=receipt["blockHash"],
+        gasUsed=str(quantity(receipt["gasUsed"])),
+        effectiveGasPrice=str(quantity(receipt.get("effectiveGasPrice") or "0x0")),
         **({} if ok else {"failedReason": "reverted on chain"}),
         **checked,
-    }
-    if _update(item, values):
-        logger.info("transaction settled", extra={"hash": item["hash"], "status": values["status"]})
+    )
+    if settled:
+        logger.info("transaction settled", extra={"hash": tx.hash, "status": to})
 
 
-def _drop_unsent(item: dict[str, Any], checks: int) -> bool:
+def _drop_unsent(tx: EvmTransaction, checks: int) -> bool:
     """`signing` → `dropped` for a transaction never claimed, so never broadcast; its nonce (unless the
     caller chose it) is given back in the same transaction."""
-    also = (
-        []
-        if item.get("chosenNonce")
-        else [nonces.give_back_item(str(item["from"]), int(item["chainId"]), int(item["nonce"]))]
-    )
-    values = {"status": "dropped", "failedReason": "its request ended before the broadcast", "checks": checks}
-    return _update(item, values, also)
+    also = [] if tx.chosenNonce else [nonces.give_back_item(tx.sender, tx.chainId, tx.nonce)]
+    dropped = transition(tx, "dropped", failedReason="its request ended before the broadcast", checks=checks)
+    return _write(dropped, also)
 
 
-def _age_s(item: dict[str, Any]) -> float:
-    return (clock.now() - clock.parse_iso(str(item["createdAt"]))).total_seconds()
+def _age_s(tx: EvmTransaction) -> float:
+    return (clock.now() - clock.parse_iso(tx.createdAt)).total_seconds()
 
 
-def _nonce_used_by_another(item: dict[str, Any], network: Network) -> bool:
+def _nonce_used_by_another(tx: EvmTransaction, network: Network) -> bool:
     """Proof that this transaction can never be mined: the account's mined nonce moved past it, and (asked
     after that read) our hash still has no receipt."""
     try:
-        used = int(rpc_call(network, "eth_getTransactionCount", [item["from"], "latest"]), 16)
-        if used <= int(item["nonce"]):
+        if rpc.transaction_count(network, tx.sender, "latest") <= tx.nonce:
             return False
-        return rpc_call(network, "eth_getTransactionReceipt", [item["hash"]]) is None
-    except (RpcError, ApiError, TypeError, ValueError):
+        return rpc_call(network, "eth_getTransactionReceipt", [tx.hash]) is None
+    except (RpcError, *NO_ANSWER):
         return False  # no proof
 
 
-def _again(item: dict[str, Any], checks: int, values: dict[str, Any] | None = None) -> None:
+def _again(tx: EvmTransaction, checks: int, values: dict[str, Any] | None = None) -> None:
     """Count this check (with `values` learnt by it) and send the chain's one successor (a lost race means
     another step moved on)."""
-    if not _update(item, values or {"checks": checks}):
+    if not _move(tx, tx.status, **(values or {"checks": checks})):
         return
     if checks % WARN_EVERY_CHECKS == 0:
-        logger.warning("transaction unsettled for long", extra={"hash": item["hash"], "checks": checks})
-    _enqueue_next(str(item["hash"]), checks)
+        logger.warning("transaction unsettled for long", extra={"hash": tx.hash, "checks": checks})
+    _enqueue_next(tx.hash, checks)
 
 
 def _enqueue_next(tx_hash: str, checks: int) -> None:
     enqueue(tx_hash, checks, followups.doubling(FIRST_CHECK_S, checks))
 
 
-def _update(item: dict[str, Any], values: dict[str, Any], also: Sequence[aws.TxItem] = ()) -> bool:
-    """Change the record (and `also`, in the same transaction) if nobody changed it since `item` was read;
-    False when another step moved it on. aws.ItemBusyError when a concurrent transaction held an item
-    (no verdict: the send path retries, a tracker message fails and SQS delivers it again)."""
-    seen = item.get("version")
-    condition = (
-        aws.Condition("#v = :seen", {"#v": "version"}, {":seen": seen})
-        if seen is not None
-        else aws.Condition("attribute_exists(pk) AND attribute_not_exists(#v)", {"#v": "version"})
-    )
-    change = aws.update(
-        "record",
-        TABLE,
-        _key(str(item["hash"])),
-        aws.Changes(set={**values, "updatedAt": clock.iso_now()}, add={"version": 1}),
-        condition,
-    )
+def _move(tx: EvmTransaction, to: str, **changes: Any) -> bool:
+    """Move the record if nobody changed it since `tx` was read; False when another step moved it on.
+    aws.ItemBusyError when a concurrent transaction held it (no verdict: the send path retries, a tracker
+    message fails and SQS delivers it again)."""
+    return _write(transition(tx, to, **changes))
+
+
+def _send_path(change: aws.TxItem, also: Sequence[aws.TxItem] = ()) -> bool:
+    """The send path's own moves, which do not read the record first (conditional on its status alone): a
+    transaction holding an item is waited out. False when the record is no longer in the status it had."""
+    for _ in retry.attempts(8, base_s=0.01, cap_s=0.2):
+        with contextlib.suppress(aws.ItemBusyError):
+            return _write(change, also)
+    return False
+
+
+def _write(change: aws.TxItem, also: Sequence[aws.TxItem] = ()) -> bool:
+    """The move `change` (and `also`, in the same unit of work): False when the record's condition failed,
+    aws.ItemBusyError when a concurrent transaction held an item."""
     if not also:
         return nonces.write_if(change)
     try:
-        aws.transact([change, *also])
+        unit_of_work.commit(Plan(items=[change, *also]), attempts=1, on_busy=aws.ItemBusyError)
         return True
     except aws.TransactionCancelledError as exc:
-        if exc.condition_failed("record"):
+        if exc.condition_failed(change.name):
             return False
-        if exc.conflict:
-            raise aws.ItemBusyError() from None
         raise
-
-
-def _transition(
-    tx_hash: str, from_states: tuple[str, ...], values: dict[str, Any], also: Sequence[aws.TxItem] = ()
-) -> bool:
-    """The send path's changes: from the states it expects, at whatever version the tracker left the record.
-    No read first: the write is conditional on the state and moves the version on, so a tracker step that read
-    the record before it fails its own version condition (False when the record is in none of `from_states`)."""
-    states = {f":s{i}": state for i, state in enumerate(from_states)}
-    change = aws.update(
-        "record",
-        TABLE,
-        _key(tx_hash),
-        aws.Changes(set={**values, "updatedAt": clock.iso_now()}, add={"version": 1}),
-        aws.Condition(f"#status IN ({', '.join(states)})", {"#status": "status"}, states),
-    )
-    for _ in retry.attempts(8, base_s=0.01, cap_s=0.2):
-        with contextlib.suppress(aws.ItemBusyError):
-            if not also:
-                return nonces.write_if(change)
-            try:
-                aws.transact([change, *also])
-                return True
-            except aws.TransactionCancelledError as exc:
-                if exc.condition_failed("record"):
-                    return False
-                if not exc.conflict:
-                    raise
-    return False

@@ -46,8 +46,15 @@ def conflict(code: str, message: str, **details: Any) -> ApiError:
     return ApiError(409, code, message, **details)
 
 
+class UpstreamUnavailableError(ApiError):
+    """An upstream (a chain's nodes, a bundler) gave no usable answer: 502 to a caller; a worker waits it out."""
+
+    def __init__(self, code: str, message: str, **details: Any) -> None:
+        super().__init__(502, code, message, **details)
+
+
 def upstream_unavailable(code: str, message: str, **details: Any) -> ApiError:
-    return ApiError(502, code, message, **details)
+    return UpstreamUnavailableError(code, message, **details)
 
 
 # Codes produced by the platform itself; domain packages define their own beside their logic.

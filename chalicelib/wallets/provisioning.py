@@ -33,10 +33,7 @@ from chalicelib.wallets.service import WALLET_NOT_FOUND
 WALLET_EXISTS = "WALLET_EXISTS"
 WALLET_CREATION_IN_PROGRESS = "WALLET_CREATION_IN_PROGRESS"
 KEY_ALREADY_IMPORTED = "KEY_ALREADY_IMPORTED"
-WALLET_POOL_EMPTY = "WALLET_POOL_EMPTY"
-SIGNER_UNAVAILABLE = "SIGNER_UNAVAILABLE"
 INVALID_EXPIRE_DATE = "INVALID_EXPIRE_DATE"
-INVALID_PRIVATE_KEY = "INVALID_PRIVATE_KEY"
 MISSING_SECRET0 = "MISSING_SECRET0"
 MALFORMED_SECRET0 = "MALFORMED_SECRET0"
 UNKNOWN_SECRET0 = "UNKNOWN_SECRET0"
@@ -57,12 +54,12 @@ def create(principal: WalletPrincipal, expire_date: str | None) -> WalletCreated
 def import_key(principal: WalletPrincipal, private_key: str, expire_date: str | None) -> WalletCreated:
     expires_at = token_expiry(expire_date)
     if not _PRIVATE_KEY.match(private_key):
-        raise bad_request(INVALID_PRIVATE_KEY, "privateKey must be 64 hex digits, optionally 0x-prefixed")
+        raise bad_request(mpc.INVALID_PRIVATE_KEY, "privateKey must be 64 hex digits, optionally 0x-prefixed")
     key = bytearray.fromhex(private_key.removeprefix("0x"))
     try:  # the key is wiped whatever happens (mpc.import_key wipes it as soon as it is split)
         address = _address_of(key)  # also rejects 0 and values >= the curve order
         if address is None:
-            raise bad_request(INVALID_PRIVATE_KEY, "Not a valid secp256k1 private key")
+            raise bad_request(mpc.INVALID_PRIVATE_KEY, "Not a valid secp256k1 private key")
         if store.address_taken(address):
             raise conflict(KEY_ALREADY_IMPORTED, "This key is already a wallet of this service")
         wallet_id = secrets.token_hex(16)
@@ -106,7 +103,7 @@ def token_expiry(expire_date: str | None) -> int | None:
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", expire_date):
             when = datetime.combine(date.fromisoformat(expire_date), time(0), tzinfo=UTC)
         else:
-            when = datetime.fromisoformat(expire_date.replace("Z", "+00:00").replace("z", "+00:00"))
+            when = clock.parse_iso(expire_date)
             if when.tzinfo is None:
                 raise ValueError("no offset")
     except ValueError:
@@ -157,7 +154,7 @@ def sign_digest(
     try:
         return mpc.sign(wallet.walletId, wallet.address, digest, caller, secret.strip() if secret else None)
     except mpc.MpcRunError as exc:
-        raise ApiError(503, SIGNER_UNAVAILABLE, exc.message) from None
+        raise exc.api_error() from None
 
 
 def _provision(
@@ -177,15 +174,12 @@ def _provision(
             aux_id = aux_pool.claim(wallet_id)
         except aux_pool.PoolEmptyError:
             raise ApiError(
-                503, WALLET_POOL_EMPTY, "No key material is ready for a new wallet; retry in a few minutes"
+                503, aux_pool.WALLET_POOL_EMPTY, "No key material is ready for a new wallet; retry in a few minutes"
             ) from None
         try:
             material = make_key(aux_id)
         except mpc.MpcRunError as exc:
-            invalid_key = exc.code == INVALID_PRIVATE_KEY
-            raise ApiError(
-                400 if invalid_key else 503, INVALID_PRIVATE_KEY if invalid_key else SIGNER_UNAVAILABLE, exc.message
-            ) from None
+            raise exc.api_error() from None
         bound = user.model_copy(update={"walletId": wallet_id, "walletAddress": material.address})
         # Everything the answer needs is made before the binding commits: after it, nothing may fail,
         # or the user would hold a wallet whose secret0 nobody ever saw.

@@ -9,7 +9,7 @@ from chalicelib.evm.pipeline import Sent
 from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE
 from chalicelib.platform.pagination import page_query, pagination
 from chalicelib.platform.router import JSON, MULTIPART, Call, Reply, route
-from chalicelib.wallets import provisioning, sending, service, tracking
+from chalicelib.wallets import history, provisioning, sending, service
 from chalicelib.wallets.models import (
     Balance,
     CreateWalletRequest,
@@ -228,7 +228,7 @@ TransactionsQuery = page_query(20)
 )
 def list_transactions(call: Call) -> Reply:
     wallet = provisioning.bound_wallet(call.principal)
-    records, total = tracking.page(wallet.walletId, call.query)
+    records, total = history.page(wallet.walletId, call.query)
     return Reply({"data": records, "pagination": pagination(total, call.query).model_dump()})
 
 
@@ -244,4 +244,4 @@ def list_transactions(call: Call) -> Reply:
 )
 def get_transaction(call: Call) -> Reply:
     wallet = provisioning.bound_wallet(call.principal)
-    return Reply(tracking.view(wallet.walletId, call.path_params["hash"]))
+    return Reply(history.view(wallet.walletId, call.path_params["hash"]))

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from chalicelib.auth.models import WalletPrincipal
 from chalicelib.evm import abi, erc20, pipeline, tokens
 from chalicelib.evm.pipeline import Call, Sent
+from chalicelib.evm.rpc import quantity
 from chalicelib.evm.transactions import UnsignedTx
 from chalicelib.platform import amounts
 from chalicelib.platform.amounts import parse_amount
@@ -148,9 +149,12 @@ def _hex_fields(raw: RawTransaction) -> dict[str, int]:
         text = getattr(raw, name)
         if text is None:
             continue
-        if not re.fullmatch(r"0x[0-9a-fA-F]{1,64}", text):
-            raise bad_request(INVALID_TRANSACTION, f"transaction.{name} must be a hex quantity", errors=[_field(name)])
-        fields[name] = int(text, 16)
+        try:
+            fields[name] = quantity(text)
+        except ValueError:
+            raise bad_request(
+                INVALID_TRANSACTION, f"transaction.{name} must be a hex quantity", errors=[_field(name)]
+            ) from None
     fields.setdefault("value", 0)
     if fields.get("nonce", 0) > MAX_NONCE:
         raise bad_request(INVALID_TRANSACTION, "transaction.nonce is out of range", errors=[_field("nonce")])

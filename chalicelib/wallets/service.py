@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from chalicelib.auth.models import WalletPrincipal
 from chalicelib.evm import erc20
+from chalicelib.evm.rpc import RpcError, native_balance
 from chalicelib.platform.amounts import format_units
-from chalicelib.platform.chain import RpcError, checksum_address, rpc_call
+from chalicelib.platform.chain import checksum_address
 from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError, not_found
 from chalicelib.platform.networks import resolve
 from chalicelib.wallets.models import Balance, TokenBalanceRequest, WalletRequest
@@ -23,9 +24,8 @@ def coin_balance(principal: WalletPrincipal, request: WalletRequest) -> Balance:
     network = resolve(request.network, request.chainId)
     address = wallet_address(principal)
     try:
-        result = rpc_call(network, "eth_getBalance", [address, "latest"])
-        wei = int(result, 16)
-    except (RpcError, TypeError, ValueError):
+        wei = native_balance(network, address)  # a malformed answer is the node's 502 too
+    except RpcError:
         raise ApiError(502, UPSTREAM_UNAVAILABLE, f"The node of {network.name} did not return a balance") from None
     return Balance(balance=format_units(wei, network.nativeDecimals), symbol=network.nativeSymbol, address=address)
 

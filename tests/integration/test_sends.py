@@ -402,9 +402,9 @@ def test_a_stale_tracker_step_cannot_overwrite_a_newer_state(wallet, w3):
     )
     tx_hash = sent.json_body["data"]["txReceipt"]["hash"]
     w3.eth.wait_for_transaction_receipt(tx_hash)
-    stale = tracking.get(tx_hash)
+    stale = tracking.read(tx_hash)
     tracking.check(tx_hash)  # settles it: mined
-    assert tracking._update(stale, {"status": "pending"}) is False  # read before the settlement: refused
+    assert tracking._move(stale, "pending") is False  # read before the settlement: refused
     assert tracking.get(tx_hash)["status"] == "mined"
 
 
@@ -514,13 +514,13 @@ def test_ten_parallel_sends_over_http_get_consecutive_distinct_nonces(wallet, w3
 
 def test_a_broadcast_no_node_confirms_answers_502_with_the_hash_and_is_tracked(wallet, w3, monkeypatch):
     """Kept wire behaviour (docs/wallets.md), now a domain result the route maps: no Reply from a service."""
-    from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError
+    from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, upstream_unavailable
 
     real = pipeline.rpc_call
 
     def no_node_answers(network, method, params, *args, **kwargs):
         if method == "eth_sendRawTransaction":
-            raise ApiError(502, UPSTREAM_UNAVAILABLE, "no RPC endpoint is reachable")
+            raise upstream_unavailable(UPSTREAM_UNAVAILABLE, "no RPC endpoint is reachable")  # as transport does
         return real(network, method, params, *args, **kwargs)
 
     monkeypatch.setattr(pipeline, "rpc_call", no_node_answers)
@@ -664,7 +664,7 @@ def test_every_error_answer_of_a_send_is_logged_with_its_code_and_reason(wallet,
     """A 4xx and a 5xx of a send each leave one line with status, code and message; no secret of the request."""
     import logging
 
-    from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError
+    from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, upstream_unavailable
     from chalicelib.platform.logging import logger
 
     lines: list[str] = []
@@ -679,7 +679,7 @@ def test_every_error_answer_of_a_send_is_logged_with_its_code_and_reason(wallet,
 
     def no_node_answers(network, method, params, *args, **kwargs):
         if method == "eth_sendRawTransaction":
-            raise ApiError(502, UPSTREAM_UNAVAILABLE, "no RPC endpoint is reachable")
+            raise upstream_unavailable(UPSTREAM_UNAVAILABLE, "no RPC endpoint is reachable")  # as transport does
         return real(network, method, params, *args, **kwargs)
 
     try:

@@ -72,7 +72,7 @@ def test_a_dropped_record_gives_its_nonce_back_exactly_once(aws_env):
     must not drop it (and give the nonce back) a second time."""
     first = nonces.allocate(ADDRESS, CHAIN, chain_pending=0)
     tx_hash = _record(first)
-    tracker_read = tracking.get(tx_hash)
+    tracker_read = tracking.read(tx_hash)
     assert tracking.abandon(tx_hash)
     again = nonces.allocate(ADDRESS, CHAIN, chain_pending=0)
     assert again.nonce == 0  # the gap is filled
@@ -86,8 +86,8 @@ def test_a_claimed_record_is_never_dropped_as_unsent(aws_env):
     drop it and give its nonce back while the transaction goes out (the old early-tracker duplicate)."""
     first = nonces.allocate(ADDRESS, CHAIN, chain_pending=0)
     tx_hash = _record(first)
-    tracker_read = tracking.get(tx_hash)
-    assert tracking.claim(tx_hash)
+    tracker_read = tracking.read(tx_hash)
+    assert tracking.claim(tracker_read)
     assert tracking._drop_unsent(tracker_read, 1) is False
     assert tracking.get(tx_hash)["status"] == "pending"
     assert nonces.allocate(ADDRESS, CHAIN, chain_pending=0).nonce == 1
@@ -97,8 +97,9 @@ def test_a_dropped_record_cannot_be_claimed(aws_env):
     first = nonces.allocate(ADDRESS, CHAIN, chain_pending=0)
     tx_hash = _record(first)
     clock.travel(tracking.ORPHAN_CHECK_S + 1)
-    assert tracking._drop_unsent(tracking.get(tx_hash), 1)  # the tracker decided its request died
-    assert tracking.claim(tx_hash) is False  # so the send must not broadcast it
+    recorded = tracking.read(tx_hash)
+    assert tracking._drop_unsent(tracking.read(tx_hash), 1)  # the tracker decided its request died
+    assert tracking.claim(recorded) is None  # so the send must not broadcast it
 
 
 def test_a_send_state_read_before_another_send_recorded_is_a_lost_race_not_a_duplicate(aws_env):

@@ -1,4 +1,4 @@
-"""The wallet's view of its transactions (records and tracker: chalicelib/evm/tracking.py)."""
+"""The wallet's history: the transactions sent from it (records and tracker: chalicelib/evm/tracking.py)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ TRANSACTION_NOT_FOUND = "TRANSACTION_NOT_FOUND"
 
 
 def view(wallet_id: str, tx_hash: str) -> dict[str, Any]:
-    item = tracking.get(tx_hash)
-    if item is None or item["walletId"] != wallet_id:
+    tx = tracking.read(tx_hash)
+    if tx is None or tx.walletId != wallet_id:
         raise not_found(TRANSACTION_NOT_FOUND, "No transaction with this hash was sent from this wallet")
-    return tracking.public(item)
+    return tracking.public(tx)
 
 
 def page(wallet_id: str, query: PageQuery) -> tuple[list[dict[str, Any]], int]:
