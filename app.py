@@ -1,4 +1,5 @@
-"""Dompet: creates the Chalice app, registers the blueprints and the cosigner's signing policies, nothing else."""
+"""Dompet: creates the Chalice app, registers the blueprints, the cosigner's signing policies and the owners' gas
+tanks, nothing else."""
 
 from chalice import Chalice
 
@@ -9,11 +10,13 @@ from chalicelib.custody.routes import bp as custody
 from chalicelib.evm.functions import bp as tx_tracker
 from chalicelib.gas_tanks.functions import bp as gas_tank_checks
 from chalicelib.gas_tanks.routes import bp as gas_tanks
+from chalicelib.gas_tanks.service import OWNER_TANKS
 from chalicelib.mpc import policies as signing_policies
 from chalicelib.mpc.functions import bp as mpc_parties
 from chalicelib.platform.networks import registry
 from chalicelib.platform.router import platform_bp
 from chalicelib.platform.settings import load_settings
+from chalicelib.smart_accounts import tanks as owner_tanks
 from chalicelib.smart_accounts.routes import bp as smart_accounts
 from chalicelib.system.routes import bp as system
 from chalicelib.user_ops.functions import bp as user_op_tracker
@@ -27,6 +30,9 @@ registry()
 # What the cosigner (its function, or the in-process parties locally) asks before it signs with a governed key;
 # without this registration it refuses every custody key rather than sign.
 signing_policies.register(CUSTODY_POLICY)
+# The gas tank a smart-account owner is created with and shown with: gas tanks build on smart accounts, which
+# declare what they need and do not import them.
+owner_tanks.register(OWNER_TANKS)
 
 app = Chalice(app_name="dompet")
 app.register_blueprint(platform_bp)

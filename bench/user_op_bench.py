@@ -219,7 +219,8 @@ def main() -> None:
         from app import app
         from chalicelib.platform.invocation import running_as
         from chalicelib.tenancy import service as tenancy
-        from chalicelib.user_ops import store, tracking
+        from chalicelib.user_ops import settlement as tracking
+        from chalicelib.user_ops import store
         from scripts.dompet_sign import signed_headers
 
         tenant = tenancy.create_tenant("Bench")
@@ -237,7 +238,7 @@ def main() -> None:
             with calls.pause():
                 item = store.get(user_op_id)
             assert item is not None
-            return str(item["status"])
+            return item.status
 
         hashes, submits, bundler_sends, service_parts, settles = Sample(), Sample(), [], [], Sample()
         checks_per_op: list[int] = []

@@ -7,8 +7,10 @@ Tank units are USDT at store.DECIMALS (18). `nativeToGasTankRate` is USDT per wh
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
+from typing import Any
 
 from chalicelib.gas_tanks import store
 from chalicelib.platform.networks import Network
@@ -48,3 +50,28 @@ def charge(network: Network, wei: int) -> Charge:
 
 def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
+
+
+def usage_record(
+    cost: Charge, network: Network, tank_id: str, client_id: str, app_id: str, user_op_id: str, now: str
+) -> dict[str, Any]:
+    """The usage record of a user operation's debit of `cost` (the next entry of the tank's usage list); its actual
+    amounts and refund are written when the operation settles (store.usage_settled)."""
+    return {
+        "id": str(uuid.uuid4()),
+        "clientId": client_id,
+        "appId": app_id,
+        "clientGasTankId": tank_id,
+        "userOpId": user_op_id,
+        "nativeToGasTankRate": network.nativeToGasTankRate,
+        "amountInNative": str(cost.native),
+        "amountInGasTank": str(cost.total),
+        "initialDeductedAmountInNative": str(cost.native),
+        "initialDeductedAmountInGasTank": str(cost.total),
+        "refundedAmountInNative": None,
+        "refundedAmountInGasTank": None,
+        "clientFeeInGasTank": str(cost.client_fee),
+        "serviceFeeInGasTank": str(cost.service_fee),
+        "createdAt": now,
+        "refundedAt": None,
+    }

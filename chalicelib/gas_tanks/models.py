@@ -1,13 +1,23 @@
-"""Wire models of gas tanks: top-up requests and records, the organization tank, usage records."""
+"""Models of gas tanks: the wire's top-up requests and records, organization tank and usage records; the stored
+top-up record and the transaction's marker, with their transition tables."""
 
 from __future__ import annotations
 
-from typing import Literal
+from decimal import Decimal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, StrictBool
 
+from chalicelib.platform import aws, due
 from chalicelib.platform.chain import Address
 from chalicelib.platform.pagination import Pagination
+from chalicelib.platform.transitions import Machine, Move, Stateful
+
+TABLE = "gas-tanks"
+
+# The network's rate as configured (an exact decimal string), kept exact in records and models; the reference API
+# shows it as a JSON number, so the wire writes that number.
+Rate = Annotated[Decimal, PlainSerializer(float, return_type=float, when_used="json")]
 
 TX_HASH = r"^0x[0-9a-fA-F]{64}$"
 SIGNATURE = r"^0x[0-9a-fA-F]{130}$"
@@ -67,7 +77,7 @@ class UsageRecord(BaseModel):
     clientId: str
     clientGasTankId: str
     userOpId: str
-    nativeToGasTankRate: float
+    nativeToGasTankRate: Rate
     amountInNative: str
     amountInGasTank: str
     initialDeductedAmountInNative: str
@@ -83,3 +93,61 @@ class UsageRecord(BaseModel):
 class UsagePage(BaseModel):
     data: list[UsageRecord]
     pagination: Pagination
+
+
+FINAL_TOP_UP = aws.Changes(remove=list(due.ATTRIBUTES))  # an ended top-up leaves the `due` index
+
+
+class TopUp(Stateful):
+    """A top-up record (`TOPUPS#<tankId>` / seq). `immediate=true` appends it `success`; `immediate=false` appends
+    it `pending` and its checks end it."""
+
+    machine = Machine(
+        name="record",
+        table=TABLE,
+        states=frozenset({"pending", "success", "failed"}),
+        initial=frozenset({"pending", "success"}),
+        final=frozenset({"success", "failed"}),
+        moves=(Move("pending", "pending"), Move("pending", "success"), Move("pending", "failed")),
+        stamp=None,  # a check that looks again does not touch updatedAt
+    )
+
+    id: str
+    status: str
+    chainId: int
+    txHash: str
+    gasTankId: str
+    signedText: str | None = None
+    signature: str | None = None
+    checkAttempt: int | None = None
+    dueAt: str | None = None
+
+    def status_index(self) -> aws.Changes:
+        return FINAL_TOP_UP if self.status in self.machine.final else aws.Changes()
+
+
+class TopUpMarker(Stateful):
+    """A transaction's service-wide marker (`TOPUPTX#<chainId>#<txHash>` / `USED`): which top-up holds it. A failed
+    top-up leaves it `failed`, and a new top-up of the same transaction takes it again (a put, not a move)."""
+
+    machine = Machine(
+        name="marker",
+        table=TABLE,
+        states=frozenset({"pending", "credited", "failed"}),
+        initial=frozenset({"pending", "credited"}),
+        final=frozenset({"credited"}),
+        moves=(
+            Move("pending", "credited"),
+            Move("pending", "failed"),
+            Move("failed", "pending"),
+            Move("failed", "credited"),
+        ),
+        attribute="state",
+        stamp=None,
+    )
+
+    state: str
+    tankId: str
+    topUpId: str
+    seq: int
+    createdAt: str

@@ -14,7 +14,7 @@ top-up, so a duplicate or re-delivered message credits nothing.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from chalicelib.gas_tanks import store, verification
@@ -22,6 +22,7 @@ from chalicelib.gas_tanks.models import (
     ClientGasTank,
     ClientTopUp,
     OwnerTopUp,
+    TopUpMarker,
     TopUpPage,
     TopUpRecord,
     UsagePage,
@@ -36,6 +37,7 @@ from chalicelib.platform.pagination import PageQuery, pagination
 from chalicelib.platform.settings import load_settings
 from chalicelib.platform.unit_of_work import Plan
 from chalicelib.smart_accounts import service as smart_accounts
+from chalicelib.smart_accounts.models import GasTank
 from chalicelib.tenancy.models import App
 
 NETWORK_WITHOUT_GAS_TANKS = "NETWORK_WITHOUT_GAS_TANKS"
@@ -47,6 +49,36 @@ QUIET_S = 300  # past its due time by this long, a pending top-up's checks went 
 # One chain of checks per pending top-up; the step token is the record's due time as the chain set it.
 CHECKS = followups.FollowUp(QUEUE, step_field="due")
 PENDING = followups.Requeue(store.TABLE, "pending", QUIET_S)
+
+
+class OwnerTanks:
+    """The owner tanks smart accounts ask for (smart_accounts/tanks.py; app.py registers `OWNER_TANKS`)."""
+
+    def open(self, owner_record_id: str, now: str) -> tuple[aws.TxItem, GasTank]:
+        tank = store.new_tank("owner", owner_record_id, now)
+        return aws.put("tank", store.TABLE, tank), _owner_view(tank, owner_record_id)
+
+    def show(self, tank_id: str, owner_record_id: str) -> GasTank:
+        tank = store.get_tank(tank_id)
+        if tank is None:
+            raise RuntimeError("owner without a gas tank")
+        return _owner_view(tank, owner_record_id)
+
+
+OWNER_TANKS = OwnerTanks()
+
+
+def _owner_view(tank: dict[str, Any], owner_record_id: str) -> GasTank:
+    return GasTank(
+        id=store.tank_id(tank),
+        createdAt=str(tank["createdAt"]),
+        updatedAt=tank.get("updatedAt"),
+        ownerId=owner_record_id,
+        balance=str(int(tank["balance"])),
+        type=str(tank["type"]),
+        tokenName=str(tank["tokenName"]),
+        decimals=int(tank["decimals"]),
+    )
 
 
 def top_up_owner(app: App, request: OwnerTopUp) -> None:
@@ -153,7 +185,7 @@ def _top_up(app: App, network: Network, request: ClientTopUp, tank: dict[str, An
     CHECKS.send_committed(check_message(pending), delay, topUpId=record["id"])
 
 
-def check_message(record: dict[str, Any]) -> dict[str, Any]:
+def check_message(record: Mapping[str, Any]) -> dict[str, Any]:
     """The check of a pending top-up (its record as stored, or as the index answers it), at its attempt and due
     time: a check whose `due` is no longer the record's belongs to a chain of checks that was taken over."""
     return {
@@ -203,32 +235,24 @@ def _record(app: App, network: Network, request: ClientTopUp, tank: dict[str, An
 def _marker(
     chain_id: int, tx_hash: str, tank: dict[str, Any], record: dict[str, Any], state: str, seq: int
 ) -> aws.TxItem:
-    return aws.put(
-        "marker",
-        store.TABLE,
-        {
-            **store.marker_key(chain_id, tx_hash),
-            "state": state,
-            "tankId": store.tank_id(tank),
-            "topUpId": record["id"],
-            "seq": seq,
-            "createdAt": record["createdAt"],
-        },
-        # Once per transaction in the whole service; a top-up that failed leaves the transaction usable again.
-        condition=aws.Condition(
-            "attribute_not_exists(pk) OR #state = :failed", {"#state": "state"}, {":failed": "failed"}
-        ),
+    """The transaction's marker, taken for this top-up in `state` (pending or credited): new, or taken again from a
+    failed top-up (a put replacing it, not a move of the old one: it names another top-up)."""
+    marker = TopUpMarker(
+        **store.marker_key(chain_id, tx_hash),
+        state=state,
+        tankId=store.tank_id(tank),
+        topUpId=record["id"],
+        seq=seq,
+        createdAt=record["createdAt"],
     )
+    assert state in TopUpMarker.machine.initial
+    # Once per transaction in the whole service; a top-up that failed leaves the transaction usable again.
+    retake = aws.Condition("attribute_not_exists(pk) OR #state = :failed", {"#state": "state"}, {":failed": "failed"})
+    return aws.put(TopUpMarker.machine.name, store.TABLE, marker.to_item(), condition=retake)
 
 
 def _credit_new(network: Network, tank: dict[str, Any], record: dict[str, Any], amount: int) -> None:
-    credit = aws.update(
-        "tank",
-        store.TABLE,
-        store.tank_key(store.tank_id(tank)),
-        aws.Changes(add={"balance": credited_amount(network, amount)}, set={"updatedAt": iso_now()}),
-        aws.EXISTS,
-    )
+    credit = store.credit(store.tank_id(tank), credited_amount(network, amount), iso_now())
     _append(
         tank, record, lambda seq: [_marker(network.chainId, record["txHash"], tank, record, "credited", seq), credit]
     )

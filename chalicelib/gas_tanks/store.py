@@ -9,6 +9,9 @@
 A pending top-up's record also keeps what its checks need (`signedText`, `signature`, `checkAttempt`) and, while
 pending, `duePk`/`dueAt`: the table's sparse index `due` (platform/due.py) by which the schedule finds a top-up
 whose checks went quiet; the transaction that ends it removes them.
+
+Every write of a tank's balance is built here (`debit`, `credit`) and committed inside its caller's plan, with the
+record that explains it.
 """
 
 from __future__ import annotations
@@ -16,11 +19,13 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from chalicelib.platform import aws
+from chalicelib.gas_tanks import models
+from chalicelib.platform import aws, unit_of_work
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.pagination import AppendOnlyList, sequence_key
+from chalicelib.platform.unit_of_work import Plan
 
-TABLE = "gas-tanks"
+TABLE = models.TABLE
 # The tank currency is USDT at 18 decimals: a top-up of any network's USDT (6 decimals on Ethereum, 18 on BSC)
 # converts by multiplying, exactly; docs/smart-accounts.md.
 DECIMALS = 18
@@ -31,8 +36,7 @@ def tank_key(tank_id: str) -> dict[str, str]:
     return {"pk": f"TANK#{tank_id}", "sk": "TANK"}
 
 
-def new_tank(kind: str, holder: str) -> dict[str, Any]:
-    now = iso_now()
+def new_tank(kind: str, holder: str, now: str | None = None) -> dict[str, Any]:
     return {
         **tank_key(str(uuid.uuid4())),
         "kind": kind,
@@ -41,9 +45,32 @@ def new_tank(kind: str, holder: str) -> dict[str, Any]:
         "type": "token",
         "tokenName": TOKEN_NAME,
         "decimals": DECIMALS,
-        "createdAt": now,
+        "createdAt": now or iso_now(),
         "updatedAt": None,
     }
+
+
+def debit(tank_id_: str, amount: int, now: str) -> aws.TxItem:
+    """Take `amount` from the tank, only if it holds that much (the balance never goes below zero): item `tank`,
+    whose failed condition means the tank holds less."""
+    return aws.update(
+        "tank",
+        TABLE,
+        tank_key(tank_id_),
+        aws.Changes(add={"balance": -amount}, set={"updatedAt": now}),
+        aws.Condition("balance >= :cost", values={":cost": amount}),
+    )
+
+
+def credit(tank_id_: str, amount: int, now: str) -> aws.TxItem:
+    """Add `amount` to an existing tank (a top-up, or the unspent part of a user operation's debit): item `tank`."""
+    return aws.update(
+        "tank",
+        TABLE,
+        tank_key(tank_id_),
+        aws.Changes(add={"balance": amount}, set={"updatedAt": now}),
+        aws.EXISTS,
+    )
 
 
 def tank_id(item: dict[str, Any]) -> str:
@@ -62,11 +89,13 @@ def client_tank(client_id: str) -> dict[str, Any]:
     if pointer is None:
         tank = new_tank("client", client_id)
         try:
-            aws.transact(
-                [
-                    aws.put("pointer", TABLE, {**pointer_key, "tankId": tank_id(tank)}),
-                    aws.put("tank", TABLE, tank),
-                ]
+            unit_of_work.commit(
+                Plan(
+                    items=[
+                        aws.put("pointer", TABLE, {**pointer_key, "tankId": tank_id(tank)}),
+                        aws.put("tank", TABLE, tank),
+                    ]
+                )
             )
             return tank
         except aws.TransactionCancelledError as exc:
@@ -87,13 +116,35 @@ def usage(tank_id_: str) -> AppendOnlyList:
     return AppendOnlyList(TABLE, f"USAGE#{tank_id_}")
 
 
+def usage_key(tank_id_: str, seq: int) -> dict[str, str]:
+    """The usage record at `seq` of the tank's usage list."""
+    return {"pk": usage(tank_id_).list_key, "sk": sequence_key(seq)}
+
+
+def usage_settled(tank_id_: str, seq: int, changes: dict[str, str]) -> aws.TxItem:
+    """The usage record's actual amounts and refund, once its operation is settled: item `usage`."""
+    return aws.update("usage", TABLE, usage_key(tank_id_, seq), aws.Changes(set=changes), aws.EXISTS)
+
+
+def usage_records(refs: list[tuple[str, int]]) -> list[dict[str, Any]]:
+    """The usage records at (tank id, seq), in one batch; missing ones are left out."""
+    return aws.batch_get(TABLE, [usage_key(t, s) for t, s in refs]) if refs else []
+
+
 def marker_key(chain_id: int, tx_hash: str) -> dict[str, str]:
     return {"pk": f"TOPUPTX#{chain_id}#{tx_hash.lower()}", "sk": "USED"}
 
 
-def record_key(marker: dict[str, Any]) -> dict[str, str]:
-    """The top-up record a transaction's marker names."""
-    return {"pk": topups(str(marker["tankId"])).list_key, "sk": sequence_key(int(marker["seq"]))}
+def record_key(tank_id_: str, seq: int) -> dict[str, str]:
+    """The top-up record at `seq` of the tank's top-up list (the one a transaction's marker names)."""
+    return {"pk": topups(tank_id_).list_key, "sk": sequence_key(seq)}
+
+
+def get_record(tank_id_: str, seq: int) -> dict[str, Any] | None:
+    item: dict[str, Any] | None = (
+        aws.table(TABLE).get_item(Key=record_key(tank_id_, seq), ConsistentRead=True).get("Item")
+    )
+    return item
 
 
 def get_marker(chain_id: int, tx_hash: str) -> dict[str, Any] | None:

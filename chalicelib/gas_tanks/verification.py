@@ -11,14 +11,21 @@ amount or the sender is trusted.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ParamSpec, TypeVar
 
 from eth_account import Account
 from eth_account.messages import encode_defunct
 
 from chalicelib.evm import receipts
-from chalicelib.platform.errors import ApiError, upstream_unavailable
+from chalicelib.evm.rpc import quantity
+from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError, upstream_unavailable
 from chalicelib.platform.networks import Network
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 TRANSFER_TOPIC = (
     "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"  # Transfer(address,address,uint256)
@@ -40,6 +47,29 @@ class TopUpRefusedError(ApiError):
         self.retryable = code in RETRYABLE
 
 
+class NodeUnavailableError(ApiError):
+    """The network's node gave no word on the top-up (it refused, could not be reached, or answered nonsense):
+    neither proven nor refused; a later look may tell (the answer to a request is the node's 502)."""
+
+    def __init__(self, cause: ApiError) -> None:
+        super().__init__(cause.status, cause.code, cause.message, **cause.details)
+
+
+def _from_the_node(read: Callable[P, T]) -> Callable[P, T]:
+    """`read`, where the node's failure to answer (the lower layers' ApiError) is NodeUnavailableError."""
+
+    @functools.wraps(read)
+    def wrapped(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return read(*args, **kwargs)
+        except (TopUpRefusedError, NodeUnavailableError):
+            raise
+        except ApiError as exc:
+            raise NodeUnavailableError(exc) from exc
+
+    return wrapped
+
+
 @dataclass(frozen=True)
 class Proven:
     sender: str
@@ -47,16 +77,17 @@ class Proven:
     mined: receipts.Mined
 
 
+@_from_the_node
 def prove(network: Network, tx_hash: str, signature: str, signed_text: str) -> Proven:
     """The sender and the amount of a mined top-up, its signature checked; confirmations are not required here."""
     mined = receipts.mined(network, tx_hash)
     if mined is None:
         raise TopUpRefusedError(TX_NOT_FOUND, "The transaction is not mined yet: retry once it is")
     try:
-        status = int(mined.receipt["status"], 16)
+        status = quantity(mined.receipt["status"])
         logs = list(mined.receipt.get("logs") or [])
     except (KeyError, TypeError, ValueError):
-        raise upstream_unavailable("UPSTREAM_UNAVAILABLE", "The node answered a malformed receipt") from None
+        raise upstream_unavailable(UPSTREAM_UNAVAILABLE, "The node answered a malformed receipt") from None
     if status != 1:
         raise TopUpRefusedError(TX_FAILED, "The transaction failed on chain")
     amount, senders = _transfers_to_pool(network, logs)
@@ -72,6 +103,7 @@ def prove(network: Network, tx_hash: str, signature: str, signed_text: str) -> P
     return Proven(sender=sender, amount=amount, mined=mined)
 
 
+@_from_the_node
 def prove_unmined_sender(network: Network, tx_hash: str, signature: str, signed_text: str) -> None:
     """For a transaction the node knows but has not mined: the signature must recover to its `from` (the USDT's
     sender is only known once mined, and checked again then). Unknown to the node: TX_NOT_FOUND."""
@@ -82,6 +114,7 @@ def prove_unmined_sender(network: Network, tx_hash: str, signature: str, signed_
         raise _mismatch()
 
 
+@_from_the_node
 def require_final(network: Network, proven: Proven) -> None:
     """The transfer has the network's confirmations and its block, read now, is still the chain's block at its
     height; otherwise TX_NOT_CONFIRMED (retryable: a transfer a reorganisation took out may be mined again)."""
@@ -115,7 +148,7 @@ def _transfers_to_pool(network: Network, logs: list[dict[str, object]]) -> tuple
         data = str(log.get("data", ""))
         if len(data) != 66:
             continue  # not a standard Transfer: one uint256 of data
-        amount += int(data, 16)
+        amount += quantity(data)
         senders.add("0x" + topics[1][-40:])
     return amount, senders
 

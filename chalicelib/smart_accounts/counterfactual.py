@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import functools
 
+from chalicelib.evm.abi import encode_call
+
 ACCOUNT_VERSION = "0.7"  # SimpleAccount of @account-abstraction/contracts 0.7.0
 SALT = 0  # one account per owner and network
 PROXY_CREATION_CODE = bytes.fromhex(
@@ -53,8 +55,6 @@ def account_address(factory: str, owner: str, salt: int = SALT) -> str:
     from eth_abi import encode
     from eth_utils import keccak, to_checksum_address
 
-    from chalicelib.evm.abi import encode_call
-
     init = encode_call("initialize(address)", owner)
     init_code_hash = keccak(PROXY_CREATION_CODE + encode(["address", "bytes"], [implementation(factory), init]))
     preimage = b"\xff" + bytes.fromhex(factory[2:]) + salt.to_bytes(32, "big") + init_code_hash
@@ -63,6 +63,4 @@ def account_address(factory: str, owner: str, salt: int = SALT) -> str:
 
 def factory_data(owner: str, salt: int = SALT) -> bytes:
     """The `factoryData` of a user operation that deploys the account: createAccount(owner, salt)."""
-    from chalicelib.evm.abi import encode_call
-
     return encode_call("createAccount(address,uint256)", owner, salt)

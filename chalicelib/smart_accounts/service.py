@@ -8,22 +8,24 @@ accounts of networks configured since.
 
 from __future__ import annotations
 
+import re
 import uuid
 from typing import Any
 
-from chalicelib.gas_tanks import store as tanks
-from chalicelib.platform import aws
+from chalicelib.platform import aws, unit_of_work
+from chalicelib.platform.chain import checksum_address
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.errors import bad_request, not_found
 from chalicelib.platform.networks import Network, registry
-from chalicelib.smart_accounts import counterfactual, store
+from chalicelib.platform.unit_of_work import Plan
+from chalicelib.smart_accounts import counterfactual, store, tanks
 from chalicelib.smart_accounts.models import Account, GasTank, NetworkInfo, OwnerRecord, UsdtInfo
 from chalicelib.tenancy.models import App
 
 UNSUPPORTED_PROVIDER = "UNSUPPORTED_PROVIDER"
 OWNER_NOT_FOUND = "OWNER_NOT_FOUND"
 NOT_DEPLOYED = "not_deployed"
-DEPLOYED = "deployed"  # set by the user-operation tracker once the deployment is seen on chain
+DEPLOYED = "deployed"  # set when a user operation that deployed the account is settled (`deployed`)
 PROVIDERS = ("wallet",)
 
 
@@ -42,12 +44,10 @@ def create(app: App, address: str, provider: str) -> OwnerRecord:
             f"Provider {provider[:40]!r} is not supported; use one of {', '.join(PROVIDERS)}",
             errors=[{"field": "owner.provider", "message": "only `wallet` is supported", "type": "provider"}],
         )
-    from eth_utils import to_checksum_address
-
-    owner_address = str(to_checksum_address(address))
+    owner_address = checksum_address(address, "owner.id")
     now = iso_now()
     record_id = str(uuid.uuid4())
-    tank = {**tanks.new_tank("owner", record_id), "createdAt": now}
+    tank_put, tank = tanks.registered().open(record_id, now)
     owner = {
         **store.owner_key(record_id),
         "id": record_id,
@@ -57,20 +57,21 @@ def create(app: App, address: str, provider: str) -> OwnerRecord:
         "provider": provider,
         "clientId": app.clientId,
         "appId": app.appId,
-        "tankId": tanks.tank_id(tank),
+        "tankId": tank.id,
     }
     accounts = [_account_item(owner, n, now) for n in smart_account_networks()]
+    taken = aws.put("address", store.TABLE, {**store.address_key(app.appId, owner_address), "ownerRecordId": record_id})
     try:
-        aws.transact(
-            [
-                aws.put(
-                    "address", store.TABLE, {**store.address_key(app.appId, owner_address), "ownerRecordId": record_id}
-                ),
-                aws.put("owner", store.TABLE, owner),
-                aws.put("tank", tanks.TABLE, tank),
-                *(aws.put(f"account-{a['chainId']}", store.TABLE, a) for a in accounts),
-                *(_pointer(a) for a in accounts),
-            ]
+        unit_of_work.commit(
+            Plan(
+                items=[
+                    taken,
+                    aws.put("owner", store.TABLE, owner),
+                    tank_put,
+                    *(aws.put(f"account-{a['chainId']}", store.TABLE, a) for a in accounts),
+                    *(_pointer(a) for a in accounts),
+                ]
+            )
         )
     except aws.TransactionCancelledError as exc:
         if not exc.condition_failed("address"):
@@ -83,10 +84,7 @@ def create(app: App, address: str, provider: str) -> OwnerRecord:
 def get(app: App, owner_id: str) -> OwnerRecord:
     """By owner record id or by owner address."""
     owner, accounts = _find(app, owner_id)
-    tank = tanks.get_tank(str(owner["tankId"]))
-    if tank is None:
-        raise RuntimeError("owner without a gas tank")
-    return _record(owner, tank, accounts)
+    return _record(owner, tanks.registered().show(str(owner["tankId"]), str(owner["id"])), accounts)
 
 
 def owner_of(app: App, owner_id: str) -> dict[str, Any]:
@@ -94,9 +92,22 @@ def owner_of(app: App, owner_id: str) -> dict[str, Any]:
     return _find(app, owner_id)[0]
 
 
-def _find(app: App, owner_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    import re
+def deployed(account_id: str, now: str) -> aws.TxItem:
+    """The account's move to `deployed` (item `account`), once a user operation that deployed it is settled."""
+    found = store.account_by_id(account_id)
+    if found is None:
+        raise RuntimeError(f"no smart account {account_id}")
+    account, _ = found
+    return aws.update(
+        "account",
+        store.TABLE,
+        store.account_key(str(account["ownerId"]), int(account["chainId"])),
+        aws.Changes(set={"status": DEPLOYED, "updatedAt": now}),
+        aws.EXISTS,
+    )
 
+
+def _find(app: App, owner_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     record_id: str | None = owner_id
     if re.fullmatch(r"0x[0-9a-fA-F]{40}", owner_id):
         record_id = store.record_id_for_address(app.appId, owner_id)
@@ -117,8 +128,9 @@ def _with_new_networks(app: App, record_id: str) -> OwnerRecord:
     if missing:
         now = iso_now()
         added = [_account_item(owner, n, now) for n in missing]
+        puts = [*(aws.put(f"account-{a['chainId']}", store.TABLE, a) for a in added), *map(_pointer, added)]
         try:
-            aws.transact([*(aws.put(f"account-{a['chainId']}", store.TABLE, a) for a in added), *map(_pointer, added)])
+            unit_of_work.commit(Plan(items=puts))
         except aws.TransactionCancelledError as exc:
             if exc.conflict or any(exc.condition_failed(f"account-{a['chainId']}") for a in added):
                 return _with_new_networks(app, record_id)  # a concurrent call added them: read again
@@ -154,7 +166,7 @@ def _account_item(owner: dict[str, Any], network: Network, now: str) -> dict[str
     }
 
 
-def _record(owner: dict[str, Any], tank: dict[str, Any], accounts: list[dict[str, Any]]) -> OwnerRecord:
+def _record(owner: dict[str, Any], tank: GasTank, accounts: list[dict[str, Any]]) -> OwnerRecord:
     return OwnerRecord(
         id=str(owner["id"]),
         createdAt=str(owner["createdAt"]),
@@ -163,24 +175,11 @@ def _record(owner: dict[str, Any], tank: dict[str, Any], accounts: list[dict[str
         provider=str(owner["provider"]),
         clientId=str(owner["clientId"]),
         appId=str(owner["appId"]),
-        gasTanks=[tank_view(tank, str(owner["id"]))],
+        gasTanks=[tank],
         accounts=[
             Account.model_validate({k: v for k, v in a.items() if k in Account.model_fields})
             for a in sorted(accounts, key=lambda a: int(a["chainId"]))
         ],
-    )
-
-
-def tank_view(tank: dict[str, Any], owner_record_id: str) -> GasTank:
-    return GasTank(
-        id=tanks.tank_id(tank),
-        createdAt=str(tank["createdAt"]),
-        updatedAt=tank.get("updatedAt"),
-        ownerId=owner_record_id,
-        balance=str(int(tank["balance"])),
-        type=str(tank["type"]),
-        tokenName=str(tank["tokenName"]),
-        decimals=int(tank["decimals"]),
     )
 
 

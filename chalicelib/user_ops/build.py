@@ -15,9 +15,9 @@ from typing import Any
 
 from chalicelib.evm.abi import encode_call
 from chalicelib.evm.kms_signer import KmsSigner
-from chalicelib.platform.chain import RpcError, rpc_call
+from chalicelib.evm.rpc import RpcError, node_quantity, rpc_batch, rpc_call
 from chalicelib.platform.clock import epoch
-from chalicelib.platform.errors import ApiError
+from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError, upstream_unavailable
 from chalicelib.platform.networks import Network
 from chalicelib.platform.settings import load_settings
 from chalicelib.smart_accounts import counterfactual
@@ -100,14 +100,18 @@ def build(network: Network, owner: str, call: Call, sign: bool = True, known_dep
         signature=packing.DUMMY_SIGNATURE,
     )
     estimate = _bundler(network, "eth_estimateUserOperationGas", [op.wire(), network.entryPoint])
+    what = "eth_estimateUserOperationGas"
     op = op.with_(
-        call_gas_limit=_quantity(estimate, "callGasLimit"),
-        verification_gas_limit=_quantity(estimate, "verificationGasLimit"),
-        pre_verification_gas=_quantity(estimate, "preVerificationGas"),
+        call_gas_limit=node_quantity(network, _at(estimate, "callGasLimit"), what),
+        verification_gas_limit=node_quantity(network, _at(estimate, "verificationGasLimit"), what),
+        pre_verification_gas=node_quantity(network, _at(estimate, "preVerificationGas"), what),
         paymaster_verification_gas_limit=max(
-            PAYMASTER_VERIFICATION_GAS, _quantity(estimate, "paymasterVerificationGasLimit", default=0)
+            PAYMASTER_VERIFICATION_GAS,
+            node_quantity(network, _at(estimate, "paymasterVerificationGasLimit", default="0x0"), what),
         ),
-        paymaster_post_op_gas_limit=_quantity(estimate, "paymasterPostOpGasLimit", default=0),
+        paymaster_post_op_gas_limit=node_quantity(
+            network, _at(estimate, "paymasterPostOpGasLimit", default="0x0"), what
+        ),
     )
     if sign:
         digest = packing.paymaster_hash(op, network.chainId, valid_until, 0)
@@ -119,25 +123,27 @@ def build(network: Network, owner: str, call: Call, sign: bool = True, known_dep
 def _fees(network: Network) -> tuple[int, int]:
     """The bundler's own price (Pimlico's method, which Alto and Pimlico serve: what it will accept), else the
     node's: twice the base fee plus its suggested tip."""
+    what = "pimlico_getUserOperationGasPrice"
     try:
-        fees = rpc_call(network, "pimlico_getUserOperationGasPrice", [], bundler=True)
-        return _quantity(fees, "fast", "maxFeePerGas"), _quantity(fees, "fast", "maxPriorityFeePerGas")
+        fees = rpc_call(network, what, [], bundler=True)
+        return (
+            node_quantity(network, _at(fees, "fast", "maxFeePerGas"), what),
+            node_quantity(network, _at(fees, "fast", "maxPriorityFeePerGas"), what),
+        )
     except RpcError:
         pass  # a bundler without the method (e.g. another vendor's): ask the node
-    from chalicelib.evm.rpc import batch
-
-    block, tip = batch(network, [("eth_getBlockByNumber", ["latest", False]), ("eth_maxPriorityFeePerGas", [])])
+    block, tip = rpc_batch(network, [("eth_getBlockByNumber", ["latest", False]), ("eth_maxPriorityFeePerGas", [])])
     if isinstance(block, RpcError) or isinstance(tip, RpcError) or not isinstance(block, dict):
-        raise ApiError(502, "UPSTREAM_UNAVAILABLE", "Neither the bundler nor the node gave fees")
-    priority = _quantity({"tip": tip}, "tip")
-    return 2 * _quantity(block, "baseFeePerGas") + priority, priority
+        raise upstream_unavailable(UPSTREAM_UNAVAILABLE, "Neither the bundler nor the node gave fees")
+    priority = node_quantity(network, tip, "eth_maxPriorityFeePerGas")
+    return 2 * node_quantity(network, _at(block, "baseFeePerGas"), "eth_getBlockByNumber") + priority, priority
 
 
 def _node(network: Network, method: str, params: list[Any]) -> Any:
     try:
         return rpc_call(network, method, params)
     except RpcError as exc:
-        raise ApiError(502, "UPSTREAM_UNAVAILABLE", f"The node refused {method}") from exc
+        raise upstream_unavailable(UPSTREAM_UNAVAILABLE, f"The node refused {method}") from exc
 
 
 def _bundler(network: Network, method: str, params: list[Any]) -> Any:
@@ -148,12 +154,9 @@ def _bundler(network: Network, method: str, params: list[Any]) -> Any:
         raise ApiError(422, BUNDLER_REFUSED, f"The bundler refused the operation: {exc}"[:500]) from exc
 
 
-def _quantity(answer: Any, *path: str, default: int | None = None) -> int:
+def _at(answer: Any, *path: str, default: str | None = None) -> Any:
+    """The value at `path` in a JSON answer (None, or `default`, when it is not there)."""
     value = answer
     for key in path:
         value = value.get(key) if isinstance(value, dict) else None
-    if value is None and default is not None:
-        return default
-    if not isinstance(value, str) or not value.startswith("0x"):
-        raise ApiError(502, "UPSTREAM_UNAVAILABLE", "The bundler answered a malformed quantity")
-    return int(value, 16)
+    return default if value is None else value

@@ -1,4 +1,5 @@
-"""Wire models of user operations: the seed's estimate and hash bodies, results, submit, the operation."""
+"""Models of user operations: the wire's estimate and hash bodies, results, submit and the operation (the reference
+API's shapes); the stored operation with its transition table."""
 
 from __future__ import annotations
 
@@ -6,9 +7,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
+from chalicelib.gas_tanks.models import Rate
+from chalicelib.platform import aws, due
 from chalicelib.platform.amounts import TokenId, Uint256
 from chalicelib.platform.chain import Address
 from chalicelib.platform.pagination import Pagination
+from chalicelib.platform.transitions import Machine, Move, Stateful
+
+TABLE = "user-ops"
 
 HEX = r"^0x([0-9a-fA-F]{2}){0,24576}$"  # at most 24 KiB of bytes
 ACCOUNT_ID = r"^[0-9a-f-]{36}$"
@@ -88,7 +94,7 @@ class EmbeddedUsage(BaseModel):
     appId: str
     clientGasTankId: str
     userOpId: str
-    nativeToGasTankRate: float
+    nativeToGasTankRate: Rate
     amountInNative: str
     amountInGasTank: str
     initialDeductedAmountInNative: str
@@ -130,3 +136,48 @@ class UserOperation(BaseModel):
 class UserOperationPage(BaseModel):
     data: list[UserOperation]
     pagination: Pagination
+
+
+class UserOpRecord(Stateful):
+    """A user operation as stored (`USEROP#<id>` / `OP`): the wire's fields, the built operation (`op`, its unpacked
+    JSON), the owner, and once submitted the charge (`payerTankId`, `usageSeq`, `deducted`, `deductedNative`), the
+    block at submission and, while in flight, its due time (the `due` index)."""
+
+    machine = Machine(
+        name="user-op",
+        table=TABLE,
+        states=frozenset({"created", "on_process", "success", "failed"}),
+        initial=frozenset({"created"}),
+        final=frozenset({"success", "failed"}),
+        moves=(
+            Move("created", "on_process"),  # submitted: the payer's tank debited
+            Move("created", "failed"),  # a signature not the owner's
+            Move("on_process", "on_process"),  # the tracker looks again later
+            Move("on_process", "success"),
+            Move("on_process", "failed"),  # reverted, expired, or refused by the bundler
+        ),
+        stamp=None,  # the tracker's checks do not touch updatedAt; moves that do set it themselves
+    )
+
+    id: str
+    status: str
+    appId: str
+    chainId: int
+    userOpHash: str
+    validUntilEpoch: int
+    ownerAddress: str
+    ownerId: str
+    ownerTankId: str
+    accountId: str
+    op: str
+    deploys: bool = False
+    submittedBlock: int | None = None
+    payerTankId: str | None = None
+    usageSeq: int | None = None
+    deducted: int | None = None
+    deductedNative: int | None = None
+    dueAt: str | None = None
+
+    def status_index(self) -> aws.Changes:
+        # In flight it is in the `due` index (its due time is a change of the move); an ended one leaves it.
+        return aws.Changes(remove=list(due.ATTRIBUTES)) if self.status in self.machine.final else aws.Changes()

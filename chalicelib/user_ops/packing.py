@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from chalicelib.evm.rpc import quantity
+
 PAYMASTER_DATA_LENGTH = 181
 # A well-formed 65-byte ECDSA signature (recovers to some unrelated address): estimation must get as far as the
 # signature check, and OpenZeppelin's ECDSA reverts on malformed ones instead of failing validation.
@@ -113,7 +115,7 @@ def from_wire(wire: dict[str, str]) -> UserOp:
     """The inverse of UserOp.wire()."""
 
     def q(name: str) -> int:
-        return int(wire.get(name) or "0x0", 16)
+        return quantity(wire.get(name) or "0x0")
 
     def b(name: str) -> bytes:
         return bytes.fromhex((wire.get(name) or "0x")[2:])

@@ -1,5 +1,5 @@
 """User operations: estimate, hash (build and store, state `created`), submit (charge the payer's gas tank and
-send to the bundler), views and lists. Tracking and settlement: tracking.py.
+send to the bundler), views and lists. Tracking and settlement: settlement.py.
 
 Submit is one DynamoDB transaction: the payer's tank is debited the operation's maximum cost in tank units plus
 fees (conditional: never below zero), the usage record is written, the operation moves `created` → `on_process`
@@ -15,24 +15,25 @@ import contextlib
 import json
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
 
+from chalicelib.evm.rpc import RpcError, block_number, rpc_call
 from chalicelib.gas_tanks import charges
 from chalicelib.gas_tanks import store as tanks
 from chalicelib.platform import aws, unit_of_work
-from chalicelib.platform.chain import RpcError, rpc_call
-from chalicelib.platform.clock import epoch, iso_now
+from chalicelib.platform.clock import epoch, iso_at, iso_now
 from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError, bad_request, conflict, not_found
 from chalicelib.platform.logging import logger
 from chalicelib.platform.networks import Network, registry
-from chalicelib.platform.pagination import AppendOnlyList, PageQuery, pagination, sequence_key
+from chalicelib.platform.pagination import AppendOnlyList, PageQuery, pagination
+from chalicelib.platform.transitions import create, moved, transition
 from chalicelib.platform.unit_of_work import Plan
 from chalicelib.smart_accounts import service as smart_accounts
 from chalicelib.smart_accounts import store as accounts_store
 from chalicelib.tenancy.models import App
-from chalicelib.user_ops import build, packing, store, tracking
-from chalicelib.user_ops.models import Estimate, HashResult, UserOperation, UserOperationPage
+from chalicelib.user_ops import build, packing, settlement, store
+from chalicelib.user_ops.chain import ChainUnavailableError, reached
+from chalicelib.user_ops.models import Estimate, HashResult, UserOperation, UserOperationPage, UserOpRecord
 from chalicelib.user_ops.views import view
 
 ACCOUNT_NOT_FOUND = "ACCOUNT_NOT_FOUND"
@@ -60,117 +61,83 @@ def hash_operation(app: App, account_id: str, make_call: MakeCall) -> HashResult
     call: build.Call = make_call(account)
     built = build.build(network, str(owner["ownerId"]), call, known_deployed=_deployed(account))
     user_op_id = str(uuid.uuid4())
-    item = {
+    op = UserOpRecord(
         **store.key(user_op_id),
-        "id": user_op_id,
-        "createdAt": iso_now(),
-        "updatedAt": None,
-        "accountId": account_id,
-        "ownerId": owner["id"],
-        "ownerAddress": owner["ownerId"],
-        "ownerTankId": owner["tankId"],  # so submit debits the owner's tank without reading the owner again
-        "clientId": app.clientId,
-        "appId": app.appId,
-        "signature": None,
-        "userOpHash": "0x" + built.user_op_hash.hex(),
-        "txHash": None,
-        "status": "created",
-        "type": call.kind,
-        "network": network.name,
-        "chainId": network.chainId,
-        "payer": None,
-        "validUntil": datetime.fromtimestamp(built.valid_until, UTC).isoformat().replace("+00:00", "Z"),
-        "validUntilEpoch": built.valid_until,
-        "failedReason": None,
-        "bundlerVersion": "0.7",
-        "successAt": None,
-        "failedAt": None,
-        "sentAt": None,
-        "deploys": built.op.factory is not None,
-        "op": json.dumps(built.op.wire()),
-    }
-    aws.write(aws.put("user-op", store.TABLE, item))
-    return HashResult(hash=item["userOpHash"], userOpId=user_op_id, validUntil=built.valid_until)
+        id=user_op_id,
+        createdAt=iso_now(),
+        updatedAt=None,
+        accountId=account_id,
+        ownerId=owner["id"],
+        ownerAddress=owner["ownerId"],
+        ownerTankId=owner["tankId"],  # so submit debits the owner's tank without reading the owner again
+        clientId=app.clientId,
+        appId=app.appId,
+        signature=None,
+        userOpHash="0x" + built.user_op_hash.hex(),
+        txHash=None,
+        status="created",
+        type=call.kind,
+        network=network.name,
+        chainId=network.chainId,
+        payer=None,
+        validUntil=iso_at(built.valid_until),
+        validUntilEpoch=built.valid_until,
+        failedReason=None,
+        bundlerVersion="0.7",
+        successAt=None,
+        failedAt=None,
+        sentAt=None,
+        deploys=built.op.factory is not None,
+        op=json.dumps(built.op.wire()),
+    )
+    aws.write(create(op))
+    return HashResult(hash=op.userOpHash, userOpId=user_op_id, validUntil=built.valid_until)
 
 
 def submit(app: App, user_op_id: str, op_hash: str, signature: str, sponsored: bool) -> UserOperation:
-    item = store.get(user_op_id)
-    if item is None or item["appId"] != app.appId:
+    record = store.get(user_op_id)
+    if record is None or record.appId != app.appId:
         raise not_found(USER_OP_NOT_FOUND, "No user operation with this id in this app")
-    if op_hash.lower() != item["userOpHash"]:
+    if op_hash.lower() != record.userOpHash:
         raise bad_request(HASH_MISMATCH, "hash is not this operation's hash")
-    if item["status"] != "created":
+    if record.status != "created":
         raise conflict(USER_OP_ALREADY_SUBMITTED, "This operation was submitted already")
-    if epoch() >= int(item["validUntilEpoch"]):
+    if epoch() >= record.validUntilEpoch:
         raise ApiError(422, USER_OP_EXPIRED, "The operation is past its validUntil; build it again")
-    if _signer(bytes.fromhex(op_hash[2:]), signature) != str(item["ownerAddress"]).lower():
-        _fail_unsent(item, "signature does not recover to the account's owner")
+    if _signer(bytes.fromhex(op_hash[2:]), signature) != record.ownerAddress.lower():
+        _fail_unsent(record, "signature does not recover to the account's owner")
         raise bad_request(INVALID_USER_OP_SIGNATURE, "The signature was not made by the account's owner")
-    network = _network(int(item["chainId"]))
-    op = _op(item).with_(signature=bytes.fromhex(signature[2:]))
+    network = _network(record.chainId)
+    op = _op(record).with_(signature=bytes.fromhex(signature[2:]))
     cost = charges.charge(network, op.max_cost_wei())
     # The debit is conditional on the balance: no read of the tank is needed first.
-    tank_id = tanks.tank_id(tanks.client_tank(app.clientId)) if sponsored else str(item["ownerTankId"])
+    tank_id = tanks.tank_id(tanks.client_tank(app.clientId)) if sponsored else record.ownerTankId
     now = iso_now()
-    usage_id = str(uuid.uuid4())
-    usage = {
-        "id": usage_id,
-        "clientId": app.clientId,
-        "appId": app.appId,
-        "clientGasTankId": tank_id,
-        "userOpId": user_op_id,
-        "nativeToGasTankRate": network.nativeToGasTankRate,
-        "amountInNative": str(cost.native),
-        "amountInGasTank": str(cost.total),
-        "initialDeductedAmountInNative": str(cost.native),
-        "initialDeductedAmountInGasTank": str(cost.total),
-        "refundedAmountInNative": None,
-        "refundedAmountInGasTank": None,
-        "clientFeeInGasTank": str(cost.client_fee),
-        "serviceFeeInGasTank": str(cost.service_fee),
-        "createdAt": now,
-        "refundedAt": None,
-    }
+    usage = charges.usage_record(cost, network, tank_id, app.clientId, app.appId, user_op_id, now)
     # Read before the operation can reach a bundler: its event cannot be in an earlier block.
     submitted_block = _head(network)
-    due_at = tracking.IN_FLIGHT.due(tracking.FIRST_CHECK_S)
+    due_at: dict[str, Any] = settlement.IN_FLIGHT.due(settlement.FIRST_CHECK_S)
+    payer = "organization" if sponsored else "owner"
+    sent: dict[str, Any] = {"signature": signature, "sentAt": now, "updatedAt": now, "payer": payer}
 
     def writes(seqs: list[int]) -> list[aws.TxItem]:
-        return [
-            aws.update(
-                "tank",
-                tanks.TABLE,
-                tanks.tank_key(tank_id),
-                aws.Changes(add={"balance": -cost.total}, set={"updatedAt": now}),
-                aws.Condition("balance >= :cost", values={":cost": cost.total}),
-            ),
-            aws.update(
-                "user-op",
-                store.TABLE,
-                store.key(user_op_id),
-                aws.Changes(
-                    set={
-                        "status": "on_process",
-                        "signature": signature,
-                        "sentAt": now,
-                        "updatedAt": now,
-                        "payer": "organization" if sponsored else "owner",
-                        "payerTankId": tank_id,
-                        "usageSeq": seqs[2],
-                        "deducted": cost.total,
-                        "deductedNative": cost.native,
-                        "submittedBlock": submitted_block,
-                        **due_at,
-                    }
-                ),
-                aws.Condition("#s = :created", {"#s": "status"}, {":created": "created"}),
-            ),
-        ]
+        on_process = transition(
+            record,
+            "on_process",
+            **sent,
+            payerTankId=tank_id,
+            usageSeq=seqs[2],
+            deducted=cost.total,
+            deductedNative=cost.native,
+            submittedBlock=submitted_block,
+            **due_at,
+        )
+        return [tanks.debit(tank_id, cost.total, now), on_process]
 
     try:
         lists: list[tuple[AppendOnlyList, dict[str, Any]]] = [
             (store.app_list(app.appId), {"userOpId": user_op_id}),
-            (store.owner_list(str(item["ownerId"])), {"userOpId": user_op_id}),
+            (store.owner_list(record.ownerId), {"userOpId": user_op_id}),
             (tanks.usage(tank_id), usage),
         ]
         unit_of_work.commit(Plan(lists=lists, numbered=writes))
@@ -179,35 +146,27 @@ def submit(app: App, user_op_id: str, op_hash: str, signature: str, sponsored: b
             raise ApiError(
                 422,
                 INSUFFICIENT_GAS_TANK_BALANCE,
-                f"The {'organization' if sponsored else 'owner'} gas tank holds less than the operation's maximum "
-                f"cost ({cost.total} base units)",
+                f"The {payer} gas tank holds less than the operation's maximum cost ({cost.total} base units)",
             ) from None
-        if exc.condition_failed("user-op"):
+        if exc.condition_failed(UserOpRecord.machine.name):
             raise conflict(USER_OP_ALREADY_SUBMITTED, "This operation was submitted already") from None
         raise
-    submitted = {
-        **item,
-        "status": "on_process",
-        "signature": signature,
-        "sentAt": now,
-        "updatedAt": now,
-        "payer": "organization" if sponsored else "owner",
-    }
+    submitted = moved(record, "on_process", **sent)
     try:
-        tracking.enqueue(user_op_id, due_at["dueAt"])
+        settlement.enqueue(user_op_id, str(due_at["dueAt"]))
     except Exception as exc:  # noqa: BLE001 - committed: the requeue schedule queues it once its due time passes
         logger.warning("user operation tracker not queued", extra={"userOpId": user_op_id, "reason": str(exc)})
     try:
-        rpc_call(network, "eth_sendUserOperation", [op.wire(), network.entryPoint], bundler=True)
+        reached(lambda: rpc_call(network, "eth_sendUserOperation", [op.wire(), network.entryPoint], bundler=True))
     except RpcError as refused:
         if refused.endpoint > 0:
             # A bundler before this one failed to answer: it may have taken the operation and include it still.
             # The tracker settles it from the chain.
             logger.warning("user operation refused after a failover", extra={"userOpId": user_op_id})
             return view(submitted)
-        tracking.refused(user_op_id, str(refused)[:500])
+        settlement.refused(user_op_id, str(refused)[:500])
         return view(store.get(user_op_id) or submitted)
-    except ApiError:
+    except ChainUnavailableError:
         # No bundler answered: the operation may or may not have reached one. The tracker settles it either way
         # (included, or expired and refunded).
         logger.warning("user operation send unanswered", extra={"userOpId": user_op_id})
@@ -215,36 +174,29 @@ def submit(app: App, user_op_id: str, op_hash: str, signature: str, sponsored: b
 
 
 def get(app: App, user_op_id: str) -> UserOperation:
-    item = store.get(user_op_id)
-    if item is None or item["appId"] != app.appId:
+    record = store.get(user_op_id)
+    if record is None or record.appId != app.appId:
         raise not_found(USER_OP_NOT_FOUND, "No user operation with this id in this app")
-    return view(item)
+    return view(record)
 
 
 def page_for_app(app: App, query: PageQuery) -> UserOperationPage:
     entries, total = store.app_list(app.appId).page(query)
-    items = store.many([str(e["userOpId"]) for e in entries])
-    usage = _usage_of(items)
-    return UserOperationPage(
-        data=[view(i, usage.get(str(i["id"]))) for i in items], pagination=pagination(total, query)
-    )
+    records = store.many([str(e["userOpId"]) for e in entries])
+    usage = _usage_of(records)
+    return UserOperationPage(data=[view(r, usage.get(r.id)) for r in records], pagination=pagination(total, query))
 
 
 def page_for_owner(app: App, owner_id: str, query: PageQuery) -> UserOperationPage:
     owner = smart_accounts.owner_of(app, owner_id)
     entries, total = store.owner_list(str(owner["id"])).page(query)
-    items = store.many([str(e["userOpId"]) for e in entries])
-    return UserOperationPage(data=[view(i) for i in items], pagination=pagination(total, query))
+    records = store.many([str(e["userOpId"]) for e in entries])
+    return UserOperationPage(data=[view(r) for r in records], pagination=pagination(total, query))
 
 
-def _usage_of(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    keys = {
-        str(i["id"]): {"pk": tanks.usage(str(i["payerTankId"])).list_key, "sk": sequence_key(int(i["usageSeq"]))}
-        for i in items
-        if i.get("usageSeq") is not None
-    }
-    found = aws.batch_get(tanks.TABLE, list(keys.values())) if keys else []
-    return {str(u["userOpId"]): u for u in found}
+def _usage_of(records: list[UserOpRecord]) -> dict[str, dict[str, Any]]:
+    refs = [(r.payerTankId, r.usageSeq) for r in records if r.payerTankId is not None and r.usageSeq is not None]
+    return {str(u["userOpId"]): u for u in tanks.usage_records(refs)}
 
 
 def _account(app: App, account_id: str) -> tuple[dict[str, Any], dict[str, Any], Network]:
@@ -261,12 +213,9 @@ def _deployed(account: dict[str, Any]) -> bool:
 
 def _head(network: Network) -> int:
     try:
-        head = rpc_call(network, "eth_blockNumber", [])
+        return block_number(network)
     except RpcError as exc:
         raise ApiError(502, UPSTREAM_UNAVAILABLE, "The node refused eth_blockNumber") from exc
-    if not isinstance(head, str) or not head.startswith("0x") or len(head) < 3:
-        raise ApiError(502, UPSTREAM_UNAVAILABLE, "The node answered a malformed block number")
-    return int(head, 16)
 
 
 def _network(chain_id: int) -> Network:
@@ -276,9 +225,8 @@ def _network(chain_id: int) -> Network:
     return network
 
 
-def _op(item: dict[str, Any]) -> packing.UserOp:
-    wire = json.loads(str(item["op"]))
-    return packing.from_wire(wire)
+def _op(record: UserOpRecord) -> packing.UserOp:
+    return packing.from_wire(json.loads(record.op))
 
 
 def _signer(digest: bytes, signature: str) -> str | None:
@@ -291,15 +239,7 @@ def _signer(digest: bytes, signature: str) -> str | None:
         return None
 
 
-def _fail_unsent(item: dict[str, Any], reason: str) -> None:
+def _fail_unsent(record: UserOpRecord, reason: str) -> None:
     now = iso_now()
     with contextlib.suppress(aws.ConditionFailedError):  # submitted or failed meanwhile
-        aws.write(
-            aws.update(
-                "user-op",
-                store.TABLE,
-                store.key(str(item["id"])),
-                aws.Changes(set={"status": "failed", "failedReason": reason, "failedAt": now, "updatedAt": now}),
-                aws.Condition("#s = :created", {"#s": "status"}, {":created": "created"}),
-            )
-        )
+        aws.write(transition(record, "failed", failedReason=reason, failedAt=now, updatedAt=now))

@@ -14,7 +14,8 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 
 from chalicelib.evm import erc20
-from chalicelib.gas_tanks import checks, service
+from chalicelib.gas_tanks import confirmations as checks
+from chalicelib.gas_tanks import service
 from chalicelib.gas_tanks.models import TopUpRecord
 from chalicelib.platform import aws, clock, due, networks, settings
 from chalicelib.tenancy import service as tenancy

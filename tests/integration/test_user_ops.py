@@ -12,7 +12,8 @@ from eth_account import Account
 from chalicelib.gas_tanks import charges
 from chalicelib.platform import aws, networks, settings
 from chalicelib.platform.invocation import running_as
-from chalicelib.user_ops import build, tracking
+from chalicelib.user_ops import build
+from chalicelib.user_ops import settlement as tracking
 from tests.support import top_ups
 from tests.support.family_s import call
 from tests.support.user_ops import (

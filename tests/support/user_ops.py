@@ -16,7 +16,7 @@ from chalicelib.evm import erc20
 from chalicelib.evm.kms_signer import KmsSigner
 from chalicelib.platform import aws, networks, settings
 from chalicelib.platform.invocation import running_as
-from chalicelib.user_ops import tracking
+from chalicelib.user_ops import settlement as tracking
 from devtools import aa
 from tests.support import top_ups
 from tests.support.family_s import call, create

@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from chalicelib.gas_tanks import checks, verification
+from chalicelib.gas_tanks import confirmations as checks
+from chalicelib.gas_tanks import verification
 from chalicelib.platform import aws
 from tests.support.family_s import call, create
 from tests.support.networks import aa_network
