@@ -124,7 +124,7 @@ def _buckets(s3: Any, stage: str, region: str, suffix: str) -> None:
 def initialise() -> None:
     """First content of the resources that functions own (run after create_resources)."""
     from chalicelib.auth import jwt_keys as keys
-    from chalicelib.webhooks import keys as webhook_keys
+    from chalicelib.webhooks import signing_keys as webhook_keys
 
     keys.rotate()
     webhook_keys.rotate()

@@ -63,7 +63,7 @@ from tests.iam_recorder import pytest_collection_modifyitems  # noqa: E402, F401
 
 def reset_caches() -> None:
     from chalicelib.platform import clock
-    from chalicelib.webhooks import keys as webhook_keys
+    from chalicelib.webhooks import signing_keys as webhook_keys
 
     clock.reset()
     cache.reset_all()

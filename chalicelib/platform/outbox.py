@@ -20,15 +20,18 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib.platform import aws, due, jsonsafe
-from chalicelib.platform.logging import logger
-from chalicelib.platform.pagination import AppendOnlyList, PageQuery
+from chalicelib.platform import aws, due, followups, jsonsafe
+from chalicelib.platform.pagination import AppendOnlyList, PageQuery, records_page
 
 API_VERSION = "2025-06-22"
 TABLE = "webhooks"
 QUEUE = "webhook-deliveries"
-DUE = due.DUE  # the one partition key of the sparse `due` index
 EVENT_ITEM = "event"
+SWEEP_LEASE_S = 300  # a queued message has this long to be taken before the sweeper queues it again
+# A delivery's messages; a pending delivery sits in the `due` index, so the sweeper queues one whose message
+# was lost.
+DELIVERIES = followups.FollowUp(QUEUE)
+PENDING = followups.Requeue(TABLE, "pending", SWEEP_LEASE_S)
 
 
 def deliveries_list(app_id: str) -> AppendOnlyList:
@@ -107,8 +110,7 @@ def writes(event: Event, now: str) -> Emission | None:
         "attempts": 0,
         "createdAt": now,
         "nextAttemptAt": now,
-        "duePk": DUE,
-        "dueAt": now,
+        **due.due_in(0),  # due now: the sweeper queues it if its message is not sent
         "log": [],
     }
     items.append(aws.put("delivery", TABLE, delivery))
@@ -117,12 +119,8 @@ def writes(event: Event, now: str) -> Emission | None:
 
 
 def enqueue(delivery_id: str, delay_s: int = 0) -> None:
-    try:
-        aws.send_message(QUEUE, {"deliveryId": delivery_id}, delay_s)
-    except Exception as exc:  # noqa: BLE001 - committed already; the sweeper queues it
-        logger.warning(
-            "delivery not queued; the sweeper will", extra={"deliveryId": delivery_id, "error": type(exc).__name__}
-        )
+    """Queue the committed delivery (a send that fails is logged: the sweeper queues it)."""
+    DELIVERIES.send_committed({"deliveryId": delivery_id}, delay_s, deliveryId=delivery_id)
 
 
 def get_event(event_id: str) -> dict[str, Any] | None:
@@ -142,18 +140,11 @@ def get_delivery(delivery_id: str) -> dict[str, Any] | None:
 
 
 def page(app_id: str, query: PageQuery) -> tuple[list[dict[str, Any]], int]:
-    entries, total = deliveries_list(app_id).page(query)
-    ids = [str(e["deliveryId"]) for e in entries]
-    if not ids:
-        return [], total
-    keys = [{"pk": f"DELIVERY#{i}", "sk": "DELIVERY"} for i in ids]
-    found = {item["id"]: item for item in aws.batch_get(TABLE, keys)}
-    return [found[i] for i in ids if i in found], total
-
-
-SWEEP_LEASE_S = 300  # a queued message has this long to be taken before the sweeper queues it again
+    return records_page(
+        deliveries_list(app_id), query, "deliveryId", lambda i: {"pk": f"DELIVERY#{i}", "sk": "DELIVERY"}
+    )
 
 
 def sweep(limit: int = 100) -> int:
     """Queue deliveries that are due and not queued or running; returns how many (platform/due.py)."""
-    return due.sweep(TABLE, "pending", SWEEP_LEASE_S, lambda item: enqueue(str(item["id"])), limit)
+    return PENDING.sweep(lambda item: enqueue(str(item["id"])), limit)

@@ -2,25 +2,18 @@
 
 The request: `POST <url>` with `Content-Type: application/json`, `X-Service-Event-Id`
 (the event id), `X-Service-Timestamp` (Unix seconds) and `X-Service-Signature`:
-base64 Ed25519 over `{id}.{timestamp}.{raw body}` with the app's key (keys.py).
-The host is resolved and checked again (platform/egress.py) and the connection goes
-to a checked address, so DNS rebinding cannot reach an internal one; redirects are
-not followed.
+base64 Ed25519 over `{id}.{timestamp}.{raw body}` with the app's key (signing_keys.py).
+It goes through platform/pinned_http.py: the host is resolved and checked again
+(platform/egress.py) and the connection goes to a checked address, so DNS rebinding
+cannot reach an internal one; redirects are not followed; the checked addresses are
+tried in turn; nothing is sent twice.
 
 One deadline per attempt. ATTEMPT_TIMEOUT_S covers everything: name resolution,
-connect, TLS, send and read. A watchdog shuts the attempt's sockets down when it
-passes, whatever the receiver does (a receiver that trickles bytes keeps every
-per-read timeout happy, not this one). The deadline is also cut to what is left of
-the invocation's budget (platform/deadline.py), less RECORD_RESERVE_S to record the
-outcome; with less than MIN_ATTEMPT_S available, the delivery is not claimed but
-queued again for a fresh invocation, so no attempt is spent on a budget that was
-already used up by the batch's earlier records.
-
-Addresses. The host's checked addresses are tried in turn (the resolver's order)
-until one accepts the connection and completes TLS; each gets an equal share of what
-is left for connecting, so one silent address (an IPv6 address from an IPv4-only
-network, a dead load-balancer node) does not use up the attempt. Nothing is sent
-twice: once a connection is made, its outcome is the attempt's.
+connect, TLS, send and read, whatever the receiver does. The deadline is also cut to
+what is left of the invocation's budget (platform/deadline.py), less RECORD_RESERVE_S
+to record the outcome; with less than MIN_ATTEMPT_S available, the delivery is not
+claimed but queued again for a fresh invocation, so no attempt is spent on a budget
+that was already used up by the batch's earlier records.
 
 Outcome: a 2xx is delivered. Network errors, timeouts, 5xx, 408 and 429 are retried
 after the next delay of the schedule (`DOMPET_WEBHOOK_RETRY_SCHEDULE_S`, ±20 % jitter:
@@ -43,23 +36,16 @@ too, so the sweeper never re-queues a delivery forever.
 from __future__ import annotations
 
 import base64
-import contextlib
-import functools
-import http.client
 import random
-import socket
-import ssl
-import threading
 import uuid
 from datetime import timedelta
-from types import TracebackType
 from typing import Any
 
-from chalicelib.platform import aws, clock, deadline, egress, followups, outbox
+from chalicelib.platform import aws, clock, deadline, due, followups, outbox, pinned_http
 from chalicelib.platform.clock import iso
 from chalicelib.platform.logging import logger
 from chalicelib.platform.settings import load_settings
-from chalicelib.webhooks import keys
+from chalicelib.webhooks import signing_keys
 
 ATTEMPT_TIMEOUT_S = 10.0  # the whole attempt: resolve + connect + TLS + send + read
 MIN_ATTEMPT_S = 5.0  # with less than this available, the delivery is queued again instead of attempted
@@ -75,7 +61,7 @@ EVENT_MISSING = "event not found"
 
 def sign_headers(app_id: str, event_id: str, body: bytes, timestamp: int | None = None) -> dict[str, str]:
     timestamp = clock.epoch() if timestamp is None else timestamp
-    key = keys.app_key(app_id)
+    key = signing_keys.app_key(app_id)
     signature = key.sign(f"{event_id}.{timestamp}.".encode() + body)
     return {
         "Content-Type": "application/json",
@@ -160,13 +146,13 @@ def deliver(delivery_id: str) -> None:
 
 def retry(delivery_id: str) -> bool:
     """Make a failed delivery pending again, due now (POST .../retry); False if it is not failed."""
-    now = clock.iso_now()
+    due_now = due.due_in(0)  # the sweeper queues it if its message is lost
     again = aws.update(
         "delivery",
         outbox.TABLE,
         _key(delivery_id),
         aws.Changes(
-            set={"status": "pending", "attempts": 0, "nextAttemptAt": now, "duePk": outbox.DUE, "dueAt": now},
+            set={"status": "pending", "attempts": 0, "nextAttemptAt": due_now["dueAt"], **due_now},
             remove=["claimToken", "claimUntil"],
         ),
         aws.Condition("#s = :failed", {"#s": "status"}, {":failed": "failed"}),
@@ -292,126 +278,11 @@ def _post(
     url: str, app_id: str, event_id: str, body: bytes, budget_s: float | None = None
 ) -> tuple[int | None, str | None]:
     """One attempt within one deadline (`budget_s`, by default ATTEMPT_TIMEOUT_S): (status, None) or
-    (status or None, error)."""
-    with _Cutoff(clock.monotonic() + (ATTEMPT_TIMEOUT_S if budget_s is None else budget_s)) as cutoff:
-        try:
-            # Again: the DNS answer may have changed since PUT. The lookup is part of the attempt's deadline.
-            target = egress.check(url, timeout_s=cutoff.left())
-        except egress.UrlRefused as exc:
-            return None, f"refused: {exc.reason}"
-        except TimeoutError:
-            return None, "TimeoutError"
-        headers = {**sign_headers(app_id, event_id, body), "Host": _host_header(target)}
-        try:
-            connection = _connect(target, cutoff)
-        except (OSError, ssl.SSLError) as exc:
-            return None, cutoff.error(exc)
-        try:
-            connection.request("POST", target.path, body=body, headers=headers)
-            response = connection.getresponse()
-            response.read(MAX_RESPONSE_READ)
-        except (OSError, http.client.HTTPException, ssl.SSLError, ValueError) as exc:
-            return None, cutoff.error(exc)
-        finally:
-            connection.close()
-        if cutoff.passed():
-            return None, "TimeoutError"  # the answer came, but after the deadline
-        return response.status, None if 200 <= response.status < 300 else f"HTTP {response.status}"
-
-
-class _Cutoff:
-    """The one deadline of an attempt: when it passes, every socket of the attempt is shut down, which wakes
-    whatever the attempt is blocked in (connect is bounded by its own timeout, a share of what is left)."""
-
-    def __init__(self, ends_at: float) -> None:
-        self.ends_at = ends_at
-        self.fired = False
-        self._sockets: list[socket.socket] = []
-        self._lock = threading.Lock()
-        self._timer = threading.Timer(max(0.0, ends_at - clock.monotonic()), self._fire)
-        self._timer.daemon = True
-
-    def __enter__(self) -> _Cutoff:
-        self._timer.start()
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
-    ) -> None:
-        self._timer.cancel()
-
-    def left(self) -> float:
-        """Seconds to the deadline; TimeoutError once it has passed."""
-        left = self.ends_at - clock.monotonic()
-        if left <= 0 or self.fired:
-            raise TimeoutError("the attempt's deadline passed")
-        return left
-
-    def passed(self) -> bool:
-        return self.fired or clock.monotonic() >= self.ends_at
-
-    def error(self, exc: BaseException) -> str:
-        return "TimeoutError" if self.passed() or isinstance(exc, TimeoutError) else type(exc).__name__
-
-    def watch(self, sock: socket.socket) -> None:
-        with self._lock:
-            self._sockets.append(sock)
-            fired = self.fired
-        if fired:
-            _shutdown(sock)
-
-    def _fire(self) -> None:
-        with self._lock:
-            self.fired = True
-            sockets = list(self._sockets)
-        for sock in sockets:
-            _shutdown(sock)
-
-
-def _shutdown(sock: socket.socket) -> None:
-    """Wake a thread blocked on `sock` without closing it under that thread (its owner closes it). The plain
-    socket's shutdown, also for TLS sockets: SSLSocket.shutdown would drop the TLS state another thread is using."""
-    with contextlib.suppress(OSError):  # already closed, or never connected
-        socket.socket.shutdown(sock, socket.SHUT_RDWR)
-
-
-def _connect(target: egress.Target, cutoff: _Cutoff) -> http.client.HTTPConnection:
-    """A connection (TLS done) to the first checked address that accepts one, each address getting an equal
-    share of what is left for its TCP connect."""
-    failure: Exception = OSError("no address")
-    addresses = target.addresses
-    for index, address in enumerate(addresses):
-        share = cutoff.left() / (len(addresses) - index)
-        try:
-            sock = socket.create_connection((str(address), target.port), timeout=share)
-        except OSError as exc:
-            failure = exc
-            continue
-        cutoff.watch(sock)
-        try:
-            if target.scheme == "https":
-                sock.settimeout(cutoff.left())
-                sock = _tls().wrap_socket(sock, server_hostname=target.host, do_handshake_on_connect=False)
-                cutoff.watch(sock)
-                sock.do_handshake()
-            sock.settimeout(cutoff.left())
-        except (OSError, ssl.SSLError) as exc:
-            sock.close()
-            failure = exc
-            continue
-        connection = http.client.HTTPConnection(target.host, target.port, timeout=sock.gettimeout())
-        connection.sock = sock  # pinned to the checked address; the Host header names the URL's host
-        return connection
-    raise failure
-
-
-@functools.cache
-def _tls() -> ssl.SSLContext:
-    """Certificates are checked for the URL's host name (the connection goes to a checked address)."""
-    return ssl.create_default_context()
-
-
-def _host_header(target: egress.Target) -> str:
-    default = 443 if target.scheme == "https" else 80
-    host = f"[{target.host}]" if ":" in target.host else target.host
-    return host if target.port == default else f"{host}:{target.port}"
+    (status or None, error). Signed once the URL passed the egress check."""
+    return pinned_http.post(
+        url,
+        body,
+        lambda: sign_headers(app_id, event_id, body),
+        timeout_s=ATTEMPT_TIMEOUT_S if budget_s is None else budget_s,
+        max_read=MAX_RESPONSE_READ,
+    )

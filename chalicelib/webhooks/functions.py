@@ -6,32 +6,26 @@ from typing import Any
 
 from chalice import Blueprint, Rate
 
-from chalicelib.platform import resources
+from chalicelib.platform import outbox, resources
 from chalicelib.platform.consumers import scheduled, sqs_batch
 from chalicelib.platform.settings import load_settings
+from chalicelib.webhooks import delivery, signing_keys
 
 bp = Blueprint(__name__)
 
 
 # The queue's name depends on the stage; the CDK stack points the event source at its own queue.
-@bp.on_sqs_message(queue=resources.queue_name(load_settings().stage, "webhook-deliveries"), batch_size=10)
+@bp.on_sqs_message(queue=resources.queue_name(load_settings().stage, outbox.QUEUE), batch_size=10)
 def deliver_webhook(event: Any) -> Any:
-    from chalicelib.webhooks import delivery
-
     return sqs_batch("deliver_webhook", event, lambda body: delivery.deliver(str(body["deliveryId"])))
 
 
 @bp.schedule(Rate(1, unit=Rate.MINUTES))
 def sweep_webhooks(event: Any) -> None:
-    from chalicelib.platform import outbox
-
     scheduled("sweep_webhooks", event, outbox.sweep)
 
 
+# The same schedule (and the first deployment's trigger) initialises and rotates the keys.
 @bp.schedule(Rate(1, unit=Rate.DAYS))
 def rotate_webhook_keys(event: Any) -> None:
-    from chalicelib.webhooks import keys
-
-    scheduled(
-        "rotate_webhook_keys", event, keys.rotate
-    )  # the same schedule (and first-deploy trigger) initialises and rotates
+    scheduled("rotate_webhook_keys", event, signing_keys.rotate)

@@ -11,7 +11,7 @@ from chalicelib.platform.errors import bad_request, conflict, not_found
 from chalicelib.platform.pagination import PageQuery, pagination
 from chalicelib.platform.unit_of_work import Event, Plan
 from chalicelib.tenancy.models import App
-from chalicelib.webhooks import delivery, keys, store
+from chalicelib.webhooks import delivery, signing_keys, store
 from chalicelib.webhooks.models import (
     Delivery,
     DeliveryPage,
@@ -77,8 +77,8 @@ def retry_delivery(app: App, delivery_id: str) -> Delivery:
 
 
 def public_key(app: App) -> PublicKey:
-    current = keys.app_key(app.appId)
-    older = [keys.app_key(app.appId, seed) for seed in keys.previous()]
+    current = signing_keys.app_key(app.appId)
+    older = [signing_keys.app_key(app.appId, seed) for seed in signing_keys.previous()]
     return PublicKey(
         publicKey=base64.b64encode(current.public_key()).decode(),
         keyId=current.key_id,

@@ -7,7 +7,7 @@ import time
 from nacl.signing import VerifyKey
 
 from chalicelib.platform import aws
-from chalicelib.webhooks import keys
+from chalicelib.webhooks import signing_keys as keys
 
 
 def test_each_app_has_its_own_key_and_signatures_verify(aws_env):

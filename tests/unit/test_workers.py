@@ -131,7 +131,7 @@ def test_the_service_registers_its_signing_key_rotation(aws_env):
 
 def test_webhook_keys_rotate_on_their_own_schedule(aws_env):
     from app import app
-    from chalicelib.webhooks import keys as webhook_keys
+    from chalicelib.webhooks import signing_keys as webhook_keys
 
     runner = WorkerRunner(app, region="us-east-1")
     rotation = next(s for s in runner.schedules if s.name == "rotate_webhook_keys")

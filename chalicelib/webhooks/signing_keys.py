@@ -16,10 +16,11 @@ import itertools
 import json
 import secrets
 import time
+import uuid
 from dataclasses import dataclass
-from typing import Any
 
 from chalicelib.platform import aws, clock
+from chalicelib.platform.cache import TtlCache
 from chalicelib.platform.logging import logger
 
 SECRET = "webhook-signing-keys"
@@ -27,14 +28,16 @@ ROTATION_S = 90 * 86_400
 GRACE_S = 14 * 86_400
 CACHE_S = 300
 
-_cache: dict[str, Any] = {}
-
 
 @dataclass(frozen=True)
 class Seed:
     kid: str
     seed: bytes
     created_at: int
+
+
+# The key set, read from Secrets Manager at most every CACHE_S seconds per warm function.
+_SEEDS: TtlCache[str, list[Seed]] = TtlCache("webhook-signing-keys", CACHE_S, max_entries=1)
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,7 @@ def rotate(now: int | None = None) -> list[Seed]:
             "keys": [{"kid": s.kid, "seed": base64.b64encode(s.seed).decode(), "createdAt": s.created_at} for s in kept]
         }
         _write(json.dumps(body), read_version)
-    _cache.clear()
+    forget()
     return _read() if changed else kept  # what is stored now, ours or a concurrent rotation's
 
 
@@ -109,8 +112,6 @@ def _write(secret: str, read_version: str | None) -> None:
     The request token is derived from the version this rotation read: two rotations of the same version
     send the same token, and Secrets Manager accepts only the first (the second, with other content, is
     refused), so concurrent runs cannot overwrite each other with different keys."""
-    import uuid
-
     token = str(uuid.uuid5(uuid.NAMESPACE_URL, f"dompet-webhook-keys:{read_version}"))
     client = aws.client("secretsmanager")
     try:
@@ -120,16 +121,12 @@ def _write(secret: str, read_version: str | None) -> None:
 
 
 def forget() -> None:
-    _cache.clear()
+    _SEEDS.clear()
 
 
 def _load() -> list[Seed]:
-    if _cache.get("until", 0) > clock.monotonic():
-        seeds: list[Seed] = _cache["seeds"]
-        return seeds
-    seeds = _read()
-    _cache.update(seeds=seeds, until=clock.monotonic() + CACHE_S)
-    return seeds
+    cached = _SEEDS.get("seeds")
+    return cached if cached is not None else _SEEDS.put("seeds", _read())
 
 
 def _read() -> list[Seed]:
