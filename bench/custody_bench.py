@@ -312,11 +312,10 @@ def run_step(network: Any) -> StepStats:
 
 
 def cursor_next() -> int:
-    from chalicelib.custody import watcher
-    from chalicelib.custody.store import get
+    from chalicelib.custody import cursor as watcher_cursor
 
     with calls.pause():
-        cursor = get(**watcher.cursor_key(CHAIN_ID))
+        cursor = watcher_cursor.read(CHAIN_ID)
     return int(cursor["next"]) if cursor else -1
 
 
@@ -331,7 +330,7 @@ def catch_up(network: Any, phase: Phase, last_block: int) -> None:
 
 def register(template: dict[str, Any], owner: Any, factory: str, start: int, count: int) -> list[str]:
     """`count` more accounts like `template` (items written directly, see the module docstring)."""
-    from chalicelib.custody import accounts, keys
+    from chalicelib.custody import accounts, pool_keys
     from chalicelib.custody.store import TABLE
     from chalicelib.custody.tokens import NAMESPACE
     from chalicelib.platform import aws, clock
@@ -344,7 +343,7 @@ def register(template: dict[str, Any], owner: Any, factory: str, start: int, cou
                 {
                     **wallet,
                     "walletId": str(uuid.uuid5(NAMESPACE, f"wallet:{account_id}:{wallet['chainId']}")),
-                    "address": keys.deposit_address(factory, owner, account_id),
+                    "address": pool_keys.deposit_address(factory, owner, account_id),
                 }
                 for wallet in template["wallets"]
             ]
@@ -506,7 +505,8 @@ def main() -> None:
             aux_cache.fill_pool(1)
 
         import app as composition_root  # noqa: F401 (registers the cosigner's signing policies)
-        from chalicelib.custody import accounts, deposits, keys, store, watcher
+        from chalicelib.custody import accounts, deposits, pool_keys, store, watcher
+        from chalicelib.custody import cursor as watcher_cursor
 
         local_env.moto_queues_keep_nothing({aws.queue("webhook-deliveries")})
         from chalicelib.platform import outbox
@@ -535,7 +535,7 @@ def main() -> None:
             real, created = accounts.create(app, "bench-real", "dedicated")
             keygen_s = time.perf_counter() - keygen_started
         assert created
-        owner = keys.CustodyKey(str(real["mpcSubId"]), str(real["ownerAddress"]))
+        owner = pool_keys.CustodyKey(str(real["mpcSubId"]), str(real["ownerAddress"]))
         registered = [str(w["address"]) for w in real["wallets"]]
         register_s = 0.0
 
@@ -633,7 +633,7 @@ def main() -> None:
         if confirm.steps:
             phases.append(confirm)
         with calls.pause():
-            cursor = store.get(**watcher.cursor_key(CHAIN_ID))
+            cursor = store.get(**watcher_cursor.cursor_key(CHAIN_ID))
         after_failure = f"cursor next block {int(cursor['next']):,}, head {node.head():,}" if cursor else "no cursor"
 
     total_s = time.perf_counter() - started_all

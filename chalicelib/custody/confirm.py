@@ -10,7 +10,15 @@ import contextlib
 from typing import Any
 
 from chalicelib.custody import deposits
-from chalicelib.custody.scan import StepReport, blocks, out_of_time, receipts, topic_address, transfer_value
+from chalicelib.custody.deposit_records import WATCHED, Deposit, deposit_key
+from chalicelib.custody.scan import (
+    ChainReads,
+    NodeReads,
+    StepReport,
+    out_of_time,
+    topic_address,
+    transfer_value,
+)
 from chalicelib.custody.store import TABLE
 from chalicelib.custody.tokens import TRANSFER_TOPIC
 from chalicelib.evm.rpc import RpcError, quantity
@@ -21,8 +29,10 @@ REORG_WATCH_BLOCKS = 64  # how long credited deposits are still re-checked
 MAX_DUE_PER_STEP = 500  # deposits re-checked per step (the rest next step)
 
 
-def confirm(network: Network, report: StepReport) -> None:
-    """Re-check the deposits due at the report's head: credit, follow or revert each."""
+def confirm(network: Network, report: StepReport, chain: ChainReads | None = None) -> None:
+    """Re-check the deposits due at the report's head against `chain` (the network's nodes unless given):
+    credit, follow or revert each."""
+    reads = chain if chain is not None else NodeReads(network)
     from boto3.dynamodb.conditions import Key
 
     request: dict[str, Any] = {
@@ -40,52 +50,49 @@ def confirm(network: Network, report: StepReport) -> None:
     due = due[:MAX_DUE_PER_STEP]
     if not due:
         return
-    records = {
-        str(d["id"]): d for d in aws.batch_get(TABLE, [{"pk": f"DEPOSIT#{w['sk']}", "sk": "DEPOSIT"} for w in due])
-    }
-    found = receipts(network, sorted({str(r["txHash"]) for r in records.values()}))
+    records = {d.id: d for d in map(Deposit.from_item, aws.batch_get(TABLE, [deposit_key(str(w["sk"])) for w in due]))}
+    found = reads.receipts(sorted({d.txHash for d in records.values()}))
     heights = sorted(
         {quantity(r["blockNumber"]) for r in found.values() if isinstance(r, dict)}
-        | {int(d["blockNumber"]) for d in records.values()}
+        | {d.blockNumber for d in records.values()}
     )
-    canonical = dict(zip(heights, blocks(network, heights, full=False, allow_missing=True), strict=True))
+    canonical = dict(zip(heights, reads.blocks(heights, full=False, allow_missing=True), strict=True))
     owners = {
         str(a["id"]): a
         for a in aws.batch_get(
             TABLE,
-            [{"pk": f"ACCOUNT#{i}", "sk": "ACCOUNT"} for i in sorted({str(r["accountId"]) for r in records.values()})],
+            [{"pk": f"ACCOUNT#{i}", "sk": "ACCOUNT"} for i in sorted({d.accountId for d in records.values()})],
         )
     }
     for watch in due:
         if out_of_time():
             return
         deposit = records.get(str(watch["sk"]))
-        if deposit is None or deposit["status"] not in ("pending", "credited"):
+        if deposit is None or deposit.status not in WATCHED:
             with contextlib.suppress(Exception):
                 deposits.stop_watching(network.chainId, str(watch["sk"]))
             continue
-        account = owners.get(str(deposit["accountId"]))
+        account = owners.get(deposit.accountId)
         if account is not None:
-            _check(network, report, deposit, account, found.get(str(deposit["txHash"])), canonical)
+            _check(network, report, deposit, account, found.get(deposit.txHash), canonical)
 
 
 def _check(
     network: Network,
     report: StepReport,
-    deposit: dict[str, Any],
+    deposit: Deposit,
     account: dict[str, Any],
     receipt: Any,
     canonical: dict[int, Any],
 ) -> None:
     if isinstance(receipt, RpcError):
         return  # no verdict
-    credited = deposit["status"] == "credited"
+    credited = deposit.status == "credited"
     if receipt is None:
         # No receipt: proof that the transaction left the chain only if the deposit's block did too (a node that
         # lags, or is behind a load balancer, may answer null for a transaction it does not have yet).
-        own_height = int(deposit["blockNumber"])
-        block = canonical.get(own_height)
-        gone = block["hash"] != deposit["blockHash"] if block is not None else report.head >= own_height
+        block = canonical.get(deposit.blockNumber)
+        gone = block["hash"] != deposit.blockHash if block is not None else report.head >= deposit.blockNumber
         if gone and deposits.revert(deposit, account):
             report.reverted += 1
         return
@@ -97,24 +104,24 @@ def _check(
         if deposits.revert(deposit, account):  # mined (canonically) again, but failing or not paying the address
             report.reverted += 1
         return
-    if receipt["blockHash"] != deposit["blockHash"]:
+    if receipt["blockHash"] != deposit.blockHash:
         log_index = _log_index(deposit, receipt)
         deposits.follow(deposit, height, receipt["blockHash"], log_index)  # re-checked at its new height
         return
     confirmations = report.head - height + 1
     if credited:
         if report.head - height >= REORG_WATCH_BLOCKS:
-            deposits.stop_watching(network.chainId, str(deposit["id"]))
+            deposits.stop_watching(network.chainId, deposit.id)
         return
     if confirmations >= max(network.confirmations, 1) and deposits.credit(deposit, account, confirmations):
         report.credited += 1
 
 
-def _log_matches(deposit: dict[str, Any], receipt: dict[str, Any]) -> bool:
-    if deposit["ordinal"] == "native":
+def _log_matches(deposit: Deposit, receipt: dict[str, Any]) -> bool:
+    if deposit.ordinal == "native":
         return True  # the hash commits to the value and recipient
     logs = receipt.get("logs", [])
-    position = int(deposit["ordinal"])
+    position = int(deposit.ordinal)
     if position >= len(logs):
         return False
     log = logs[position]
@@ -124,12 +131,12 @@ def _log_matches(deposit: dict[str, Any], receipt: dict[str, Any]) -> bool:
         log.get("address", "").lower() == pair.token.tokenAddress.lower()
         and len(topics) == 3
         and topics[0] == TRANSFER_TOPIC
-        and topic_address(topics[2]).lower() == str(deposit["to"]).lower()
-        and transfer_value(log) == int(deposit["value"])
+        and topic_address(topics[2]).lower() == deposit.to.lower()
+        and transfer_value(log) == deposit.amount
     )
 
 
-def _log_index(deposit: dict[str, Any], receipt: dict[str, Any]) -> int | None:
-    if deposit["ordinal"] == "native":
+def _log_index(deposit: Deposit, receipt: dict[str, Any]) -> int | None:
+    if deposit.ordinal == "native":
         return None
-    return quantity(receipt["logs"][int(deposit["ordinal"])]["logIndex"])
+    return quantity(receipt["logs"][int(deposit.ordinal)]["logIndex"])

@@ -4,38 +4,46 @@ A deposit is keyed by (chainId, txHash, the log's position within its transactio
 `logIndex` changes when a transaction is re-mined in another block, the position within the transaction does
 not. Its id is the UUIDv5 of that key, so records and event ids are stable across rescans and reorgs.
 
-States: `pending` (seen; `pendingBalance`) → `credited` (confirmed; `activeBalance`), or `reverted` (its
-transaction left the chain; nothing credited, or a correcting entry when that happened after the credit).
-A reverted deposit whose transaction is mined again is followed: `pending` again at its new block.
+States (deposit_records.py): `pending` (seen; `pendingBalance`) → `credited` (confirmed; `activeBalance`), or
+`reverted` (its transaction left the chain; nothing credited, or a correcting entry when that happened after the
+credit). A reverted deposit whose transaction is mined again is followed: `pending` again at its new block.
 
-Each move is ONE transaction (store.commit): the deposit's state, the balance and its journal entry, the
-invoice it pays, the watch list, and the event in the outbox. Every write is conditional on the state it
-moves from, so rescans, duplicate watcher runs and crashes between steps never credit twice.
+Each move is ONE unit of work (platform/unit_of_work.py): the deposit's transition, the balance and its journal
+entry, the invoice it pays, the watch list, and the event in the outbox. Every write is conditional on the state
+it moves from, so rescans, duplicate watcher runs and crashes between steps never credit twice.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from chalicelib.custody import events, invoices, ledger
-from chalicelib.custody.store import TABLE, Event, Plan, commit, get, indexed_page, listed, status_keys
-from chalicelib.custody.tokens import NAMESPACE, Accepted, accepted
-from chalicelib.platform import aws, clock, retry
+from chalicelib.custody.deposit_records import WATCHED, Deposit, deposit_key
+from chalicelib.custody.invoices import Invoice
+from chalicelib.custody.store import TABLE, busy, get, indexed_page, listed
+from chalicelib.custody.tokens import NAMESPACE, TokenOnNetwork, accepted
+from chalicelib.platform import aws, clock, retry, unit_of_work
+from chalicelib.platform.amounts import format_units
 from chalicelib.platform.errors import not_found
 from chalicelib.platform.logging import logger
-from chalicelib.platform.pagination import AppendOnlyList, PageQuery
+from chalicelib.platform.pagination import MAX_LIMIT, AppendOnlyList, PageQuery
+from chalicelib.platform.transitions import condition, create, transition
+from chalicelib.platform.unit_of_work import Event, Plan
 
 DEPOSIT_NOT_FOUND = "DEPOSIT_NOT_FOUND"
 Seen = Literal["new", "followed", "again", "known"]
+
+__all__ = ["Deposit", "Transfer"]
 
 
 @dataclass(frozen=True)
 class Transfer:
     """One transfer to a deposit address, as the watcher read it from a canonical block."""
 
-    pair: Accepted
+    pair: TokenOnNetwork
     tx_hash: str
     ordinal: str  # the log's position within its transaction, or "native"
     log_index: int | None
@@ -71,26 +79,35 @@ def invoice_list(app_id: str, invoice_id: str) -> AppendOnlyList:
     return AppendOnlyList(TABLE, f"DEPOSITS#{app_id}#{invoice_id}")
 
 
-def _key(deposit: str) -> dict[str, str]:
-    return {"pk": f"DEPOSIT#{deposit}", "sk": "DEPOSIT"}
+def find(deposit: str) -> Deposit | None:
+    item = get(**deposit_key(deposit))
+    return Deposit.from_item(item) if item is not None else None
+
+
+def _commit(build: Plan | Callable[[], Plan | None]) -> unit_of_work.Committed | None:
+    return unit_of_work.commit(build, on_busy=busy)
+
+
+def _watch(chain_id: int, deposit: str, block_number: int, phase: str) -> aws.TxItem:
+    return aws.put("watch", TABLE, {**watch_key(chain_id, deposit), "blockNumber": block_number, "phase": phase}, None)
 
 
 # --- first sight -------------------------------------------------------------------------------------------
 
 
-def seen(transfer: Transfer, account: dict[str, Any]) -> Seen:
+def seen(transfer: Transfer, account: Mapping[str, Any]) -> Seen:
     """Record a transfer the watcher found in a canonical block: once per deposit id, whatever the rescans."""
-    existing = get(**_key(transfer.id))
+    existing = find(transfer.id)
     if existing is not None:
-        if existing["status"] in ("pending", "credited") and existing["blockHash"] != transfer.block_hash:
+        if existing.status in WATCHED and existing.blockHash != transfer.block_hash:
             return "followed" if _follow(existing, transfer) else "known"
-        if existing["status"] != "reverted":
+        if existing.status != "reverted":
             return "known"
         # Reverted, and now in a canonical block again: pending again (a new revision, with its own events).
     match_invoice = True
     for _ in retry.attempts(3):
         try:
-            commit(lambda match=match_invoice: _seen_plan(transfer, account, existing, match))  # type: ignore[misc]
+            _commit(lambda match=match_invoice: _seen_plan(transfer, account, existing, match))  # type: ignore[misc]
             return "again" if existing else "new"
         except aws.TransactionCancelledError as exc:
             if exc.condition_failed("deposit"):
@@ -102,17 +119,17 @@ def seen(transfer: Transfer, account: dict[str, Any]) -> Seen:
     return "known"
 
 
-def _seen_plan(transfer: Transfer, account: dict[str, Any], existing: dict[str, Any] | None, match: bool) -> Plan:
+def _seen_plan(transfer: Transfer, account: Mapping[str, Any], existing: Deposit | None, match: bool) -> Plan:
     pair = transfer.pair
     app_id = str(account["appId"])
     invoice, matched, late = _invoice_for(account, transfer, match)
-    revision = int(existing.get("revision", 0)) + 1 if existing else 0
+    revision = existing.rev + 1 if existing else 0
     tx_ref = _tx_ref(transfer, account)
     now = clock.iso_now()
-    created_at = existing["createdAt"] if existing else now
+    created_at = existing.createdAt if existing else now
     wallet = events.wallet_object(account, pair)
-    deposit: dict[str, Any] = {
-        **_key(transfer.id),
+    fields: dict[str, object] = {
+        **deposit_key(transfer.id),
         "id": transfer.id,
         "appId": app_id,
         "accountId": account["id"],
@@ -138,83 +155,63 @@ def _seen_plan(transfer: Transfer, account: dict[str, Any], existing: dict[str, 
         "seenAt": now,
         "createdAt": created_at,
         "updatedAt": now,
-        **status_keys("DEPOSIT", app_id, str(account["id"]), "pending", created_at, transfer.id),
+        "invoiceId": invoice.id if invoice is not None else None,
+        "late": late if invoice is not None else None,
+        "revision": revision or None,
     }
-    if invoice is not None:
-        deposit["invoiceId"] = invoice["id"]
-        deposit["late"] = late
-    if revision:
-        deposit["revision"] = revision
-    deposit = {k: v for k, v in deposit.items() if v is not None}
-    condition = (
-        aws.Condition("attribute_not_exists(pk)")
-        if existing is None
-        else aws.Condition("#s = :reverted", {"#s": "status"}, {":reverted": "reverted"})
-    )
-    balance, entry = ledger.post(
-        str(account["id"]),
+    deposit = Deposit.model_validate({k: v for k, v in fields.items() if v is not None})
+    if existing is None:
+        record = create(deposit)
+    else:  # the reverted record is replaced whole by its new revision
+        record = aws.put(
+            "deposit", TABLE, {**deposit.to_item(), **deposit.status_index().set}, condition(existing, "pending")
+        )
+    posting = ledger.post(
+        deposit.accountId,
         pair,
         ledger.Movement(pending=transfer.value),
         "pending",
         "deposit seen",
         ("deposit", transfer.id),
     )
-    items = [
-        aws.put("deposit", TABLE, deposit, condition),
-        aws.put(
-            "watch",
-            TABLE,
-            {**watch_key(pair.network.chainId, transfer.id), "blockNumber": transfer.block_number, "phase": "pending"},
-            None,
-        ),
-        balance,
-    ]
-    lists = [entry]
+    items = [record, _watch(pair.network.chainId, transfer.id, transfer.block_number, "pending"), posting.item]
+    lists = [posting.entry]
     if existing is None:
         lists += [
             (app_list(app_id), {"depositId": transfer.id, "createdAt": now}),
-            (account_list(app_id, str(account["id"])), {"depositId": transfer.id, "createdAt": now}),
+            (account_list(app_id, deposit.accountId), {"depositId": transfer.id, "createdAt": now}),
         ]
         if invoice is not None:
-            lists.append((invoice_list(app_id, str(invoice["id"])), {"depositId": transfer.id, "createdAt": now}))
+            lists.append((invoice_list(app_id, invoice.id), {"depositId": transfer.id, "createdAt": now}))
     if matched and invoice is not None:
-        items.append(
-            aws.update(
-                "invoice-match",
-                TABLE,
-                {"pk": invoice["pk"], "sk": "INVOICE"},
-                aws.Changes(set={"matchedDeposit": transfer.id}),
-                aws.Condition(
-                    "#s = :pending AND attribute_not_exists(matchedDeposit)", {"#s": "status"}, {":pending": "pending"}
-                ),
-            )
-        )
-        data = events.invoice_pending(invoice, deposit, pair, str(account["subId"]))
+        items.append(invoices.match_item(invoice, transfer.id))
+        data = events.invoice_pending(invoice.to_item(), deposit.to_item(), pair, str(account["subId"]))
         event = Event(
             app_id,
             "deposit.invoice.pending_confirmation",
-            f"deposit.invoice.pending_confirmation:{invoice['id']}:{tx_ref}{_rev(revision)}",
+            f"deposit.invoice.pending_confirmation:{invoice.id}:{tx_ref}{_rev(revision)}",
             data,
         )
     else:
-        data = events.wallet_pending(account, deposit, pair)
+        data = events.wallet_pending(account, deposit.to_item(), pair)
         event = Event(
             app_id,
             "deposit.wallet.pending_confirmation",
             f"deposit.wallet.pending_confirmation:{wallet['walletId']}:{tx_ref}{_rev(revision)}",
             data,
         )
-    return Plan(items, lists, event)
+    return Plan(items, lists, event, replan_on=posting.replan_on)
 
 
-def _tx_ref(transfer: Transfer, account: dict[str, Any]) -> str:
-    """`<txHash>` as the seed's ids have it. One transaction may pay one account several times (several logs):
-    the first of them keeps `<txHash>`, each later one `<txHash>:<n>` (n: its log's position in the transaction),
-    so each has its own event."""
+def _tx_ref(transfer: Transfer, account: Mapping[str, Any]) -> str:
+    """`<txHash>` as the reference API's ids have it. One transaction may pay one account several times (several
+    logs): the first of them keeps `<txHash>`, each later one `<txHash>:<n>` (n: its log's position in the
+    transaction), so each has its own event."""
     if transfer.ordinal in ("native", "0"):
         return transfer.tx_hash
     earlier = [
-        _key(deposit_id(transfer.pair.network.chainId, transfer.tx_hash, str(n))) for n in range(int(transfer.ordinal))
+        deposit_key(deposit_id(transfer.pair.network.chainId, transfer.tx_hash, str(n)))
+        for n in range(int(transfer.ordinal))
     ]
     for start in range(0, len(earlier), 100):
         if any(d["accountId"] == account["id"] for d in aws.batch_get(TABLE, earlier[start : start + 100])):
@@ -227,9 +224,7 @@ def _rev(revision: int) -> str:
     return f":r{revision}" if revision else ""
 
 
-def _invoice_for(
-    account: dict[str, Any], transfer: Transfer, may_match: bool
-) -> tuple[dict[str, Any] | None, bool, bool]:
+def _invoice_for(account: Mapping[str, Any], transfer: Transfer, may_match: bool) -> tuple[Invoice | None, bool, bool]:
     """(the invoice the transfer relates to, whether it is that invoice's payment, whether it is late).
 
     The payment: the first transfer to the account for the invoice's network and token mined after the head the
@@ -241,57 +236,37 @@ def _invoice_for(
     invoice = _last_invoice(account, transfer.pair)
     if invoice is None:
         return None, False, False
-    deadline = clock.parse_iso(str(invoice["deadline"])).timestamp()
-    if transfer.block_number <= int(invoice.get("startBlock", -1)):
+    deadline = clock.parse_iso(invoice.deadline).timestamp()
+    if transfer.block_number <= invoice.startBlock:
         return None, False, False  # mined before the invoice existed: not for it
-    in_time = transfer.block_time <= deadline
-    if in_time:
-        pays = may_match and invoice["status"] == "pending" and "matchedDeposit" not in invoice
-        return invoice, pays, False
-    if invoice["status"] == "expired" or (invoice["status"] == "pending" and "matchedDeposit" not in invoice):
+    unmatched = invoice.status == "pending" and invoice.matchedDeposit is None
+    if transfer.block_time <= deadline:
+        return invoice, may_match and unmatched, False
+    if invoice.status == "expired" or unmatched:
         return invoice, False, True
     return None, False, False
 
 
-def _last_invoice(account: dict[str, Any], pair: Accepted) -> dict[str, Any] | None:
+def _last_invoice(account: Mapping[str, Any], pair: TokenOnNetwork) -> Invoice | None:
     marker = get(**invoices.open_key(str(account["id"]), pair))
-    return get(f"INVOICE#{marker['invoiceId']}", "INVOICE") if marker else None
+    return invoices.find(str(marker["invoiceId"])) if marker else None
 
 
-def _follow(existing: dict[str, Any], transfer: Transfer) -> bool:
-    """The deposit's transaction was re-mined in another block: follow it there (no balance change)."""
-    move = aws.update(
-        "deposit",
-        TABLE,
-        _key(transfer.id),
-        aws.Changes(
-            set={
-                "blockNumber": transfer.block_number,
-                "blockHash": transfer.block_hash,
-                "blockTime": transfer.block_time,
-                "logIndex": transfer.log_index,
-                "updatedAt": clock.iso_now(),
-            }
-        ),
-        # A credited deposit re-mined elsewhere stays credited (its money is on chain either way).
-        aws.Condition(
-            "#s = :was AND blockHash = :old",
-            {"#s": "status"},
-            {":was": existing["status"], ":old": existing["blockHash"]},
-        ),
+def _follow(existing: Deposit, transfer: Transfer) -> bool:
+    """The deposit's transaction was re-mined in another block: follow it there (no balance change). A credited
+    deposit re-mined elsewhere stays credited (its money is on chain either way)."""
+    move = transition(
+        existing,
+        existing.status,
+        expect={"blockHash": existing.blockHash},
+        blockNumber=transfer.block_number,
+        blockHash=transfer.block_hash,
+        blockTime=transfer.block_time,
+        logIndex=transfer.log_index,
     )
-    watch = aws.put(
-        "watch",
-        TABLE,
-        {
-            **watch_key(transfer.pair.network.chainId, transfer.id),
-            "blockNumber": transfer.block_number,
-            "phase": existing["status"],
-        },
-        None,
-    )
+    watch = _watch(transfer.pair.network.chainId, transfer.id, transfer.block_number, existing.status)
     try:
-        aws.transact([move, watch])
+        _commit(Plan([move, watch]))
     except aws.TransactionCancelledError:
         return False
     logger.info("deposit followed to another block", extra={"depositId": transfer.id})
@@ -301,219 +276,161 @@ def _follow(existing: dict[str, Any], transfer: Transfer) -> bool:
 # --- confirmation, revert ----------------------------------------------------------------------------------
 
 
-def follow(deposit: dict[str, Any], block_number: int, block_hash: str, log_index: int | None) -> bool:
-    transfer = to_transfer(deposit, block_number, block_hash, log_index)
-    return _follow(deposit, transfer)
+def follow(deposit: Deposit, block_number: int, block_hash: str, log_index: int | None) -> bool:
+    return _follow(deposit, to_transfer(deposit, block_number, block_hash, log_index))
 
 
-def to_transfer(deposit: dict[str, Any], block_number: int, block_hash: str, log_index: int | None) -> Transfer:
+def to_transfer(deposit: Deposit, block_number: int, block_hash: str, log_index: int | None) -> Transfer:
     return Transfer(
         pair=pair_of(deposit),
-        tx_hash=str(deposit["txHash"]),
-        ordinal=str(deposit["ordinal"]),
+        tx_hash=deposit.txHash,
+        ordinal=deposit.ordinal,
         log_index=log_index,
-        sender=str(deposit["from"]),
-        to=str(deposit["to"]),
-        value=int(deposit["value"]),
+        sender=deposit.sender,
+        to=deposit.to,
+        value=deposit.amount,
         block_number=block_number,
         block_hash=block_hash,
-        block_time=int(deposit.get("blockTime", 0)),
+        block_time=deposit.blockTime,
     )
 
 
-def pair_of(deposit: dict[str, Any]) -> Accepted:
-    return accepted(str(deposit["network"]), str(deposit["tokenCode"]))
+def pair_of(deposit: Deposit) -> TokenOnNetwork:
+    return accepted(deposit.network, deposit.tokenCode)
 
 
-def credit(deposit: dict[str, Any], account: dict[str, Any], confirmations: int) -> bool:
+def credit(deposit: Deposit, account: Mapping[str, Any], confirmations: int) -> bool:
     """Confirmed on a canonical block: pending → credited, with the invoice it pays and its event, once."""
     try:
-        return commit(lambda: _credit_plan(deposit, account, confirmations)) is not None
+        return _commit(lambda: _credit_plan(deposit, account, confirmations)) is not None
     except aws.TransactionCancelledError as exc:
         if exc.condition_failed("deposit"):
             return False  # credited (or moved) by another run
         raise
 
 
-def _credit_plan(deposit: dict[str, Any], account: dict[str, Any], confirmations: int) -> Plan:
+def _credit_plan(deposit: Deposit, account: Mapping[str, Any], confirmations: int) -> Plan:
     pair = pair_of(deposit)
-    value = int(deposit["value"])
+    value = deposit.amount
     now = clock.iso_now()
-    app_id = str(deposit["appId"])
-    invoice = get(f"INVOICE#{deposit['invoiceId']}", "INVOICE") if deposit.get("invoiceId") else None
-    pays = (
-        deposit["matchType"] == "invoice"
-        and invoice is not None
-        and invoice["status"] == "pending"
-        and invoice.get("matchedDeposit") == deposit["id"]
-    )
+    invoice = invoices.find(deposit.invoiceId) if deposit.invoiceId else None
     outcome = None
     items: list[aws.TxItem] = []
-    if pays and invoice is not None:
-        if value == int(invoice["amountInDecimals"]):
+    if (
+        deposit.matchType == "invoice"
+        and invoice is not None
+        and invoice.status == "pending"
+        and invoice.matchedDeposit == deposit.id
+    ):
+        if value == int(invoice.amountInDecimals):
             outcome = "paid"
-            items += invoices.close_items(invoice, pair, "paid", {"paidAt": now, "transactionHash": deposit["txHash"]})
-            data = events.invoice_paid(invoice, deposit, pair, str(account["subId"]), now)
-            event = Event(app_id, "deposit.invoice.paid", f"deposit.invoice.paid:{invoice['id']}:{_ref(deposit)}", data)
-            reference = ("invoice", str(invoice["id"]))
+            items += invoices.close_items(invoice, pair, "paid", paidAt=now, transactionHash=deposit.txHash)
+            data = events.invoice_paid(invoice.to_item(), deposit.to_item(), pair, str(account["subId"]), now)
+            event = Event(
+                deposit.appId, "deposit.invoice.paid", f"deposit.invoice.paid:{invoice.id}:{_ref(deposit)}", data
+            )
+            reference = ("invoice", invoice.id)
         else:
             outcome = "failed"
             items += invoices.close_items(
                 invoice,
                 pair,
                 "failed",
-                {
-                    "failedAt": now,
-                    "failedReason": "amount_mismatch",
-                    "transactionHash": deposit["txHash"],
-                    "receivedAmountInDecimals": str(value),
-                },
+                failedAt=now,
+                failedReason="amount_mismatch",
+                transactionHash=deposit.txHash,
+                receivedAmountInDecimals=str(value),
             )
-            data = events.invoice_failed(invoice, deposit, pair, str(account["subId"]), now)
-            event = Event(app_id, "invoice.failed", f"invoice.failed:{invoice['id']}:{_ref(deposit)}", data)
-            reference = ("token_transfer", str(deposit["id"]))
+            data = events.invoice_failed(invoice.to_item(), deposit.to_item(), pair, str(account["subId"]), now)
+            event = Event(deposit.appId, "invoice.failed", f"invoice.failed:{invoice.id}:{_ref(deposit)}", data)
+            reference = ("token_transfer", deposit.id)
     else:
-        data = events.wallet_credited(account, deposit, pair)
+        data = events.wallet_credited(account, deposit.to_item(), pair)
         event = Event(
-            app_id,
+            deposit.appId,
             "deposit.wallet.credited",
-            f"deposit.wallet.credited:{deposit['id']}{_rev(int(deposit.get('revision', 0)))}",
+            f"deposit.wallet.credited:{deposit.id}{_rev(deposit.rev)}",
             data,
         )
-        reference = ("token_transfer", str(deposit["id"]))
-    balance, entry = ledger.post(
-        str(deposit["accountId"]),
+        reference = ("token_transfer", deposit.id)
+    posting = ledger.post(
+        deposit.accountId,
         pair,
         ledger.Movement(active=value, pending=-value),
         "credit",
         f"deposit confirmed ({confirmations} confirmations)" + (f", invoice {outcome}" if outcome else ""),
         reference,
     )
-    changes = {
-        "status": "credited",
-        "creditedAt": now,
-        "confirmations": confirmations,
-        "creditReferenceType": reference[0],
-        "creditReferenceId": reference[1],
-        "updatedAt": now,
-        **({"invoiceOutcome": outcome} if outcome else {}),
-        **status_keys(
-            "DEPOSIT", app_id, str(deposit["accountId"]), "credited", str(deposit["createdAt"]), str(deposit["id"])
-        ),
-    }
-    items = [
-        aws.update(
-            "deposit",
-            TABLE,
-            _key(str(deposit["id"])),
-            aws.Changes(set=changes),
-            aws.Condition(
-                "#s = :pending AND blockHash = :h",
-                {"#s": "status"},
-                {":pending": "pending", ":h": deposit["blockHash"]},
-            ),
-        ),
-        # Still watched for a while: a reorg deeper than the confirmations is caught and corrected (never deleted).
-        aws.put(
-            "watch",
-            TABLE,
-            {
-                **watch_key(pair.network.chainId, str(deposit["id"])),
-                "blockNumber": int(deposit["blockNumber"]),
-                "phase": "credited",
-            },
-            None,
-        ),
-        balance,
-        *items,
-    ]
-    return Plan(items, [entry], event)
+    credited = transition(
+        deposit,
+        "credited",
+        expect={"blockHash": deposit.blockHash},
+        creditedAt=now,
+        confirmations=confirmations,
+        creditReferenceType=reference[0],
+        creditReferenceId=reference[1],
+        updatedAt=now,
+        **({"invoiceOutcome": outcome} if outcome else {}),  # type: ignore[arg-type]
+    )
+    # Still watched for a while: a reorg deeper than the confirmations is caught and corrected (never deleted).
+    watch = _watch(pair.network.chainId, deposit.id, deposit.blockNumber, "credited")
+    return Plan([credited, watch, posting.item, *items], [posting.entry], event, replan_on=posting.replan_on)
 
 
-def _ref(deposit: dict[str, Any]) -> str:
+def _ref(deposit: Deposit) -> str:
     """The `<txHash>` part of the confirmed events' ids: as its pending event had it (`txRef`), and a revision."""
-    return str(deposit.get("txRef") or deposit["txHash"]) + _rev(int(deposit.get("revision", 0)))
+    return (deposit.txRef or deposit.txHash) + _rev(deposit.rev)
 
 
-def revert(deposit: dict[str, Any], account: dict[str, Any]) -> bool:
+def revert(deposit: Deposit, account: Mapping[str, Any]) -> bool:
     """Its transaction left the chain (or failed): pending → reverted and nothing credited; credited → reverted
     with a correcting entry (activeBalance may go below zero) and an alert."""
-    after_credit = deposit["status"] == "credited"
     try:
-        return commit(lambda: _revert_plan(deposit, account, after_credit)) is not None
+        return _commit(lambda: _revert_plan(deposit, account)) is not None
     except aws.TransactionCancelledError as exc:
         if exc.condition_failed("deposit"):
             return False
         raise
 
 
-def _revert_plan(deposit: dict[str, Any], account: dict[str, Any], after_credit: bool) -> Plan:
+def _revert_plan(deposit: Deposit, account: Mapping[str, Any]) -> Plan:
+    after_credit = deposit.status == "credited"
     pair = pair_of(deposit)
-    value = int(deposit["value"])
+    value = deposit.amount
     now = clock.iso_now()
-    app_id = str(deposit["appId"])
     movement = ledger.Movement(active=-value) if after_credit else ledger.Movement(pending=-value)
-    balance, entry = ledger.post(
-        str(deposit["accountId"]),
+    posting = ledger.post(
+        deposit.accountId,
         pair,
         movement,
         "correction" if after_credit else "pending_void",
         "deposit's transaction left the chain" + (" after its credit" if after_credit else ""),
-        ("deposit", str(deposit["id"])),
+        ("deposit", deposit.id),
         allow_negative=after_credit,
     )
     items: list[aws.TxItem] = [
-        aws.update(
-            "deposit",
-            TABLE,
-            _key(str(deposit["id"])),
-            aws.Changes(
-                set={
-                    "status": "reverted",
-                    "revertedAt": now,
-                    "afterCredit": after_credit,
-                    "updatedAt": now,
-                    **status_keys(
-                        "DEPOSIT",
-                        app_id,
-                        str(deposit["accountId"]),
-                        "reverted",
-                        str(deposit["createdAt"]),
-                        str(deposit["id"]),
-                    ),
-                }
-            ),
-            aws.Condition(
-                "#s = :was AND blockHash = :h",
-                {"#s": "status"},
-                {":was": deposit["status"], ":h": deposit["blockHash"]},
-            ),
+        transition(
+            deposit,
+            "reverted",
+            expect={"blockHash": deposit.blockHash},
+            revertedAt=now,
+            afterCredit=after_credit,
+            updatedAt=now,
         ),
-        aws.delete("watch", TABLE, watch_key(pair.network.chainId, str(deposit["id"]))),
-        balance,
+        aws.delete("watch", TABLE, watch_key(pair.network.chainId, deposit.id)),
+        posting.item,
     ]
-    if not after_credit and deposit.get("invoiceId") and deposit["matchType"] == "invoice":
+    if not after_credit and deposit.invoiceId and deposit.matchType == "invoice":
         # The invoice is free again: another payment may match it, or it expires after its deadline.
-        invoice_key = {"pk": f"INVOICE#{deposit['invoiceId']}", "sk": "INVOICE"}
-        items.append(
-            aws.update(
-                "invoice-unmatch",
-                TABLE,
-                invoice_key,
-                aws.Changes(remove=["matchedDeposit"]),
-                aws.Condition("matchedDeposit = :d", values={":d": deposit["id"]}),
-            )
-        )
+        items.append(invoices.unmatch_item(deposit.invoiceId, deposit.id))
     if after_credit:
         logger.error(
             "credited deposit left the chain: correcting entry posted",
-            extra={"depositId": deposit["id"], "network": pair.network.name, "alert": True},
+            extra={"depositId": deposit.id, "network": pair.network.name, "alert": True},
         )
-    data = events.deposit_reverted(account, {**deposit, "revertedAt": now}, pair, after_credit)
-    event = Event(
-        app_id, "deposit.reverted", f"deposit.reverted:{deposit['id']}{_rev(int(deposit.get('revision', 0)))}", data
-    )
-    return Plan(items, [entry], event)
+    data = events.deposit_reverted(account, {**deposit.to_item(), "revertedAt": now}, pair, after_credit)
+    event = Event(deposit.appId, "deposit.reverted", f"deposit.reverted:{deposit.id}{_rev(deposit.rev)}", data)
+    return Plan(items, [posting.entry], event, replan_on=posting.replan_on)
 
 
 def stop_watching(chain_id: int, deposit: str) -> None:
@@ -528,7 +445,7 @@ def of_app(app_id: str, deposit: str) -> dict[str, Any]:
         uuid.UUID(deposit)
     except ValueError:
         raise not_found(DEPOSIT_NOT_FOUND, "No such deposit") from None
-    item = get(**_key(deposit))
+    item = get(**deposit_key(deposit))
     if item is None or item["appId"] != app_id:
         raise not_found(DEPOSIT_NOT_FOUND, "No such deposit")
     return item
@@ -537,15 +454,8 @@ def of_app(app_id: str, deposit: str) -> dict[str, Any]:
 def page(
     app_id: str, account_id: str | None, invoice_id: str | None, status: str | None, query: PageQuery
 ) -> tuple[list[dict[str, Any]], int]:
-    if invoice_id is not None:  # an invoice has few deposits: its list, filtered here
-        records, _total = _listed(invoice_list(app_id, invoice_id), PageQuery(page=1, limit=100))
-        records = [
-            r
-            for r in records
-            if (status is None or r["status"] == status) and (account_id is None or r["accountId"] == account_id)
-        ]
-        start = (query.page - 1) * query.limit
-        return records[start : start + query.limit], len(records)
+    if invoice_id is not None:
+        return _invoice_page(app_id, invoice_id, account_id, status, query)
     if status is not None:
         if account_id is not None:
             return indexed_page(
@@ -555,49 +465,71 @@ def page(
     return _listed(account_list(app_id, account_id) if account_id else app_list(app_id), query)
 
 
+def _invoice_page(
+    app_id: str, invoice_id: str, account_id: str | None, status: str | None, query: PageQuery
+) -> tuple[list[dict[str, Any]], int]:
+    """A page of an invoice's deposits: its list's page; with a filter, the whole list (an invoice has few
+    deposits), read page by page and filtered here."""
+    entries = invoice_list(app_id, invoice_id)
+    if status is None and account_id is None:
+        return _listed(entries, query)
+    records: list[dict[str, Any]] = []
+    page_number, total = 1, None
+    while total is None or (page_number - 1) * MAX_LIMIT < total:
+        found, total = _listed(entries, PageQuery(page=page_number, limit=MAX_LIMIT))
+        records += found
+        page_number += 1
+    kept = [
+        r
+        for r in records
+        if (status is None or r["status"] == status) and (account_id is None or r["accountId"] == account_id)
+    ]
+    start = (query.page - 1) * query.limit
+    return kept[start : start + query.limit], len(kept)
+
+
 def _listed(entries_list: AppendOnlyList, query: PageQuery) -> tuple[list[dict[str, Any]], int]:
-    return listed(entries_list, query, "depositId", _key)
+    return listed(entries_list, query, "depositId", deposit_key)
 
 
-def public(deposit: dict[str, Any], head: int | None) -> dict[str, Any]:
+def public(item: Deposit | Mapping[str, Any], head: int | None) -> dict[str, Any]:
+    deposit = item if isinstance(item, Deposit) else Deposit.from_item(item)
     pair = pair_of(deposit)
-    value = int(deposit["value"])
-    block = int(deposit["blockNumber"])
-    confirmations = max(0, head - block + 1) if head is not None and deposit["status"] == "pending" else None
-    if deposit["status"] == "credited":
-        confirmations = int(deposit.get("confirmations", 0))
-    from chalicelib.platform.amounts import format_units
-
+    value = deposit.amount
+    confirmations = max(0, head - deposit.blockNumber + 1) if head is not None and deposit.status == "pending" else None
+    if deposit.status == "credited":
+        confirmations = deposit.confirmations or 0
+    stored = deposit.to_item()
     return {
-        "id": deposit["id"],
-        "accountId": deposit["accountId"],
-        "walletId": deposit["walletId"],
-        "status": deposit["status"],
-        "matchType": deposit["matchType"],
-        "invoiceId": deposit.get("invoiceId"),
-        "late": bool(deposit.get("late", False)),
-        "network": deposit["network"],
-        "chainId": int(deposit["chainId"]),
-        "tokenCode": deposit["tokenCode"],
+        "id": deposit.id,
+        "accountId": deposit.accountId,
+        "walletId": deposit.walletId,
+        "status": deposit.status,
+        "matchType": deposit.matchType,
+        "invoiceId": deposit.invoiceId,
+        "late": bool(deposit.late),
+        "network": deposit.network,
+        "chainId": deposit.chainId,
+        "tokenCode": deposit.tokenCode,
         "amount": format_units(value, pair.token.decimals),
         "amountInDecimals": str(value),
-        "transaction": events.transaction_object(deposit, pair),
-        "blockNumber": block,
-        "blockHash": deposit["blockHash"],
-        "logIndex": int(deposit["logIndex"]) if deposit.get("logIndex") is not None else None,
+        "transaction": events.transaction_object(stored, pair),
+        "blockNumber": deposit.blockNumber,
+        "blockHash": deposit.blockHash,
+        "logIndex": deposit.logIndex,
         "confirmations": confirmations,
-        "confirmationsRequired": int(deposit["confirmationsRequired"]),
+        "confirmationsRequired": deposit.confirmationsRequired,
         "credit": (
             {
-                **events.credit(pair, value, str(deposit["creditReferenceType"]), str(deposit["creditReferenceId"])),
+                **events.credit(pair, value, str(deposit.creditReferenceType), str(deposit.creditReferenceId)),
                 "amount": format_units(value, pair.token.decimals),
             }
-            if deposit["status"] == "credited"
+            if deposit.status == "credited"
             else None
         ),
-        "invoiceOutcome": deposit.get("invoiceOutcome"),
-        "seenAt": deposit["seenAt"],
-        "creditedAt": deposit.get("creditedAt"),
-        "revertedAt": deposit.get("revertedAt"),
-        "createdAt": deposit["createdAt"],
+        "invoiceOutcome": deposit.invoiceOutcome,
+        "seenAt": deposit.seenAt,
+        "creditedAt": deposit.creditedAt,
+        "revertedAt": deposit.revertedAt,
+        "createdAt": deposit.createdAt,
     }

@@ -1,4 +1,4 @@
-"""The `data` of the custody events, field by field as the seed gives them (docs/custody.md, "Events").
+"""The `data` of the custody events, field by field as the reference API gives them (docs/custody.md, "Events").
 
 Human amounts (`amount`, `credit.amount`) are JSON numbers with every digit: `Decimal` values, written by
 jsonsafe.dumps_exact (never floats). Raw amounts are decimal strings of the smallest unit.
@@ -6,12 +6,13 @@ jsonsafe.dumps_exact (never floats). Raw amounts are decimal strings of the smal
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from chalicelib.custody.tokens import Accepted
+from chalicelib.custody.tokens import TokenOnNetwork
 
 
-def wallet_object(account: dict[str, Any], pair: Accepted) -> dict[str, Any]:
+def wallet_object(account: Mapping[str, Any], pair: TokenOnNetwork) -> dict[str, Any]:
     wallet = next(w for w in account["wallets"] if w["network"] == pair.network.name)
     return {
         "walletId": wallet["walletId"],
@@ -21,7 +22,7 @@ def wallet_object(account: dict[str, Any], pair: Accepted) -> dict[str, Any]:
     }
 
 
-def transaction_object(deposit: dict[str, Any], pair: Accepted) -> dict[str, Any]:
+def transaction_object(deposit: Mapping[str, Any], pair: TokenOnNetwork) -> dict[str, Any]:
     return {
         "txHash": deposit["txHash"],
         "chainId": pair.network.chainId,
@@ -36,11 +37,11 @@ def transaction_object(deposit: dict[str, Any], pair: Accepted) -> dict[str, Any
     }
 
 
-def token_transfer(deposit: dict[str, Any], pair: Accepted) -> dict[str, Any]:
+def token_transfer(deposit: Mapping[str, Any], pair: TokenOnNetwork) -> dict[str, Any]:
     return {"id": deposit["id"], "amountInDecimals": deposit["value"]}
 
 
-def credit(pair: Accepted, value: int, reference_type: str, reference_id: str) -> dict[str, Any]:
+def credit(pair: TokenOnNetwork, value: int, reference_type: str, reference_id: str) -> dict[str, Any]:
     return {
         "tokenCode": pair.token.tokenCode,
         "amount": pair.human(value),
@@ -49,7 +50,7 @@ def credit(pair: Accepted, value: int, reference_type: str, reference_id: str) -
     }
 
 
-def invoice_object(invoice: dict[str, Any], pair: Accepted, **extra: Any) -> dict[str, Any]:
+def invoice_object(invoice: Mapping[str, Any], pair: TokenOnNetwork, **extra: Any) -> dict[str, Any]:
     return {
         "id": invoice["id"],
         "status": invoice["status"],
@@ -62,7 +63,7 @@ def invoice_object(invoice: dict[str, Any], pair: Accepted, **extra: Any) -> dic
     }
 
 
-def account_created(account: dict[str, Any]) -> dict[str, Any]:
+def account_created(account: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "appId": account["appId"],
         "account": {
@@ -79,7 +80,9 @@ def account_created(account: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def invoice_pending(invoice: dict[str, Any], deposit: dict[str, Any], pair: Accepted, user_id: str) -> dict[str, Any]:
+def invoice_pending(
+    invoice: Mapping[str, Any], deposit: Mapping[str, Any], pair: TokenOnNetwork, user_id: str
+) -> dict[str, Any]:
     return {
         "appId": invoice["appId"],
         "matchType": "invoice",
@@ -91,7 +94,7 @@ def invoice_pending(invoice: dict[str, Any], deposit: dict[str, Any], pair: Acce
     }
 
 
-def wallet_pending(account: dict[str, Any], deposit: dict[str, Any], pair: Accepted) -> dict[str, Any]:
+def wallet_pending(account: Mapping[str, Any], deposit: Mapping[str, Any], pair: TokenOnNetwork) -> dict[str, Any]:
     return {
         "appId": account["appId"],
         "matchType": "wallet",
@@ -104,7 +107,7 @@ def wallet_pending(account: dict[str, Any], deposit: dict[str, Any], pair: Accep
 
 
 def invoice_paid(
-    invoice: dict[str, Any], deposit: dict[str, Any], pair: Accepted, user_id: str, paid_at: str
+    invoice: Mapping[str, Any], deposit: Mapping[str, Any], pair: TokenOnNetwork, user_id: str, paid_at: str
 ) -> dict[str, Any]:
     value = int(deposit["value"])
     return {
@@ -122,10 +125,11 @@ def invoice_paid(
 
 
 def invoice_failed(
-    invoice: dict[str, Any], deposit: dict[str, Any], pair: Accepted, user_id: str, failed_at: str
+    invoice: Mapping[str, Any], deposit: Mapping[str, Any], pair: TokenOnNetwork, user_id: str, failed_at: str
 ) -> dict[str, Any]:
-    """Not shown in the seed: the invoice (failed, with the amount received), the transfer, and the credit of the
-    money to the account as a wallet deposit (never lost; the integrator refunds it by withdrawal)."""
+    """Not shown in the reference API: the invoice (failed, with the amount received), the transfer, and the
+    credit of the money to the account as a wallet deposit (never lost; the integrator refunds it by
+    withdrawal)."""
     value = int(deposit["value"])
     return {
         "appId": invoice["appId"],
@@ -147,7 +151,7 @@ def invoice_failed(
     }
 
 
-def wallet_credited(account: dict[str, Any], deposit: dict[str, Any], pair: Accepted) -> dict[str, Any]:
+def wallet_credited(account: Mapping[str, Any], deposit: Mapping[str, Any], pair: TokenOnNetwork) -> dict[str, Any]:
     value = int(deposit["value"])
     data = {
         "appId": account["appId"],
@@ -164,7 +168,7 @@ def wallet_credited(account: dict[str, Any], deposit: dict[str, Any], pair: Acce
     return data
 
 
-def invoice_expired(invoice: dict[str, Any], pair: Accepted, user_id: str, expired_at: str) -> dict[str, Any]:
+def invoice_expired(invoice: Mapping[str, Any], pair: TokenOnNetwork, user_id: str, expired_at: str) -> dict[str, Any]:
     return {
         "appId": invoice["appId"],
         "userId": user_id,
@@ -180,10 +184,11 @@ def invoice_expired(invoice: dict[str, Any], pair: Accepted, user_id: str, expir
 
 
 def deposit_reverted(
-    account: dict[str, Any], deposit: dict[str, Any], pair: Accepted, after_credit: bool
+    account: Mapping[str, Any], deposit: Mapping[str, Any], pair: TokenOnNetwork, after_credit: bool
 ) -> dict[str, Any]:
-    """Beyond the seed: a deposit whose transaction left the chain. Before its credit nothing was credited; after
-    it (`afterCredit`: a reorg deeper than the network's confirmations) a correcting entry took it back."""
+    """Beyond the reference API: a deposit whose transaction left the chain. Before its credit nothing was
+    credited; after it (`afterCredit`: a reorg deeper than the network's confirmations) a correcting entry took
+    it back."""
     return {
         "appId": account["appId"],
         "matchType": deposit["matchType"],

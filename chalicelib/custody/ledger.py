@@ -3,7 +3,7 @@ append-only journal of every change to them.
 
 Every change is a journal entry (kind, the three deltas, reason, reference) written in the SAME transaction as
 the balance item it changes (conditional on the balance's `version`: a concurrent change makes the writer
-re-read and re-plan, store.commit) and as the record that caused it. Amounts are integers of the token's
+re-read and re-plan: `Posting.replan_on`) and as the record that caused it. Amounts are integers of the token's
 smallest unit, stored as decimal strings (DynamoDB numbers hold 38 digits; uint256 needs 78). Balances are
 therefore recomputable from the journal alone (`replay`), which a test does after a randomized run.
 
@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from chalicelib.custody.store import TABLE, get
-from chalicelib.custody.tokens import Accepted
+from chalicelib.custody.tokens import TokenOnNetwork
 from chalicelib.platform import aws, clock
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.pagination import AppendOnlyList, PageQuery
@@ -49,6 +49,18 @@ class Movement:
     held: int = 0
 
 
+class Posting(NamedTuple):
+    """One change of a balance, for the caller's plan: the balance's write and its journal entry."""
+
+    item: aws.TxItem
+    entry: tuple[AppendOnlyList, dict[str, Any]]
+
+    @property
+    def replan_on(self) -> frozenset[str]:
+        """The plan's `replan_on`: the balance moved since it was read, so the plan is built again."""
+        return frozenset({self.item.name})
+
+
 def balance_key(account_id: str, pair_key: str) -> dict[str, str]:
     return {"pk": f"ACCOUNT#{account_id}", "sk": f"BALANCE#{pair_key}"}
 
@@ -59,7 +71,7 @@ def journal(account_id: str) -> AppendOnlyList:
 
 def post(
     account_id: str,
-    pair: Accepted,
+    pair: TokenOnNetwork,
     movement: Movement,
     kind: str,
     reason: str,
@@ -67,10 +79,10 @@ def post(
     *,
     allow_negative: bool = False,
     name: str = "balance",
-) -> tuple[aws.TxItem, tuple[AppendOnlyList, dict[str, Any]]]:
+) -> Posting:
     """The balance write and the journal entry of one change, for the caller's transaction. Reads the balance
-    now: the write is conditional on it being unchanged. 422 INSUFFICIENT_BALANCE when a balance would go below
-    zero (unless `allow_negative`, for corrections)."""
+    now: the write is conditional on it being unchanged (when it fails, the plan is built again: `replan_on`).
+    422 INSUFFICIENT_BALANCE when a balance would go below zero (unless `allow_negative`, for corrections)."""
     key = balance_key(account_id, pair.key)
     item = get(key["pk"], key["sk"]) or {}
     before = {f: int(item.get(f, "0")) for f in FIELDS}
@@ -113,10 +125,10 @@ def post(
         **{f"{f}After": str(after[f]) for f in FIELDS},
         "createdAt": now,
     }
-    return aws.put(name, TABLE, balance, condition), (journal(account_id), entry)
+    return Posting(aws.put(name, TABLE, balance, condition), (journal(account_id), entry))
 
 
-def _sides(account_id: str, pair: Accepted, delta: dict[str, int], kind: str) -> tuple[str, str, int]:
+def _sides(account_id: str, pair: TokenOnNetwork, delta: dict[str, int], kind: str) -> tuple[str, str, int]:
     """(debited ledger account, credited ledger account, amount) of a change of the account's balances."""
     down = [f for f in FIELDS if delta[f] < 0]
     up = [f for f in FIELDS if delta[f] > 0]

@@ -19,9 +19,10 @@ them, each recorded once (deposits.seen), then the cursor moved on.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from chalicelib.custody import accounts, cursor, deposits
 from chalicelib.custody.store import TABLE
@@ -29,6 +30,7 @@ from chalicelib.custody.tokens import TRANSFER_TOPIC, by_address
 from chalicelib.evm.logs import LogsUnavailableError, logs_in_range
 from chalicelib.evm.rpc import RpcError, quantity, rpc_batch, rpc_call
 from chalicelib.platform import aws, clock, deadline
+from chalicelib.platform.errors import ApiError
 from chalicelib.platform.logging import logger
 from chalicelib.platform.networks import Network
 
@@ -52,6 +54,25 @@ class StepReport:
 
 class RangeError(Exception):
     """The chain moved under the step (a log of a block that is not the header we read): retry later."""
+
+
+class NodeUnavailableError(Exception):
+    """No node of the network answered a read (or the invocation's budget ended it): the next pass tries again."""
+
+    def __init__(self, network: str, code: str) -> None:
+        super().__init__(f"{network}: {code}")
+        self.network = network
+        self.code = code
+
+
+@contextmanager
+def node_answers(network: Network) -> Iterator[None]:
+    """The chain reads inside, with the transport's answer for an unreachable node (an HTTP error of the
+    platform) as the watcher's NodeUnavailableError."""
+    try:
+        yield
+    except ApiError as exc:
+        raise NodeUnavailableError(network.name, exc.code) from exc
 
 
 def scan(network: Network, report: StepReport) -> None:
@@ -122,6 +143,27 @@ def _step_back(network: Network, saved: dict[str, Any], hashes: dict[str, str]) 
         extra={"network": network.name, "from": int(saved["next"]), "to": next_block},
     )
     return int(saved["next"]) - next_block
+
+
+class ChainReads(Protocol):
+    """What the confirmation reads of a chain (a node, or a test's fake chain)."""
+
+    def blocks(self, numbers: Iterable[int], full: bool, allow_missing: bool = False) -> list[Any]: ...
+
+    def receipts(self, hashes: list[str]) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class NodeReads:
+    """The network's nodes, read in batches (evm/rpc.py)."""
+
+    network: Network
+
+    def blocks(self, numbers: Iterable[int], full: bool, allow_missing: bool = False) -> list[Any]:
+        return blocks(self.network, numbers, full, allow_missing)
+
+    def receipts(self, hashes: list[str]) -> dict[str, Any]:
+        return receipts(self.network, hashes)
 
 
 def blocks(network: Network, numbers: Iterable[int], full: bool, allow_missing: bool = False) -> list[Any]:

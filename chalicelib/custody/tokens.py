@@ -60,8 +60,8 @@ class TokenOnNetwork:
         return Decimal(format_units(base_units, self.token.decimals))  # exact: no decimal context involved
 
 
-# The name modules used before TokenOnNetwork.
-TokenOnNetwork = TokenOnNetwork
+# The name modules used before TokenOnNetwork (an alias while they switch).
+Accepted = TokenOnNetwork
 
 
 def token_id(network: Network, token: CustodyToken) -> str:

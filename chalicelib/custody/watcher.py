@@ -12,11 +12,10 @@ import time
 from collections.abc import Callable
 
 from chalicelib.custody import confirm, cursor, scan, tokens
-from chalicelib.custody.scan import RangeError, StepReport
+from chalicelib.custody.scan import NodeUnavailableError, RangeError, StepReport, node_answers
 from chalicelib.custody.tokens import custody_networks
 from chalicelib.evm.rpc import block_number
 from chalicelib.platform import clock
-from chalicelib.platform.errors import ApiError
 from chalicelib.platform.logging import logger
 from chalicelib.platform.networks import Network
 
@@ -26,7 +25,16 @@ ensure_cursors = cursor.ensure_cursors
 status = cursor.status
 TRANSFER_TOPIC = tokens.TRANSFER_TOPIC
 
-__all__ = ["TRANSFER_TOPIC", "StepReport", "cursor_key", "ensure_cursors", "run", "status", "step"]
+__all__ = [
+    "TRANSFER_TOPIC",
+    "NodeUnavailableError",
+    "StepReport",
+    "cursor_key",
+    "ensure_cursors",
+    "run",
+    "status",
+    "step",
+]
 
 
 def run(time_left_s: Callable[[], float], loop_s: float, pause_s: float = 2.0) -> list[StepReport]:
@@ -39,7 +47,7 @@ def run(time_left_s: Callable[[], float], loop_s: float, pause_s: float = 2.0) -
                 return reports
             try:
                 report = step(network)
-            except ApiError as exc:  # no node answered: the next pass tries again
+            except NodeUnavailableError as exc:  # the next pass tries again
                 logger.warning("watcher step failed", extra={"network": network.name, "code": exc.code})
                 continue
             except Exception as exc:  # noqa: BLE001 - one network's trouble must not stop the others
@@ -59,15 +67,16 @@ def step(network: Network) -> StepReport | None:
         return None
     try:
         report = StepReport(network.name)
-        report.head = block_number(network)
-        try:
-            scan.scan(network, report)
-        except RangeError as exc:
-            report.notes.append(str(exc))
-        try:
-            confirm.confirm(network, report)
-        except RangeError as exc:  # a block of the re-check could not be read: no verdict this step
-            report.notes.append(str(exc))
+        with node_answers(network):
+            report.head = block_number(network)
+            try:
+                scan.scan(network, report)
+            except RangeError as exc:
+                report.notes.append(str(exc))
+            try:
+                confirm.confirm(network, report)
+            except RangeError as exc:  # a block of the re-check could not be read: no verdict this step
+                report.notes.append(str(exc))
         cursor.save_head(network.chainId, report.head)
         return report
     finally:
