@@ -505,7 +505,8 @@ def main() -> None:
             aux_cache.fill_pool(1)
 
         import app as composition_root  # noqa: F401 (registers the cosigner's signing policies)
-        from chalicelib.custody import accounts, deposits, pool_keys, store, watcher
+        from chalicelib.custody import accounts, deposits, pool_keys, scan, store
+        from chalicelib.custody import confirm as confirmation
         from chalicelib.custody import cursor as watcher_cursor
 
         local_env.moto_queues_keep_nothing({aws.queue("webhook-deliveries")})
@@ -513,8 +514,8 @@ def main() -> None:
         from chalicelib.tenancy import service as tenancy
         from chalicelib.webhooks import store as webhook_settings
 
-        timers.wrap(watcher, "_scan", "scan")
-        timers.wrap(watcher, "_confirm", "confirm")
+        timers.wrap(scan, "scan", "scan")
+        timers.wrap(confirmation, "confirm", "confirm")
         timers.wrap(
             deposits,
             "seen",
