@@ -20,8 +20,10 @@ from chalicelib.custody.scan import StepReport
 from chalicelib.custody.store import TABLE, get
 from chalicelib.custody.tokens import TRANSFER_TOPIC, accepted
 from chalicelib.evm.rpc import RpcError
-from chalicelib.platform import aws
+from chalicelib.platform import aws, unit_of_work
+from chalicelib.platform.pagination import PageQuery
 from chalicelib.platform.transitions import UndeclaredMoveError, condition, refused_moves, transition
+from chalicelib.platform.unit_of_work import Plan
 from tests.support.networks import aa_network
 
 TOKEN = "0x" + "12" * 20
@@ -298,3 +300,25 @@ def test_reverted_when_mined_but_failing_or_not_paying(custody: dict[str, Any], 
     deposits.seen(transfer(), custody)
     assert step(FakeChain(BLOCK + CONFIRMATIONS, receipts={TX: answer})).reverted == 1
     assert stored().status == "reverted" and balance()["pending"] == 0
+
+
+# --- an invoice's deposits, paged ----------------------------------------------------------------------------
+
+
+def test_an_invoice_with_more_than_100_deposits_is_paged_whole(custody: dict[str, Any]) -> None:
+    """Its list's pages, filtered or not: nothing is cut off past 100 (the list is read page by page)."""
+    entries = deposits.invoice_list("app", "inv-1")
+    for n in range(105):
+        status = "credited" if n % 5 == 0 else "pending"
+        item = record(status).model_copy(update={"id": f"dep-{n}", "sk": "DEPOSIT", "pk": f"DEPOSIT#dep-{n}"})
+        aws.table(TABLE).put_item(Item=item.to_item())
+        unit_of_work.commit(Plan(lists=[(entries, {"depositId": f"dep-{n}", "createdAt": f"{n:04d}"})]))
+    first, total = deposits.page("app", None, "inv-1", None, PageQuery(page=1, limit=100))
+    second, _ = deposits.page("app", None, "inv-1", None, PageQuery(page=2, limit=100))
+    assert total == 105 and len(first) == 100 and len(second) == 5
+    assert {d["id"] for d in first + second} == {f"dep-{n}" for n in range(105)}
+    pending, pending_total = deposits.page("app", None, "inv-1", "pending", PageQuery(page=1, limit=100))
+    rest, _ = deposits.page("app", "acct", "inv-1", "pending", PageQuery(page=2, limit=50))
+    assert pending_total == 84 and len(pending) == 84 and len(rest) == 34
+    assert all(d["status"] == "pending" for d in pending)
+    assert deposits.page("app", "other", "inv-1", None, PageQuery(page=1, limit=10)) == ([], 0)
