@@ -1,11 +1,11 @@
-"""Custody accounts: one per (app, subId), with a deposit address on every custody network (keys.py)."""
+"""Custody accounts: one per (app, subId), with a deposit address on every custody network (pool_keys.py)."""
 
 from __future__ import annotations
 
 import uuid
 from typing import Any
 
-from chalicelib.custody import events, keys
+from chalicelib.custody import events, pool_keys
 from chalicelib.custody.store import TABLE, Event, Plan, commit, get, listed
 from chalicelib.custody.tokens import NAMESPACE, custody_networks
 from chalicelib.platform import aws, clock
@@ -25,7 +25,7 @@ def address_key(chain_id: int, address: str) -> dict[str, str]:
     return {"pk": f"ADDR#{chain_id}#{address.lower()}", "sk": "ADDR"}
 
 
-def create(app: App, sub_id: str, pool_type: keys.PoolType) -> tuple[dict[str, Any], bool]:
+def create(app: App, sub_id: str, pool_type: pool_keys.PoolType) -> tuple[dict[str, Any], bool]:
     """The app's account for `sub_id`: (account, created). Idempotent, also under concurrent calls: one account
     and one `account.created` per (app, subId)."""
     existing = by_sub(app.appId, sub_id)
@@ -37,7 +37,7 @@ def create(app: App, sub_id: str, pool_type: keys.PoolType) -> tuple[dict[str, A
     from chalicelib.custody import watcher
 
     watcher.ensure_cursors(networks)  # the watcher starts no later than the first address exists
-    key = keys.ensure(keys.scope(pool_type, app.appId, app.organizationId))
+    key = pool_keys.ensure(pool_keys.scope(pool_type, app.appId, app.organizationId))
     account_id = str(uuid.uuid4())
     wallets: list[dict[str, Any]] = []
     for network in networks:
@@ -47,7 +47,7 @@ def create(app: App, sub_id: str, pool_type: keys.PoolType) -> tuple[dict[str, A
                 "walletId": str(uuid.uuid5(NAMESPACE, f"wallet:{account_id}:{network.chainId}")),
                 "network": network.name,
                 "chainId": network.chainId,
-                "address": keys.deposit_address(network.accountFactory, key, account_id),
+                "address": pool_keys.deposit_address(network.accountFactory, key, account_id),
                 "addressType": "",
             }
         )

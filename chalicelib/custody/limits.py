@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from decimal import ROUND_FLOOR, Decimal
 from typing import Any
 
-from chalicelib.custody.tokens import Accepted
+from chalicelib.custody.tokens import TokenOnNetwork
 from chalicelib.platform import aws, clock
 from chalicelib.platform.settings import load_settings
 
@@ -26,10 +26,10 @@ class Limits:
     per_day: int | None
 
 
-POLICY_TABLE = "custody-policy"
+CUSTODY_POLICY_TABLE = "custody-policy"  # the operator's custody policy: allowlists (not the cosigner's table)
 
 
-def limits_for(pair: Accepted) -> Limits:
+def limits_for(pair: TokenOnNetwork) -> Limits:
     configured: dict[str, Any] = json.loads(load_settings().withdrawal_limits).get(pair.token.tokenCode, {})
 
     def units(name: str) -> int | None:
@@ -42,14 +42,14 @@ def limits_for(pair: Accepted) -> Limits:
     return Limits(units("perWithdrawal"), units("perDay"))
 
 
-def day_key(app_id: str, pair: Accepted, day: str | None = None) -> dict[str, str]:
+def day_key(app_id: str, pair: TokenOnNetwork, day: str | None = None) -> dict[str, str]:
     """The app's withdrawn total of a token on a UTC day (`YYYY-MM-DD`)."""
     return {"pk": f"DAY#{app_id}#{pair.key}", "sk": day or clock.iso_now()[:10]}
 
 
 def allowlist(app_id: str) -> dict[str, Any]:
     item = (
-        aws.table(POLICY_TABLE)
+        aws.table(CUSTODY_POLICY_TABLE)
         .get_item(Key={"pk": f"ALLOWLIST#{app_id}", "sk": "ALLOWLIST"}, ConsistentRead=True)
         .get("Item")
     )
@@ -74,5 +74,5 @@ def set_allowlist(app_id: str, enabled: bool, addresses: list[str]) -> dict[str,
         "addresses": sorted(set(addresses)),
         "updatedAt": clock.iso_now(),
     }
-    aws.write(aws.put("allowlist", POLICY_TABLE, item, None))
+    aws.write(aws.put("allowlist", CUSTODY_POLICY_TABLE, item, None))
     return allowlist(app_id)

@@ -19,7 +19,7 @@ The API function sends, with the digest, the transaction it is the signing hash 
 0: it only puts that account's own deposit address on chain (at most 3 per withdrawal).
 
 `withdrawal`: a call of the deposit address the cosigner COMPUTES from the factory, the key's address (its own mark)
-and the record's account id (the counterfactual SimpleAccount, keys.deposit_address; no account record is read),
+and the record's account id (the counterfactual SimpleAccount, pool_keys.deposit_address; no account record is read),
 value 0, whose data is `execute(to, amount, "")` for the native coin or `execute(token, 0, transfer(to, amount))`
 for an ERC-20; the amount within the per-withdrawal limit, `to` on the app's allowlist when it has one (table
 `custody-policy`, which only the operator writes). One payment per withdrawal: the cosigner keeps, in its own
@@ -36,41 +36,45 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from chalicelib.custody import keys, limits, withdrawals
+from chalicelib.custody import limits, pool_keys, withdrawals
 from chalicelib.custody.store import get
 from chalicelib.custody.tokens import accepted
 from chalicelib.evm import abi
+from chalicelib.evm.rpc import quantity, rpc_call
 from chalicelib.evm.transactions import UnsignedTx, signing_hash
 from chalicelib.mpc import policies
-from chalicelib.mpc.policies import NewKey, PolicyRefusedError, SigningRequest
+from chalicelib.mpc.policies import COSIGNER_POLICY_TABLE, NewKey, PolicyRefusedError, SigningRequest
 from chalicelib.platform import aws, clock, retry
-from chalicelib.platform.chain import rpc_call
+from chalicelib.platform.cache import TtlCache
 from chalicelib.platform.networks import Network, registry
 from chalicelib.smart_accounts.counterfactual import factory_data
 from chalicelib.tenancy import store as tenancy
 
 __all__ = ["CUSTODY_POLICY", "PolicyRefusedError", "check", "deploy_call", "describe", "expected_call"]
 
-POLICY_TABLE = policies.COSIGNER_POLICY_TABLE
 MAX_GAS = 500_000  # a deployment or an execute call; more would only burn the gas wallet
 MAX_FEE_TIMES_NODE = 10  # the fee cap may be at most this many times what the node asks now
 MAX_DEPLOYS = 3  # deployment signatures per withdrawal (a retry may need one more)
 
-_SCOPES: dict[str, str] = {}  # key id -> its scope (written once, at the key's generation)
-_ORGANIZATIONS: dict[str, str] = {}  # app id -> its organization (an app never moves)
+_SCOPES: TtlCache[str, str] = TtlCache("custody-key-scopes", None, 4096)  # written once, at the key's generation
+_ORGANIZATIONS: TtlCache[str, str] = TtlCache("custody-app-organizations", None, 4096)  # an app never moves
 
 
 def on_key(key: NewKey) -> list[aws.TxItem]:
     """The key's scope, recorded with the cosigner's share: only an app or organization that exists."""
     scope = key.context.get("scope")
     try:
-        kind, ident = keys.parse_scope(str(scope))
+        kind, ident = pool_keys.parse_scope(str(scope))
     except ValueError:
         raise PolicyRefusedError("a custody key needs its pool's scope") from None
     exists = tenancy.get_app(ident) is not None if kind == "app" else tenancy.get_organization(ident) is not None
     if not exists:
         raise PolicyRefusedError(f"no {'app' if kind == 'app' else 'organization'} {ident!r}")
-    return [aws.put("custody-key", POLICY_TABLE, {**_key_item(key.wallet_id), "scope": scope, "address": key.address})]
+    return [
+        aws.put(
+            "custody-key", COSIGNER_POLICY_TABLE, {**_key_item(key.wallet_id), "scope": scope, "address": key.address}
+        )
+    ]
 
 
 def check(wallet_id: str, digest: bytes, payload: Mapping[str, Any] | None) -> None:
@@ -100,7 +104,7 @@ def check_deploy(request: SigningRequest) -> None:
 
 
 CUSTODY_POLICY = policies.SigningPolicy(
-    name=keys.SIGNING_POLICY, on_key=on_key, checks={"withdrawal": check_withdrawal, "deploy": check_deploy}
+    name=pool_keys.SIGNING_POLICY, on_key=on_key, checks={"withdrawal": check_withdrawal, "deploy": check_deploy}
 )
 
 
@@ -124,32 +128,30 @@ def _checked(request: SigningRequest) -> tuple[UnsignedTx, dict[str, Any], Netwo
 
 
 def _scope(wallet_id: str) -> str:
-    if wallet_id not in _SCOPES:
-        item = aws.table(POLICY_TABLE).get_item(Key=_key_item(wallet_id), ConsistentRead=True).get("Item")
+    scope = _SCOPES.get(wallet_id)
+    if scope is None:
+        item = aws.table(COSIGNER_POLICY_TABLE).get_item(Key=_key_item(wallet_id), ConsistentRead=True).get("Item")
         if item is None or not item.get("scope"):
             raise PolicyRefusedError("the key's scope was not recorded at its generation")
-        if len(_SCOPES) > 4096:
-            _SCOPES.clear()
-        _SCOPES[wallet_id] = str(item["scope"])
-    return _SCOPES[wallet_id]
+        scope = _SCOPES.put(wallet_id, str(item["scope"]))
+    return scope
 
 
 def _check_scope(scope: str, app_id: str) -> None:
     """The record's app is the key's (dedicated pool) or one of its organization's, as `tenancy` says: the API
     function can write the record's `appId`, but no function can write `tenancy`."""
-    kind, ident = keys.parse_scope(scope)
+    kind, ident = pool_keys.parse_scope(scope)
     if kind == "app":
         if app_id != ident:
             raise PolicyRefusedError("the withdrawal's app is not this key's")
         return
-    if app_id not in _ORGANIZATIONS:
+    organization = _ORGANIZATIONS.get(app_id)
+    if organization is None:
         found = tenancy.get_app(app_id) if app_id else None
         if found is None:
             raise PolicyRefusedError("the withdrawal's app does not exist")
-        if len(_ORGANIZATIONS) > 4096:
-            _ORGANIZATIONS.clear()
-        _ORGANIZATIONS[app_id] = found[0].organizationId
-    if _ORGANIZATIONS[app_id] != ident:
+        organization = _ORGANIZATIONS.put(app_id, found[0].organizationId)
+    if organization != ident:
         raise PolicyRefusedError("the withdrawal's app is not of this key's organization")
 
 
@@ -158,8 +160,8 @@ def _deposit_address(network: Network, request: SigningRequest, record: dict[str
     if network.accountFactory is None:
         raise PolicyRefusedError("no factory on this chain")
     try:
-        return keys.deposit_address(
-            network.accountFactory, keys.CustodyKey(request.wallet_id, request.address), str(record["accountId"])
+        return pool_keys.deposit_address(
+            network.accountFactory, pool_keys.CustodyKey(request.wallet_id, request.address), str(record["accountId"])
         )
     except (KeyError, ValueError):
         raise PolicyRefusedError("not an account id") from None
@@ -170,7 +172,7 @@ def _check_fees(tx: UnsignedTx, network: Network) -> None:
     if tx.gas > MAX_GAS:
         raise PolicyRefusedError("too much gas")
     try:
-        node_price = int(rpc_call(network, "eth_gasPrice", []), 16)
+        node_price = quantity(rpc_call(network, "eth_gasPrice", []))
     except Exception:  # noqa: BLE001 - no reading of the fee market: refuse
         raise PolicyRefusedError("could not read the network's gas price") from None
     cap = tx.gas_price if tx.gas_price is not None else (tx.max_fee or 0)
@@ -184,7 +186,7 @@ def _count_deploy(record: dict[str, Any]) -> None:
         aws.write(
             aws.update(
                 "deploys",
-                POLICY_TABLE,
+                COSIGNER_POLICY_TABLE,
                 key,
                 aws.Changes(add={"count": 1}),
                 aws.Condition("attribute_not_exists(#c) OR #c < :most", {"#c": "count"}, {":most": MAX_DEPLOYS}),
@@ -251,7 +253,7 @@ def expected_call(record: dict[str, Any]) -> bytes:
 
 
 def deploy_call(owner: str, account_id: str) -> bytes:
-    return factory_data(owner, keys.salt(account_id))
+    return factory_data(owner, pool_keys.salt(account_id))
 
 
 def _check_limits(record: dict[str, Any]) -> None:
@@ -274,7 +276,7 @@ def _once(record: dict[str, Any], tx: UnsignedTx, request: SigningRequest) -> No
     of the day for its app and for its key (network and token), each against the daily limit: the API function
     cannot rewrite them, and no choice of app id gets a key past its own total."""
     key = {"pk": f"SIGNED#{record['id']}", "sk": "SIGNED"}
-    table = aws.table(POLICY_TABLE)
+    table = aws.table(COSIGNER_POLICY_TABLE)
     item = table.get_item(Key=key, ConsistentRead=True).get("Item")
     if item is not None:
         if int(item["nonce"]) != tx.nonce:
@@ -289,7 +291,11 @@ def _once(record: dict[str, Any], tx: UnsignedTx, request: SigningRequest) -> No
     }
     for _ in retry.attempts(6, base_s=0.02, cap_s=0.3):
         writes = [
-            aws.put("signed", POLICY_TABLE, {**key, "nonce": tx.nonce, "from": request.address, "amount": str(amount)})
+            aws.put(
+                "signed",
+                COSIGNER_POLICY_TABLE,
+                {**key, "nonce": tx.nonce, "from": request.address, "amount": str(amount)},
+            )
         ]
         for name, total_key in totals.items():
             total = table.get_item(Key=total_key, ConsistentRead=True).get("Item")
@@ -298,7 +304,7 @@ def _once(record: dict[str, Any], tx: UnsignedTx, request: SigningRequest) -> No
                 whose = "the app's" if name == "day" else "the key's"
                 raise PolicyRefusedError(f"above the daily limit ({whose} total as the cosigner counts it)")
             seen = aws.Condition("used = :u", values={":u": str(used)}) if total else aws.NEW_ITEM
-            writes.append(aws.put(name, POLICY_TABLE, {**total_key, "used": str(used + amount)}, seen))
+            writes.append(aws.put(name, COSIGNER_POLICY_TABLE, {**total_key, "used": str(used + amount)}, seen))
         try:
             aws.transact(writes)
             return

@@ -22,9 +22,10 @@ from typing import Any
 
 from chalicelib.custody import sending, withdrawals
 from chalicelib.custody.policy import expected_call
-from chalicelib.custody.store import get, indexed_page
-from chalicelib.custody.tokens import Accepted, accepted
-from chalicelib.platform.chain import RpcError, rpc_call
+from chalicelib.custody.store import indexed_page
+from chalicelib.custody.tokens import TokenOnNetwork, accepted
+from chalicelib.custody.withdrawal_records import Withdrawal
+from chalicelib.evm.rpc import RpcError, block_number, quantity, rpc_call, transaction_count
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.networks import Network
 
@@ -77,38 +78,38 @@ def release(withdrawal_id: str) -> dict[str, Any]:
     if found.verdict != "not_paid":
         shown = "it paid" if found.verdict == "paid" else "that nothing can pay it any more"
         raise ReviewRefusedError(f"not released: the chain does not show {shown} ({found.why})", _report(record, found))
-    if not sending.fail(record, str(record.get("failedReason") or "needs_review")):
+    if not sending.fail(record, record.failedReason or "needs_review"):
         raise ReviewRefusedError(
             "not released: the withdrawal moved on meanwhile", _report(_record(withdrawal_id), found)
         )
     return _report(_record(withdrawal_id), found)
 
 
-def _record(withdrawal_id: str) -> dict[str, Any]:
-    record = get(**withdrawals.key(withdrawal_id))
+def _record(withdrawal_id: str) -> Withdrawal:
+    record = withdrawals.read(withdrawal_id)
     if record is None:
         raise ReviewRefusedError(f"no withdrawal {withdrawal_id}", {})
     return record
 
 
-def _must_be_kept(record: dict[str, Any], found: Findings) -> None:
-    if record["status"] != "failed" or record.get("released") is not False:
+def _must_be_kept(record: Withdrawal, found: Findings) -> None:
+    if not record.kept_for_review:
         raise ReviewRefusedError(
-            f"only a withdrawal kept for review is settled or released here; this one is {record['status']}"
-            + (" and released" if record.get("released") else "")
+            f"only a withdrawal kept for review is settled or released here; this one is {record.status}"
+            + (" and released" if record.released else "")
             + " (the worker decides the others)",
             _report(record, found),
         )
 
 
-def _report(record: dict[str, Any], found: Findings) -> dict[str, Any]:
+def _report(record: Withdrawal, found: Findings) -> dict[str, Any]:
     return {
         "withdrawal": {
             **withdrawals.public(record),
-            "keyAddress": record["keyAddress"],
-            "nonce": int(record["nonce"]) if record.get("nonce") is not None else None,
-            "released": record.get("released"),
-            "reviewedAt": record.get("reviewedAt"),
+            "keyAddress": record.keyAddress,
+            "nonce": record.nonce,
+            "released": record.released,
+            "reviewedAt": record.reviewedAt,
         },
         "chain": found.chain,
         "verdict": found.verdict,
@@ -116,22 +117,22 @@ def _report(record: dict[str, Any], found: Findings) -> dict[str, Any]:
     }
 
 
-def _findings(record: dict[str, Any]) -> Findings:
-    pair = accepted(str(record["network"]), str(record["tokenCode"]))
+def _findings(record: Withdrawal) -> Findings:
+    pair = accepted(record.network, record.tokenCode)
     network = pair.network
-    sender = str(record["keyAddress"])
-    if record.get("nonce") is None:
+    sender = record.keyAddress
+    if record.nonce is None:
         return Findings(why="no nonce was ever taken for it: nothing was signed at one")
-    nonce = int(record["nonce"])
+    nonce = record.nonce
     try:
         return _read_chain(record, pair, network, sender, nonce)
     except (RpcError, ApiError, KeyError, TypeError, ValueError) as exc:
         return Findings(why=f"the node could not say: {str(exc)[:200]}", chain={"nonce": nonce})
 
 
-def _read_chain(record: dict[str, Any], pair: Accepted, network: Network, sender: str, nonce: int) -> Findings:
-    head = int(rpc_call(network, "eth_blockNumber", []), 16)
-    mined = int(rpc_call(network, "eth_getTransactionCount", [sender, "latest"]), 16)
+def _read_chain(record: Withdrawal, pair: TokenOnNetwork, network: Network, sender: str, nonce: int) -> Findings:
+    head = block_number(network)
+    mined = transaction_count(network, sender, "latest")
     own = _own(record, pair, network)
     chain: dict[str, Any] = {
         "network": network.name,
@@ -144,14 +145,14 @@ def _read_chain(record: dict[str, Any], pair: Accepted, network: Network, sender
     }
     if mined <= nonce:
         return Findings(why="its nonce is not used yet: a signature at it could still pay it", chain=chain)
-    tx = _at_nonce(network, sender, nonce, str(record.get("txHash") or ""))
+    tx = _at_nonce(network, sender, nonce, record.txHash or "")
     if tx is None:
         why = (
             "the transaction at its nonce was not found (the node keeps no state of those blocks: ask an archive node)"
         )
         return Findings(why=why, chain=chain)
     receipt = rpc_call(network, "eth_getTransactionReceipt", [tx["hash"]])
-    height = int(tx["blockNumber"], 16)
+    height = quantity(tx["blockNumber"])
     confirmations = head - height + 1
     paying = _pays_this(record, pair, tx, receipt)
     others = _others_at(record, nonce) if paying else []
@@ -173,17 +174,17 @@ def _read_chain(record: dict[str, Any], pair: Accepted, network: Network, sender
     return Findings("not_paid", "its nonce was used by a transaction that does not pay it", chain)
 
 
-def _own(record: dict[str, Any], pair: Accepted, network: Network) -> dict[str, Any] | None:
+def _own(record: Withdrawal, pair: TokenOnNetwork, network: Network) -> dict[str, Any] | None:
     """The withdrawal's own recorded transaction as the chain has it."""
-    if not record.get("txHash"):
+    if not record.txHash:
         return None
-    receipt = rpc_call(network, "eth_getTransactionReceipt", [record["txHash"]])
+    receipt = rpc_call(network, "eth_getTransactionReceipt", [record.txHash])
     mined = isinstance(receipt, dict)
     return {
-        "txHash": record["txHash"],
+        "txHash": record.txHash,
         "mined": mined,
         "status": receipt.get("status") if mined else None,
-        "blockNumber": int(receipt["blockNumber"], 16) if mined else None,
+        "blockNumber": quantity(receipt["blockNumber"]) if mined else None,
         "transferLog": (pair.token.native or sending.pays(receipt, pair, record)) if mined else False,
     }
 
@@ -194,13 +195,13 @@ def _at_nonce(network: Network, sender: str, nonce: int, hint: str) -> dict[str,
     blocks' state), and in it the sender's transaction with that nonce."""
     if hint:
         tx = rpc_call(network, "eth_getTransactionByHash", [hint])
-        if isinstance(tx, dict) and tx.get("blockNumber") and int(tx["nonce"], 16) == nonce:
+        if isinstance(tx, dict) and tx.get("blockNumber") and quantity(tx["nonce"]) == nonce:
             return tx
 
     def used_by(block: int) -> bool:
-        return int(rpc_call(network, "eth_getTransactionCount", [sender, hex(block)]), 16) > nonce
+        return transaction_count(network, sender, hex(block)) > nonce
 
-    low, high = 0, int(rpc_call(network, "eth_blockNumber", []), 16)
+    low, high = 0, block_number(network)
     if not used_by(high):
         return None
     while low < high:
@@ -211,36 +212,35 @@ def _at_nonce(network: Network, sender: str, nonce: int, hint: str) -> dict[str,
             low = middle + 1
     block = rpc_call(network, "eth_getBlockByNumber", [hex(high), True])
     for tx in block.get("transactions", []) if isinstance(block, dict) else []:
-        if str(tx.get("from", "")).lower() == sender.lower() and int(tx["nonce"], 16) == nonce:
+        if str(tx.get("from", "")).lower() == sender.lower() and quantity(tx["nonce"]) == nonce:
             return dict(tx)
     return None
 
 
-def _pays_this(record: dict[str, Any], pair: Accepted, tx: dict[str, Any], receipt: Any) -> bool:
+def _pays_this(record: Withdrawal, pair: TokenOnNetwork, tx: dict[str, Any], receipt: Any) -> bool:
     data = str(tx.get("input") or tx.get("data") or "0x").removeprefix("0x")
     return (
         isinstance(receipt, dict)
         and receipt.get("status") == "0x1"
-        and str(tx.get("to") or "").lower() == str(record["fromAddress"]).lower()
-        and bytes.fromhex(data) == expected_call(record)
+        and str(tx.get("to") or "").lower() == record.fromAddress.lower()
+        and bytes.fromhex(data) == expected_call(record.to_item())
         and (pair.token.native or sending.pays(receipt, pair, record))
     )
 
 
-def _others_at(record: dict[str, Any], nonce: int) -> list[str]:
+def _others_at(record: Withdrawal, nonce: int) -> list[str]:
     """Other withdrawals of the account that are `sent` or `success` at the same nonce of the same key and chain."""
     others: list[str] = []
     for status in ("sent", "success"):
         found, _ = indexed_page(
-            "account-status", "accountStatusKey", f"WITHDRAWAL#{record['accountId']}#{status}", 1, OTHERS_LIMIT
+            "account-status", "accountStatusKey", f"WITHDRAWAL#{record.accountId}#{status}", 1, OTHERS_LIMIT
         )
         others += [
-            str(other["id"])
-            for other in found
-            if other["id"] != record["id"]
-            and other.get("nonce") is not None
-            and int(other["nonce"]) == nonce
-            and int(other["chainId"]) == int(record["chainId"])
-            and str(other["keyAddress"]).lower() == str(record["keyAddress"]).lower()
+            other.id
+            for other in map(Withdrawal.from_item, found)
+            if other.id != record.id
+            and other.nonce == nonce
+            and other.chainId == record.chainId
+            and other.keyAddress.lower() == record.keyAddress.lower()
         ]
     return others

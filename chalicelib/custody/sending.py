@@ -20,32 +20,89 @@ address just before (nonce order puts it first).
   an operator settles or releases through `succeed`/`fail` as well (review.py);
 * the transaction that ends a withdrawal also ends its nonce's reservation, giving the nonce back when no
   transaction of the withdrawal used it.
+
+The worker decides from the chain as a `ChainReader` answers (`NodeReader`: the network's nodes through
+evm/rpc.py and evm/erc20.py); `confirmation` is its reading of a mined withdrawal.
 """
 
 from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, Protocol
 
 from chalicelib.custody import ledger, policy, withdrawals
 from chalicelib.custody.policy import deploy_call, expected_call
-from chalicelib.custody.store import Event, Plan, commit, get
-from chalicelib.custody.tokens import Accepted, accepted
-from chalicelib.evm import nonces, pipeline, tracking
+from chalicelib.custody.store import busy
+from chalicelib.custody.tokens import TRANSFER_TOPIC, TokenOnNetwork, accepted
+from chalicelib.custody.withdrawal_records import Withdrawal
+from chalicelib.evm import erc20, nonces, pipeline, rpc, tracking
+from chalicelib.evm.tracking import EvmTransaction
 from chalicelib.evm.transactions import UnsignedTx
+from chalicelib.mpc import service as mpc
 from chalicelib.mpc.service import MpcRunError
-from chalicelib.platform import aws, clock, followups
-from chalicelib.platform.chain import RpcError, rpc_call
+from chalicelib.platform import aws, clock, followups, unit_of_work
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.logging import logger
 from chalicelib.platform.networks import Network
+from chalicelib.platform.transitions import moved, transition
+from chalicelib.platform.unit_of_work import Event, Plan
 
 LEASE_S = nonces.LEASE_S  # a worker holds a withdrawal as long as a send may hold its nonce
 CHECK_DELAYS_S = (2, 4, 8, 15, 30, 60, 120, 300, 900)
 EXECUTE_GAS = 200_000  # estimated against an undeployed account the call would look free: fixed instead
 DEPLOY_GAS = 400_000
 GAS_RETRIES = 10  # the gas wallet without native coin: retried this many times (a minute apart), then failed
+WITHDRAWAL_TAKEN = "WITHDRAWAL_TAKEN"
+
+
+class WithdrawalTakenError(Exception):
+    """Another worker took the withdrawal while this one reserved its nonce."""
+
+    code = WITHDRAWAL_TAKEN
+
+
+class ChainReader(Protocol):
+    """The chain reads the worker decides from (`NodeReader`: a network's nodes; tests stand in a fake)."""
+
+    def head(self) -> int: ...
+    def receipt(self, tx_hash: str) -> dict[str, Any] | None: ...
+    def block_hash(self, number: int) -> str | None: ...
+    def transaction_count(self, address: str, block: str) -> int: ...
+    def holding(self, pair: TokenOnNetwork, address: str) -> int: ...
+    def code(self, address: str) -> str: ...
+
+
+@dataclass(frozen=True)
+class NodeReader:
+    """The chain as `network`'s nodes answer (evm/rpc.py, evm/erc20.py)."""
+
+    network: Network
+
+    def head(self) -> int:
+        return rpc.block_number(self.network)
+
+    def receipt(self, tx_hash: str) -> dict[str, Any] | None:
+        receipt = rpc.rpc_call(self.network, "eth_getTransactionReceipt", [tx_hash])
+        if receipt is not None and not isinstance(receipt, dict):
+            raise ValueError(f"not a receipt: {str(receipt)[:80]!r}")
+        return receipt
+
+    def block_hash(self, number: int) -> str | None:
+        block = rpc.rpc_call(self.network, "eth_getBlockByNumber", [hex(number), False])
+        return str(block["hash"]) if isinstance(block, dict) and block.get("hash") else None
+
+    def transaction_count(self, address: str, block: str) -> int:
+        return rpc.transaction_count(self.network, address, block)
+
+    def holding(self, pair: TokenOnNetwork, address: str) -> int:
+        if pair.token.native:
+            return rpc.native_balance(self.network, address)
+        return erc20.balance_of(self.network, pair.token.tokenAddress, address)
+
+    def code(self, address: str) -> str:
+        # `pending`: a deployment already sent and not yet mined counts (no second createAccount).
+        return str(rpc.rpc_call(self.network, "eth_getCode", [address, "pending"]))
 
 
 @dataclass(frozen=True)
@@ -62,8 +119,6 @@ class CustodySigner:
         return self.key_address
 
     def sign_digest(self, digest: bytes, tx: UnsignedTx | None = None) -> bytes:
-        from chalicelib.mpc import service as mpc
-
         if tx is None:
             raise ValueError("custody keys sign transactions only")
         payload = {"kind": self.kind, "id": self.withdrawal_id, "tx": policy.describe(tx)}
@@ -71,399 +126,390 @@ class CustodySigner:
 
 
 def process(withdrawal_id: str) -> None:
-    record = get(**withdrawals.key(withdrawal_id))
-    if record is None or record["status"] in ("success", "failed"):
+    record = withdrawals.read(withdrawal_id)
+    if record is None or record.status in Withdrawal.machine.final:
         return
-    if record["status"] == "sent":
-        settle(record)
+    reader = NodeReader(accepted(record.network, record.tokenCode).network)
+    if record.status == "sent":
+        settle(record, reader)
         return
-    if record["status"] == "sending" and int(record.get("leaseUntil", 0)) > clock.epoch():
+    if record.status == "sending" and (record.leaseUntil or 0) > clock.epoch():
         withdrawals.enqueue(withdrawal_id, 30)  # another worker holds it: look again later
         return
-    record = _claim(record)
-    if record is None:
+    claimed = _claim(record)
+    if claimed is None:
         return
-    _send(record)
+    _send(claimed, reader)
 
 
-def _claim(record: dict[str, Any]) -> dict[str, Any] | None:
-    attempt = int(record.get("attempts", 0)) + 1
-    values = {"attempts": attempt, "leaseUntil": clock.epoch() + LEASE_S}
-    seen = aws.Condition(
-        "#s = :s AND attempts = :a", {"#s": "status"}, {":s": record["status"], ":a": int(record.get("attempts", 0))}
-    )
+def _claim(record: Withdrawal) -> Withdrawal | None:
+    """`pending` (or `sending` after its lease ran out) → `sending` under this worker's lease, at the attempt read."""
+    changes: dict[str, Any] = {"attempts": record.attempts + 1, "leaseUntil": clock.epoch() + LEASE_S}
     try:
-        aws.write(withdrawals.move(record, "sending", seen, values))
+        aws.write(transition(record, "sending", expect={"attempts": record.attempts}, **changes))
     except aws.ConditionFailedError:
         return None  # another worker claimed it
-    return {**record, **values, "status": "sending"}
+    return moved(record, "sending", **changes)
 
 
-def _send(record: dict[str, Any]) -> None:
-    pair = accepted(str(record["network"]), str(record["tokenCode"]))
+def _held(record: Withdrawal, to: str, *, remove: tuple[str, ...] = (), **changes: Any) -> aws.TxItem:
+    """A move by the worker holding the withdrawal: still `sending` at the attempt it claimed."""
+    return transition(record, to, remove=remove, expect={"attempts": record.attempts}, **changes)
+
+
+def _send(record: Withdrawal, reader: ChainReader) -> None:
+    pair = accepted(record.network, record.tokenCode)
     network = pair.network
-    amount = int(record["amountInDecimals"])
-    deposit_address = str(record["fromAddress"])
-    key_address = str(record["keyAddress"])
     try:
-        if not _holds(network, pair, deposit_address, amount):
+        if not _holds(reader, pair, record.fromAddress, record.amount):
             fail(record, "insufficient_funds_on_chain")  # (a nonce an earlier attempt reserved is given back)
             return
-        if _code(network, deposit_address) in ("0x", "", None):
-            _deploy(record, network, key_address)
-        allocation = _allocation(record, network, key_address)
-        if allocation is None:
+        if reader.code(record.fromAddress) in ("0x", ""):
+            _deploy(record, network)
+        allocated = _allocation(record, network, reader)
+        if allocated is None:
             return
-        signer = CustodySigner(str(record["keyId"]), key_address, "withdrawal", str(record["id"]))
-        call = pipeline.Call(deposit_address, 0, expected_call(record))
+        record, allocation = allocated
+        signer = CustodySigner(record.keyId, record.keyAddress, "withdrawal", record.id)
+        call = pipeline.Call(record.fromAddress, 0, expected_call(record.to_item()))
+        holding = record  # as claimed, with its nonce: the move to `sent` is conditional on it
         sent = pipeline.send(
             network,
             signer,
             call,
-            owner=f"custody:{record['keyId']}",
+            owner=f"custody:{record.keyId}",
             kind="withdrawal",
             gas=EXECUTE_GAS,
             allocation=allocation,
-            also=lambda signed: [_sent_item(record, signed.hash)],
+            also=lambda signed: [_held(holding, "sent", txHash=signed.hash, sentAt=clock.iso_now())],
         )
         logger.info(
             "withdrawal sent",
-            extra={"withdrawalId": record["id"], "hash": sent.signed.hash, "confirmed": sent.confirmed},
+            extra={"withdrawalId": record.id, "hash": sent.signed.hash, "confirmed": sent.confirmed},
         )
-        withdrawals.enqueue(str(record["id"]), CHECK_DELAYS_S[0])
-    except ApiError as exc:
+        withdrawals.enqueue(record.id, CHECK_DELAYS_S[0])
+    except (ApiError, MpcRunError) as exc:
         _retry_or_fail(record, exc.code, exc.message)
-    except MpcRunError as exc:
-        _retry_or_fail(record, exc.code, exc.message)
+    except WithdrawalTakenError as exc:
+        _retry_or_fail(record, exc.code, str(exc))
 
 
-def _retry_or_fail(record: dict[str, Any], code: str, message: str) -> None:
+def _holds(reader: ChainReader, pair: TokenOnNetwork, address: str, amount: int) -> bool:
+    return reader.holding(pair, address) >= amount
+
+
+def _retry_or_fail(record: Withdrawal, code: str, message: str) -> None:
     if code == "POLICY_REFUSED":
         # The cosigner read the records differently: never paid, kept held for an operator to look at.
-        logger.error("withdrawal refused by the cosigner's policy", extra={"withdrawalId": record["id"], "alert": True})
+        logger.error("withdrawal refused by the cosigner's policy", extra={"withdrawalId": record.id, "alert": True})
         fail(record, "policy_refused", release=False)
         return
-    if code == pipeline.INSUFFICIENT_FUNDS and int(record.get("attempts", 0)) >= GAS_RETRIES:
+    if code == pipeline.INSUFFICIENT_FUNDS and record.attempts >= GAS_RETRIES:
         fail(record, "gas_wallet_unfunded")
         return
-    logger.warning("withdrawal attempt failed; retried", extra={"withdrawalId": record["id"], "code": code})
+    logger.warning("withdrawal attempt failed; retried", extra={"withdrawalId": record.id, "code": code})
     _unclaim(record)
-    withdrawals.enqueue(str(record["id"]), 60 if code == pipeline.INSUFFICIENT_FUNDS else 10)
+    withdrawals.enqueue(record.id, 60 if code == pipeline.INSUFFICIENT_FUNDS else 10)
 
 
-def _unclaim(record: dict[str, Any]) -> None:
+def _unclaim(record: Withdrawal) -> None:
     with contextlib.suppress(aws.ConditionFailedError):
-        aws.write(withdrawals.move(record, "pending", _holding(record), {"leaseUntil": 0}))
+        aws.write(_held(record, "pending", leaseUntil=0))
 
 
-def _holding(record: dict[str, Any]) -> aws.Condition:
-    """This worker's hold of the withdrawal: still `sending` at the attempt it claimed."""
-    return aws.Condition(
-        "#s = :sending AND attempts = :a", {"#s": "status"}, {":sending": "sending", ":a": int(record["attempts"])}
-    )
-
-
-def _allocation(record: dict[str, Any], network: Network, sender: str) -> nonces.Allocation | None:
+def _allocation(
+    record: Withdrawal, network: Network, reader: ChainReader
+) -> tuple[Withdrawal, nonces.Allocation] | None:
     """The withdrawal's one nonce: reserved on its first attempt in the same write that keeps it on the record, and
     the withdrawal's until it ends (no lease that runs out while the gas wallet waits for funds or a worker is
     down), so every attempt signs at it."""
-    holder = f"withdrawal:{record['id']}"
-    chain_id = network.chainId
-    if "nonce" in record:
-        mine = nonces.Allocation(sender, chain_id, int(record["nonce"]), holder, reserved=True)
-        if record.get("reservation") == holder and nonces.holds(mine):
-            return mine
-        return _reclaim(record, network, mine)
-    pending = int(rpc_call(network, "eth_getTransactionCount", [sender, "pending"]), 16)
+    holder = f"withdrawal:{record.id}"
+    sender = record.keyAddress
+    if record.nonce is not None:
+        mine = nonces.Allocation(sender, network.chainId, record.nonce, holder, reserved=True)
+        if record.reservation == holder and nonces.holds(mine):
+            return record, mine
+        return _reclaim(record, reader, mine)
+    pending = reader.transaction_count(sender, "pending")
 
     def keep(allocation: nonces.Allocation) -> list[aws.TxItem]:
-        values = {"nonce": allocation.nonce, "reservation": holder}
-        return [withdrawals.move(record, "sending", _holding(record), values)]
+        return [_held(record, "sending", nonce=allocation.nonce, reservation=holder)]
 
     try:
-        allocation = nonces.reserve(sender, chain_id, pending, holder, keep)
+        allocation = nonces.reserve(sender, network.chainId, pending, holder, keep)
     except aws.TransactionCancelledError:
-        raise ApiError(409, "WITHDRAWAL_TAKEN", "Another worker took the withdrawal") from None
-    record.update({"nonce": allocation.nonce, "reservation": holder})
-    return allocation
+        raise WithdrawalTakenError("Another worker took the withdrawal") from None
+    return moved(record, "sending", nonce=allocation.nonce, reservation=holder), allocation
 
 
-def _reclaim(record: dict[str, Any], network: Network, mine: nonces.Allocation) -> nonces.Allocation | None:
+def _reclaim(
+    record: Withdrawal, reader: ChainReader, mine: nonces.Allocation
+) -> tuple[Withdrawal, nonces.Allocation] | None:
     """A withdrawal that kept its nonce without a reservation (under the lease of an earlier version): reserved
     again if it is still free for it. If the chain has used it, by a transaction not recorded here (it may even be
     this withdrawal's own signature, broadcast by someone else), it is held for review; else looked at later."""
-    latest = int(rpc_call(network, "eth_getTransactionCount", [mine.address, "latest"]), 16)
-    if latest > mine.nonce:
+    if reader.transaction_count(mine.address, "latest") > mine.nonce:
         logger.error(
-            "withdrawal nonce used elsewhere; held for review", extra={"withdrawalId": record["id"], "alert": True}
+            "withdrawal nonce used elsewhere; held for review", extra={"withdrawalId": record.id, "alert": True}
         )
         fail(record, "needs_review", release=False)
         return None
-    lease = record.get("lease")
-    values = {"reservation": mine.lease}
     again = nonces.reclaim(
         mine.address,
         mine.chain_id,
         mine.nonce,
         mine.lease,
-        str(lease) if lease else None,
-        lambda _: [withdrawals.move(record, "sending", _holding(record), values, remove=("lease",))],
+        record.lease or None,
+        lambda _: [_held(record, "sending", remove=("lease",), reservation=mine.lease)],
     )
     if again is not None:
-        record.update(values)
-        return again
+        return moved(record, "sending", remove=("lease",), reservation=mine.lease), again
     _unclaim(record)
-    withdrawals.enqueue(str(record["id"]), 30)  # its nonce is someone else's for now
+    withdrawals.enqueue(record.id, 30)  # its nonce is someone else's for now
     return None
 
 
-def _deploy(record: dict[str, Any], network: Network, key_address: str) -> None:
+def _deploy(record: Withdrawal, network: Network) -> None:
     assert network.accountFactory is not None
-    signer = CustodySigner(str(record["keyId"]), key_address, "deploy", str(record["id"]))
-    call = pipeline.Call(network.accountFactory, 0, deploy_call(key_address, str(record["accountId"])))
-    pipeline.send(network, signer, call, owner=f"custody:{record['keyId']}", kind="deploy", gas=DEPLOY_GAS)
+    signer = CustodySigner(record.keyId, record.keyAddress, "deploy", record.id)
+    call = pipeline.Call(network.accountFactory, 0, deploy_call(record.keyAddress, record.accountId))
+    pipeline.send(network, signer, call, owner=f"custody:{record.keyId}", kind="deploy", gas=DEPLOY_GAS)
 
 
-def _sent_item(record: dict[str, Any], tx_hash: str) -> aws.TxItem:
-    return withdrawals.move(record, "sent", _holding(record), {"txHash": tx_hash, "sentAt": clock.iso_now()})
-
-
-def settle(record: dict[str, Any]) -> None:
+def settle(record: Withdrawal, reader: ChainReader) -> None:
     """A sent withdrawal: success once mined with its confirmations; failed on proof it never paid."""
-    tx = tracking.get(str(record["txHash"]))
-    pair = accepted(str(record["network"]), str(record["tokenCode"]))
+    assert record.txHash is not None
+    tx = tracking.read(record.txHash)
     if tx is None:
-        withdrawals.enqueue(str(record["id"]), 30)
+        withdrawals.enqueue(record.id, 30)
         return
-    status = tx["status"]
-    if status == "mined":
-        verdict = _confirmation(pair, record, tx)
-        if verdict == "confirmed":
-            succeed(record, tx)
-        elif verdict == "reverted":
+    pair = accepted(record.network, record.tokenCode)
+    if tx.status == "mined":
+        found = confirmation(pair, record, tx, reader)
+        if found.verdict == "confirmed":
+            succeed(record, paying(tx))
+        elif found.verdict == "reverted":
             fail(record, "reverted")
-        elif verdict == "not_paid":
+        elif found.verdict == "not_paid":
             fail(record, "token_transfer_missing")  # mined, status 1, but no Transfer of the amount: nothing moved
         else:
+            if found.verdict == "out_of_chain":
+                tracking.reorged_out(tx)  # the tracker takes it up again
+            elif found.verdict == "remined" and found.block is not None:
+                tracking.remined(tx, *found.block)  # follow it to its new block
             _check_later(record)
         return
-    if status == "failed":
-        fail(record, "reverted" if "reverted" in str(tx.get("failedReason", "")) else "refused")
+    if tx.status == "failed":
+        fail(record, "reverted" if "reverted" in (tx.failedReason or "") else "refused")
         return
-    if status == "dropped":
-        if "before the broadcast" in str(tx.get("failedReason", "")):
+    if tx.status == "dropped":
+        if "before the broadcast" in (tx.failedReason or ""):
             _back_to_pending(record)  # never reached the chain: try again (at the same nonce)
         else:
             # Another transaction took the nonce: it could be another signature of this very payment (a retry's,
             # at the same nonce): held for review, never released blindly.
             logger.error(
                 "withdrawal's nonce used by another transaction; held for review",
-                extra={"withdrawalId": record["id"], "alert": True},
+                extra={"withdrawalId": record.id, "alert": True},
             )
             fail(record, "needs_review", release=False)
         return
     _check_later(record)
 
 
-def _confirmation(pair: Accepted, record: dict[str, Any], tx: dict[str, Any]) -> str:
-    """`confirmed`, `wait`, `reverted` or `not_paid`. The receipt and its block are read again: a reorg that took the
-    transaction out is handed back to the EVM tracker (pending again: it re-broadcasts and follows it)."""
+@dataclass(frozen=True)
+class Confirmation:
+    """What the chain says of a mined withdrawal transaction: `confirmed`, `wait`, `reverted`, `not_paid`, or a
+    reorg the EVM tracker has to follow: `out_of_chain` or `remined` (at `block`: number, hash)."""
+
+    verdict: Literal["confirmed", "wait", "reverted", "not_paid", "out_of_chain", "remined"]
+    block: tuple[int, str] | None = None
+
+
+def confirmation(pair: TokenOnNetwork, record: Withdrawal, tx: EvmTransaction, reader: ChainReader) -> Confirmation:
+    """The receipt and its block read again (a reorg may have moved the transaction since the tracker saw it)."""
     network = pair.network
     try:
-        head = int(rpc_call(network, "eth_blockNumber", []), 16)
-        receipt = rpc_call(network, "eth_getTransactionReceipt", [tx["hash"]])
-        height = int(receipt["blockNumber"], 16) if isinstance(receipt, dict) else None
-        block = rpc_call(network, "eth_getBlockByNumber", [hex(height), False]) if height is not None else None
-    except (ApiError, RpcError, TypeError, ValueError):
-        return "wait"
-    if not isinstance(receipt, dict) or not isinstance(block, dict) or block.get("hash") != receipt.get("blockHash"):
-        if receipt is None:
-            _retrack(tx, {"status": "pending"})  # out of the chain: the tracker takes it up again
-        return "wait"
-    if receipt.get("blockHash") != tx.get("blockHash"):
-        _retrack(tx, {"blockNumber": height, "blockHash": receipt["blockHash"]})  # re-mined elsewhere: follow
-        return "wait"
-    if height is None or head - height + 1 < max(network.confirmations, 1):
-        return "wait"
+        head = reader.head()
+        receipt = reader.receipt(tx.hash)
+        height = rpc.quantity(receipt["blockNumber"]) if receipt is not None else None
+        block_hash = reader.block_hash(height) if height is not None else None
+    except (ApiError, rpc.RpcError, KeyError, TypeError, ValueError):
+        return Confirmation("wait")
+    if receipt is None:
+        return Confirmation("out_of_chain")
+    if height is None or block_hash is None or block_hash != receipt.get("blockHash"):
+        return Confirmation("wait")
+    if receipt.get("blockHash") != tx.blockHash:
+        return Confirmation("remined", (height, str(receipt["blockHash"])))
+    if head - height + 1 < max(network.confirmations, 1):
+        return Confirmation("wait")
     if receipt.get("status") != "0x1":  # re-mined after a reorg, and failing there
-        return "reverted"
+        return Confirmation("reverted")
     if not pair.token.native and not pays(receipt, pair, record):
-        return "not_paid"
-    return "confirmed"
+        return Confirmation("not_paid")
+    return Confirmation("confirmed")
 
 
-def _retrack(tx: dict[str, Any], values: dict[str, Any]) -> None:
-    with contextlib.suppress(aws.ItemBusyError, aws.ConditionFailedError):
-        if tracking._update(tx, values) and values.get("status") == "pending":
-            tracking.enqueue(str(tx["hash"]), int(tx.get("checks", 0)), tracking.FIRST_CHECK_S)
+def paying(tx: EvmTransaction) -> dict[str, Any]:
+    """The paying transaction as `succeed` takes it."""
+    return {"hash": tx.hash, "blockNumber": tx.blockNumber, "blockHash": tx.blockHash}
 
 
-def pays(receipt: dict[str, Any], pair: Accepted, record: dict[str, Any]) -> bool:
+def pays(receipt: dict[str, Any], pair: TokenOnNetwork, record: Withdrawal) -> bool:
     """The receipt holds the token's Transfer of exactly the amount from the deposit address to `to` (a token that
-    answers `false` instead of reverting would otherwise count as paid)."""
-    from chalicelib.custody.watcher import TRANSFER_TOPIC
+    answers `false` instead of reverting would otherwise count as paid). A malformed amount is the node's fault:
+    ValueError (looked at again), never "not paid"."""
 
     def topic(address: str) -> str:
         return "0x" + address.lower().removeprefix("0x").rjust(64, "0")
 
-    wanted = [TRANSFER_TOPIC, topic(str(record["fromAddress"])), topic(str(record["to"]))]
+    wanted = [TRANSFER_TOPIC, topic(record.fromAddress), topic(record.to)]
     for log in receipt.get("logs", []):
         if (
             str(log.get("address", "")).lower() == pair.token.tokenAddress.lower()
             and [str(t).lower() for t in log.get("topics", [])] == wanted
-            and int(log.get("data") or "0x0", 16) == int(record["amountInDecimals"])
+            and rpc.quantity(log.get("data") or "0x0") == record.amount
         ):
             return True
     return False
 
 
-def _check_later(record: dict[str, Any]) -> None:
-    checks = int(record.get("checks", 0))
-    sent = aws.Condition("#s = :sent", {"#s": "status"}, {":sent": "sent"})
+def _check_later(record: Withdrawal) -> None:
+    checks = (record.checks or 0) + 1
     with contextlib.suppress(aws.ConditionFailedError):
-        aws.write(withdrawals.move(record, "sent", sent, {"checks": checks + 1}))
-    withdrawals.enqueue(str(record["id"]), followups.stepped(CHECK_DELAYS_S, checks + 1))
+        aws.write(transition(record, "sent", checks=checks))
+    withdrawals.enqueue(record.id, followups.stepped(CHECK_DELAYS_S, checks))
 
 
-def _back_to_pending(record: dict[str, Any]) -> None:
-    sent = aws.Condition("#s = :sent AND txHash = :h", {"#s": "status"}, {":sent": "sent", ":h": record["txHash"]})
+def _back_to_pending(record: Withdrawal) -> None:
     with contextlib.suppress(aws.ConditionFailedError):
-        aws.write(withdrawals.move(record, "pending", sent, remove=("txHash", "lease")))
-        withdrawals.enqueue(str(record["id"]))
+        aws.write(transition(record, "pending", expect={"txHash": record.txHash}, remove=("txHash", "lease")))
+        withdrawals.enqueue(record.id)
 
 
 # Failures whose nonce no transaction of the withdrawal used: it is given back when the withdrawal ends.
 NONCE_UNUSED = ("insufficient_funds_on_chain", "gas_wallet_unfunded", "policy_refused", "refused")
+KEPT = ("failedReason", "failedAt", "released")  # a withdrawal kept for review and then paid is not a failed one
 
 
-def succeed(record: dict[str, Any], tx: dict[str, Any]) -> bool:
+def succeed(record: Withdrawal, tx: dict[str, Any]) -> bool:
     """Paid: `success` in one transaction with the `debit` entry and `withdraw.success`. `tx` is the paying
     transaction (hash, blockNumber, blockHash). From `sent` (the worker), or from a withdrawal kept for review
     (an operator, review.py). False when the withdrawal moved on meanwhile."""
-    pair = accepted(str(record["network"]), str(record["tokenCode"]))
-    amount = int(record["amountInDecimals"])
+    pair = accepted(record.network, record.tokenCode)
     now = clock.iso_now()
-    kept = ("failedReason", "failedAt", "released")  # a withdrawal kept for review is not a failed one any more
-    paid = {**{k: v for k, v in record.items() if k not in kept}, "status": "success", "txHash": tx["hash"]}
-    values = {"completedAt": now, "txHash": tx["hash"], "blockNumber": int(tx["blockNumber"]), **_reviewed(record, now)}
+    reviewed = _reviewed(record, now)
+    values = {"completedAt": now, "txHash": tx["hash"], "blockNumber": int(tx["blockNumber"]), **reviewed}
+    kept = record.to_item()
 
     def plan() -> Plan:
         balance, entry = ledger.post(
-            str(record["accountId"]),
+            record.accountId,
             pair,
-            ledger.Movement(held=-amount),
+            ledger.Movement(held=-record.amount),
             "debit",
             "withdrawal paid on chain",
-            ("withdrawal", str(record["id"])),
+            ("withdrawal", record.id),
         )
-        change = withdrawals.move(
+        change = transition(
             record,
             "success",
-            _as_read(record),
-            {**values, "blockHash": tx["blockHash"]},
-            remove=("reservation", *(k for k in kept if k in record)),
+            remove=("reservation", *(k for k in KEPT if k in kept)),
+            **values,
+            blockHash=tx["blockHash"],
         )
-        extra = {k: v for k, v in values.items() if k in ("completedAt", "reviewedAt")}
-        data = withdrawals.event_data(paid, pair, **extra, transaction=_transaction(record, pair, tx))
-        event = Event(str(record["appId"]), "withdraw.success", f"withdraw.success:{record['id']}", data)
-        items = [change, balance, withdrawals.closed_marker(str(record["id"])), *_end_reservation(record, False)]
-        return Plan(items, [entry], event)
+        data = withdrawals.event_data(
+            record,
+            pair,
+            status="success",
+            txHash=tx["hash"],
+            reason=None,
+            completedAt=now,
+            **reviewed,
+            transaction=_transaction(record, pair, tx),
+        )
+        event = Event(record.appId, "withdraw.success", f"withdraw.success:{record.id}", data)
+        items = [change, balance, *_end_reservation(record, False)]
+        return Plan(items, [entry], event, replan_on=frozenset({"balance"}))
 
     try:
-        return commit(plan) is not None
+        return unit_of_work.commit(plan, on_busy=busy) is not None
     except aws.TransactionCancelledError:  # settled by another worker
         return False
 
 
-def fail(record: dict[str, Any], reason: str, release: bool = True) -> bool:
+def fail(record: Withdrawal, reason: str, release: bool = True) -> bool:
     """Definitively not paid: `failed` with `withdraw.failed`, and (unless kept for review) the hold goes back to
     activeBalance in the same transaction. A kept one (`released` false) is released by an operator through here
     too (review.py): its second `withdraw.failed` has the id's revision suffix `:r1`. False when the withdrawal
     moved on meanwhile."""
-    pair = accepted(str(record["network"]), str(record["tokenCode"]))
-    amount = int(record["amountInDecimals"])
+    pair = accepted(record.network, record.tokenCode)
     now = clock.iso_now()
     reviewed = _reviewed(record, now)
-    values = {"failedReason": reason, "failedAt": record.get("failedAt") or now, "released": release, **reviewed}
+    failed_at = record.failedAt or now
 
     def plan() -> Plan:
         items: list[aws.TxItem] = [
-            withdrawals.move(record, "failed", _as_read(record), values, remove=("reservation",)),
-            withdrawals.closed_marker(str(record["id"])),
+            transition(
+                record,
+                "failed",
+                remove=("reservation",),
+                failedReason=reason,
+                failedAt=failed_at,
+                released=release,
+                **reviewed,
+            ),
             *_end_reservation(record, reason in NONCE_UNUSED),
         ]
         lists = []
         if release:
             balance, entry = ledger.post(
-                str(record["accountId"]),
+                record.accountId,
                 pair,
-                ledger.Movement(active=amount, held=-amount),
+                ledger.Movement(active=record.amount, held=-record.amount),
                 "release",
                 f"withdrawal failed: {reason}",
-                ("withdrawal", str(record["id"])),
+                ("withdrawal", record.id),
             )
             items.append(balance)
             lists.append(entry)
-        extra = {k: v for k, v in values.items() if k != "failedReason"}
-        data = withdrawals.event_data({**record, "status": "failed"}, pair, reason=reason, **extra)
-        event_id = f"withdraw.failed:{record['id']}" + (":r1" if reviewed else "")
-        return Plan(items, lists, Event(str(record["appId"]), "withdraw.failed", event_id, data))
+        data = withdrawals.event_data(
+            record, pair, status="failed", reason=reason, failedAt=failed_at, released=release, **reviewed
+        )
+        event_id = f"withdraw.failed:{record.id}" + (":r1" if reviewed else "")
+        event = Event(record.appId, "withdraw.failed", event_id, data)
+        return Plan(items, lists, event, replan_on=frozenset({"balance"}))
 
     try:
-        return commit(plan) is not None
+        return unit_of_work.commit(plan, on_busy=busy) is not None
     except aws.TransactionCancelledError:  # moved on meanwhile
         return False
 
 
-def _as_read(record: dict[str, Any]) -> aws.Condition:
-    """The withdrawal is still as read: in its status (a worker's), or failed and kept for review (an operator's)."""
-    if record["status"] == "failed":
-        names = {"#s": "status", "#r": "released"}
-        return aws.Condition("#s = :s AND #r = :kept", names, {":s": "failed", ":kept": False})
-    return aws.Condition("#s = :s", {"#s": "status"}, {":s": record["status"]})
+def _reviewed(record: Withdrawal, now: str) -> dict[str, Any]:
+    return {"reviewedAt": now} if record.status == "failed" else {}
 
 
-def _reviewed(record: dict[str, Any], now: str) -> dict[str, Any]:
-    return {"reviewedAt": now} if record["status"] == "failed" else {}
-
-
-def _end_reservation(record: dict[str, Any], give_back: bool) -> list[aws.TxItem]:
+def _end_reservation(record: Withdrawal, give_back: bool) -> list[aws.TxItem]:
     """The end of the withdrawal's nonce reservation, for the transaction that ends the withdrawal."""
-    if not record.get("reservation"):
+    if not record.reservation or record.nonce is None:
         return []
-    allocation = nonces.Allocation(
-        str(record["keyAddress"]), int(record["chainId"]), int(record["nonce"]), str(record["reservation"]), True
-    )
+    allocation = nonces.Allocation(record.keyAddress, record.chainId, record.nonce, record.reservation, True)
     return [nonces.end_item(allocation, give_back)]
 
 
-def _transaction(record: dict[str, Any], pair: Accepted, tx: dict[str, Any]) -> dict[str, Any]:
+def _transaction(record: Withdrawal, pair: TokenOnNetwork, tx: dict[str, Any]) -> dict[str, Any]:
     return {
         "txHash": tx["hash"],
         "chainId": pair.network.chainId,
         "networkCode": pair.network.name,
-        "from": record["fromAddress"],
-        "to": record["to"],
+        "from": record.fromAddress,
+        "to": record.to,
         "tokenAddress": pair.token.tokenAddress,
         "tokenSymbol": pair.token.symbol,
-        "value": record["amountInDecimals"],
+        "value": record.amountInDecimals,
         "valueDecimals": pair.token.decimals,
         "blockchainType": "evm",
         "blockNumber": int(tx["blockNumber"]),
     }
-
-
-def _holds(network: Network, pair: Accepted, address: str, amount: int) -> bool:
-    from chalicelib.evm import abi
-
-    if pair.token.native:
-        return int(rpc_call(network, "eth_getBalance", [address, "latest"]), 16) >= amount
-    result = rpc_call(
-        network, "eth_call", [{"to": pair.token.tokenAddress, "data": "0x" + abi.balance_of(address).hex()}, "latest"]
-    )
-    return abi.decode_uint(abi.result_bytes(result)) >= amount
-
-
-def _code(network: Network, address: str) -> str:
-    # `pending`: a deployment already sent and not yet mined counts (no second createAccount).
-    return str(rpc_call(network, "eth_getCode", [address, "pending"]))

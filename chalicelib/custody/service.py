@@ -243,14 +243,14 @@ def allowlist(app: App) -> Allowlist:
 def gas_wallets(app: App) -> GasWalletList:
     """The app's custody keys (its own pool, its organization's) with their native balances: what an operator funds
     so withdrawals can pay gas."""
-    from chalicelib.custody import keys
+    from chalicelib.custody import pool_keys
     from chalicelib.custody.store import get
     from chalicelib.custody.tokens import custody_networks
     from chalicelib.platform.chain import rpc_call
 
     wallets = []
     for pool in ("dedicated", "organization_owned"):
-        item = get(f"KEY#{keys.scope(pool, app.appId, app.organizationId)}", "KEY")  # type: ignore[arg-type]
+        item = get(f"KEY#{pool_keys.scope(pool, app.appId, app.organizationId)}", "KEY")  # type: ignore[arg-type]
         if item is None or item.get("status") != "ready":
             continue
         balances = []

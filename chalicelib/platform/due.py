@@ -25,9 +25,18 @@ def due_in(seconds: float) -> dict[str, str]:
     return {"duePk": DUE, "dueAt": clock.iso_in(seconds)}
 
 
-def sweep(table: str, open_status: str, lease_s: float, hand_back: Callable[[dict[str, Any]], None], limit: int) -> int:
-    """Hand back (at most `limit`) records of `table` past their `dueAt` whose `status` is still `open_status`, as
-    leased (their new `dueAt`); returns how many. A record that ended but is still indexed leaves the index."""
+def sweep(
+    table: str,
+    open_status: str | frozenset[str],
+    lease_s: float,
+    hand_back: Callable[[dict[str, Any]], None],
+    limit: int,
+) -> int:
+    """Hand back (at most `limit`) records of `table` past their `dueAt` whose `status` is still `open_status` (or
+    one of them), as leased (their new `dueAt`); returns how many. A record that ended but is still indexed leaves
+    the index."""
+    opened = frozenset({open_status}) if isinstance(open_status, str) else open_status
+    statuses = {f":open{i}": status for i, status in enumerate(sorted(opened))}
     items = aws.table(table).query(
         IndexName=INDEX,
         KeyConditionExpression="duePk = :due AND dueAt <= :now",
@@ -43,13 +52,15 @@ def sweep(table: str, open_status: str, lease_s: float, hand_back: Callable[[dic
             {"pk": item["pk"], "sk": item["sk"]},
             aws.Changes(set={"dueAt": leased}),
             aws.Condition(
-                "dueAt = :seen AND #s = :open", {"#s": "status"}, {":seen": item["dueAt"], ":open": open_status}
+                f"dueAt = :seen AND #s IN ({', '.join(statuses)})",
+                {"#s": "status"},
+                {":seen": item["dueAt"], **statuses},
             ),
         )
         try:
             aws.write(lease)
         except aws.ConditionFailedError as exc:
-            if exc.old is not None and exc.old.get("status") != open_status and "duePk" in exc.old:
+            if exc.old is not None and exc.old.get("status") not in opened and "duePk" in exc.old:
                 _leave(table, exc.old)
             continue  # its worker came back meanwhile
         hand_back({**item, "dueAt": leased})

@@ -75,13 +75,14 @@ class FollowUp:
 
 @dataclass(frozen=True)
 class Requeue:
-    """The records of `table` followed while their status is `open_status`, kept in the table's `due` index.
+    """The records of `table` followed while their status is `open_status` (or one of several), kept in the table's
+    `due` index.
 
     `quiet_s`: how long past its due time a record's follow-ups have gone quiet (beyond a queue's visibility
     timeout); each due time is set that long after the next follow-up's, and it is the sweep's lease."""
 
     table: str
-    open_status: str
+    open_status: str | frozenset[str]
     quiet_s: float
 
     def due(self, next_in_s: float) -> dict[str, str]:
@@ -101,9 +102,10 @@ class Requeue:
         open, at `seen_due` (None: not in the index yet) and meets `condition`. Returns the record as written
         (its `dueAt` is the successor's token); None when it ended or another chain took it over."""
         same = "dueAt = :fu_seen" if seen_due is not None else "attribute_not_exists(dueAt)"
-        expression = f"#fu_status = :fu_open AND {same}"
+        opened = [self.open_status] if isinstance(self.open_status, str) else sorted(self.open_status)
+        values: dict[str, Any] = {f":fu_open{i}": status for i, status in enumerate(opened)}
+        expression = f"#fu_status IN ({', '.join(values)}) AND {same}"
         names = {"#fu_status": "status"}
-        values: dict[str, Any] = {":fu_open": self.open_status}
         if seen_due is not None:
             values[":fu_seen"] = seen_due
         if condition is not None:

@@ -177,11 +177,13 @@ TABLES: tuple[Table, ...] = (
     Table(
         name="custody",
         purpose="Custodial deposit product: custody keys, accounts and their deposit addresses, balances and the "
-        "journal, invoices, deposits, the watcher's cursors and leases. Index `status` lists invoices and deposits "
-        "by app and status, `account-status` by account and status.",
+        "journal, invoices, deposits, withdrawals, the watcher's cursors and leases. Index `status` lists invoices, "
+        "deposits and withdrawals by app and status, `account-status` by account and status; `due` holds the "
+        "withdrawals not yet ended with the time their worker should have moved them.",
         indexes=(
             Index(name="status", partition_key="statusKey", sort_key="listKey"),
             Index(name="account-status", partition_key="accountStatusKey", sort_key="listKey"),
+            Index(name="due", partition_key="duePk", sort_key="dueAt"),
         ),
     ),
     Table(

@@ -13,7 +13,7 @@ from decimal import Decimal
 import pytest
 from eth_account import Account
 
-from chalicelib.custody import accounts, deposits, invoices, keys, ledger, scan, watcher
+from chalicelib.custody import accounts, deposits, invoices, ledger, pool_keys, scan, watcher
 from chalicelib.custody.cursor import cursor_key, unlease
 from chalicelib.custody.store import get
 from chalicelib.evm import logs
@@ -90,7 +90,7 @@ def test_tokens_and_idempotent_concurrent_account_creation(custody):
                 }
             ],
         )
-        assert factory.functions.getAddress(owner, keys.salt(account["id"])).call() == wallet["address"]
+        assert factory.functions.getAddress(owner, pool_keys.salt(account["id"])).call() == wallet["address"]
     # A second account of the same app shares the key (no second key generation) but not the address.
     other = create_account(custody, "u-43")
     assert (
@@ -618,7 +618,7 @@ def test_native_value_that_does_not_stay_at_the_deposit_address_is_not_a_deposit
         {
             "from": w3.eth.accounts[7],
             "to": chain["accountFactory"],
-            "data": encode_call("createAccount(address,uint256)", owner, keys.salt(account["id"])),
+            "data": encode_call("createAccount(address,uint256)", owner, pool_keys.salt(account["id"])),
         }
     )
     assert w3.eth.wait_for_transaction_receipt(create).status == 1

@@ -15,6 +15,7 @@ from chalicelib.custody.store import get
 from chalicelib.evm import nonces, pipeline, tracking
 from chalicelib.platform import aws, clock, settings
 from chalicelib.platform.pagination import PageQuery
+from chalicelib.platform.transitions import transition
 from chalicelib.tenancy import admin
 from tests.support.custody import (
     CONFIRMATIONS,
@@ -173,8 +174,9 @@ def _needs_review_after_its_own_payment(custody, account, amount, recipient):
     record = get(**withdrawals.key(withdrawal["id"]))
     w3 = custody["w3"][31337]
     w3.eth.wait_for_transaction_receipt(record["txHash"])
-    tx = tracking.get(record["txHash"])
-    assert tracking._update(tx, {"status": "dropped", "failedReason": "its nonce was used by another transaction"})
+    tx = tracking.read(record["txHash"])
+    assert tx is not None
+    aws.write(transition(tx, "dropped", failedReason="its nonce was used by another transaction"))
     sending.process(withdrawal["id"])
     record = get(**withdrawals.key(withdrawal["id"]))
     assert record["status"] == "failed" and record["failedReason"] == "needs_review" and not record["released"]

@@ -1,4 +1,4 @@
-"""Custody keys: one 2-of-3 threshold key per pool owner, and the deposit addresses it controls.
+"""The custody pools' keys: one 2-of-3 threshold key per pool owner, and the deposit addresses it controls.
 
 A custody account does not get a key of its own (a key generation per account would cost an aux-info set and a
 multi-party run). Its deposit address on a network is the counterfactual SimpleAccount (the network's
@@ -25,17 +25,20 @@ from dataclasses import dataclass
 from typing import Literal
 
 from chalicelib.custody.store import TABLE, get
+from chalicelib.mpc import aux_pool
+from chalicelib.mpc import service as mpc
+from chalicelib.mpc.aux_pool import WALLET_POOL_EMPTY
+from chalicelib.mpc.policies import KeyPolicy
 from chalicelib.platform import aws, clock
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.logging import logger
+from chalicelib.smart_accounts.counterfactual import account_address
 
 PoolType = Literal["dedicated", "organization_owned"]
 SIGNING_POLICY = "custody"  # the cosigner's policy that governs custody keys (policy.py, wired by app.py)
 KEYGEN_LEASE_S = 60
 WAIT_S = 25.0
 CUSTODY_KEY_PENDING = "CUSTODY_KEY_PENDING"
-WALLET_POOL_EMPTY = "WALLET_POOL_EMPTY"
-SIGNER_UNAVAILABLE = "SIGNER_UNAVAILABLE"
 
 
 @dataclass(frozen=True)
@@ -96,10 +99,6 @@ def _reserve(key_scope: str, key_id: str, seen: dict[str, object] | None) -> boo
 
 
 def _make(key_scope: str, key_id: str) -> CustodyKey:
-    from chalicelib.mpc import aux_pool
-    from chalicelib.mpc import service as mpc
-    from chalicelib.mpc.policies import KeyPolicy
-
     aux_id: str | None = None
     try:
         try:
@@ -113,7 +112,7 @@ def _make(key_scope: str, key_id: str) -> CustodyKey:
             # the custody policy allows; share C is sealed for recovery only.
             material = mpc.generate_key(key_id, aux_id, KeyPolicy(name=SIGNING_POLICY, context={"scope": key_scope}))
         except mpc.MpcRunError as exc:
-            raise ApiError(503, SIGNER_UNAVAILABLE, exc.message) from None
+            raise exc.api_error() from None
         ready = aws.update(
             "key",
             TABLE,
@@ -157,8 +156,6 @@ def _make(key_scope: str, key_id: str) -> CustodyKey:
 
 def deposit_address(factory: str, key: CustodyKey, account_id: str) -> str:
     """The account's deposit address on a network with this factory: SimpleAccount(owner = key, salt = id)."""
-    from chalicelib.smart_accounts.counterfactual import account_address
-
     return account_address(factory, key.address, salt(account_id))
 
 
