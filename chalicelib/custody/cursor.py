@@ -16,10 +16,9 @@ import secrets
 from typing import Any
 
 from chalicelib.custody.store import TABLE, get
-from chalicelib.evm.rpc import RpcError, block_number
+from chalicelib.evm.rpc import NO_ANSWER, RpcError, block_number
 from chalicelib.platform import aws, clock
 from chalicelib.platform.cache import TtlCache
-from chalicelib.platform.errors import ApiError
 from chalicelib.platform.networks import Network
 
 LEASE_S = 60  # the function's timeout: a run that died frees its network for the next run
@@ -83,7 +82,7 @@ def status(network: Network) -> dict[str, Any]:
     """What operators see of the watcher: cursor, head, lag."""
     cursor = read(network.chainId) or {}
     head = None
-    with contextlib.suppress(ApiError, RpcError, TypeError, ValueError):  # the status answers without a node
+    with contextlib.suppress(*NO_ANSWER, RpcError, TypeError, ValueError):  # the status answers without a node
         head = block_number(network)
     scanned = int(cursor["next"]) - 1 if "next" in cursor else None
     return {

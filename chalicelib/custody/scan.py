@@ -19,8 +19,7 @@ them, each recorded once (deposits.seen), then the cursor moved on.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -30,7 +29,6 @@ from chalicelib.custody.tokens import TRANSFER_TOPIC, by_address
 from chalicelib.evm.logs import LogsUnavailableError, logs_in_range
 from chalicelib.evm.rpc import RpcError, quantity, rpc_batch, rpc_call
 from chalicelib.platform import aws, clock, deadline
-from chalicelib.platform.errors import ApiError
 from chalicelib.platform.logging import logger
 from chalicelib.platform.networks import Network
 
@@ -54,25 +52,6 @@ class StepReport:
 
 class RangeError(Exception):
     """The chain moved under the step (a log of a block that is not the header we read): retry later."""
-
-
-class NodeUnavailableError(Exception):
-    """No node of the network answered a read (or the invocation's budget ended it): the next pass tries again."""
-
-    def __init__(self, network: str, code: str) -> None:
-        super().__init__(f"{network}: {code}")
-        self.network = network
-        self.code = code
-
-
-@contextmanager
-def node_answers(network: Network) -> Iterator[None]:
-    """The chain reads inside, with the transport's answer for an unreachable node (an HTTP error of the
-    platform) as the watcher's NodeUnavailableError."""
-    try:
-        yield
-    except ApiError as exc:
-        raise NodeUnavailableError(network.name, exc.code) from exc
 
 
 def scan(network: Network, report: StepReport) -> None:

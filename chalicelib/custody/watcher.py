@@ -12,9 +12,9 @@ import time
 from collections.abc import Callable
 
 from chalicelib.custody import confirm, cursor, scan, tokens
-from chalicelib.custody.scan import NodeUnavailableError, RangeError, StepReport, node_answers
+from chalicelib.custody.scan import RangeError, StepReport
 from chalicelib.custody.tokens import custody_networks
-from chalicelib.evm.rpc import block_number
+from chalicelib.evm.rpc import NO_ANSWER, block_number
 from chalicelib.platform import clock
 from chalicelib.platform.logging import logger
 from chalicelib.platform.networks import Network
@@ -27,7 +27,6 @@ TRANSFER_TOPIC = tokens.TRANSFER_TOPIC
 
 __all__ = [
     "TRANSFER_TOPIC",
-    "NodeUnavailableError",
     "StepReport",
     "cursor_key",
     "ensure_cursors",
@@ -47,7 +46,7 @@ def run(time_left_s: Callable[[], float], loop_s: float, pause_s: float = 2.0) -
                 return reports
             try:
                 report = step(network)
-            except NodeUnavailableError as exc:  # the next pass tries again
+            except NO_ANSWER as exc:  # no usable answer from the network's nodes: the next pass tries again
                 logger.warning("watcher step failed", extra={"network": network.name, "code": exc.code})
                 continue
             except Exception as exc:  # noqa: BLE001 - one network's trouble must not stop the others
@@ -67,16 +66,15 @@ def step(network: Network) -> StepReport | None:
         return None
     try:
         report = StepReport(network.name)
-        with node_answers(network):
-            report.head = block_number(network)
-            try:
-                scan.scan(network, report)
-            except RangeError as exc:
-                report.notes.append(str(exc))
-            try:
-                confirm.confirm(network, report)
-            except RangeError as exc:  # a block of the re-check could not be read: no verdict this step
-                report.notes.append(str(exc))
+        report.head = block_number(network)
+        try:
+            scan.scan(network, report)
+        except RangeError as exc:
+            report.notes.append(str(exc))
+        try:
+            confirm.confirm(network, report)
+        except RangeError as exc:  # a block of the re-check could not be read: no verdict this step
+            report.notes.append(str(exc))
         cursor.save_head(network.chainId, report.head)
         return report
     finally:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.custody import deposits, ledger
+from chalicelib.custody import deposits, ledger, watcher
 from chalicelib.custody.confirm import REORG_WATCH_BLOCKS, confirm
 from chalicelib.custody.deposit_records import DEPOSIT_MACHINE, Deposit, deposit_key
 from chalicelib.custody.scan import StepReport
@@ -322,3 +322,23 @@ def test_an_invoice_with_more_than_100_deposits_is_paged_whole(custody: dict[str
     assert pending_total == 84 and len(pending) == 84 and len(rest) == 34
     assert all(d["status"] == "pending" for d in pending)
     assert deposits.page("app", "other", "inv-1", None, PageQuery(page=1, limit=10)) == ([], 0)
+
+
+def test_a_network_without_an_answering_node_is_skipped_and_its_lease_freed(
+    custody: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No node answers (the registry's RPC URL refuses connections): a warning, not an error, the pass goes on,
+    nothing is recorded and the next run may take the network at once."""
+    logged: list[tuple[str, dict[str, Any]]] = []
+
+    class Recorder:
+        def warning(self, message: str, extra: dict[str, Any]) -> None:
+            logged.append(("warning", extra))
+
+        def error(self, message: str, extra: dict[str, Any]) -> None:
+            logged.append(("error", extra))
+
+    monkeypatch.setattr(watcher, "logger", Recorder())
+    assert watcher.run(lambda: 60.0, loop_s=0, pause_s=0) == []
+    assert logged == [("warning", {"network": "local-a", "code": "UPSTREAM_UNAVAILABLE"})]
+    assert get("LEASE#31337", "LEASE") is None
