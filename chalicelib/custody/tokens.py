@@ -60,10 +60,6 @@ class TokenOnNetwork:
         return Decimal(format_units(base_units, self.token.decimals))  # exact: no decimal context involved
 
 
-# The name modules used before TokenOnNetwork (an alias while they switch).
-Accepted = TokenOnNetwork
-
-
 def token_id(network: Network, token: CustodyToken) -> str:
     return str(uuid.uuid5(NAMESPACE, f"token:{network.chainId}:{token.tokenAddress.lower() or 'native'}"))
 
