@@ -23,13 +23,13 @@ from typing import Any, Literal
 from chalicelib.custody import events, invoices, ledger
 from chalicelib.custody.deposit_records import WATCHED, Deposit, deposit_key
 from chalicelib.custody.invoices import Invoice
-from chalicelib.custody.store import TABLE, busy, get, indexed_page, listed
+from chalicelib.custody.store import TABLE, busy, get, indexed_page
 from chalicelib.custody.tokens import NAMESPACE, TokenOnNetwork, accepted
 from chalicelib.platform import aws, clock, retry, unit_of_work
 from chalicelib.platform.amounts import format_units
 from chalicelib.platform.errors import not_found
 from chalicelib.platform.logging import logger
-from chalicelib.platform.pagination import MAX_LIMIT, AppendOnlyList, PageQuery
+from chalicelib.platform.pagination import MAX_LIMIT, AppendOnlyList, PageQuery, records_page
 from chalicelib.platform.transitions import condition, create, transition
 from chalicelib.platform.unit_of_work import Event, Plan
 
@@ -489,7 +489,7 @@ def _invoice_page(
 
 
 def _listed(entries_list: AppendOnlyList, query: PageQuery) -> tuple[list[dict[str, Any]], int]:
-    return listed(entries_list, query, "depositId", deposit_key)
+    return records_page(entries_list, query, "depositId", deposit_key)
 
 
 def public(item: Deposit | Mapping[str, Any], head: int | None) -> dict[str, Any]:
