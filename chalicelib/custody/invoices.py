@@ -4,7 +4,7 @@ An account has one address per network, so a transfer is matched to an invoice b
 at most one invoice is open per triple (`OPEN#...`, 409 INVOICE_ALREADY_PENDING for a second). `reference` is
 unique per app (409 DUPLICATE_REFERENCE), for good.
 
-States: `pending` → `paid` | `failed` | `expired`, all final (docs/custody.md):
+States: `pending` → `paid` | `failed` | `expired`, all final, declared by `Invoice.machine` (docs/custody.md):
 * the first transfer seen (by block time) no later than `expiresAt + bufferInSeconds` is the invoice's payment
   (`matchedDeposit`); when it is confirmed the invoice is `paid` (amount equal) or `failed` (amount differs:
   the money is credited to the account as a wallet deposit, never lost);
@@ -43,8 +43,6 @@ INVOICE_NOT_FOUND = "INVOICE_NOT_FOUND"
 INVOICE_ALREADY_PENDING = "INVOICE_ALREADY_PENDING"
 DUPLICATE_REFERENCE = "DUPLICATE_REFERENCE"
 EXPIRING = "EXPIRING"  # pk of the pending invoices by deadline, for the expiry sweep
-
-__all__ = ["NETWORK_NOT_ON_ACCOUNT", "Invoice"]
 
 
 class Invoice(Stateful):

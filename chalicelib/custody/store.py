@@ -18,14 +18,12 @@ Keys (pk / sk):
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from boto3.dynamodb.conditions import Key
 
 from chalicelib.platform import aws
 from chalicelib.platform.errors import ApiError
-from chalicelib.platform.pagination import AppendOnlyList
 
 TABLE = "custody"
 CUSTODY_BUSY = "CUSTODY_BUSY"
@@ -84,15 +82,3 @@ def indexed_page(index: str, attribute: str, value: str, page: int, limit: int) 
         return [], total
     found = {(i["pk"], i["sk"]): i for i in aws.batch_get(TABLE, keys)}
     return [found[(k["pk"], k["sk"])] for k in keys if (k["pk"], k["sk"]) in found], total
-
-
-def listed(
-    entries_list: AppendOnlyList, query: Any, id_field: str, key_of: Callable[[str], dict[str, str]]
-) -> tuple[list[dict[str, Any]], int]:
-    """A page of an append-only list of record ids (`id_field`), with the records themselves (one batch read)."""
-    entries, total = entries_list.page(query)
-    ids = [str(e[id_field]) for e in entries]
-    if not ids:
-        return [], total
-    found = {str(i["id"]): i for i in aws.batch_get(TABLE, [key_of(i) for i in ids])}
-    return [found[i] for i in ids if i in found], total
