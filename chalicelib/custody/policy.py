@@ -44,9 +44,10 @@ from chalicelib.evm.rpc import quantity, rpc_call
 from chalicelib.evm.transactions import UnsignedTx, signing_hash
 from chalicelib.mpc import policies
 from chalicelib.mpc.policies import COSIGNER_POLICY_TABLE, NewKey, PolicyRefusedError, SigningRequest
-from chalicelib.platform import aws, clock, retry
+from chalicelib.platform import aws, clock, unit_of_work
 from chalicelib.platform.cache import TtlCache
 from chalicelib.platform.networks import Network, registry
+from chalicelib.platform.unit_of_work import Plan
 from chalicelib.smart_accounts.counterfactual import factory_data
 from chalicelib.tenancy import store as tenancy
 
@@ -289,7 +290,8 @@ def _once(record: dict[str, Any], tx: UnsignedTx, request: SigningRequest) -> No
         "day": {"pk": f"DAY#{record['appId']}#{pair}", "sk": today},
         "key-day": {"pk": f"DAYKEY#{request.wallet_id}#{pair}", "sk": today},
     }
-    for _ in retry.attempts(6, base_s=0.02, cap_s=0.3):
+
+    def plan() -> Plan:
         writes = [
             aws.put(
                 "signed",
@@ -305,17 +307,19 @@ def _once(record: dict[str, Any], tx: UnsignedTx, request: SigningRequest) -> No
                 raise PolicyRefusedError(f"above the daily limit ({whose} total as the cosigner counts it)")
             seen = aws.Condition("used = :u", values={":u": str(used)}) if total else aws.NEW_ITEM
             writes.append(aws.put(name, COSIGNER_POLICY_TABLE, {**total_key, "used": str(used + amount)}, seen))
-        try:
-            aws.transact(writes)
-            return
-        except aws.TransactionCancelledError as exc:
-            if exc.condition_failed("signed"):  # signed meanwhile by another run: at its nonce only
-                again = table.get_item(Key=key, ConsistentRead=True).get("Item")
-                if again is not None and int(again["nonce"]) == tx.nonce:
-                    return
-                raise PolicyRefusedError("this withdrawal was signed at another nonce") from None
-            # another withdrawal of the app or the key moved a total: read them again
-    raise PolicyRefusedError("the day's total kept moving; ask again")
+        # another withdrawal of the app or the key moved a total: read them again
+        return Plan(writes, replan_on=frozenset(totals))
+
+    try:
+        unit_of_work.commit(
+            plan, attempts=6, on_busy=lambda: PolicyRefusedError("the day's total kept moving; ask again")
+        )
+    except aws.TransactionCancelledError as exc:
+        if not exc.condition_failed("signed"):
+            raise
+        again = table.get_item(Key=key, ConsistentRead=True).get("Item")  # signed meanwhile by another run
+        if again is None or int(again["nonce"]) != tx.nonce:  # at its nonce only
+            raise PolicyRefusedError("this withdrawal was signed at another nonce") from None
 
 
 def _key_item(wallet_id: str) -> dict[str, str]:
