@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from chalicelib.evm.rpc import NO_ANSWER
 from chalicelib.gas_tanks import service, store, verification
 from chalicelib.gas_tanks.models import TopUp, TopUpMarker
 from chalicelib.platform import aws, followups, unit_of_work
@@ -57,7 +58,7 @@ def judge(proof: Callable[[], int], attempt: int, attempts: int) -> Judgement:
         if not refused.retryable:
             return Judgement(failed=refused.code)
         return AGAIN if attempt < attempts else Judgement(failed=OUT_OF_CHECKS)
-    except verification.NodeUnavailableError as unanswered:
+    except NO_ANSWER as unanswered:  # the node gave no word: later
         return AGAIN if attempt < attempts else Judgement(failed=unanswered.code)
 
 

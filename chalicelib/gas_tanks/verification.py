@@ -11,10 +11,7 @@ amount or the sender is trusted.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ParamSpec, TypeVar
 
 from eth_account import Account
 from eth_account.messages import encode_defunct
@@ -23,9 +20,6 @@ from chalicelib.evm import receipts
 from chalicelib.evm.rpc import quantity
 from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError, upstream_unavailable
 from chalicelib.platform.networks import Network
-
-P = ParamSpec("P")
-T = TypeVar("T")
 
 TRANSFER_TOPIC = (
     "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"  # Transfer(address,address,uint256)
@@ -47,29 +41,6 @@ class TopUpRefusedError(ApiError):
         self.retryable = code in RETRYABLE
 
 
-class NodeUnavailableError(ApiError):
-    """The network's node gave no word on the top-up (it refused, could not be reached, or answered nonsense):
-    neither proven nor refused; a later look may tell (the answer to a request is the node's 502)."""
-
-    def __init__(self, cause: ApiError) -> None:
-        super().__init__(cause.status, cause.code, cause.message, **cause.details)
-
-
-def _from_the_node(read: Callable[P, T]) -> Callable[P, T]:
-    """`read`, where the node's failure to answer (the lower layers' ApiError) is NodeUnavailableError."""
-
-    @functools.wraps(read)
-    def wrapped(*args: P.args, **kwargs: P.kwargs) -> T:
-        try:
-            return read(*args, **kwargs)
-        except (TopUpRefusedError, NodeUnavailableError):
-            raise
-        except ApiError as exc:
-            raise NodeUnavailableError(exc) from exc
-
-    return wrapped
-
-
 @dataclass(frozen=True)
 class Proven:
     sender: str
@@ -77,7 +48,6 @@ class Proven:
     mined: receipts.Mined
 
 
-@_from_the_node
 def prove(network: Network, tx_hash: str, signature: str, signed_text: str) -> Proven:
     """The sender and the amount of a mined top-up, its signature checked; confirmations are not required here."""
     mined = receipts.mined(network, tx_hash)
@@ -103,7 +73,6 @@ def prove(network: Network, tx_hash: str, signature: str, signed_text: str) -> P
     return Proven(sender=sender, amount=amount, mined=mined)
 
 
-@_from_the_node
 def prove_unmined_sender(network: Network, tx_hash: str, signature: str, signed_text: str) -> None:
     """For a transaction the node knows but has not mined: the signature must recover to its `from` (the USDT's
     sender is only known once mined, and checked again then). Unknown to the node: TX_NOT_FOUND."""
@@ -114,7 +83,6 @@ def prove_unmined_sender(network: Network, tx_hash: str, signature: str, signed_
         raise _mismatch()
 
 
-@_from_the_node
 def require_final(network: Network, proven: Proven) -> None:
     """The transfer has the network's confirmations and its block, read now, is still the chain's block at its
     height; otherwise TX_NOT_CONFIRMED (retryable: a transfer a reorganisation took out may be mined again)."""

@@ -12,17 +12,16 @@ from collections.abc import Callable
 from typing import Protocol, TypeVar
 
 from chalicelib.evm.logs import LogsUnavailableError
-from chalicelib.evm.rpc import RpcError, rpc_call
-from chalicelib.platform.errors import ApiError
+from chalicelib.evm.rpc import NO_ANSWER, RpcError, rpc_call
 from chalicelib.platform.networks import Network
 from chalicelib.user_ops import inclusion
 from chalicelib.user_ops.inclusion import Receipt, Verdict
 from chalicelib.user_ops.models import UserOpRecord
 
 T = TypeVar("T")
-# How a read fails to get an answer: a node's refusal, a node that cannot serve the logs, an answer of the wrong
-# shape (and, through `reached`, no endpoint reachable).
-_NO_ANSWER = (RpcError, LogsUnavailableError, ValueError)
+# How a read fails to get an answer: no endpoint reachable or the budget spent, a node's refusal, a node that cannot
+# serve the logs, an answer of the wrong shape.
+_UNANSWERED = (*NO_ANSWER, RpcError, LogsUnavailableError, ValueError)
 
 
 class ChainUnavailableError(Exception):
@@ -61,17 +60,8 @@ class _Network:
 NETWORK: ChainReader = _Network()
 
 
-def reached(call: Callable[[], T]) -> T:
-    """`call`'s answer, where no endpoint answering (none reachable, or the call's budget spent: the transport's
-    502/503) is ChainUnavailableError; a node's or bundler's own refusal stays RpcError."""
-    try:
-        return call()
-    except ApiError as exc:
-        raise ChainUnavailableError(exc.message) from exc
-
-
 def _answered(read: Callable[[], T]) -> T:
     try:
-        return reached(read)
-    except _NO_ANSWER as exc:
+        return read()
+    except _UNANSWERED as exc:
         raise ChainUnavailableError(str(exc)[:300]) from exc

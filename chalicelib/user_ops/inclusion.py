@@ -64,8 +64,8 @@ UNDECIDED = Verdict()
 
 
 def verdict(network: Network, op: UserOpRecord) -> Verdict:
-    """What the chain says about the stored operation `op`. Raises (RpcError, ApiError, LogsUnavailableError,
-    ValueError) when the node could not answer: no verdict."""
+    """What the chain says about the stored operation `op`. Raises (RpcError, evm.rpc.NO_ANSWER,
+    LogsUnavailableError, ValueError) when the node could not answer: no verdict."""
     latest = _block(network, "latest")
     head = quantity(latest.get("number"))
     receipt = _search(network, op, head)

@@ -17,12 +17,20 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from chalicelib.evm.rpc import RpcError, block_number, rpc_call
+from chalicelib.evm.rpc import NO_ANSWER, RpcError, block_number, rpc_call
 from chalicelib.gas_tanks import charges
 from chalicelib.gas_tanks import store as tanks
+from chalicelib.gas_tanks.service import NETWORK_WITHOUT_GAS_TANKS
 from chalicelib.platform import aws, unit_of_work
 from chalicelib.platform.clock import epoch, iso_at, iso_now
-from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError, bad_request, conflict, not_found
+from chalicelib.platform.errors import (
+    UPSTREAM_UNAVAILABLE,
+    ApiError,
+    bad_request,
+    conflict,
+    not_found,
+    upstream_unavailable,
+)
 from chalicelib.platform.logging import logger
 from chalicelib.platform.networks import Network, registry
 from chalicelib.platform.pagination import AppendOnlyList, PageQuery, pagination
@@ -32,7 +40,6 @@ from chalicelib.smart_accounts import service as smart_accounts
 from chalicelib.smart_accounts import store as accounts_store
 from chalicelib.tenancy.models import App
 from chalicelib.user_ops import build, packing, settlement, store
-from chalicelib.user_ops.chain import ChainUnavailableError, reached
 from chalicelib.user_ops.models import Estimate, HashResult, UserOperation, UserOperationPage, UserOpRecord
 from chalicelib.user_ops.views import view
 
@@ -157,7 +164,7 @@ def submit(app: App, user_op_id: str, op_hash: str, signature: str, sponsored: b
     except Exception as exc:  # noqa: BLE001 - committed: the requeue schedule queues it once its due time passes
         logger.warning("user operation tracker not queued", extra={"userOpId": user_op_id, "reason": str(exc)})
     try:
-        reached(lambda: rpc_call(network, "eth_sendUserOperation", [op.wire(), network.entryPoint], bundler=True))
+        rpc_call(network, "eth_sendUserOperation", [op.wire(), network.entryPoint], bundler=True)
     except RpcError as refused:
         if refused.endpoint > 0:
             # A bundler before this one failed to answer: it may have taken the operation and include it still.
@@ -166,7 +173,7 @@ def submit(app: App, user_op_id: str, op_hash: str, signature: str, sponsored: b
             return view(submitted)
         settlement.refused(user_op_id, str(refused)[:500])
         return view(store.get(user_op_id) or submitted)
-    except ChainUnavailableError:
+    except NO_ANSWER:
         # No bundler answered: the operation may or may not have reached one. The tracker settles it either way
         # (included, or expired and refunded).
         logger.warning("user operation send unanswered", extra={"userOpId": user_op_id})
@@ -215,13 +222,13 @@ def _head(network: Network) -> int:
     try:
         return block_number(network)
     except RpcError as exc:
-        raise ApiError(502, UPSTREAM_UNAVAILABLE, "The node refused eth_blockNumber") from exc
+        raise upstream_unavailable(UPSTREAM_UNAVAILABLE, "The node refused eth_blockNumber") from exc
 
 
 def _network(chain_id: int) -> Network:
     network = registry().by_chain_id(chain_id)
     if network is None or not network.supports_smart_accounts:
-        raise ApiError(422, "NETWORK_WITHOUT_GAS_TANKS", "The account's network no longer has smart accounts")
+        raise ApiError(422, NETWORK_WITHOUT_GAS_TANKS, "The account's network no longer has smart accounts")
     return network
 
 
