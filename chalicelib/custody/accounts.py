@@ -5,12 +5,13 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from chalicelib.custody import events, pool_keys
-from chalicelib.custody.store import TABLE, Event, Plan, commit, get, listed
+from chalicelib.custody import cursor, events, pool_keys
+from chalicelib.custody.store import TABLE, busy, get
 from chalicelib.custody.tokens import NAMESPACE, custody_networks
-from chalicelib.platform import aws, clock
+from chalicelib.platform import aws, clock, unit_of_work
 from chalicelib.platform.errors import ApiError, not_found
-from chalicelib.platform.pagination import AppendOnlyList, PageQuery
+from chalicelib.platform.pagination import AppendOnlyList, PageQuery, records_page
+from chalicelib.platform.unit_of_work import Event, Plan
 from chalicelib.tenancy.models import App
 
 ACCOUNT_NOT_FOUND = "ACCOUNT_NOT_FOUND"
@@ -19,6 +20,10 @@ NO_CUSTODY_NETWORKS = "NO_CUSTODY_NETWORKS"
 
 def accounts_list(app_id: str) -> AppendOnlyList:
     return AppendOnlyList(TABLE, f"ACCOUNTS#{app_id}")
+
+
+def account_key(account_id: str) -> dict[str, str]:
+    return {"pk": f"ACCOUNT#{account_id}", "sk": "ACCOUNT"}
 
 
 def address_key(chain_id: int, address: str) -> dict[str, str]:
@@ -34,9 +39,7 @@ def create(app: App, sub_id: str, pool_type: pool_keys.PoolType) -> tuple[dict[s
     networks = custody_networks()
     if not networks:
         raise ApiError(503, NO_CUSTODY_NETWORKS, "No network is configured for custody accounts")
-    from chalicelib.custody import watcher
-
-    watcher.ensure_cursors(networks)  # the watcher starts no later than the first address exists
+    cursor.ensure_cursors(networks)  # the watcher starts no later than the first address exists
     key = pool_keys.ensure(pool_keys.scope(pool_type, app.appId, app.organizationId))
     account_id = str(uuid.uuid4())
     wallets: list[dict[str, Any]] = []
@@ -53,8 +56,7 @@ def create(app: App, sub_id: str, pool_type: pool_keys.PoolType) -> tuple[dict[s
         )
     now = clock.iso_now()
     account = {
-        "pk": f"ACCOUNT#{account_id}",
-        "sk": "ACCOUNT",
+        **account_key(account_id),
         "id": account_id,
         "appId": app.appId,
         "subId": sub_id,
@@ -88,7 +90,7 @@ def create(app: App, sub_id: str, pool_type: pool_keys.PoolType) -> tuple[dict[s
         return Plan(items, [(accounts_list(app.appId), {"accountId": account_id, "createdAt": now})], event)
 
     try:
-        commit(plan)
+        unit_of_work.commit(plan, on_busy=busy)
     except aws.TransactionCancelledError as exc:
         if exc.condition_failed("sub"):  # a concurrent call for the same subId won: its account is the one
             winner = by_sub(app.appId, sub_id)
@@ -100,7 +102,7 @@ def create(app: App, sub_id: str, pool_type: pool_keys.PoolType) -> tuple[dict[s
 
 def by_sub(app_id: str, sub_id: str) -> dict[str, Any] | None:
     pointer = get(f"SUB#{app_id}#{sub_id}", "SUB")
-    return get(f"ACCOUNT#{pointer['accountId']}", "ACCOUNT") if pointer else None
+    return get(**account_key(str(pointer["accountId"]))) if pointer else None
 
 
 def of_app(app_id: str, account_id: str) -> dict[str, Any]:
@@ -109,14 +111,14 @@ def of_app(app_id: str, account_id: str) -> dict[str, Any]:
         uuid.UUID(account_id)
     except ValueError:
         raise not_found(ACCOUNT_NOT_FOUND, "No such account") from None
-    account = get(f"ACCOUNT#{account_id}", "ACCOUNT")
+    account = get(**account_key(account_id))
     if account is None or account["appId"] != app_id:
         raise not_found(ACCOUNT_NOT_FOUND, "No such account")
     return account
 
 
 def page(app_id: str, query: PageQuery) -> tuple[list[dict[str, Any]], int]:
-    return listed(accounts_list(app_id), query, "accountId", lambda i: {"pk": f"ACCOUNT#{i}", "sk": "ACCOUNT"})
+    return records_page(accounts_list(app_id), query, "accountId", account_key)
 
 
 def public(account: dict[str, Any]) -> dict[str, Any]:

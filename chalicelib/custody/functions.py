@@ -1,4 +1,5 @@
-"""The custody schedules: the deposit watcher and the invoice expiry sweep."""
+"""The custody workers: the deposit watcher and the invoice expiry sweep (schedules), the withdrawal sender
+(a queue consumer) and the re-queue of withdrawals that went quiet."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ from typing import Any
 
 from chalice import Blueprint, Rate
 
-from chalicelib.custody import sending, withdrawals
-from chalicelib.platform import resources
+from chalicelib.custody import invoices, sending, watcher, withdrawals
+from chalicelib.platform import deadline, resources
 from chalicelib.platform.consumers import scheduled, sqs_batch
 from chalicelib.platform.settings import load_settings
 
@@ -16,10 +17,6 @@ bp = Blueprint(__name__)
 
 @bp.schedule(Rate(1, unit=Rate.MINUTES))
 def watch_deposits(event: Any) -> None:
-    from chalicelib.custody import watcher
-    from chalicelib.platform import deadline
-    from chalicelib.platform.settings import load_settings
-
     scheduled(
         "watch_deposits",
         event,
@@ -29,8 +26,6 @@ def watch_deposits(event: Any) -> None:
 
 @bp.schedule(Rate(1, unit=Rate.MINUTES))
 def expire_invoices(event: Any) -> None:
-    from chalicelib.custody import invoices
-
     scheduled("expire_invoices", event, invoices.expire_due)
 
 

@@ -1,8 +1,8 @@
-"""The custody use cases behind the routes: they take the signing app and answer wire models. The domain modules
-are imported where used: the API's cold start pays only for the route declarations."""
+"""The custody use cases behind the routes: they take the signing app and answer wire models."""
 
 from __future__ import annotations
 
+from chalicelib.custody import accounts, cursor, deposits, invoices, ledger, limits, pool_keys, withdrawals
 from chalicelib.custody.models import (
     Allowlist,
     CreateInvoiceRequest,
@@ -30,6 +30,9 @@ from chalicelib.custody.models import (
     WithdrawalListQuery,
     WithdrawalPage,
 )
+from chalicelib.custody.store import get
+from chalicelib.custody.tokens import all_accepted, custody_networks
+from chalicelib.evm.rpc import native_balance
 from chalicelib.platform.amounts import format_units
 from chalicelib.platform.errors import bad_request
 from chalicelib.platform.logging import logger
@@ -39,27 +42,19 @@ from chalicelib.tenancy.models import App
 
 
 def tokens() -> CustodyTokenList:
-    from chalicelib.custody.tokens import all_accepted
-
     return CustodyTokenList(data=[CustodyToken.model_validate(p.public()) for p in all_accepted()])
 
 
 def create_account(app: App, sub_id: str, pool_type: str) -> tuple[CustodyAccount, bool]:
-    from chalicelib.custody import accounts
-
     account, created = accounts.create(app, sub_id, pool_type)  # type: ignore[arg-type]
     return CustodyAccount.model_validate(accounts.public(account)), created
 
 
 def account(app: App, account_id: str) -> CustodyAccount:
-    from chalicelib.custody import accounts
-
     return CustodyAccount.model_validate(accounts.public(accounts.of_app(app.appId, account_id)))
 
 
 def account_page(app: App, query: CustodyAccountListQuery) -> CustodyAccountPage:
-    from chalicelib.custody import accounts
-
     if query.subId is not None:
         found = accounts.by_sub(app.appId, query.subId)
         records = [found] if found else []
@@ -76,9 +71,6 @@ def account_page(app: App, query: CustodyAccountListQuery) -> CustodyAccountPage
 
 
 def balances(app: App, account_id: str) -> CustodyBalances:
-    from chalicelib.custody import accounts, ledger
-    from chalicelib.custody.tokens import all_accepted
-
     accounts.of_app(app.appId, account_id)
     stored = {f"{b['network']}#{b['tokenCode']}": b for b in ledger.balances(account_id)}
     rows = []
@@ -105,8 +97,6 @@ def balances(app: App, account_id: str) -> CustodyBalances:
 
 
 def entries(app: App, account_id: str, query: PageQuery) -> JournalEntryPage:
-    from chalicelib.custody import accounts, ledger
-
     accounts.of_app(app.appId, account_id)
     records, total = ledger.entries(account_id, query)
     return JournalEntryPage(
@@ -116,8 +106,6 @@ def entries(app: App, account_id: str, query: PageQuery) -> JournalEntryPage:
 
 
 def create_invoice(app: App, request: CreateInvoiceRequest) -> Invoice:
-    from chalicelib.custody import invoices
-
     invoice = invoices.create(
         app,
         request.accountId,
@@ -131,14 +119,10 @@ def create_invoice(app: App, request: CreateInvoiceRequest) -> Invoice:
 
 
 def invoice(app: App, invoice_id: str) -> Invoice:
-    from chalicelib.custody import invoices
-
     return Invoice.model_validate(invoices.public(invoices.of_app(app.appId, invoice_id)))
 
 
 def invoice_page(app: App, query: InvoiceListQuery) -> InvoicePage:
-    from chalicelib.custody import accounts, invoices
-
     if query.accountId is not None:
         accounts.of_app(app.appId, query.accountId)
     if query.reference is not None:  # the way back to an invoice whose creation's answer was lost
@@ -146,8 +130,8 @@ def invoice_page(app: App, query: InvoiceListQuery) -> InvoicePage:
         matching = [
             i
             for i in ([found] if found else [])
-            if (query.accountId is None or i["accountId"] == query.accountId)
-            and (query.status is None or i["status"] == query.status)
+            if (query.accountId is None or i.accountId == query.accountId)
+            and (query.status is None or i.status == query.status)
         ]
         start = (query.page - 1) * query.limit
         return InvoicePage(
@@ -161,15 +145,11 @@ def invoice_page(app: App, query: InvoiceListQuery) -> InvoicePage:
 
 
 def deposit(app: App, deposit_id: str) -> Deposit:
-    from chalicelib.custody import deposits
-
     record = deposits.of_app(app.appId, deposit_id)
     return Deposit.model_validate(deposits.public(record, _head(int(record["chainId"]))))
 
 
 def deposit_page(app: App, query: DepositListQuery) -> DepositPage:
-    from chalicelib.custody import accounts, deposits, invoices
-
     if query.accountId is not None:
         accounts.of_app(app.appId, query.accountId)
     if query.invoiceId is not None:
@@ -186,8 +166,6 @@ def deposit_page(app: App, query: DepositListQuery) -> DepositPage:
 
 
 def watcher_status(network_name: str) -> WatcherStatus:
-    from chalicelib.custody import watcher
-
     network = resolve(network_name, None)
     if not network.custody:
         raise bad_request(
@@ -195,22 +173,17 @@ def watcher_status(network_name: str) -> WatcherStatus:
             f"{network.name} has no custody tokens",
             errors=[{"field": "network", "message": "no custody tokens configured", "type": "network"}],
         )
-    return WatcherStatus.model_validate(watcher.status(network))
+    return WatcherStatus.model_validate(cursor.status(network))
 
 
 def _head(chain_id: int) -> int | None:
     """The head the watcher last saw (confirmations of pending deposits are counted from it)."""
-    from chalicelib.custody import watcher
-    from chalicelib.custody.store import get
-
     network = registry().by_chain_id(chain_id)
-    cursor = get(**watcher.cursor_key(chain_id)) if network else None
-    return int(cursor["head"]) if cursor and "head" in cursor else None
+    known = cursor.read(chain_id) if network else None
+    return int(known["head"]) if known and "head" in known else None
 
 
 def create_withdrawal(app: App, request: CreateWithdrawalRequest) -> Withdrawal:
-    from chalicelib.custody import withdrawals
-
     record = withdrawals.create(
         app, request.accountId, request.network, request.tokenCode, request.to, request.amount, request.reference
     )
@@ -218,14 +191,10 @@ def create_withdrawal(app: App, request: CreateWithdrawalRequest) -> Withdrawal:
 
 
 def withdrawal(app: App, withdrawal_id: str) -> Withdrawal:
-    from chalicelib.custody import withdrawals
-
     return Withdrawal.model_validate(withdrawals.public(withdrawals.of_app(app.appId, withdrawal_id)))
 
 
 def withdrawal_page(app: App, query: WithdrawalListQuery) -> WithdrawalPage:
-    from chalicelib.custody import accounts, withdrawals
-
     if query.accountId is not None:
         accounts.of_app(app.appId, query.accountId)
     records, total = withdrawals.page(app.appId, query.accountId, query.status, query)
@@ -235,19 +204,12 @@ def withdrawal_page(app: App, query: WithdrawalListQuery) -> WithdrawalPage:
 
 
 def allowlist(app: App) -> Allowlist:
-    from chalicelib.custody import limits
-
     return Allowlist.model_validate(limits.allowlist(app.appId))
 
 
 def gas_wallets(app: App) -> GasWalletList:
     """The app's custody keys (its own pool, its organization's) with their native balances: what an operator funds
     so withdrawals can pay gas."""
-    from chalicelib.custody import pool_keys
-    from chalicelib.custody.store import get
-    from chalicelib.custody.tokens import custody_networks
-    from chalicelib.platform.chain import rpc_call
-
     wallets = []
     for pool in ("dedicated", "organization_owned"):
         item = get(f"KEY#{pool_keys.scope(pool, app.appId, app.organizationId)}", "KEY")  # type: ignore[arg-type]
@@ -256,7 +218,7 @@ def gas_wallets(app: App) -> GasWalletList:
         balances = []
         for network in custody_networks():
             try:
-                wei = int(rpc_call(network, "eth_getBalance", [item["address"], "latest"]), 16)
+                wei = native_balance(network, str(item["address"]))
             except Exception as exc:  # noqa: BLE001 - a node down: that network's balance is left out
                 logger.warning(
                     "gas wallet balance not read", extra={"network": network.name, "errorType": type(exc).__name__}
