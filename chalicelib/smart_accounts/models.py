@@ -1,4 +1,4 @@
-"""Wire models of smart accounts (the seed's owner record, account and gas tank objects)."""
+"""Wire models of smart accounts (the reference API's owner record, account and gas tank objects)."""
 
 from __future__ import annotations
 
