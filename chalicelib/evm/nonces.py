@@ -36,9 +36,9 @@ Who owns a nonce, and the only ways it changes hands:
    back when no transaction of its own used it: a reserved nonce is either used by its holder or handed on,
    so the gap it leaves in the meantime (later nonces wait on chain) closes either way.
 
-Every give-back is conditional on the ownership it ends, so none can happen twice: the duplicate nonce of
-issue 9 came from a nonce given back twice (e.g. by a lease recovery and by the tracker, or by a send whose
-record write had in fact committed) and from `release` moving `next` back under a nonce handed out again.
+Every give-back is conditional on the ownership it ends, so none can happen twice: a nonce given back twice
+(e.g. by a lease recovery and by the tracker, or by a send whose record write had in fact committed), or
+`release` moving `next` back under a nonce handed out again, would hand one nonce to two sends.
 """
 
 from __future__ import annotations
@@ -49,9 +49,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib.platform import aws, clock, retry
+from chalicelib.platform import aws, clock, retry, unit_of_work
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.logging import logger
+from chalicelib.platform.unit_of_work import Plan
 
 TABLE = "nonces"
 NONCE_BUSY = "NONCE_BUSY"
@@ -81,6 +82,21 @@ def write_if(item: aws.TxItem) -> bool:
         return True
     except aws.ConditionFailedError:
         return False
+
+
+def write_with(change: aws.TxItem, also: Sequence[aws.TxItem]) -> bool:
+    """`change` and `also` in one unit of work: True when done, False when `change`'s own condition failed (what
+    it was read from moved); aws.ItemBusyError on a conflict; a failed condition of `also` raises
+    aws.TransactionCancelledError."""
+    if not also:
+        return write_if(change)
+    try:
+        unit_of_work.commit(Plan(items=[change, *also]), attempts=1, on_busy=aws.ItemBusyError)
+        return True
+    except aws.TransactionCancelledError as exc:
+        if exc.condition_failed(change.name):
+            return False
+        raise
 
 
 def _lease(nonce: int, now: int) -> str:
@@ -127,22 +143,8 @@ def reserve(
         return Allocation(address, chain_id, nonce, holder, reserved=True), aws.Changes(set={f"{HELD}{nonce}": holder})
 
     return _hand_out(
-        address, chain_id, chain_pending, None, reservation, lambda change, got: _with_holder(change, also(got))
+        address, chain_id, chain_pending, None, reservation, lambda change, got: write_with(change, also(got))
     )
-
-
-def _with_holder(change: aws.TxItem, also: Sequence[aws.TxItem]) -> bool:
-    """`change` to the nonce item in one transaction with the holder's items: False when its own condition failed
-    (another allocation moved the item), aws.ItemBusyError on a conflict; a holder's failed condition raises."""
-    try:
-        aws.transact([change, *also])
-        return True
-    except aws.TransactionCancelledError as exc:
-        if exc.condition_failed(change.name):
-            return False
-        if exc.conflict:
-            raise aws.ItemBusyError() from None
-        raise
 
 
 def _hand_out(
@@ -226,9 +228,7 @@ def reclaim(
         aws.Changes(set={f"{HELD}{nonce}": holder}, delete=delete),
         aws.Condition(f"{free} AND attribute_not_exists(#h)", names, values),
     )
-    done = retry.call(
-        lambda: _with_holder(change, also(allocation)), retry_on=(aws.ItemBusyError,), count=8, base_s=0.01
-    )
+    done = retry.call(lambda: write_with(change, also(allocation)), retry_on=(aws.ItemBusyError,), count=8, base_s=0.01)
     return allocation if done else None
 
 

@@ -10,7 +10,6 @@ evm/erc20.py.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
 from chalicelib.platform.deadline import DeadlineExceededError
@@ -21,7 +20,6 @@ from chalicelib.platform.transport import RpcError, rpc_batch, rpc_call
 __all__ = [
     "NO_ANSWER",
     "RpcError",
-    "batch",
     "block_number",
     "native_balance",
     "node_quantity",
@@ -73,9 +71,3 @@ def transaction_count(network: Network, address: str, block: str = "latest") -> 
     """`address`'s nonce at `block` ("latest": mined, "pending": with the node's mempool)."""
     answer = rpc_call(network, "eth_getTransactionCount", [address, block])
     return node_quantity(network, answer, "eth_getTransactionCount")
-
-
-def batch(network: Network, calls: Sequence[tuple[str, list[Any]]]) -> list[Any]:
-    """`rpc_batch` under the name evm/tracking.py, evm/pipeline.py, custody/watcher.py and user_ops/build.py import;
-    it looks `rpc_batch` up at each call, so a test that replaces `rpc_batch` here sees every batch."""
-    return rpc_batch(network, list(calls))

@@ -408,7 +408,7 @@ def _drop_unsent(tx: EvmTransaction, checks: int) -> bool:
     caller chose it) is given back in the same transaction."""
     also = [] if tx.chosenNonce else [nonces.give_back_item(tx.sender, tx.chainId, tx.nonce)]
     dropped = transition(tx, "dropped", failedReason="its request ended before the broadcast", checks=checks)
-    return _write(dropped, also)
+    return nonces.write_with(dropped, also)
 
 
 def _age_s(tx: EvmTransaction) -> float:
@@ -444,7 +444,7 @@ def _move(tx: EvmTransaction, to: str, **changes: Any) -> bool:
     """Move the record if nobody changed it since `tx` was read; False when another step moved it on.
     aws.ItemBusyError when a concurrent transaction held it (no verdict: the send path retries, a tracker
     message fails and SQS delivers it again)."""
-    return _write(transition(tx, to, **changes))
+    return nonces.write_with(transition(tx, to, **changes), ())
 
 
 def _send_path(change: aws.TxItem, also: Sequence[aws.TxItem] = ()) -> bool:
@@ -452,19 +452,5 @@ def _send_path(change: aws.TxItem, also: Sequence[aws.TxItem] = ()) -> bool:
     transaction holding an item is waited out. False when the record is no longer in the status it had."""
     for _ in retry.attempts(8, base_s=0.01, cap_s=0.2):
         with contextlib.suppress(aws.ItemBusyError):
-            return _write(change, also)
+            return nonces.write_with(change, also)
     return False
-
-
-def _write(change: aws.TxItem, also: Sequence[aws.TxItem] = ()) -> bool:
-    """The move `change` (and `also`, in the same unit of work): False when the record's condition failed,
-    aws.ItemBusyError when a concurrent transaction held an item."""
-    if not also:
-        return nonces.write_if(change)
-    try:
-        unit_of_work.commit(Plan(items=[change, *also]), attempts=1, on_busy=aws.ItemBusyError)
-        return True
-    except aws.TransactionCancelledError as exc:
-        if exc.condition_failed(change.name):
-            return False
-        raise

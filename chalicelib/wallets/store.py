@@ -20,7 +20,8 @@ from pydantic import BaseModel
 
 from chalicelib.auth import users
 from chalicelib.auth.users import User
-from chalicelib.platform import aws, clock
+from chalicelib.platform import aws, clock, unit_of_work
+from chalicelib.platform.unit_of_work import Plan
 
 PENDING_TTL_S = 120  # a creation that has not finished by then (its Lambda died) no longer blocks the user
 
@@ -175,9 +176,6 @@ def _user_free(now: int) -> aws.Condition:
 
 
 def _transact(items: list[aws.TxItem]) -> None:
-    try:
-        aws.transact(items)
-    except aws.TransactionCancelledError as exc:
-        if exc.conflict and not any(exc.condition_failed(item.name) for item in items):
-            raise BindingConflictError("in_progress") from None  # a concurrent transaction on the same user or wallet
-        raise
+    """`items` in one unit of work, once: a concurrent transaction on the same user or wallet is "in_progress" (the
+    caller answers it, the client retries); a failed condition raises aws.TransactionCancelledError."""
+    unit_of_work.commit(Plan(items=items), attempts=1, on_busy=lambda: BindingConflictError("in_progress"))

@@ -41,10 +41,11 @@ import uuid
 from datetime import timedelta
 from typing import Any
 
-from chalicelib.platform import aws, clock, deadline, due, followups, outbox, pinned_http
+from chalicelib.platform import aws, clock, deadline, due, followups, outbox, pinned_http, unit_of_work
 from chalicelib.platform.clock import iso
 from chalicelib.platform.logging import logger
 from chalicelib.platform.settings import load_settings
+from chalicelib.platform.unit_of_work import Plan
 from chalicelib.webhooks import signing_keys
 
 ATTEMPT_TIMEOUT_S = 10.0  # the whole attempt: resolve + connect + TLS + send + read
@@ -246,19 +247,16 @@ def _record(
     # Keyed by time first: a manual retry numbers its attempts from 1 again, and must not overwrite older ones.
     attempt_sk = f"ATTEMPT#{entry['at']}#{int(entry['attempt']):06d}"
     attempt_item = {"pk": f"DELIVERY#{delivery_id}", "sk": attempt_sk, **entry}
+    outcome = Plan(
+        items=[
+            aws.update(
+                "delivery", outbox.TABLE, _key(delivery_id), aws.Changes(set=sets, remove=removes), only_the_claimant
+            ),
+            aws.put("attempt", outbox.TABLE, attempt_item, condition=None),
+        ]
+    )
     try:
-        aws.transact(
-            [
-                aws.update(
-                    "delivery",
-                    outbox.TABLE,
-                    _key(delivery_id),
-                    aws.Changes(set=sets, remove=removes),
-                    only_the_claimant,
-                ),
-                aws.put("attempt", outbox.TABLE, attempt_item, condition=None),
-            ]
-        )
+        unit_of_work.commit(outcome, on_busy=aws.ItemBusyError)
     except aws.TransactionCancelledError as exc:
         if not exc.condition_failed("delivery"):
             raise
