@@ -181,7 +181,7 @@ def _send(record: Withdrawal, reader: ChainReader) -> None:
             kind="withdrawal",
             gas=EXECUTE_GAS,
             allocation=allocation,
-            also=lambda signed: [_held(holding, "sent", txHash=signed.hash, sentAt=clock.iso_now())],
+            also=lambda signed: Plan(items=[_held(holding, "sent", txHash=signed.hash, sentAt=clock.iso_now())]),
         )
         logger.info(
             "withdrawal sent",

@@ -18,7 +18,7 @@ Refusals before the signature are ApiErrors with 4xx codes; nothing is signed or
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +27,7 @@ from chalicelib.evm.rpc import NO_ANSWER, RpcError, quantity, rpc_call
 from chalicelib.evm.signer import Signer
 from chalicelib.evm.tracking import EvmTransaction
 from chalicelib.evm.transactions import SignedTx, UnsignedTx, assemble, receipt, signing_hash
-from chalicelib.platform import aws, deadline
+from chalicelib.platform import deadline
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.logging import log_failure, logger
 from chalicelib.platform.networks import Network
@@ -82,7 +82,7 @@ def send(
     gas_price: int | None = None,
     nonce: int | None = None,
     allocation: nonces.Allocation | None = None,
-    also: Callable[[SignedTx], Plan | Sequence[aws.TxItem]] | None = None,
+    also: Callable[[SignedTx], Plan] | None = None,
 ) -> Sent:
     """Send `call` from `signer` on `network`, recorded under `owner` (the list of transactions it belongs to).
     `allocation`: a nonce the caller leased itself (it keeps the nonce across its own retries). `also`: the
@@ -116,7 +116,7 @@ def _send_once(
     gas_price: int | None,
     nonce: int | None,
     allocation: nonces.Allocation | None,
-    also: Callable[[SignedTx], Plan | Sequence[aws.TxItem]] | None,
+    also: Callable[[SignedTx], Plan] | None,
 ) -> Sent:
     sender = signer.address
     caller_owns_nonce = allocation is not None  # then the caller gives it back, or keeps it for its own retry
@@ -157,14 +157,10 @@ def _send_once(
         body,
         allocation,
         state.list_count,
-        _plan_of(also(signed)) if also else None,
+        also(signed) if also else None,
         caller_owns_nonce,
     )
     return _broadcast(network, _claim(recorded), signed, body, give_back=allocation is not None)
-
-
-def _plan_of(part: Plan | Sequence[aws.TxItem]) -> Plan:
-    return part if isinstance(part, Plan) else Plan(items=list(part))
 
 
 def _release(allocation: nonces.Allocation | None) -> None:
