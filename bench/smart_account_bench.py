@@ -242,7 +242,7 @@ def main() -> None:
             # The last owner's tank holds its one top-up, converted exactly to the tank's 18 decimals.
             tank = tanks.get_tank(record["gasTanks"][0]["id"])
             expected = amounts[network["chainId"]] * 10 ** (18 - network["usdtDecimals"])
-            assert tank is not None and int(tank["balance"]) == expected, tank
+            assert tank is not None and tank.balance == expected, tank
 
     print(
         "| request | runs | p50 ms | p95 ms | mean ms | RPC round trips | JSON-RPC calls | DynamoDB writes "

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, StrictBool
 from chalicelib.platform import aws, due
 from chalicelib.platform.chain import Address
 from chalicelib.platform.pagination import Pagination
+from chalicelib.platform.records import Record
 from chalicelib.platform.transitions import Machine, Move, Stateful
 
 TABLE = "gas-tanks"
@@ -93,6 +94,24 @@ class UsageRecord(BaseModel):
 class UsagePage(BaseModel):
     data: list[UsageRecord]
     pagination: Pagination
+
+
+class Tank(Record):
+    """A gas tank (`TANK#<id>` / `TANK`): `balance` in base units of the tank currency (never negative: every debit
+    is conditional); `holder` the owner record id or the client id, `kind` owner|client."""
+
+    kind: str
+    holder: str
+    balance: int
+    type: str
+    tokenName: str
+    decimals: int
+    createdAt: str
+    updatedAt: str | None = None
+
+    @property
+    def id(self) -> str:
+        return self.pk.removeprefix("TANK#")
 
 
 FINAL_TOP_UP = aws.Changes(remove=list(due.ATTRIBUTES))  # an ended top-up leaves the `due` index

@@ -22,6 +22,7 @@ from chalicelib.gas_tanks.models import (
     ClientGasTank,
     ClientTopUp,
     OwnerTopUp,
+    Tank,
     TopUpMarker,
     TopUpPage,
     TopUpRecord,
@@ -56,7 +57,7 @@ class OwnerTanks:
 
     def open(self, owner_record_id: str, now: str) -> tuple[aws.TxItem, GasTank]:
         tank = store.new_tank("owner", owner_record_id, now)
-        return aws.put("tank", store.TABLE, tank), _owner_view(tank, owner_record_id)
+        return store.opened(tank), _owner_view(tank, owner_record_id)
 
     def show(self, tank_id: str, owner_record_id: str) -> GasTank:
         tank = store.get_tank(tank_id)
@@ -68,23 +69,23 @@ class OwnerTanks:
 OWNER_TANKS = OwnerTanks()
 
 
-def _owner_view(tank: dict[str, Any], owner_record_id: str) -> GasTank:
+def _owner_view(tank: Tank, owner_record_id: str) -> GasTank:
     return GasTank(
-        id=store.tank_id(tank),
-        createdAt=str(tank["createdAt"]),
-        updatedAt=tank.get("updatedAt"),
+        id=tank.id,
+        createdAt=tank.createdAt,
+        updatedAt=tank.updatedAt,
         ownerId=owner_record_id,
-        balance=str(int(tank["balance"])),
-        type=str(tank["type"]),
-        tokenName=str(tank["tokenName"]),
-        decimals=int(tank["decimals"]),
+        balance=str(tank.balance),
+        type=tank.type,
+        tokenName=tank.tokenName,
+        decimals=tank.decimals,
     )
 
 
 def top_up_owner(app: App, request: OwnerTopUp) -> None:
     owner = smart_accounts.owner_of(app, request.receiverOwnerId)
     network = _check_request(request)
-    tank = store.get_tank(str(owner["tankId"]))
+    tank = store.get_tank(owner.tankId)
     if tank is None:
         raise RuntimeError("owner without a gas tank")
     _top_up(app, network, request, tank)
@@ -98,35 +99,35 @@ def top_up_client(app: App, request: ClientTopUp) -> None:
 def client_tank(app: App) -> ClientGasTank:
     tank = store.client_tank(app.clientId)
     return ClientGasTank(
-        id=store.tank_id(tank),
+        id=tank.id,
         clientId=app.clientId,
-        balance=str(int(tank["balance"])),
-        type=str(tank["type"]),
-        tokenName=str(tank["tokenName"]),
-        decimals=int(tank["decimals"]),
-        createdAt=str(tank["createdAt"]),
-        updatedAt=tank.get("updatedAt"),
+        balance=str(tank.balance),
+        type=tank.type,
+        tokenName=tank.tokenName,
+        decimals=tank.decimals,
+        createdAt=tank.createdAt,
+        updatedAt=tank.updatedAt,
     )
 
 
 def client_top_ups(app: App, query: PageQuery) -> TopUpPage:
-    return _page(store.topups(store.tank_id(store.client_tank(app.clientId))), query)
+    return _page(store.topups(store.client_tank(app.clientId).id), query)
 
 
 def owner_top_ups(app: App, owner_id: str, query: PageQuery) -> TopUpPage:
     owner = smart_accounts.owner_of(app, owner_id)
-    return _page(store.topups(str(owner["tankId"])), query)
+    return _page(store.topups(owner.tankId), query)
 
 
 def client_usage(app: App, query: PageQuery) -> UsagePage:
-    items, total = store.usage(store.tank_id(store.client_tank(app.clientId))).page(query)
+    items, total = store.usage(store.client_tank(app.clientId).id).page(query)
     records = [UsageRecord.model_validate({k: v for k, v in i.items() if k in UsageRecord.model_fields}) for i in items]
     return UsagePage(data=records, pagination=pagination(total, query))
 
 
 def owner_usage(app: App, owner_id: str, query: PageQuery) -> UsagePage:
     owner = smart_accounts.owner_of(app, owner_id)
-    items, total = store.usage(str(owner["tankId"])).page(query)
+    items, total = store.usage(owner.tankId).page(query)
     records = [UsageRecord.model_validate({k: v for k, v in i.items() if k in UsageRecord.model_fields}) for i in items]
     return UsagePage(data=records, pagination=pagination(total, query))
 
@@ -161,7 +162,7 @@ def _check_request(request: ClientTopUp) -> Network:
     return network
 
 
-def _top_up(app: App, network: Network, request: ClientTopUp, tank: dict[str, Any]) -> None:
+def _top_up(app: App, network: Network, request: ClientTopUp, tank: Tank) -> None:
     tx_hash = request.txHash.lower()
     _refuse_if_used(network.chainId, tx_hash)
     record = _record(app, network, request, tank)
@@ -215,13 +216,13 @@ def _refuse_if_used(chain_id: int, tx_hash: str) -> None:
         raise conflict(TOPUP_ALREADY_USED, "This transaction was already used for a top-up")
 
 
-def _record(app: App, network: Network, request: ClientTopUp, tank: dict[str, Any]) -> dict[str, Any]:
+def _record(app: App, network: Network, request: ClientTopUp, tank: Tank) -> dict[str, Any]:
     return {
         "id": str(uuid.uuid4()),
         "createdAt": iso_now(),
         "updatedAt": None,
         "clientId": app.clientId,
-        "gasTankId": store.tank_id(tank),
+        "gasTankId": tank.id,
         "txHash": request.txHash.lower(),
         "network": network.name,
         "chainId": network.chainId,
@@ -232,15 +233,13 @@ def _record(app: App, network: Network, request: ClientTopUp, tank: dict[str, An
     }
 
 
-def _marker(
-    chain_id: int, tx_hash: str, tank: dict[str, Any], record: dict[str, Any], state: str, seq: int
-) -> aws.TxItem:
+def _marker(chain_id: int, tx_hash: str, tank: Tank, record: dict[str, Any], state: str, seq: int) -> aws.TxItem:
     """The transaction's marker, taken for this top-up in `state` (pending or credited): new, or taken again from a
     failed top-up (a put replacing it, not a move of the old one: it names another top-up)."""
     marker = TopUpMarker(
         **store.marker_key(chain_id, tx_hash),
         state=state,
-        tankId=store.tank_id(tank),
+        tankId=tank.id,
         topUpId=record["id"],
         seq=seq,
         createdAt=record["createdAt"],
@@ -251,18 +250,18 @@ def _marker(
     return aws.put(TopUpMarker.machine.name, store.TABLE, marker.to_item(), condition=retake)
 
 
-def _credit_new(network: Network, tank: dict[str, Any], record: dict[str, Any], amount: int) -> None:
-    credit = store.credit(store.tank_id(tank), credited_amount(network, amount), iso_now())
+def _credit_new(network: Network, tank: Tank, record: dict[str, Any], amount: int) -> None:
+    credit = store.credit(tank.id, credited_amount(network, amount), iso_now())
     _append(
         tank, record, lambda seq: [_marker(network.chainId, record["txHash"], tank, record, "credited", seq), credit]
     )
-    logger.info("top-up credited", extra={"tankId": store.tank_id(tank), "chainId": network.chainId, "amount": amount})
+    logger.info("top-up credited", extra={"tankId": tank.id, "chainId": network.chainId, "amount": amount})
 
 
-def _append(tank: dict[str, Any], record: dict[str, Any], also: Callable[[int], list[aws.TxItem]]) -> int:
+def _append(tank: Tank, record: dict[str, Any], also: Callable[[int], list[aws.TxItem]]) -> int:
     try:
         committed = unit_of_work.commit(
-            Plan(lists=[(store.topups(store.tank_id(tank)), record)], numbered=lambda seqs: also(seqs[0]))
+            Plan(lists=[(store.topups(tank.id), record)], numbered=lambda seqs: also(seqs[0]))
         )
         assert committed is not None
         return committed.seqs[0]

@@ -20,6 +20,7 @@ import uuid
 from typing import Any
 
 from chalicelib.gas_tanks import models
+from chalicelib.gas_tanks.models import Tank
 from chalicelib.platform import aws, unit_of_work
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.pagination import AppendOnlyList, sequence_key
@@ -36,18 +37,24 @@ def tank_key(tank_id: str) -> dict[str, str]:
     return {"pk": f"TANK#{tank_id}", "sk": "TANK"}
 
 
-def new_tank(kind: str, holder: str, now: str | None = None) -> dict[str, Any]:
-    return {
+def new_tank(kind: str, holder: str, now: str | None = None) -> Tank:
+    """An empty tank (not written: `opened` is its put)."""
+    return Tank(
         **tank_key(str(uuid.uuid4())),
-        "kind": kind,
-        "holder": holder,
-        "balance": 0,
-        "type": "token",
-        "tokenName": TOKEN_NAME,
-        "decimals": DECIMALS,
-        "createdAt": now or iso_now(),
-        "updatedAt": None,
-    }
+        kind=kind,
+        holder=holder,
+        balance=0,
+        type="token",
+        tokenName=TOKEN_NAME,
+        decimals=DECIMALS,
+        createdAt=now or iso_now(),
+        updatedAt=None,
+    )
+
+
+def opened(tank: Tank) -> aws.TxItem:
+    """The put of a new tank: item `tank`."""
+    return aws.put("tank", TABLE, tank.to_item())
 
 
 def debit(tank_id_: str, amount: int, now: str) -> aws.TxItem:
@@ -73,16 +80,12 @@ def credit(tank_id_: str, amount: int, now: str) -> aws.TxItem:
     )
 
 
-def tank_id(item: dict[str, Any]) -> str:
-    return str(item["pk"]).removeprefix("TANK#")
+def get_tank(tank_id_: str) -> Tank | None:
+    item = aws.table(TABLE).get_item(Key=tank_key(tank_id_), ConsistentRead=True).get("Item")
+    return Tank.from_item(item) if item is not None else None
 
 
-def get_tank(tank_id_: str) -> dict[str, Any] | None:
-    item: dict[str, Any] | None = aws.table(TABLE).get_item(Key=tank_key(tank_id_), ConsistentRead=True).get("Item")
-    return item
-
-
-def client_tank(client_id: str) -> dict[str, Any]:
+def client_tank(client_id: str) -> Tank:
     """The organization tank of a client, created (once, whatever the concurrency) on first use."""
     pointer_key = {"pk": f"CLIENT#{client_id}", "sk": "TANK"}
     pointer = aws.table(TABLE).get_item(Key=pointer_key, ConsistentRead=True).get("Item")
@@ -92,8 +95,8 @@ def client_tank(client_id: str) -> dict[str, Any]:
             unit_of_work.commit(
                 Plan(
                     items=[
-                        aws.put("pointer", TABLE, {**pointer_key, "tankId": tank_id(tank)}),
-                        aws.put("tank", TABLE, tank),
+                        aws.put("pointer", TABLE, {**pointer_key, "tankId": tank.id}),
+                        opened(tank),
                     ]
                 )
             )
@@ -102,10 +105,10 @@ def client_tank(client_id: str) -> dict[str, Any]:
             if "pointer" not in exc.old:
                 raise
             pointer = exc.old["pointer"]
-    tank_item = get_tank(str(pointer["tankId"]))
-    if tank_item is None:
+    found = get_tank(str(pointer["tankId"]))
+    if found is None:
         raise RuntimeError("organization tank pointer without a tank")
-    return tank_item
+    return found
 
 
 def topups(tank_id_: str) -> AppendOnlyList:

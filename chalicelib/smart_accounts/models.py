@@ -1,10 +1,12 @@
-"""Wire models of smart accounts (the reference API's owner record, account and gas tank objects)."""
+"""Models of smart accounts: the wire's owner record, account and gas tank objects (the reference API's shapes); the
+stored owner record and account."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from chalicelib.platform.chain import Address
+from chalicelib.platform.records import Record
 
 
 class OwnerRef(BaseModel):
@@ -78,3 +80,33 @@ class NetworkInfo(BaseModel):
 
 class NetworkList(BaseModel):
     networks: list[NetworkInfo]
+
+
+class Owner(Record):
+    """An owner record as stored (`OWNER#<id>` / `OWNER`), with its gas tank's id."""
+
+    id: str
+    createdAt: str
+    updatedAt: str | None = None
+    ownerId: str  # the owner's address (EIP-55)
+    provider: str
+    clientId: str
+    appId: str
+    tankId: str
+
+
+class SmartAccount(Record):
+    """An owner's account on one network as stored (`OWNER#<ownerRecordId>` / `ACCOUNT#<chainId>`)."""
+
+    id: str
+    createdAt: str
+    updatedAt: str | None = None
+    ownerId: str  # the owner record's id
+    status: str
+    aaAddress: str
+    chainId: int
+    network: str
+    clientId: str
+    appId: str
+    version: str
+    factory: str | None = None

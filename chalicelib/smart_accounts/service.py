@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import uuid
-from typing import Any
 
 from chalicelib.platform import aws, unit_of_work
 from chalicelib.platform.chain import checksum_address
@@ -19,7 +18,15 @@ from chalicelib.platform.errors import bad_request, not_found
 from chalicelib.platform.networks import Network, registry
 from chalicelib.platform.unit_of_work import Plan
 from chalicelib.smart_accounts import counterfactual, store, tanks
-from chalicelib.smart_accounts.models import Account, GasTank, NetworkInfo, OwnerRecord, UsdtInfo
+from chalicelib.smart_accounts.models import (
+    Account,
+    GasTank,
+    NetworkInfo,
+    Owner,
+    OwnerRecord,
+    SmartAccount,
+    UsdtInfo,
+)
 from chalicelib.tenancy.models import App
 
 UNSUPPORTED_PROVIDER = "UNSUPPORTED_PROVIDER"
@@ -48,17 +55,17 @@ def create(app: App, address: str, provider: str) -> OwnerRecord:
     now = iso_now()
     record_id = str(uuid.uuid4())
     tank_put, tank = tanks.registered().open(record_id, now)
-    owner = {
+    owner = Owner(
         **store.owner_key(record_id),
-        "id": record_id,
-        "createdAt": now,
-        "updatedAt": None,
-        "ownerId": owner_address,
-        "provider": provider,
-        "clientId": app.clientId,
-        "appId": app.appId,
-        "tankId": tank.id,
-    }
+        id=record_id,
+        createdAt=now,
+        updatedAt=None,
+        ownerId=owner_address,
+        provider=provider,
+        clientId=app.clientId,
+        appId=app.appId,
+        tankId=tank.id,
+    )
     accounts = [_account_item(owner, n, now) for n in smart_account_networks()]
     taken = aws.put("address", store.TABLE, {**store.address_key(app.appId, owner_address), "ownerRecordId": record_id})
     try:
@@ -66,9 +73,9 @@ def create(app: App, address: str, provider: str) -> OwnerRecord:
             Plan(
                 items=[
                     taken,
-                    aws.put("owner", store.TABLE, owner),
+                    aws.put("owner", store.TABLE, owner.to_item()),
                     tank_put,
-                    *(aws.put(f"account-{a['chainId']}", store.TABLE, a) for a in accounts),
+                    *map(_put, accounts),
                     *(_pointer(a) for a in accounts),
                 ]
             )
@@ -84,10 +91,10 @@ def create(app: App, address: str, provider: str) -> OwnerRecord:
 def get(app: App, owner_id: str) -> OwnerRecord:
     """By owner record id or by owner address."""
     owner, accounts = _find(app, owner_id)
-    return _record(owner, tanks.registered().show(str(owner["tankId"]), str(owner["id"])), accounts)
+    return _record(owner, tanks.registered().show(owner.tankId, owner.id), accounts)
 
 
-def owner_of(app: App, owner_id: str) -> dict[str, Any]:
+def owner_of(app: App, owner_id: str) -> Owner:
     """The owner record of this app named by id or address; 404 OWNER_NOT_FOUND otherwise (another app's too)."""
     return _find(app, owner_id)[0]
 
@@ -101,20 +108,20 @@ def deployed(account_id: str, now: str) -> aws.TxItem:
     return aws.update(
         "account",
         store.TABLE,
-        store.account_key(str(account["ownerId"]), int(account["chainId"])),
+        store.account_key(account.ownerId, account.chainId),
         aws.Changes(set={"status": DEPLOYED, "updatedAt": now}),
         aws.EXISTS,
     )
 
 
-def _find(app: App, owner_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _find(app: App, owner_id: str) -> tuple[Owner, list[SmartAccount]]:
     record_id: str | None = owner_id
     if re.fullmatch(r"0x[0-9a-fA-F]{40}", owner_id):
         record_id = store.record_id_for_address(app.appId, owner_id)
     elif not re.fullmatch(r"[0-9a-f-]{36}", owner_id):
         record_id = None
     owner, accounts = store.owner_items(record_id) if record_id else (None, [])
-    if owner is None or owner["appId"] != app.appId:
+    if owner is None or owner.appId != app.appId:
         raise not_found(OWNER_NOT_FOUND, "No smart-account owner with this id or address in this app")
     return owner, accounts
 
@@ -123,62 +130,62 @@ def _with_new_networks(app: App, record_id: str) -> OwnerRecord:
     owner, accounts = store.owner_items(record_id)
     if owner is None:
         raise RuntimeError("address item without an owner record")
-    have = {int(a["chainId"]) for a in accounts}
+    have = {a.chainId for a in accounts}
     missing = [n for n in smart_account_networks() if n.chainId not in have]
     if missing:
         now = iso_now()
         added = [_account_item(owner, n, now) for n in missing]
-        puts = [*(aws.put(f"account-{a['chainId']}", store.TABLE, a) for a in added), *map(_pointer, added)]
+        puts = [*map(_put, added), *map(_pointer, added)]
         try:
             unit_of_work.commit(Plan(items=puts))
         except aws.TransactionCancelledError as exc:
-            if exc.conflict or any(exc.condition_failed(f"account-{a['chainId']}") for a in added):
+            if exc.conflict or any(exc.condition_failed(f"account-{a.chainId}") for a in added):
                 return _with_new_networks(app, record_id)  # a concurrent call added them: read again
             raise
     return get(app, record_id)
 
 
-def _pointer(account: dict[str, Any]) -> aws.TxItem:
-    item = {
-        **store.account_pointer_key(account["id"]),
-        "ownerRecordId": account["ownerId"],
-        "chainId": account["chainId"],
-    }
-    return aws.put(f"pointer-{account['chainId']}", store.TABLE, item)
+def _put(account: SmartAccount) -> aws.TxItem:
+    return aws.put(f"account-{account.chainId}", store.TABLE, account.to_item())
 
 
-def _account_item(owner: dict[str, Any], network: Network, now: str) -> dict[str, Any]:
+def _pointer(account: SmartAccount) -> aws.TxItem:
+    item = {**store.account_pointer_key(account.id), "ownerRecordId": account.ownerId, "chainId": account.chainId}
+    return aws.put(f"pointer-{account.chainId}", store.TABLE, item)
+
+
+def _account_item(owner: Owner, network: Network, now: str) -> SmartAccount:
     assert network.accountFactory is not None
-    return {
-        **store.account_key(str(owner["id"]), network.chainId),
-        "id": str(uuid.uuid4()),
-        "createdAt": now,
-        "updatedAt": None,
-        "ownerId": owner["id"],
-        "status": NOT_DEPLOYED,
-        "aaAddress": counterfactual.account_address(network.accountFactory, str(owner["ownerId"])),
-        "chainId": network.chainId,
-        "network": network.name,
-        "clientId": owner["clientId"],
-        "appId": owner["appId"],
-        "version": counterfactual.ACCOUNT_VERSION,
-        "factory": network.accountFactory,
-    }
+    return SmartAccount(
+        **store.account_key(owner.id, network.chainId),
+        id=str(uuid.uuid4()),
+        createdAt=now,
+        updatedAt=None,
+        ownerId=owner.id,
+        status=NOT_DEPLOYED,
+        aaAddress=counterfactual.account_address(network.accountFactory, owner.ownerId),
+        chainId=network.chainId,
+        network=network.name,
+        clientId=owner.clientId,
+        appId=owner.appId,
+        version=counterfactual.ACCOUNT_VERSION,
+        factory=network.accountFactory,
+    )
 
 
-def _record(owner: dict[str, Any], tank: GasTank, accounts: list[dict[str, Any]]) -> OwnerRecord:
+def _record(owner: Owner, tank: GasTank, accounts: list[SmartAccount]) -> OwnerRecord:
     return OwnerRecord(
-        id=str(owner["id"]),
-        createdAt=str(owner["createdAt"]),
-        updatedAt=owner.get("updatedAt"),
-        ownerId=str(owner["ownerId"]),
-        provider=str(owner["provider"]),
-        clientId=str(owner["clientId"]),
-        appId=str(owner["appId"]),
+        id=owner.id,
+        createdAt=owner.createdAt,
+        updatedAt=owner.updatedAt,
+        ownerId=owner.ownerId,
+        provider=owner.provider,
+        clientId=owner.clientId,
+        appId=owner.appId,
         gasTanks=[tank],
         accounts=[
-            Account.model_validate({k: v for k, v in a.items() if k in Account.model_fields})
-            for a in sorted(accounts, key=lambda a: int(a["chainId"]))
+            Account.model_validate({k: v for k, v in a.to_item().items() if k in Account.model_fields})
+            for a in sorted(accounts, key=lambda a: a.chainId)
         ],
     )
 

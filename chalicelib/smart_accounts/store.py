@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.platform import aws
+from chalicelib.smart_accounts.models import Owner, SmartAccount
 
 TABLE = "smart-accounts"
 
@@ -28,15 +29,15 @@ def account_key(owner_record_id: str, chain_id: int) -> dict[str, str]:
     return {"pk": f"OWNER#{owner_record_id}", "sk": f"ACCOUNT#{chain_id:020d}"}
 
 
-def owner_items(owner_record_id: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+def owner_items(owner_record_id: str) -> tuple[Owner | None, list[SmartAccount]]:
     """The owner record and its accounts, in one query."""
     from boto3.dynamodb.conditions import Key
 
     items: list[dict[str, Any]] = aws.table(TABLE).query(
         KeyConditionExpression=Key("pk").eq(f"OWNER#{owner_record_id}"), ConsistentRead=True
     )["Items"]
-    owner = next((i for i in items if i["sk"] == "OWNER"), None)
-    return owner, [i for i in items if str(i["sk"]).startswith("ACCOUNT#")]
+    owner = next((Owner.from_item(i) for i in items if i["sk"] == "OWNER"), None)
+    return owner, [SmartAccount.from_item(i) for i in items if str(i["sk"]).startswith("ACCOUNT#")]
 
 
 def record_id_for_address(app_id: str, address: str) -> str | None:
@@ -48,11 +49,11 @@ def account_pointer_key(account_id: str) -> dict[str, str]:
     return {"pk": f"ACCOUNT#{account_id}", "sk": "ACCOUNT"}
 
 
-def account_by_id(account_id: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
+def account_by_id(account_id: str) -> tuple[SmartAccount, Owner] | None:
     """The account and its owner record, by account id."""
     pointer = aws.table(TABLE).get_item(Key=account_pointer_key(account_id), ConsistentRead=True).get("Item")
     if pointer is None:
         return None
     owner, accounts = owner_items(str(pointer["ownerRecordId"]))
-    account = next((a for a in accounts if a["id"] == account_id), None)
+    account = next((a for a in accounts if a.id == account_id), None)
     return (account, owner) if account is not None and owner is not None else None

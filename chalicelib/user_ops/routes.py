@@ -38,11 +38,11 @@ def _call_for(body: Any) -> service.MakeCall:
     if isinstance(body, SendToken):
         return lambda _: build.token(body.tokenAddress, body.to, int(body.amount))
     if isinstance(body, SendErc721):
-        return lambda a: build.erc721(body.tokenAddress, str(a["aaAddress"]), body.to, int(body.tokenId))
+        return lambda a: build.erc721(body.tokenAddress, a.aaAddress, body.to, int(body.tokenId))
     if isinstance(body, SendErc1155):
         return lambda a: build.erc1155(
             body.tokenAddress,
-            str(a["aaAddress"]),
+            a.aaAddress,
             body.to,
             int(body.tokenId),
             int(body.amount),

@@ -38,6 +38,7 @@ from chalicelib.platform.transitions import create, moved, transition
 from chalicelib.platform.unit_of_work import Plan
 from chalicelib.smart_accounts import service as smart_accounts
 from chalicelib.smart_accounts import store as accounts_store
+from chalicelib.smart_accounts.models import Owner, SmartAccount
 from chalicelib.tenancy.models import App
 from chalicelib.user_ops import build, packing, settlement, store
 from chalicelib.user_ops.models import Estimate, HashResult, UserOperation, UserOperationPage, UserOpRecord
@@ -52,13 +53,13 @@ INVALID_USER_OP_SIGNATURE = "INVALID_USER_OP_SIGNATURE"
 INSUFFICIENT_GAS_TANK_BALANCE = "INSUFFICIENT_GAS_TANK_BALANCE"
 
 
-MakeCall = Callable[[dict[str, Any]], build.Call]  # the call, given the account item (its aaAddress)
+MakeCall = Callable[[SmartAccount], build.Call]  # the call, given the account (its aaAddress)
 
 
 def estimate(app: App, account_id: str, make_call: MakeCall) -> Estimate:
     account, owner, network = _account(app, account_id)
     call = make_call(account)
-    built = build.build(network, str(owner["ownerId"]), call, sign=False, known_deployed=_deployed(account))
+    built = build.build(network, owner.ownerId, call, sign=False, known_deployed=_deployed(account))
     cost = charges.charge(network, built.op.max_cost_wei())
     return Estimate(requiredNative=str(cost.native), requiredGasTankBalance=str(cost.total), decimal=tanks.DECIMALS)
 
@@ -66,7 +67,7 @@ def estimate(app: App, account_id: str, make_call: MakeCall) -> Estimate:
 def hash_operation(app: App, account_id: str, make_call: MakeCall) -> HashResult:
     account, owner, network = _account(app, account_id)
     call: build.Call = make_call(account)
-    built = build.build(network, str(owner["ownerId"]), call, known_deployed=_deployed(account))
+    built = build.build(network, owner.ownerId, call, known_deployed=_deployed(account))
     user_op_id = str(uuid.uuid4())
     op = UserOpRecord(
         **store.key(user_op_id),
@@ -74,9 +75,9 @@ def hash_operation(app: App, account_id: str, make_call: MakeCall) -> HashResult
         createdAt=iso_now(),
         updatedAt=None,
         accountId=account_id,
-        ownerId=owner["id"],
-        ownerAddress=owner["ownerId"],
-        ownerTankId=owner["tankId"],  # so submit debits the owner's tank without reading the owner again
+        ownerId=owner.id,
+        ownerAddress=owner.ownerId,
+        ownerTankId=owner.tankId,  # so submit debits the owner's tank without reading the owner again
         clientId=app.clientId,
         appId=app.appId,
         signature=None,
@@ -118,7 +119,7 @@ def submit(app: App, user_op_id: str, op_hash: str, signature: str, sponsored: b
     op = _op(record).with_(signature=bytes.fromhex(signature[2:]))
     cost = charges.charge(network, op.max_cost_wei())
     # The debit is conditional on the balance: no read of the tank is needed first.
-    tank_id = tanks.tank_id(tanks.client_tank(app.clientId)) if sponsored else record.ownerTankId
+    tank_id = tanks.client_tank(app.clientId).id if sponsored else record.ownerTankId
     now = iso_now()
     usage = charges.usage_record(cost, network, tank_id, app.clientId, app.appId, user_op_id, now)
     # Read before the operation can reach a bundler: its event cannot be in an earlier block.
@@ -196,7 +197,7 @@ def page_for_app(app: App, query: PageQuery) -> UserOperationPage:
 
 def page_for_owner(app: App, owner_id: str, query: PageQuery) -> UserOperationPage:
     owner = smart_accounts.owner_of(app, owner_id)
-    entries, total = store.owner_list(str(owner["id"])).page(query)
+    entries, total = store.owner_list(owner.id).page(query)
     records = store.many([str(e["userOpId"]) for e in entries])
     return UserOperationPage(data=[view(r) for r in records], pagination=pagination(total, query))
 
@@ -206,16 +207,16 @@ def _usage_of(records: list[UserOpRecord]) -> dict[str, dict[str, Any]]:
     return {str(u["userOpId"]): u for u in tanks.usage_records(refs)}
 
 
-def _account(app: App, account_id: str) -> tuple[dict[str, Any], dict[str, Any], Network]:
+def _account(app: App, account_id: str) -> tuple[SmartAccount, Owner, Network]:
     found = accounts_store.account_by_id(account_id)
-    if found is None or found[1]["appId"] != app.appId:
+    if found is None or found[1].appId != app.appId:
         raise not_found(ACCOUNT_NOT_FOUND, "No smart account with this id in this app")
     account, owner = found
-    return account, owner, _network(int(account["chainId"]))
+    return account, owner, _network(account.chainId)
 
 
-def _deployed(account: dict[str, Any]) -> bool:
-    return account.get("status") == smart_accounts.DEPLOYED
+def _deployed(account: SmartAccount) -> bool:
+    return account.status == smart_accounts.DEPLOYED
 
 
 def _head(network: Network) -> int:

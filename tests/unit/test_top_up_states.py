@@ -176,8 +176,7 @@ def test_a_fault_that_is_not_the_chains_is_not_waited_out() -> None:
 def pending(aws_env: None, use_networks: Any, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """A delayed top-up as the request leaves it: its record pending and due, the marker taken, an empty tank."""
     use_networks([aa_network("local-a", CHAIN_ID)])
-    tank = {**store.new_tank("owner", "owner"), **store.tank_key(TANK)}
-    aws.write(aws.put("tank", store.TABLE, tank))
+    aws.write(store.opened(store.new_tank("owner", "owner").model_copy(update=store.tank_key(TANK))))
     put(top_up("pending"))
     put(marker("pending"))
     sent: list[dict[str, Any]] = []
@@ -198,7 +197,7 @@ def prove_with(monkeypatch: pytest.MonkeyPatch, answer: int | Exception) -> None
 def balance() -> int:
     tank = store.get_tank(TANK)
     assert tank is not None
-    return int(tank["balance"])
+    return tank.balance
 
 
 def test_a_final_top_up_is_credited_once(pending: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:

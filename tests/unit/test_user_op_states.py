@@ -227,9 +227,9 @@ def test_a_bundlers_refusal_at_submit(network: networks.Network, holds: Any, exp
 
 def charged(network: networks.Network, tenant: Any) -> UserOpRecord:
     """An operation in flight whose submit debited DEDUCTED from a tank left holding 5."""
-    tank = {**tanks.new_tank("owner", "owner", "2026-01-01T00:00:00.000Z"), "balance": 5}
-    aws.write(aws.put("tank", tanks.TABLE, tank))
-    tank_id = tanks.tank_id(tank)
+    tank = tanks.new_tank("owner", "owner", "2026-01-01T00:00:00.000Z").model_copy(update={"balance": 5})
+    aws.write(tanks.opened(tank))
+    tank_id = tank.id
     cost = charges.charge(network, 10**15)
     usage = charges.usage_record(cost, network, tank_id, tenant.clientId, tenant.appId, "op-0", "2026")
     aws.write(aws.put("usage", tanks.TABLE, {**usage, **tanks.usage_key(tank_id, 1)}))
@@ -264,7 +264,7 @@ def test_a_check_settles_once_and_refunds_the_unspent_debit_to_the_payer(
     assert "duePk" not in item and "dueAt" not in item
     spent = charges.charge(network, MINED.actual_gas_cost).total
     tank = tanks.get_tank(op.payerTankId)
-    assert tank is not None and int(tank["balance"]) == 5 + op.deducted - spent
+    assert tank is not None and tank.balance == 5 + op.deducted - spent
     usage = aws.table(tanks.TABLE).get_item(Key=tanks.usage_key(op.payerTankId, 1))["Item"]
     assert usage["refundedAmountInGasTank"] == str(op.deducted - spent)
     assert chain.asked == ["receipt"]  # the second delivery found it settled and read nothing
