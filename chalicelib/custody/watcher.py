@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from chalicelib.custody import confirm, cursor, scan, tokens
+from chalicelib.custody import confirm, cursor, scan
 from chalicelib.custody.scan import RangeError, StepReport
 from chalicelib.custody.tokens import custody_networks
 from chalicelib.evm.rpc import NO_ANSWER, block_number
@@ -19,21 +19,7 @@ from chalicelib.platform import clock
 from chalicelib.platform.logging import logger
 from chalicelib.platform.networks import Network
 
-# Names other modules read here until they import cursor.py and tokens.py directly.
-cursor_key = cursor.cursor_key
-ensure_cursors = cursor.ensure_cursors
-status = cursor.status
-TRANSFER_TOPIC = tokens.TRANSFER_TOPIC
-
-__all__ = [
-    "TRANSFER_TOPIC",
-    "StepReport",
-    "cursor_key",
-    "ensure_cursors",
-    "run",
-    "status",
-    "step",
-]
+__all__ = ["StepReport", "run", "step"]
 
 
 def run(time_left_s: Callable[[], float], loop_s: float, pause_s: float = 2.0) -> list[StepReport]:
