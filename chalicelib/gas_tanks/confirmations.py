@@ -65,12 +65,10 @@ def judge(proof: Callable[[], int], attempt: int, attempts: int) -> Judgement:
 def check(body: dict[str, Any]) -> None:
     chain_id, tx_hash, top_up_id = int(body["chainId"]), str(body["txHash"]), str(body["topUpId"])
     attempt = int(body.get("attempt", 1))
-    found = store.get_marker(chain_id, tx_hash)
-    marker = TopUpMarker.from_item(found) if found is not None else None
+    marker = store.get_marker(chain_id, tx_hash)
     if marker is None or marker.state != "pending" or marker.topUpId != top_up_id:
         return  # credited or failed already, or the top-up never committed: nothing to do
-    stored = store.get_record(marker.tankId, marker.seq)
-    record = TopUp.from_item(stored) if stored is not None else None
+    record = store.get_record(marker.tankId, marker.seq)
     if record is None or record.status != "pending":
         return  # moved with its marker meanwhile
     network = registry().by_chain_id(chain_id)

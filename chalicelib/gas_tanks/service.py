@@ -212,7 +212,7 @@ def _prove_sender(network: Network, tx_hash: str, signature: str, signed_text: s
 
 def _refuse_if_used(chain_id: int, tx_hash: str) -> None:
     marker = store.get_marker(chain_id, tx_hash)
-    if marker is not None and marker["state"] != "failed":
+    if marker is not None and marker.state != "failed":
         raise conflict(TOPUP_ALREADY_USED, "This transaction was already used for a top-up")
 
 

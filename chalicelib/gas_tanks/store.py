@@ -20,7 +20,7 @@ import uuid
 from typing import Any
 
 from chalicelib.gas_tanks import models
-from chalicelib.gas_tanks.models import Tank
+from chalicelib.gas_tanks.models import Tank, TopUp, TopUpMarker
 from chalicelib.platform import aws, unit_of_work
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.pagination import AppendOnlyList, sequence_key
@@ -143,15 +143,11 @@ def record_key(tank_id_: str, seq: int) -> dict[str, str]:
     return {"pk": topups(tank_id_).list_key, "sk": sequence_key(seq)}
 
 
-def get_record(tank_id_: str, seq: int) -> dict[str, Any] | None:
-    item: dict[str, Any] | None = (
-        aws.table(TABLE).get_item(Key=record_key(tank_id_, seq), ConsistentRead=True).get("Item")
-    )
-    return item
+def get_record(tank_id_: str, seq: int) -> TopUp | None:
+    item = aws.table(TABLE).get_item(Key=record_key(tank_id_, seq), ConsistentRead=True).get("Item")
+    return TopUp.from_item(item) if item is not None else None
 
 
-def get_marker(chain_id: int, tx_hash: str) -> dict[str, Any] | None:
-    item: dict[str, Any] | None = (
-        aws.table(TABLE).get_item(Key=marker_key(chain_id, tx_hash), ConsistentRead=True).get("Item")
-    )
-    return item
+def get_marker(chain_id: int, tx_hash: str) -> TopUpMarker | None:
+    item = aws.table(TABLE).get_item(Key=marker_key(chain_id, tx_hash), ConsistentRead=True).get("Item")
+    return TopUpMarker.from_item(item) if item is not None else None
