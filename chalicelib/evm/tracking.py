@@ -277,14 +277,8 @@ def enqueue(tx_hash: str, step: int, delay_s: int) -> None:
 
 def read(tx_hash: str) -> EvmTransaction | None:
     """The record (consistent read), or None."""
-    item = get(tx_hash)
+    item = aws.table(TABLE).get_item(Key=_key(tx_hash), ConsistentRead=True).get("Item")
     return None if item is None else EvmTransaction.from_item(item)
-
-
-def get(tx_hash: str) -> dict[str, Any] | None:
-    """The record as stored (consistent read), or None."""
-    item: dict[str, Any] | None = aws.table(TABLE).get_item(Key=_key(tx_hash), ConsistentRead=True).get("Item")
-    return item
 
 
 def page(owner: str, query: PageQuery) -> tuple[list[dict[str, Any]], int]:

@@ -159,7 +159,7 @@ def _needs_review_after_a_foreign_transaction(custody, monkeypatch, account, amo
     w3.eth.wait_for_transaction_receipt(foreign)
     mine_blocks(w3, CONFIRMATIONS)
     tracking.check(record["txHash"])
-    assert tracking.get(record["txHash"])["status"] == "dropped"
+    assert tracking.read(record["txHash"]).status == "dropped"
     sending.process(withdrawal["id"])
     record = get(**withdrawals.key(withdrawal["id"]))
     assert record["status"] == "failed" and record["failedReason"] == "needs_review" and not record["released"]

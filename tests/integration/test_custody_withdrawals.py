@@ -243,7 +243,7 @@ def test_crash_points_never_send_twice_and_never_lose_the_hold(custody, monkeypa
         sending.process(second["id"])
     monkeypatch.setattr(pipeline, "_broadcast", real_broadcast)
     record = get(**withdrawals.key(second["id"]))
-    assert record["status"] == "sent" and tracking.get(record["txHash"])["status"] == "pending"  # claimed
+    assert record["status"] == "sent" and tracking.read(record["txHash"]).status == "pending"  # claimed
     w3 = custody["w3"][31337]
     assert _unknown(w3, record["txHash"]), "never broadcast"
     tracking.check(record["txHash"])  # the tracker broadcasts the recorded transaction (never a new one)

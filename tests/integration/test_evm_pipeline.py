@@ -72,8 +72,8 @@ def test_a_plain_key_signer_sends_records_and_is_tracked(network, w3):
     assert w3.eth.wait_for_transaction_receipt(sent.signed.hash).status == 1
     assert w3.eth.get_balance(recipient) == 12345
     tracking.check(sent.signed.hash)
-    record = tracking.get(sent.signed.hash)
-    assert record["status"] == "mined" and record["walletId"] == "hot-1"
+    record = tracking.read(sent.signed.hash)
+    assert record is not None and record.status == "mined" and record.walletId == "hot-1"
     lease = aws.table("nonces").get_item(Key=nonces.key(signer.address, 31337))["Item"]
     assert not lease.get("inflight") and int(lease["next"]) == 1
 

@@ -405,7 +405,7 @@ def test_a_stale_tracker_step_cannot_overwrite_a_newer_state(wallet, w3):
     stale = tracking.read(tx_hash)
     tracking.check(tx_hash)  # settles it: mined
     assert tracking._move(stale, "pending") is False  # read before the settlement: refused
-    assert tracking.get(tx_hash)["status"] == "mined"
+    assert tracking.read(tx_hash).status == "mined"
 
 
 def test_refused_token_sends(wallet, local_chain):
@@ -480,9 +480,9 @@ def test_a_tracker_step_during_the_broadcast_does_not_give_the_nonce_back(wallet
     assert nonces == [start, start + 1]
     for tx_hash in hashes:
         assert w3.eth.wait_for_transaction_receipt(tx_hash).status == 1
-        assert tracking.get(tx_hash)["status"] == "pending"  # not dropped
+        assert tracking.read(tx_hash).status == "pending"  # not dropped
         tracking.check(tx_hash)
-        assert tracking.get(tx_hash)["status"] == "mined"
+        assert tracking.read(tx_hash).status == "mined"
 
 
 def test_ten_parallel_sends_over_http_get_consecutive_distinct_nonces(wallet, w3, monkeypatch):
@@ -530,7 +530,7 @@ def test_a_broadcast_no_node_confirms_answers_502_with_the_hash_and_is_tracked(w
     assert first.status_code == 502, first.json_body
     assert first.json_body["data"]["code"] == "UPSTREAM_UNAVAILABLE"
     tx_hash = first.json_body["data"]["hash"]
-    assert tracking.get(tx_hash)["status"] == "pending"
+    assert tracking.read(tx_hash).status == "pending"
     again = wallet["post"]("/api/v1/wallet/send-coin", body, key=key)
     assert again.status_code == 502 and again.json_body == first.json_body  # stored: never signed anew
     assert _audit_count() == 1

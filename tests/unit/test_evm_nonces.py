@@ -53,7 +53,7 @@ def test_a_send_outliving_its_lease_cannot_record_so_never_broadcasts_the_nonce_
     assert other.nonce == slow.nonce == 3
     with pytest.raises(tracking.SendExpiredError):
         _record(slow)  # old: settle() was unconditional, the slow send broadcast nonce 3 as well
-    assert tracking.get(_signed(3).hash) is None
+    assert tracking.read(_signed(3).hash) is None
     assert not nonces.release(slow), "not its nonce any more: nothing to give back"
     assert nonces.allocate(ADDRESS, CHAIN, chain_pending=3).nonce == 4
 
@@ -89,7 +89,7 @@ def test_a_claimed_record_is_never_dropped_as_unsent(aws_env):
     tracker_read = tracking.read(tx_hash)
     assert tracking.claim(tracker_read)
     assert tracking._drop_unsent(tracker_read, 1) is False
-    assert tracking.get(tx_hash)["status"] == "pending"
+    assert tracking.read(tx_hash).status == "pending"
     assert nonces.allocate(ADDRESS, CHAIN, chain_pending=0).nonce == 1
 
 
@@ -142,7 +142,7 @@ def test_one_record_step_per_message(aws_env, monkeypatch):
     tracking.on_message({"hash": tx_hash, "step": 0})  # young `signing`: counted, one successor
     tracking.on_message({"hash": tx_hash, "step": 0})  # the same message delivered again: ends
     assert queued == [(tx_hash, 0), (tx_hash, 1)]
-    assert int(tracking.get(tx_hash)["checks"]) == 1
+    assert int(tracking.read(tx_hash).checks) == 1
 
 
 def test_a_write_refused_for_a_transaction_in_progress_is_a_lost_race(aws_env, monkeypatch):
