@@ -80,7 +80,7 @@ def on_key(key: NewKey) -> list[aws.TxItem]:
 
 def check(wallet_id: str, digest: bytes, payload: Mapping[str, Any] | None) -> None:
     """What the cosigner decides for this request (raises PolicyRefusedError), through the registry it consults."""
-    policies.check(wallet_id, digest, payload)
+    policies.authorize(wallet_id, digest, payload)
 
 
 def check_withdrawal(request: SigningRequest) -> None:

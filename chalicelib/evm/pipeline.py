@@ -200,7 +200,7 @@ def _record(
 
 def _claim(tx: EvmTransaction) -> EvmTransaction:
     try:
-        deadline.check("broadcast", need_s=BROADCAST_NEEDS_S)
+        deadline.require("broadcast", need_s=BROADCAST_NEEDS_S)
         claimed = tracking.claim(tx)
     except BaseException:
         try:  # not broadcast and never will be by this send: drop it now and give the nonce back

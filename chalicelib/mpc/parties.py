@@ -123,7 +123,7 @@ def _sign(party: int, request: PartyRequest) -> dict[str, Any]:
     else:
         if party == shares.COSIGNER:
             try:  # a governed key signs only what its policy allows, as this party reads the records
-                policies.check(request.walletId, bytes.fromhex(request.digest), request.policy)
+                policies.authorize(request.walletId, bytes.fromhex(request.digest), request.policy)
             except policies.PolicyRefusedError as exc:
                 return _refused(request.walletId, exc)
         key_share = shares.load_share(request.walletId, party)

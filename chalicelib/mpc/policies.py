@@ -124,7 +124,7 @@ def governance(wallet_id: str) -> Governance | None:
     return _GOVERNED[wallet_id]
 
 
-def check(wallet_id: str, digest: bytes, context: Mapping[str, Any] | None) -> None:
+def authorize(wallet_id: str, digest: bytes, context: Mapping[str, Any] | None) -> None:
     """Raise PolicyRefusedError unless the cosigner may sign `digest` with `wallet_id` (nothing to check for a
     wallet that no policy governs)."""
     governed = governance(wallet_id)

@@ -47,7 +47,7 @@ def _config(service: str) -> Any:
 
 
 def _respect_deadline(model: Any = None, **_: Any) -> None:
-    deadline.check(f"AWS {getattr(model, 'name', 'call')}")
+    deadline.require(f"AWS {getattr(model, 'name', 'call')}")
 
 
 @functools.cache

@@ -2,7 +2,7 @@
 what is left of the function's time, so a slow upstream fails the request with a code before Lambda kills it.
 
 The router (and each SQS/schedule handler) opens a budget from the Lambda context's remaining time;
-`timeout_s(...)` gives a call its share, `check(...)` refuses to start work that cannot finish. Outside a
+`timeout_s(...)` gives a call its share, `require(...)` refuses to start work that cannot finish. Outside a
 budget (scripts, the admin command) nothing is limited beyond each call's own default timeout.
 """
 
@@ -34,7 +34,7 @@ def remaining_s() -> float | None:
     return None if end is None else end - clock.monotonic()
 
 
-def check(what: str, need_s: float = 0.0) -> None:
+def require(what: str, need_s: float = 0.0) -> None:
     left = remaining_s()
     if left is not None and left < max(need_s, MIN_CALL_S):
         raise DeadlineExceededError(what)
@@ -45,7 +45,7 @@ def timeout_s(default_s: float, what: str = "outbound call") -> float:
     left = remaining_s()
     if left is None:
         return default_s
-    check(what)
+    require(what)
     return max(MIN_CALL_S, min(default_s, left))
 
 

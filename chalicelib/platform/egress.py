@@ -57,7 +57,7 @@ class Target:
     addresses: tuple[IpAddress, ...]
 
 
-def check(url: str, timeout_s: float | None = None) -> Target:
+def allowed_target(url: str, timeout_s: float | None = None) -> Target:
     """The URL's target with its checked addresses, or UrlRefused. `timeout_s` limits name resolution."""
     # Stored exactly as given and sent exactly as stored (module docstring).
     if any(ord(c) < 0x21 or ord(c) >= 0x7F for c in url):

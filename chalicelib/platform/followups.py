@@ -8,10 +8,10 @@ successor, and a message whose token is no longer the record's (a duplicate deli
 was taken over) is stale and dropped.
 
 A record that waits for a follow-up sits in its table's `due` index (due.py) while it is open (`Requeue`): the
-write that opens it carries `due(...)`, each step moves its due time past the next follow-up (`move_on`: that
-new due time is the successor's token), the write that ends it removes `ENDED`, and the tracker's schedule
-calls `sweep`, which hands back a record whose follow-up was lost (never sent after a commit, lost, or
-dead-lettered).
+write that opens it carries `due(...)`, each step moves its due time past the next follow-up (the step's
+transition, platform/transitions.py, sets `due(...)` again and expects the due time it read: that new due time
+is the successor's token), the write that ends it removes `ENDED`, and the tracker's schedule calls `sweep`,
+which hands back a record whose follow-up was lost (never sent after a commit, lost, or dead-lettered).
 """
 
 from __future__ import annotations
@@ -88,41 +88,6 @@ class Requeue:
     def due(self, next_in_s: float) -> dict[str, str]:
         """The attributes that put a record in the index, for a follow-up in `next_in_s`."""
         return due.due_in(next_in_s + self.quiet_s)
-
-    def move_on(
-        self,
-        name: str,
-        key: Mapping[str, Any],
-        seen_due: str | None,
-        next_in_s: float,
-        changes: Mapping[str, Any] | None = None,
-        condition: aws.Condition | None = None,
-    ) -> dict[str, Any] | None:
-        """Move the record's due time past its next follow-up (in `next_in_s`), with `changes`, if it is still
-        open, at `seen_due` (None: not in the index yet) and meets `condition`. Returns the record as written
-        (its `dueAt` is the successor's token); None when it ended or another chain took it over."""
-        same = "dueAt = :fu_seen" if seen_due is not None else "attribute_not_exists(dueAt)"
-        opened = [self.open_status] if isinstance(self.open_status, str) else sorted(self.open_status)
-        values: dict[str, Any] = {f":fu_open{i}": status for i, status in enumerate(opened)}
-        expression = f"#fu_status IN ({', '.join(values)}) AND {same}"
-        names = {"#fu_status": "status"}
-        if seen_due is not None:
-            values[":fu_seen"] = seen_due
-        if condition is not None:
-            expression = f"({condition.expression}) AND {expression}"
-            names.update(condition.names)
-            values.update(condition.values)
-        write = aws.update(
-            name,
-            self.table,
-            key,
-            aws.Changes(set={**(changes or {}), **self.due(next_in_s)}),
-            aws.Condition(expression, names, values),
-        )
-        try:
-            return aws.write(write, return_new=True)
-        except aws.ConditionFailedError:
-            return None
 
     def sweep(self, hand_back: Callable[[dict[str, Any]], None], limit: int) -> int:
         """The schedule's safety net: hand back (at most `limit`) open records past their due time, each leased

@@ -44,7 +44,7 @@ def post(
     `headers` may be a callable, called once the URL passed the check (e.g. a signature with a timestamp)."""
     with _Cutoff(clock.monotonic() + timeout_s) as cutoff:
         try:
-            target = egress.check(url, timeout_s=cutoff.left())  # the lookup is part of the deadline
+            target = egress.allowed_target(url, timeout_s=cutoff.left())  # the lookup is part of the deadline
         except egress.UrlRefused as exc:
             return None, f"refused: {exc.reason}"
         except TimeoutError:

@@ -23,7 +23,7 @@ def delay_s(attempt: int, base_s: float = 0.01, cap_s: float = 1.0) -> float:
 
 def pause(attempt: int, base_s: float = 0.01, cap_s: float = 1.0) -> None:
     wait = delay_s(attempt, base_s, cap_s)
-    deadline.check("backoff", need_s=wait)
+    deadline.require("backoff", need_s=wait)
     time.sleep(wait)
 
 

@@ -232,5 +232,5 @@ def _first_answer(network: Network, payload: Any, timeout_s: float, bundler: boo
         if isinstance(answer, list if batch else dict):
             return answer, index
         logger.warning("rpc endpoint answered the wrong shape", extra={"network": network.name, "endpoint": index})
-    deadline.check("rpc call")  # the budget, not the nodes, ended the call: 503 DEADLINE_EXCEEDED
+    deadline.require("rpc call")  # the budget, not the nodes, ended the call: 503 DEADLINE_EXCEEDED
     raise upstream_unavailable(UPSTREAM_UNAVAILABLE, f"No {what} of network {network.name} is reachable")

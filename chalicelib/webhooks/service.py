@@ -33,7 +33,7 @@ def settings(app: App) -> WebhookSettings:
 
 def set_url(app: App, url: str) -> WebhookSettings:
     try:
-        target = egress.check(url, timeout_s=deadline.timeout_s(LOOKUP_TIMEOUT_S, "webhook host lookup"))
+        target = egress.allowed_target(url, timeout_s=deadline.timeout_s(LOOKUP_TIMEOUT_S, "webhook host lookup"))
     except egress.UrlRefused as exc:
         raise bad_request(
             exc.code, f"url refused: {exc.reason}", errors=[{"field": "url", "message": exc.reason}]

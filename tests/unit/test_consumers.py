@@ -58,7 +58,7 @@ def test_records_run_within_the_invocations_remaining_time():
 
 def test_a_record_without_time_left_fails_and_stays_queued():
     def handle(body: dict) -> None:
-        deadline.check("work")
+        deadline.require("work")
 
     from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 

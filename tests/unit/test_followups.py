@@ -46,7 +46,7 @@ def test_delays_are_whole_seconds_within_the_sqs_cap():
 
 
 def test_a_follow_up_longer_than_sqs_allows_is_sent_at_the_cap(aws_env):
-    follow_up = followups.FollowUp(QUEUE, token="step")
+    follow_up = followups.FollowUp(QUEUE, step_field="step")
     follow_up.send({"id": "1", "step": 3}, 86_400)  # SQS refuses a DelaySeconds above 900
     assert _messages() == [{"delayed": 1}]
     follow_up.send({"id": "2", "step": 0})
@@ -64,45 +64,12 @@ def test_a_follow_up_that_cannot_be_sent_after_its_commit_is_left_to_the_sweep(a
 
 
 def test_a_message_of_another_step_is_stale():
-    follow_up = followups.FollowUp(QUEUE, token="step")
+    follow_up = followups.FollowUp(QUEUE, step_field="step")
     assert follow_up.stale({"step": 2}, 3) and follow_up.stale({"step": "2"}, 3)
     assert not follow_up.stale({"step": 3}, 3) and not follow_up.stale({"step": 3}, "3")
     assert not follow_up.stale({}, 3)  # a message without a token (a direct call) is taken
     assert followups.FollowUp(QUEUE).stale({"step": 2}, 3) is False  # a tracker without tokens
     assert followups.is_stale("2025-01-01T00:00:00.000Z", None)  # the record left the chain's due time
-
-
-def test_moving_on_hands_the_chain_to_the_successor_and_drops_the_stale_one(aws_env):
-    first = _record(**OPEN.due(2))
-    assert first["duePk"] == "due" and first["dueAt"] > clock.iso_in(300)
-    moved = OPEN.move_on("record", KEY, first["dueAt"], 60, {"checks": 1})
-    assert moved is not None and moved["checks"] == 1 and moved["dueAt"] > first["dueAt"]
-    assert _stored()["dueAt"] == moved["dueAt"]
-    # A duplicate of the first step still holds the first due time: it no longer moves the record.
-    assert OPEN.move_on("record", KEY, first["dueAt"], 60, {"checks": 9}) is None
-    assert _stored()["checks"] == 1
-
-
-def test_a_record_enters_the_index_once_and_an_ended_one_never_moves(aws_env):
-    _record()
-    entered = OPEN.move_on("record", KEY, None, 4)
-    assert entered is not None and entered["duePk"] == "due"
-    assert OPEN.move_on("record", KEY, None, 4) is None  # a second chain found it in the index already
-    aws.table(TABLE).update_item(
-        Key=KEY,
-        UpdateExpression="SET #s = :done",
-        ExpressionAttributeNames={"#s": "status"},
-        ExpressionAttributeValues={":done": "done"},
-    )
-    assert OPEN.move_on("record", KEY, entered["dueAt"], 4) is None
-
-
-def test_move_on_keeps_the_callers_own_condition(aws_env):
-    item = _record(owner="a", **OPEN.due(2))
-    mine = aws.Condition("#o = :o", {"#o": "owner"}, {":o": "b"})
-    assert OPEN.move_on("record", KEY, item["dueAt"], 4, condition=mine) is None
-    mine = aws.Condition("#o = :o", {"#o": "owner"}, {":o": "a"})
-    assert OPEN.move_on("record", KEY, item["dueAt"], 4, condition=mine) is not None
 
 
 def test_the_sweep_hands_back_a_record_whose_follow_up_was_lost_once_per_lease(aws_env):

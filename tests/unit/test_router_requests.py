@@ -62,7 +62,7 @@ def test_without_a_lambda_clock_the_budget_is_the_api_functions_timeout():
 
 def test_running_out_of_time_is_a_503_envelope():
     def respond() -> Response:
-        deadline.check("an RPC call", need_s=10.0)
+        deadline.require("an RPC call", need_s=10.0)
         return envelope(200, "ok")
 
     response = router.guarded(_request(FakeContext(3_000)), "/x", respond)

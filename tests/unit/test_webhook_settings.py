@@ -109,14 +109,14 @@ def test_refused_urls_change_nothing(api, tenant, public_dns, url, code):
 
 def test_the_allowlist_admits_local_receivers_for_development(monkeypatch):
     with pytest.raises(egress.UrlRefused):
-        egress.check("http://127.0.0.1:8080/hook")
+        egress.allowed_target("http://127.0.0.1:8080/hook")
     monkeypatch.setenv("DOMPET_WEBHOOK_ALLOWLIST", "127.0.0.1/32")
     settings.load_settings.cache_clear()
     try:
-        target = egress.check("http://127.0.0.1:8080/hook?a=b")
+        target = egress.allowed_target("http://127.0.0.1:8080/hook?a=b")
         assert (target.host, target.port, target.path) == ("127.0.0.1", 8080, "/hook?a=b")
         with pytest.raises(egress.UrlRefused):
-            egress.check("http://10.0.0.1/hook")  # only what is listed
+            egress.allowed_target("http://10.0.0.1/hook")  # only what is listed
     finally:
         monkeypatch.delenv("DOMPET_WEBHOOK_ALLOWLIST")
         settings.load_settings.cache_clear()
