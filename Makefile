@@ -38,6 +38,7 @@ lint: deps
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/python -m devtools.import_graph
 	cargo fmt --check --manifest-path $(MPC)/Cargo.toml
 	cargo clippy --release --quiet --manifest-path $(MPC)/Cargo.toml --all-targets -- -D warnings
 

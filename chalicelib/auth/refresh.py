@@ -23,11 +23,12 @@ from typing import Any
 
 from chalicelib.auth import users
 from chalicelib.auth.models import TokenPair
-from chalicelib.platform import aws, kms_envelope
+from chalicelib.platform import aws, kms_envelope, unit_of_work
 from chalicelib.platform.clock import epoch
 from chalicelib.platform.errors import unauthorized
 from chalicelib.platform.secrets import digest, new_secret
 from chalicelib.platform.settings import load_settings
+from chalicelib.platform.unit_of_work import Plan
 
 PREFIX = "drt"
 INVALID_REFRESH_TOKEN = "INVALID_REFRESH_TOKEN"
@@ -71,17 +72,21 @@ def rotate(token: str, client_id: str, mint: Mint) -> TokenPair:
     pair = mint(grant, successor)
     sealed = kms_envelope.seal(SESSIONS_KEY, pair.model_dump_json().encode(), _context(token))
     try:
-        aws.transact(
-            [
-                aws.update(
-                    "used",
-                    "auth-state",
-                    key,
-                    aws.Changes(set={"usedAt": now, "successor": sealed.to_item()}),
-                    aws.Condition("attribute_not_exists(usedAt)"),
-                ),
-                aws.put("successor", "auth-state", _token_item(successor, client_id, grant.sub_id, grant.family_id)),
-            ]
+        unit_of_work.commit(
+            Plan(
+                items=[
+                    aws.update(
+                        "used",
+                        "auth-state",
+                        key,
+                        aws.Changes(set={"usedAt": now, "successor": sealed.to_item()}),
+                        aws.Condition("attribute_not_exists(usedAt)"),
+                    ),
+                    aws.put(
+                        "successor", "auth-state", _token_item(successor, client_id, grant.sub_id, grant.family_id)
+                    ),
+                ]
+            )
         )
     except aws.TransactionCancelledError as exc:
         if exc.condition_failed("used") and "used" in exc.old:  # a concurrent refresh of this token won
@@ -144,6 +149,5 @@ def _family_revoked(family_id: str, now: int) -> bool:
 
 
 def _revoke_family(family_id: str, until: int) -> None:
-    aws.table("auth-state").put_item(
-        Item={"pk": f"RTFAMILY#{family_id}", "sk": SK, "revokedAt": epoch(), "expiresAt": until}
-    )
+    revoked = {"pk": f"RTFAMILY#{family_id}", "sk": SK, "revokedAt": epoch(), "expiresAt": until}
+    aws.write(aws.put("family-revoked", "auth-state", revoked, condition=None))

@@ -93,11 +93,13 @@ def verify(request: Request) -> App:
 
 
 def _remember(app_id: str, signature: str, valid_until: int) -> None:
-    table = aws.table("auth-state")
     try:
-        table.put_item(
-            Item={"pk": f"SIG#{app_id}#{signature}", "sk": "STATE", "expiresAt": valid_until + 60},
-            ConditionExpression="attribute_not_exists(pk)",
+        aws.write(
+            aws.put(
+                "signature",
+                "auth-state",
+                {"pk": f"SIG#{app_id}#{signature}", "sk": "STATE", "expiresAt": valid_until + 60},
+            )
         )
-    except table.meta.client.exceptions.ConditionalCheckFailedException:
+    except aws.ConditionFailedError:
         raise unauthorized(REPLAYED_REQUEST, "This signed request was already used") from None

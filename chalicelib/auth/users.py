@@ -46,13 +46,9 @@ def get_or_create(client_id: str, sub_id: str) -> User:
     if existing:
         return existing
     user = User(userId=str(uuid.uuid4()), clientId=client_id, subId=sub_id, createdAt=iso_now())
-    table = aws.table("users")
     try:
-        table.put_item(
-            Item={**key(client_id, sub_id), **user.model_dump(exclude_none=True)},
-            ConditionExpression="attribute_not_exists(pk)",
-        )
-    except table.meta.client.exceptions.ConditionalCheckFailedException:
+        aws.write(aws.put("user", "users", {**key(client_id, sub_id), **user.model_dump(exclude_none=True)}))
+    except aws.ConditionFailedError:
         # A concurrent first login created it: use that one.
         raced = get(client_id, sub_id)
         assert raced is not None

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from decimal import ROUND_FLOOR, Decimal
 from typing import Any
 
 from chalicelib.custody.tokens import TokenOnNetwork
-from chalicelib.platform import aws, clock
+from chalicelib.platform import amounts, aws, clock
 from chalicelib.platform.settings import load_settings
 
 
@@ -37,7 +36,7 @@ def limits_for(pair: TokenOnNetwork) -> Limits:
         if text is None:
             return None
         # Exact, and rounded down to what the token can express (a limit may be given more precisely).
-        return int(Decimal(text).scaleb(pair.token.decimals).to_integral_value(rounding=ROUND_FLOOR))
+        return amounts.base_units(text, pair.token.decimals, round_down=True)
 
     return Limits(units("perWithdrawal"), units("perDay"))
 

@@ -76,10 +76,8 @@ def generate_set(primes: list[bytes] | None = None) -> list[bytes]:
 def store_set(parts: list[bytes]) -> str:
     aux_id = secrets.token_hex(16)
     sealed = {f"part{i}": seal(PARTY_KEY[i], parts[i], aux_context(aux_id, i)).to_item() for i in PARTIES}
-    aws.table("aux-pool").put_item(
-        Item={"pk": PK, "sk": f"AUX#{aux_id}", "state": "ready", "createdAt": iso_now(), **sealed},
-        ConditionExpression="attribute_not_exists(sk)",
-    )
+    item = {"pk": PK, "sk": f"AUX#{aux_id}", "state": "ready", "createdAt": iso_now(), **sealed}
+    aws.write(aws.put("aux-set", "aux-pool", item, aws.Condition("attribute_not_exists(sk)")))
     return aux_id
 
 
@@ -124,7 +122,7 @@ def retire_stale_claims() -> int:
 
 def consume(aux_id: str) -> None:
     """Delete a set once a wallet's shares embed it: it must never serve another wallet."""
-    aws.table("aux-pool").delete_item(Key={"pk": PK, "sk": f"AUX#{aux_id}"})
+    aws.write(aws.delete("aux-set", "aux-pool", {"pk": PK, "sk": f"AUX#{aux_id}"}))
 
 
 def open_part(aux_id: str, party: int) -> bytes:

@@ -126,9 +126,12 @@ class Mailbox:
         return f"RUN#{self.run_id}"
 
     def _put(self, item: dict[str, Any]) -> None:
-        aws.table("mpc-mailbox").put_item(
-            Item={"pk": self._pk, **item, "expiresAt": clock.epoch() + TTL_S},
-            ConditionExpression="attribute_not_exists(sk)",  # a party's key or message is written once
+        # A party's key or message is written once.
+        written_once = aws.Condition("attribute_not_exists(sk)")
+        aws.write(
+            aws.put(
+                "message", "mpc-mailbox", {"pk": self._pk, **item, "expiresAt": clock.epoch() + TTL_S}, written_once
+            )
         )
 
     def _load_peer_key(self, party: int) -> PublicKey | None:

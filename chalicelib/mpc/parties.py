@@ -15,10 +15,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from chalicelib.mpc import aux_pool, policies, presignatures, shares
 from chalicelib.mpc.mailbox import Mailbox, RunFailedError, drive
-from chalicelib.platform import aws, clock
+from chalicelib.platform import clock, unit_of_work
 from chalicelib.platform.invocation import running_as
 from chalicelib.platform.logging import logger
 from chalicelib.platform.settings import load_settings
+from chalicelib.platform.unit_of_work import Plan
 
 HEX32 = r"^[0-9a-f]{32}$"
 
@@ -105,7 +106,7 @@ def _make_share(party: int, request: PartyRequest) -> dict[str, Any]:
             marks = policies.key_items(request.keyPolicy.name, key)
         except policies.PolicyRefusedError as exc:
             return _refused(request.walletId, exc)
-        aws.transact([shares.share_item(request.walletId, party, key_share), *marks])
+        unit_of_work.commit(Plan(items=[shares.share_item(request.walletId, party, key_share), *marks]))
     return answer
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.mpc.shares import COSIGNER, PARTY_KEY, SIGNER
-from chalicelib.platform import aws
+from chalicelib.platform import aws, unit_of_work
 from chalicelib.platform.cache import TtlCache
 from chalicelib.platform.clock import epoch, iso_now
 from chalicelib.platform.kms_envelope import (
@@ -38,6 +38,7 @@ from chalicelib.platform.kms_envelope import (
     seal_with,
 )
 from chalicelib.platform.settings import load_settings
+from chalicelib.platform.unit_of_work import Plan
 
 TABLE = {SIGNER: "signer-presignatures", COSIGNER: "cosigner-presignatures"}
 REFILL_QUEUE = "presign-refill"
@@ -117,20 +118,22 @@ def _consume(party: int, wallet_id: str, item: dict[str, Any], digest: bytes) ->
     presignature_id = _id(item)
     now = epoch()
     try:
-        aws.transact(
-            [
-                aws.delete("ready", TABLE[party], ready_key(wallet_id, presignature_id), aws.EXISTS),
-                aws.put(
-                    "used",
-                    TABLE[party],
-                    {
-                        **used_key(wallet_id, presignature_id),
-                        "digest": digest.hex(),
-                        "usedAt": iso_now(),
-                        "expiresAt": now + USED_KEPT_S,
-                    },
-                ),
-            ]
+        unit_of_work.commit(
+            Plan(
+                items=[
+                    aws.delete("ready", TABLE[party], ready_key(wallet_id, presignature_id), aws.EXISTS),
+                    aws.put(
+                        "used",
+                        TABLE[party],
+                        {
+                            **used_key(wallet_id, presignature_id),
+                            "digest": digest.hex(),
+                            "usedAt": iso_now(),
+                            "expiresAt": now + USED_KEPT_S,
+                        },
+                    ),
+                ]
+            )
         )
     except aws.TransactionCancelledError:
         return None  # taken meanwhile (a concurrent consumer, or a replay), or used before
@@ -186,7 +189,7 @@ def lease_refill(wallet_id: str, seconds: float) -> bool:
 
 
 def release_refill(wallet_id: str) -> None:
-    aws.table(TABLE[SIGNER]).delete_item(Key={"pk": f"WALLET#{wallet_id}", "sk": REFILL_LEASE_SK})
+    aws.write(aws.delete("refill-lease", TABLE[SIGNER], {"pk": f"WALLET#{wallet_id}", "sk": REFILL_LEASE_SK}))
 
 
 def request_refill(wallet_id: str) -> None:

@@ -382,4 +382,4 @@ def _audit(
     }
     if presignature_id:
         item["presignatureId"] = presignature_id
-    aws.table("signing-audit").put_item(Item=item)
+    aws.write(aws.put("audit", "signing-audit", item, condition=None))

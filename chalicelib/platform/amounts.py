@@ -27,16 +27,27 @@ def format_units(value: int, decimals: int) -> str:
     return f"{sign}{whole}.{digits}" if digits else f"{sign}{whole}"
 
 
-def parse_amount(text: str, decimals: int, field: str = "amount") -> int:
-    """An exact decimal string in human units -> base units; zero, negative, malformed or too precise: 400."""
+def base_units(text: str, decimals: int, round_down: bool = False) -> int:
+    """An exact decimal string in human units -> base units (ValueError naming what is wrong). A value more precise
+    than `decimals` is refused, or with `round_down` cut to what the token can express (an operator's limit)."""
     if len(text) > 100 or not _DECIMAL.fullmatch(text):
-        raise _bad_amount(field, 'must be a positive decimal string such as "1.5"')
+        raise ValueError('must be a positive decimal string such as "1.5"')
     whole, _, fraction = text.partition(".")
     fraction = fraction.rstrip("0")
     if len(fraction) > decimals:
-        raise _bad_amount(field, f"has more than {decimals} decimal places")
+        if not round_down:
+            raise ValueError(f"has more than {decimals} decimal places")
+        fraction = fraction[:decimals]
     scale: int = 10**decimals
-    base = int(whole) * scale + int(fraction.ljust(decimals, "0") or "0")  # exact: integers only
+    return int(whole) * scale + int(fraction.ljust(decimals, "0") or "0")  # exact: integers only
+
+
+def parse_amount(text: str, decimals: int, field: str = "amount") -> int:
+    """An exact decimal string in human units -> base units; zero, negative, malformed or too precise: 400."""
+    try:
+        base = base_units(text, decimals)
+    except ValueError as exc:
+        raise _bad_amount(field, str(exc)) from None
     if base <= 0:
         raise _bad_amount(field, "must be greater than zero")
     if base > MAX_UINT256:

@@ -8,10 +8,10 @@ without running the handler. The same key with a different body is refused (422
 `IDEMPOTENCY_KEY_REUSED`); a key whose first request is still running is 409
 `IDEMPOTENCY_IN_PROGRESS`.
 
-A request that may have had effects never runs again. Domain code adds
-`effect_item({...})` to the very transaction that records its effect (a wallet
-send: the transaction record), which marks the key as having effects and removes
-its expiry. From then on the key is released by nothing. While the first request
+A request that may have had effects never runs again. Domain code names the
+effect in the plan that records it (`Plan(effect={...})`, platform/unit_of_work.py:
+a wallet send's transaction record), whose transaction then marks the key as
+having effects and removes its expiry. From then on the key is released by nothing. While the first request
 still holds its lease, a repeat is 409 `IDEMPOTENCY_IN_PROGRESS` (retry: it will
 replay the answer); if the response cannot be stored, the handler raised after
 the effect, or the function died, later requests get 409

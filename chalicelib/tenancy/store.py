@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.platform import aws
+from chalicelib.platform import aws, unit_of_work
+from chalicelib.platform.unit_of_work import Plan
 from chalicelib.tenancy.models import App, Client, Organization
 
 META_SK = "META"
@@ -29,33 +30,38 @@ def _get(pk: str) -> dict[str, Any] | None:
 
 
 def put_organization(org: Organization) -> None:
-    _table().put_item(
-        Item={"pk": f"ORG#{org.organizationId}", "sk": META_SK, **org.model_dump()},
-        ConditionExpression="attribute_not_exists(pk)",
+    aws.write(
+        aws.put("organization", "tenancy", {"pk": f"ORG#{org.organizationId}", "sk": META_SK, **org.model_dump()})
     )
 
 
 def put_client(client: Client, secret_hash: str) -> None:
-    aws.transact(
-        [
-            aws.put("client", "tenancy", {"pk": f"CLIENT#{client.clientId}", "sk": META_SK, **client.model_dump()}),
-            aws.put(
-                "secret-lookup",
-                "tenancy",
-                {"pk": f"CLIENTSECRET#{secret_hash}", "sk": META_SK, "clientId": client.clientId},
-            ),
-            aws.put("membership", "tenancy", {"pk": f"ORG#{client.organizationId}", "sk": f"CLIENT#{client.clientId}"}),
-        ]
+    unit_of_work.commit(
+        Plan(
+            items=[
+                aws.put("client", "tenancy", {"pk": f"CLIENT#{client.clientId}", "sk": META_SK, **client.model_dump()}),
+                aws.put(
+                    "secret-lookup",
+                    "tenancy",
+                    {"pk": f"CLIENTSECRET#{secret_hash}", "sk": META_SK, "clientId": client.clientId},
+                ),
+                aws.put(
+                    "membership", "tenancy", {"pk": f"ORG#{client.organizationId}", "sk": f"CLIENT#{client.clientId}"}
+                ),
+            ]
+        )
     )
 
 
 def put_app(app: App, encrypted_secret: bytes) -> None:
     item = {"pk": f"APP#{app.appId}", "sk": META_SK, **app.model_dump(), "encryptedSecret": encrypted_secret}
-    aws.transact(
-        [
-            aws.put("app", "tenancy", item),
-            aws.put("membership", "tenancy", {"pk": f"CLIENT#{app.clientId}", "sk": f"APP#{app.appId}"}),
-        ]
+    unit_of_work.commit(
+        Plan(
+            items=[
+                aws.put("app", "tenancy", item),
+                aws.put("membership", "tenancy", {"pk": f"CLIENT#{app.clientId}", "sk": f"APP#{app.appId}"}),
+            ]
+        )
     )
 
 

@@ -19,3 +19,17 @@ from chalicelib.platform.amounts import format_units
 )
 def test_format_units_is_exact(value, decimals, text):
     assert format_units(value, decimals) == text
+
+
+def test_one_parser_for_amounts_and_operator_limits():
+    """The API refuses a value more precise than the token; an operator's limit is cut to what the token can
+    express (never rounded up), through the same parser."""
+    from chalicelib.platform.amounts import base_units
+
+    assert base_units("1.5", 6) == 1_500_000
+    assert base_units("0.0000019", 6, round_down=True) == 1
+    assert base_units("1000.1234567", 6, round_down=True) == 1_000_123_456
+    with pytest.raises(ValueError, match="more than 6 decimal places"):
+        base_units("0.0000019", 6)
+    with pytest.raises(ValueError):
+        base_units("1e3", 6, round_down=True)
