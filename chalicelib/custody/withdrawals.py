@@ -25,8 +25,8 @@ from chalicelib.custody.store import TABLE, busy, get, indexed_page
 from chalicelib.custody.tokens import TokenOnNetwork, accepted
 from chalicelib.custody.withdrawal_records import OPEN_STATUSES, STALE_S, UNFINISHED, Withdrawal
 from chalicelib.platform import aws, clock, followups, unit_of_work
+from chalicelib.platform.addresses import checksum_address
 from chalicelib.platform.amounts import format_units, parse_amount
-from chalicelib.platform.chain import checksum_address
 from chalicelib.platform.errors import ApiError, bad_request, not_found
 from chalicelib.platform.pagination import AppendOnlyList, PageQuery, records_page
 from chalicelib.platform.transitions import create as create_record

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, StrictBool
 
 from chalicelib.platform import aws, due
-from chalicelib.platform.chain import Address
+from chalicelib.platform.addresses import Address
 from chalicelib.platform.pagination import Pagination
 from chalicelib.platform.records import Record
 from chalicelib.platform.transitions import Machine, Move, Stateful

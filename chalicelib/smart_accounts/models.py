@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from chalicelib.platform.chain import Address
+from chalicelib.platform.addresses import Address
 from chalicelib.platform.records import Record
 
 

@@ -12,7 +12,7 @@ import re
 import uuid
 
 from chalicelib.platform import aws, unit_of_work
-from chalicelib.platform.chain import checksum_address
+from chalicelib.platform.addresses import checksum_address
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.errors import bad_request, not_found
 from chalicelib.platform.networks import Network, registry

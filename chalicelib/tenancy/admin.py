@@ -22,7 +22,7 @@ import json
 import sys
 
 from chalicelib.custody import limits, review
-from chalicelib.platform.chain import checksum_address
+from chalicelib.platform.addresses import checksum_address
 from chalicelib.platform.errors import ApiError
 from chalicelib.tenancy import service, store
 from chalicelib.tenancy.models import IssuedCredentials

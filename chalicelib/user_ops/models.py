@@ -9,8 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from chalicelib.gas_tanks.models import Rate
 from chalicelib.platform import aws, due
+from chalicelib.platform.addresses import Address
 from chalicelib.platform.amounts import TokenId, Uint256
-from chalicelib.platform.chain import Address
 from chalicelib.platform.pagination import Pagination
 from chalicelib.platform.transitions import Machine, Move, Stateful
 

@@ -20,8 +20,8 @@ from chalicelib.evm.pipeline import Call, Sent
 from chalicelib.evm.rpc import quantity
 from chalicelib.evm.transactions import UnsignedTx
 from chalicelib.platform import amounts
+from chalicelib.platform.addresses import checksum_address
 from chalicelib.platform.amounts import parse_amount
-from chalicelib.platform.chain import checksum_address
 from chalicelib.platform.errors import ApiError, bad_request
 from chalicelib.platform.networks import Network, resolve
 from chalicelib.wallets import provisioning

@@ -5,8 +5,8 @@ from __future__ import annotations
 from chalicelib.auth.models import WalletPrincipal
 from chalicelib.evm import erc20
 from chalicelib.evm.rpc import RpcError, native_balance
+from chalicelib.platform.addresses import checksum_address
 from chalicelib.platform.amounts import format_units
-from chalicelib.platform.chain import checksum_address
 from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError, not_found
 from chalicelib.platform.networks import resolve
 from chalicelib.wallets.models import Balance, TokenBalanceRequest, WalletRequest

@@ -160,8 +160,8 @@ def test_unreachable_rpc_is_502(wallet_api, use_networks):
 
 def test_batched_reads_against_anvil(local_chain):
     """rpc_batch and erc20.token_holding against a real node: one round trip, per-call errors in place."""
+    from chalicelib.evm.rpc import RpcError, rpc_batch, rpc_call
     from chalicelib.platform import deadline
-    from chalicelib.platform.chain import RpcError, rpc_batch, rpc_call
 
     network = networks.Network(
         name="local-a", chainId=31337, rpcUrls=("http://127.0.0.1:9", local_chain["rpc"]), nativeSymbol="ETH"

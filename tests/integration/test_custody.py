@@ -541,7 +541,7 @@ def test_a_lagging_node_answering_no_logs_and_range_limits_lose_nothing(custody,
     blooms say a Transfer of ours may be there, so those blocks are asked again by hash. A provider that refuses
     ranges of more than one block gets the range halved down to single blocks. Either way every transfer is
     recorded."""
-    from chalicelib.platform.chain import RpcError
+    from chalicelib.evm.rpc import RpcError
 
     account = create_account(custody)
     address = account["wallets"][0]["address"]

@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from chalicelib.evm import erc20
-from chalicelib.platform.chain import rpc_call
+from chalicelib.evm.rpc import rpc_call
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.networks import Network
 
@@ -173,7 +173,7 @@ def test_failover_skips_refusing_and_redirecting_endpoints(node):
 
 
 def test_non_dict_errors_are_node_errors(node):
-    from chalicelib.platform.chain import RpcError
+    from chalicelib.evm.rpc import RpcError
 
     node.answers = {"eth_blockNumber": {"error": "boom"}}
     with pytest.raises(RpcError):

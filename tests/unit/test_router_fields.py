@@ -7,8 +7,8 @@ import uuid
 import pytest
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from chalicelib.platform.addresses import Address, checksum_address
 from chalicelib.platform.amounts import MAX_UINT256, TokenId, Uint256, is_uint256
-from chalicelib.platform.chain import Address, checksum_address
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.router import validation_failed
 from tests.support.family_s import call

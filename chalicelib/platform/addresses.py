@@ -1,4 +1,4 @@
-"""Chain access shared by every domain: JSON-RPC (platform/transport.py) and address checks."""
+"""EVM addresses as the API takes them: the EIP-55 check and the `Address` field type every model uses."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ from pydantic import AfterValidator, Field
 from pydantic_core import PydanticCustomError
 
 from chalicelib.platform.errors import bad_request
-from chalicelib.platform.transport import RpcError, rpc_batch, rpc_call
 
-__all__ = ["ADDRESS_PATTERN", "INVALID_ADDRESS", "Address", "RpcError", "checksum_address", "rpc_batch", "rpc_call"]
+__all__ = ["ADDRESS_PATTERN", "INVALID_ADDRESS", "Address", "checksum_address"]
 
 
 INVALID_ADDRESS = "INVALID_ADDRESS"
