@@ -42,8 +42,8 @@ class Graph:
     nested_third_party: list[tuple[str, str, int]] = field(default_factory=list)
 
 
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+def module_name(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
@@ -76,9 +76,9 @@ def _walk(node: ast.AST, nested: bool, type_only: bool) -> Iterator[tuple[ast.Im
 def build(root: Path = ROOT) -> Graph:
     graph = Graph()
     files = sorted((root / PACKAGE).rglob("*.py"))
-    graph.modules = {module_name(f) for f in files}
+    graph.modules = {module_name(f, root) for f in files}
     for path in files:
-        source = module_name(path)
+        source = module_name(path, root)
         package = source if path.name == "__init__.py" else source.rpartition(".")[0]
         tree = ast.parse(path.read_text(), str(path))
         for node, nested, type_only in _walk(tree, False, False):

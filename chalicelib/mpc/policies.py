@@ -29,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from chalicelib.platform import aws
+from chalicelib.platform.cache import TtlCache
 
 COSIGNER_POLICY_TABLE = "cosigner-policy"  # the cosigner's own table: governed keys and what each policy keeps
 NAME = r"^[a-z][a-z0-9_-]{0,31}$"
@@ -87,7 +88,8 @@ class Governance:
 
 
 _REGISTERED: dict[str, SigningPolicy] = {}
-_GOVERNED: dict[str, Governance] = {}  # a key's governance never changes once written
+# A key's governance never changes once written; a wallet no policy governs is asked again every time.
+_GOVERNED: TtlCache[str, Governance] = TtlCache("cosigner-governance", None, max_entries=4096)
 
 
 def register(policy: SigningPolicy) -> None:
@@ -113,15 +115,12 @@ def key_items(policy_name: str, key: NewKey) -> list[aws.TxItem]:
 
 def governance(wallet_id: str) -> Governance | None:
     """The policy that governs `wallet_id` (None for a wallet that no policy governs; asked again every time)."""
-    if wallet_id in _GOVERNED:
-        return _GOVERNED[wallet_id]
+    return _GOVERNED.get_or_put(wallet_id, lambda: _read_governance(wallet_id))
+
+
+def _read_governance(wallet_id: str) -> Governance | None:
     item = aws.table(COSIGNER_POLICY_TABLE).get_item(Key=_mark_key(wallet_id), ConsistentRead=True).get("Item")
-    if item is None:
-        return None
-    if len(_GOVERNED) > 4096:
-        _GOVERNED.clear()
-    _GOVERNED[wallet_id] = Governance(str(item["policy"]), str(item["address"]))
-    return _GOVERNED[wallet_id]
+    return None if item is None else Governance(str(item["policy"]), str(item["address"]))
 
 
 def authorize(wallet_id: str, digest: bytes, context: Mapping[str, Any] | None) -> None:

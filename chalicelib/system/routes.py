@@ -41,7 +41,7 @@ class HealthDetails(Health):
 
 
 DETAILS_CACHE_S = 30  # a burst of checks (a load balancer, a dashboard) costs one round of AWS and RPC calls
-_details: dict[str, tuple[float, HealthDetails]] = {}
+details: TtlCache[str, HealthDetails] = TtlCache("health-details", DETAILS_CACHE_S, max_entries=1)
 
 
 @route(bp, "/health", "GET", summary="Liveness: the service answers (no dependency is called)", tag="Service")
@@ -60,25 +60,20 @@ def health(call: Call) -> Reply:
     error_statuses=(401, 503),
 )
 def health_details(call: Call) -> Reply:
-    now = clock.monotonic()
-    cached = _details.get("report")
-    if cached is None or now - cached[0] > DETAILS_CACHE_S:
-        # Only the tables the API function may read (its grants): the parties' tables are theirs alone.
-        api_tables = [g.name for g in resources.function("api_handler").grants if g.kind == "table"]
-        components = [_table_status(name) for name in api_tables]
-        components += [_network_status(network) for network in registry().networks]
-        report = HealthDetails(
-            service="dompet",
-            version=VERSION,
-            stage=load_settings().stage,
-            components=components,
-            checkedAt=clock.iso_now(),
-        )
-        cached = _details["report"] = (now, report)
-    report = cached[1]
+    report = details.get_or_put("report", _check_dependencies) or _check_dependencies()
     if not all(c.ok for c in report.components):
         raise ApiError(503, NOT_READY, "Some dependencies are unavailable", **report.model_dump())
     return Reply(report, "healthy")
+
+
+def _check_dependencies() -> HealthDetails:
+    # Only the tables the API function may read (its grants): the parties' tables are theirs alone.
+    api_tables = [g.name for g in resources.function("api_handler").grants if g.kind == "table"]
+    components = [_table_status(name) for name in api_tables]
+    components += [_network_status(network) for network in registry().networks]
+    return HealthDetails(
+        service="dompet", version=VERSION, stage=load_settings().stage, components=components, checkedAt=clock.iso_now()
+    )
 
 
 def _table_status(name: str) -> Component:

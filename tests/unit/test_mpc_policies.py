@@ -35,7 +35,7 @@ def _policy(on_key: Callable[[policies.NewKey], list[aws.TxItem]] | None = None)
 def registered(monkeypatch: pytest.MonkeyPatch) -> Callable[[policies.SigningPolicy], None]:
     """Registers a policy for the test only (the registry is the process's)."""
     monkeypatch.setattr(policies, "_REGISTERED", dict(policies._REGISTERED))
-    monkeypatch.setattr(policies, "_GOVERNED", {})
+    policies._GOVERNED.clear()
     return policies.register
 
 

@@ -73,7 +73,7 @@ def test_health_details_report_the_apis_tables_and_networks(api, tenant, use_net
     from chalicelib.system import routes
 
     use_networks([])  # no chain in this test: the tables only
-    routes._details.clear()
+    routes.details.clear()
     response = _details(api, tenant)
     assert response.status_code == 200, response.json_body
     data = response.json_body["data"]
@@ -87,7 +87,7 @@ def test_health_details_report_the_apis_tables_and_networks(api, tenant, use_net
 def test_health_is_503_when_a_network_is_unreachable(api, tenant, use_networks):
     from chalicelib.system import routes
 
-    routes._details.clear()
+    routes.details.clear()
     use_networks([{"name": "down", "chainId": 31399, "rpcUrls": ["http://127.0.0.1:9"], "nativeSymbol": "ETH"}])
     response = _details(api, tenant)
     assert response.status_code == 503

@@ -1,0 +1,66 @@
+"""The import-graph check finds circles, upward arrows and function-level imports, and the tree has none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from devtools import import_graph
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / "chalicelib" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    for package in {p.parent for p in (root / "chalicelib").rglob("*.py")} | {root / "chalicelib"}:
+        (package / "__init__.py").touch()
+    return root
+
+
+def test_a_circle_hidden_in_a_function_is_still_a_circle(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "custody/a.py": "from chalicelib.custody import b\n",
+            "custody/b.py": "def f():\n    from chalicelib.custody import a\n",
+        },
+    )
+    graph = import_graph.build(root)
+    assert import_graph.circles(graph) == [["chalicelib.custody.a", "chalicelib.custody.b"]]
+    nested = import_graph.nested_internal(graph)
+    assert [(i.source, i.target) for i in nested] == [("chalicelib.custody.b", "chalicelib.custody.a")]
+
+
+def test_a_lower_layer_importing_a_domain_or_a_layer_beside_it_is_an_upward_arrow(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "platform/idempotency.py": "from chalicelib.auth import models\n",
+            "mpc/parties.py": "from chalicelib.evm import rpc\nfrom chalicelib.platform import aws\n",
+            "evm/rpc.py": "from chalicelib.platform import aws\n",
+            "auth/models.py": "",
+            "platform/aws.py": "",
+        },
+    )
+    arrows = {(i.source, i.target) for i in import_graph.upward(import_graph.build(root))}
+    assert arrows == {
+        ("chalicelib.platform.idempotency", "chalicelib.auth.models"),
+        ("chalicelib.mpc.parties", "chalicelib.evm.rpc"),
+    }
+
+
+def test_type_only_imports_and_heavy_third_party_libraries_are_allowed(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "custody/a.py": "import typing\nif typing.TYPE_CHECKING:\n    from chalicelib.custody import b\n",
+            "custody/b.py": "from chalicelib.custody import a\ndef f():\n    import eth_abi\n",
+        },
+    )
+    graph = import_graph.build(root)
+    assert import_graph.circles(graph) == [] and import_graph.nested_internal(graph) == []
+    assert [name for _, name, _ in graph.nested_third_party] == ["eth_abi"]
+
+
+def test_the_tree_has_no_circle_no_upward_arrow_and_no_function_level_chalicelib_import():
+    assert import_graph.main([]) == 0
