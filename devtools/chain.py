@@ -38,6 +38,7 @@ TEST_CONTRACTS = {
     "erc721": "TestNFT",
     "erc1155": "TestMultiToken",
     "usdt18": "TestUSDT18",  # 18 decimals, as USDT on BSC
+    "permit": "TestPermitToken",  # EIP-2612 permit, for signed approvals
 }
 
 

@@ -29,7 +29,7 @@ def test_stack_file_describes_the_stack(stack):
     assert info["apiUrl"] == f"http://127.0.0.1:{stack['ports']['api']}"
     assert [(n["name"], n["chainId"]) for n in info["networks"]] == [("local-a", 31337), ("local-b", 31338)]
     for network in info["networks"]:
-        assert set(network["tokens"]) == {"usdt", "erc20", "erc721", "erc1155", "usdt18"}
+        assert set(network["tokens"]) == {"usdt", "erc20", "erc721", "erc1155", "usdt18", "permit"}
     assert set(info["demo"]) >= {"organizationId", "clientId", "clientSecret", "appId", "appSecret"}
     a, b = info["networks"]
     assert a["tokens"]["usdt"] != b["tokens"]["usdt"]
