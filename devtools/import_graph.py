@@ -22,8 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "chalicelib"
 # Layers every domain may use, which import no domain.
 LOWER = ("platform", "evm", "mpc")
-# Within the lower layers, the order of use (platform uses neither evm nor mpc; mpc does not use evm).
-LOWER_USES = {"platform": set(), "mpc": {"platform"}, "evm": {"platform"}}
+# Within the lower layers, the order of use: platform uses neither; mpc uses evm (the cosigner hashes what it signs,
+# evm/digests.py), never the reverse.
+LOWER_USES = {"platform": set(), "mpc": {"platform", "evm"}, "evm": {"platform"}}
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,24 @@ The receipt returned to callers is the JSON ethers v6 (6.10, before blob fields)
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 SECP256K1_N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 SECP256K1_HALF_N = SECP256K1_N // 2
+_WIRE_FIELDS = ("chainId", "nonce", "to", "value", "data", "gas", "gasPrice", "maxFee", "maxPriorityFee")
+
+
+def _whole(value: Any) -> int:
+    """A non-negative integer given as a number or a decimal string (never a bool or a float)."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise TypeError("not an integer")
+    number = int(value) if isinstance(value, int) else int(value, 10)
+    if number < 0:
+        raise ValueError("negative")
+    return number
 
 
 @dataclass(frozen=True)
@@ -47,6 +60,54 @@ class UnsignedTx:
             tx["gasPrice"] = self.gas_price
         else:
             tx.update(type=2, maxFeePerGas=self.max_fee, maxPriorityFeePerGas=self.max_priority_fee, accessList=[])
+        return tx
+
+    def wire(self) -> dict[str, Any]:
+        """The JSON form the cosigner is shown (big numbers as decimal strings; `from_wire` reads it back)."""
+        return {
+            "chainId": self.chain_id,
+            "nonce": self.nonce,
+            "to": self.to,
+            "value": str(self.value),
+            "data": "0x" + self.data.hex(),
+            "gas": self.gas,
+            "gasPrice": None if self.gas_price is None else str(self.gas_price),
+            "maxFee": None if self.max_fee is None else str(self.max_fee),
+            "maxPriorityFee": None if self.max_priority_fee is None else str(self.max_priority_fee),
+        }
+
+    @classmethod
+    def from_wire(cls, fields: Mapping[str, Any]) -> UnsignedTx:
+        """The transaction of `wire()`; ValueError for anything else (a missing field, a legacy fee beside EIP-1559
+        fees, data that is not hex)."""
+        try:
+            gas_price, max_fee, max_priority_fee = (
+                None if fields.get(name) is None else _whole(fields[name])
+                for name in ("gasPrice", "maxFee", "maxPriorityFee")
+            )
+            to = fields["to"]
+            data = str(fields["data"])
+            tx = cls(
+                chain_id=_whole(fields["chainId"]),
+                nonce=_whole(fields["nonce"]),
+                to=None if to is None else str(to),
+                value=_whole(fields["value"]),
+                data=bytes.fromhex(data.removeprefix("0x")),
+                gas=_whole(fields["gas"]),
+                gas_price=gas_price,
+                max_fee=max_fee,
+                max_priority_fee=max_priority_fee,
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"not a transaction: {exc}") from None
+        if set(fields) - set(_WIRE_FIELDS) or not data.startswith("0x"):
+            raise ValueError("not a transaction: unknown fields or data without 0x")
+        if (gas_price is None) == (max_fee is None or max_priority_fee is None) or (
+            gas_price is not None and (max_fee is not None or max_priority_fee is not None)
+        ):
+            raise ValueError("not a transaction: either gasPrice or maxFee and maxPriorityFee")
+        if tx.to is not None and not re.fullmatch(r"0x[0-9a-fA-F]{40}", tx.to):
+            raise ValueError("not a transaction: to is not an address")
         return tx
 
     def _fields(self) -> list[Any]:
