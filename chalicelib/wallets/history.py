@@ -1,14 +1,24 @@
-"""The wallet's history: the transactions sent from it (records and tracker: chalicelib/evm/tracking.py)."""
+"""The wallet's history: the transactions sent from it (records and tracker: chalicelib/evm/tracking.py), and the
+messages it signed.
+
+Message signatures are a list of their own in table `wallets` (`SIGNATURES#<walletId>`,
+pagination.AppendOnlyList): each entry is the whole record (kind, digest, the typed data's domain, time), written
+with the list's counter in one unit of work. Neither the message nor the signature is stored.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from chalicelib.evm import tracking
+from chalicelib.platform import clock, unit_of_work
 from chalicelib.platform.errors import not_found
-from chalicelib.platform.pagination import PageQuery
+from chalicelib.platform.pagination import AppendOnlyList, PageQuery
+from chalicelib.platform.unit_of_work import Plan
+from chalicelib.wallets.models import SignatureView
 
 TRANSACTION_NOT_FOUND = "TRANSACTION_NOT_FOUND"
+SIGNATURES_TABLE = "wallets"
 
 
 def view(wallet_id: str, tx_hash: str) -> dict[str, Any]:
@@ -20,3 +30,36 @@ def view(wallet_id: str, tx_hash: str) -> dict[str, Any]:
 
 def page(wallet_id: str, query: PageQuery) -> tuple[list[dict[str, Any]], int]:
     return tracking.page(wallet_id, query)
+
+
+def signatures_of(wallet_id: str) -> AppendOnlyList:
+    return AppendOnlyList(SIGNATURES_TABLE, f"SIGNATURES#{wallet_id}")
+
+
+def record_signature(
+    wallet_id: str,
+    kind: Literal["personal_message", "typed_data"],
+    digest: bytes,
+    *,
+    primary_type: str | None = None,
+    chain_id: int | None = None,
+    verifying_contract: str | None = None,
+) -> SignatureView:
+    """Append a signature the wallet made to its list (one transaction; a lost race for the next entry is
+    planned again, platform/unit_of_work.py)."""
+    record = SignatureView(
+        kind=kind,
+        hash="0x" + digest.hex(),
+        primaryType=primary_type,
+        chainId=None if chain_id is None else str(chain_id),
+        verifyingContract=verifying_contract,
+        createdAt=clock.iso_now(),
+    )
+    unit_of_work.commit(Plan(lists=[(signatures_of(wallet_id), record.model_dump())]))
+    return record
+
+
+def signatures_page(wallet_id: str, query: PageQuery) -> tuple[list[dict[str, Any]], int]:
+    """Page `query` of the wallet's signatures as the API shows them, newest first, and the exact total."""
+    entries, total = signatures_of(wallet_id).page(query)
+    return [{name: entry.get(name) for name in SignatureView.model_fields} for entry in entries], total

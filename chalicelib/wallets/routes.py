@@ -9,20 +9,25 @@ from chalicelib.evm.pipeline import Sent
 from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE
 from chalicelib.platform.pagination import page_query, pagination
 from chalicelib.platform.router import JSON, MULTIPART, Call, Reply, route
-from chalicelib.wallets import history, provisioning, sending, service
+from chalicelib.wallets import history, provisioning, sending, service, signatures
 from chalicelib.wallets.models import (
     Balance,
     CreateWalletRequest,
     ImportWalletRequest,
+    MessageSignature,
     RecoverWalletRequest,
     SendCoinRequest,
     SendResult,
     SendTokenRequest,
     SendTransactionRequest,
+    SignaturePage,
+    SignMessageRequest,
+    SignTypedDataRequest,
     TokenBalanceRequest,
     TransactionPage,
     TransactionView,
     TransferErc721Request,
+    TypedDataSignature,
     WalletCreated,
     WalletRequest,
 )
@@ -245,3 +250,71 @@ def list_transactions(call: Call) -> Reply:
 def get_transaction(call: Call) -> Reply:
     wallet = provisioning.bound_wallet(call.principal)
     return Reply(history.view(wallet.walletId, call.path_params["hash"]))
+
+
+SIGNED_MESSAGE = "sign message successfully"
+SIGNED_TYPED_DATA = "sign typed data successfully"
+
+
+@route(
+    bp,
+    "/api/v1/wallet/sign-message",
+    "POST",
+    summary="Sign an EIP-191 personal message (personal_sign)",
+    description='Signs keccak256("\\x19Ethereum Signed Message:\\n" + length + message), as ethers '
+    "`signMessage` and viem `signMessage` do; verify with `verifyMessage`. `message` is text (its UTF-8 bytes) or, "
+    "with `encoding: hex`, 0x-prefixed bytes; at most 64 KiB (`400 MESSAGE_TOO_LARGE`; bad hex `400 "
+    "INVALID_MESSAGE`). No `network`: a personal message is not bound to a chain. `secret`: A+C sign instead of "
+    "A+B (`401 INVALID_SECRET`). Listed in `GET /api/v1/wallet/signatures`.",
+    tag="Wallet",
+    guard=guards.wallet_token,
+    body=SignMessageRequest,
+    response=MessageSignature,
+    message=SIGNED_MESSAGE,
+    error_statuses=(401, 404, 503),
+)
+def sign_message(call: Call) -> Reply:
+    return Reply(signatures.sign_message(call.principal, call.body), SIGNED_MESSAGE)
+
+
+@route(
+    bp,
+    "/api/v1/wallet/sign-typed-data",
+    "POST",
+    summary="Sign EIP-712 typed data (eth_signTypedData_v4)",
+    description="`typedData` is `{types, primaryType, domain, message}`; `EIP712Domain` may be left out of "
+    "`types` (derived from the domain's fields, as ethers and viem do). The chain is the domain's `chainId`; no "
+    "`network`. Malformed typed data (unknown type, missing field, a value out of range, a cycle, a primaryType "
+    "not in types, over 64 KiB) is a 400 whose `data.errors[0].field` names the place; it is never signed. "
+    "Verify with ethers or viem `verifyTypedData`. Listed in `GET /api/v1/wallet/signatures`.",
+    tag="Wallet",
+    guard=guards.wallet_token,
+    body=SignTypedDataRequest,
+    response=TypedDataSignature,
+    message=SIGNED_TYPED_DATA,
+    error_statuses=(401, 404, 503),
+)
+def sign_typed_data(call: Call) -> Reply:
+    return Reply(signatures.sign_typed_data(call.principal, call.body), SIGNED_TYPED_DATA)
+
+
+SignaturesQuery = page_query(20)
+
+
+@route(
+    bp,
+    "/api/v1/wallet/signatures",
+    "GET",
+    summary="Messages and typed data the wallet signed, newest first",
+    description="Each entry: `kind` (`personal_message` or `typed_data`), `hash` (the digest signed), the typed "
+    "data's `primaryType`, `chainId` and `verifyingContract`, and `createdAt`. Neither messages nor signatures "
+    "are kept.",
+    tag="Wallet",
+    guard=guards.wallet_token,
+    query=SignaturesQuery,
+    response=SignaturePage,
+)
+def list_signatures(call: Call) -> Reply:
+    wallet = provisioning.bound_wallet(call.principal)
+    records, total = history.signatures_page(wallet.walletId, call.query)
+    return Reply({"data": records, "pagination": pagination(total, call.query).model_dump()})

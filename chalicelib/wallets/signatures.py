@@ -1,0 +1,109 @@
+"""Message signatures of the caller's MPC wallet: EIP-191 personal messages and EIP-712 typed data.
+
+The parties are shown the message or the document itself (evm/digests.py), never a digest, and each hashes it on
+its own; there is no way to have a caller's 32 bytes signed. Everything the caller sent is checked here first
+(hex, size, the typed data's types and values), so a malformed body is a 400 that never reaches a party.
+
+A signature is recorded in the wallet's history (history.py) after it is made and before it is answered: a
+signature the caller holds is always listed. A function that dies between the two has answered nothing, so the
+caller holds no signature; the signing run's audit record (mpc/service.py) still has its digest.
+"""
+
+from __future__ import annotations
+
+import re
+
+from chalicelib.auth.models import WalletPrincipal
+from chalicelib.evm import digests, typed_data
+from chalicelib.platform.errors import bad_request
+from chalicelib.wallets import history, provisioning
+from chalicelib.wallets.models import (
+    MAX_MESSAGE_BYTES,
+    MessageSignature,
+    SignMessageRequest,
+    SignTypedDataRequest,
+    TypedDataSignature,
+)
+from chalicelib.wallets.store import BoundWallet
+
+INVALID_MESSAGE = "INVALID_MESSAGE"
+MESSAGE_TOO_LARGE = "MESSAGE_TOO_LARGE"
+_HEX_BYTES = re.compile(r"0x(?:[0-9a-fA-F]{2})*")
+
+
+def sign_message(principal: WalletPrincipal, request: SignMessageRequest) -> MessageSignature:
+    payload = digests.personal_message(message_bytes(request.message, request.encoding))
+    digest = digests.digest_of(payload)
+    wallet = _wallet(principal, request.secret)
+    signature = provisioning.sign(principal, payload, request.secret, wallet)
+    history.record_signature(wallet.walletId, "personal_message", digest)
+    return MessageSignature(signature=wire(signature), address=wallet.address, messageHash=_hex(digest))
+
+
+def sign_typed_data(principal: WalletPrincipal, request: SignTypedDataRequest) -> TypedDataSignature:
+    document = request.typedData
+    try:
+        hashes = typed_data.hashes(document)
+        domain = typed_data.domain_fields(document)
+    except typed_data.TypedDataError as exc:
+        raise bad_request(exc.code, exc.message, errors=[_field(exc.field, exc.message, "typed_data")]) from None
+    wallet = _wallet(principal, request.secret)
+    signature = provisioning.sign(principal, digests.typed_data(document), request.secret, wallet)
+    history.record_signature(
+        wallet.walletId,
+        "typed_data",
+        hashes.digest,
+        primary_type=domain["primaryType"],
+        chain_id=domain["chainId"],
+        verifying_contract=domain["verifyingContract"],
+    )
+    return TypedDataSignature(
+        signature=wire(signature),
+        address=wallet.address,
+        hash=_hex(hashes.digest),
+        domainSeparator=_hex(hashes.domain_separator),
+    )
+
+
+def message_bytes(message: str, encoding: str) -> bytes:
+    """The bytes `message` stands for; 400 naming `message` when they are not hex or over MAX_MESSAGE_BYTES."""
+    if encoding == "hex":
+        if len(message) > 2 + 2 * MAX_MESSAGE_BYTES:
+            raise _too_large()
+        if not _HEX_BYTES.fullmatch(message):
+            reason = "with encoding hex, message must be 0x-prefixed hex bytes (an even number of digits)"
+            raise bad_request(INVALID_MESSAGE, reason, errors=[_field("message", reason, "hex")])
+        return bytes.fromhex(message[2:])
+    try:
+        data = message.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (JSON's "\ud800"): no UTF-8 bytes to sign
+        reason = "message is not valid Unicode text"
+        raise bad_request(INVALID_MESSAGE, reason, errors=[_field("message", reason, "utf8")]) from None
+    if len(data) > MAX_MESSAGE_BYTES:
+        raise _too_large()
+    return data
+
+
+def wire(signature: bytes) -> str:
+    """The parties' r ‖ s ‖ recovery id (0/1) as wallets answer a message signature: 0x, v 27/28."""
+    if len(signature) != 65 or signature[64] not in (0, 1):
+        raise ValueError("not a 65-byte signature with a recovery id")
+    return _hex(signature[:64] + bytes([27 + signature[64]]))
+
+
+def _wallet(principal: WalletPrincipal, secret: str | None) -> BoundWallet:
+    # With a secret the wallet's record is read once: its secret0 hash is checked before the run.
+    return provisioning.wallet_of(principal) if secret is not None else provisioning.bound_wallet(principal)
+
+
+def _too_large() -> Exception:
+    reason = f"message is over {MAX_MESSAGE_BYTES} bytes"
+    return bad_request(MESSAGE_TOO_LARGE, reason, errors=[_field("message", reason, "too_large")])
+
+
+def _field(name: str, message: str, kind: str) -> dict[str, str]:
+    return {"field": name, "message": message[:300], "type": kind}
+
+
+def _hex(data: bytes) -> str:
+    return "0x" + data.hex()

@@ -1,0 +1,371 @@
+"""Message signatures through the API: POST /api/v1/wallet/sign-message and sign-typed-data, and the wallet's
+list of signatures (GET /api/v1/wallet/signatures).
+
+AWS is moto in process and the MPC core is real: the cosigner and the user party run in process and exchange
+messages through the DynamoDB mailbox. Every signature is checked against eth-account, an implementation
+independent of the service's.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+from eth_account import Account
+from eth_account.messages import _hash_eip191_message, encode_defunct, encode_typed_data
+
+from chalicelib.mpc import remote
+from chalicelib.platform import aws, settings
+from tests.support.mpc import audit_records, refill_messages, run_refill_function
+
+SIGN_MESSAGE = "/api/v1/wallet/sign-message"
+SIGN_TYPED_DATA = "/api/v1/wallet/sign-typed-data"
+SIGNATURES = "/api/v1/wallet/signatures"
+PERMIT: dict[str, Any] = {
+    "types": {
+        "Permit": [
+            {"name": "owner", "type": "address"},
+            {"name": "spender", "type": "address"},
+            {"name": "value", "type": "uint256"},
+            {"name": "nonce", "type": "uint256"},
+            {"name": "deadline", "type": "uint256"},
+        ]
+    },
+    "primaryType": "Permit",
+    "domain": {
+        "name": "Permit Token",
+        "version": "1",
+        "chainId": 31337,
+        "verifyingContract": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+    },
+    "message": {
+        "owner": "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A",
+        "spender": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+        "value": "1000000000000000000",
+        "nonce": 0,
+        "deadline": 1893456000,
+    },
+}
+
+
+class Wallet:
+    def __init__(self, api: Any, tenant: Any, data: dict[str, Any], access_token: str) -> None:
+        self.api, self.tenant = api, tenant
+        self.token, self.secret0, self.address = data["walletToken"], data["secret0"], data["address"]
+        self.access_token = access_token
+
+    def post(self, path: str, body: Any, token: str | None = None) -> Any:
+        return self.api.post(
+            path,
+            body=body if isinstance(body, str) else json.dumps(body),
+            headers={
+                "Content-Type": "application/json",
+                "Authorization": f"Bearer {token or self.token}",
+                "x-client-secret": self.tenant.clientSecret,
+            },
+        )
+
+    def get(self, path: str, token: str | None = None) -> Any:
+        return self.api.get(
+            path,
+            headers={"Authorization": f"Bearer {token or self.token}", "x-client-secret": self.tenant.clientSecret},
+        )
+
+    @property
+    def wallet_id(self) -> str:
+        return self.secret0.split(".")[2]
+
+
+@pytest.fixture
+def wallet(api, tenant, aux_sets) -> Wallet:
+    """A wallet created through the API; its presignature pool is empty (no refill ran)."""
+    aux_sets(1)
+    login = api.post(
+        "/api/v1/auth/login",
+        body=json.dumps({"subId": "alice"}),
+        headers={"Content-Type": "application/json", "x-client-secret": tenant.clientSecret},
+    )
+    access = login.json_body["data"]["accessToken"]
+    created = api.post(
+        "/api/v1/account/create",
+        body="{}",
+        headers={
+            "Content-Type": "application/json",
+            "Authorization": f"Bearer {access}",
+            "x-client-secret": tenant.clientSecret,
+        },
+    )
+    assert created.status_code == 200, created.json_body
+    return Wallet(api, tenant, created.json_body["data"], access)
+
+
+@pytest.fixture
+def party_calls(monkeypatch) -> list[str]:
+    """The party functions (cosigner, user party) each request reached, in order; the calls go through."""
+    calls: list[str] = []
+    real = remote.call
+
+    def spy(function: str, payload: dict[str, Any]) -> Any:
+        calls.append(function)
+        return real(function, payload)
+
+    monkeypatch.setattr(remote, "call", spy)
+    return calls
+
+
+def data(response: Any) -> dict[str, Any]:
+    assert response.status_code == 200, response.json_body
+    return dict(response.json_body["data"])
+
+
+def mailbox_items() -> int:
+    return len(aws.table("mpc-mailbox").scan(ConsistentRead=True)["Items"])
+
+
+def test_a_personal_message_is_signed_as_eip191_and_recovers_to_the_wallet(wallet, party_calls):
+    text = "Sign in to app.example.com\nNonce: 8f3c2a1b — ünïcode ✓"
+    response = wallet.post(SIGN_MESSAGE, {"message": text})
+
+    assert response.json_body["message"] == "sign message successfully"
+    got = data(response)
+    assert set(got) == {"signature", "address", "messageHash"}
+    signable = encode_defunct(text=text)
+    assert got["address"] == wallet.address
+    assert got["messageHash"] == "0x" + _hash_eip191_message(signable).hex()
+    signature = bytes.fromhex(got["signature"].removeprefix("0x"))
+    assert got["signature"].startswith("0x") and len(signature) == 65 and signature[64] in (27, 28)
+    assert Account.recover_message(signable, signature=signature) == wallet.address
+    # A and B signed (no secret): the cosigner was asked, and it signed this very digest.
+    assert party_calls and set(party_calls) == {"cosigner"}
+    (record,) = audit_records(wallet.wallet_id)
+    assert record["digest"] == got["messageHash"].removeprefix("0x") and record["outcome"] == "signed"
+
+
+def test_hex_encoding_signs_the_bytes(wallet):
+    raw = bytes(range(256)) * 2  # not UTF-8 text
+    got = data(wallet.post(SIGN_MESSAGE, {"message": "0x" + raw.hex().upper(), "encoding": "hex"}))
+    signable = encode_defunct(primitive=raw)
+    assert got["messageHash"] == "0x" + _hash_eip191_message(signable).hex()
+    assert Account.recover_message(signable, signature=got["signature"]) == wallet.address
+
+    # The same characters as text sign other bytes: utf8 is the default.
+    as_text = data(wallet.post(SIGN_MESSAGE, {"message": "0x646f6d706574"}))
+    assert Account.recover_message(encode_defunct(text="0x646f6d706574"), signature=as_text["signature"]) == (
+        wallet.address
+    )
+    empty = data(wallet.post(SIGN_MESSAGE, {"message": "0x", "encoding": "hex"}))
+    assert Account.recover_message(encode_defunct(primitive=b""), signature=empty["signature"]) == wallet.address
+
+
+def test_typed_data_is_signed_as_eip712_and_recovers_to_the_wallet(wallet):
+    response = wallet.post(SIGN_TYPED_DATA, {"typedData": PERMIT})
+
+    assert response.json_body["message"] == "sign typed data successfully"
+    got = data(response)
+    assert set(got) == {"signature", "address", "hash", "domainSeparator"}
+    signable = encode_typed_data(full_message=PERMIT)
+    assert got["address"] == wallet.address
+    assert got["hash"] == "0x" + _hash_eip191_message(signable).hex()
+    assert got["domainSeparator"] == "0x" + signable.header.hex()
+    assert bytes.fromhex(got["signature"][2:])[64] in (27, 28)
+    assert Account.recover_message(signable, signature=got["signature"]) == wallet.address
+
+    # EIP712Domain given explicitly: the same digest.
+    declared = copy.deepcopy(PERMIT)
+    declared["types"]["EIP712Domain"] = [
+        {"name": "name", "type": "string"},
+        {"name": "version", "type": "string"},
+        {"name": "chainId", "type": "uint256"},
+        {"name": "verifyingContract", "type": "address"},
+    ]
+    again = data(wallet.post(SIGN_TYPED_DATA, {"typedData": declared}))
+    assert again["hash"] == got["hash"]
+    assert Account.recover_message(signable, signature=again["signature"]) == wallet.address
+
+
+def test_with_secret_shares_a_and_c_sign_without_the_cosigner(wallet, party_calls):
+    text = "signed with A and C"
+    got = data(wallet.post(SIGN_MESSAGE, {"message": text, "secret": wallet.secret0}))
+    assert Account.recover_message(encode_defunct(text=text), signature=got["signature"]) == wallet.address
+    typed = data(wallet.post(SIGN_TYPED_DATA, {"typedData": PERMIT, "secret": wallet.secret0 + "\n"}))
+    assert Account.recover_message(encode_typed_data(full_message=PERMIT), signature=typed["signature"]) == (
+        wallet.address
+    )
+    assert party_calls == ["user_party", "user_party"]
+    assert {tuple(r["parties"]) for r in audit_records(wallet.wallet_id)} == {("signer", "user")}
+
+
+@pytest.mark.parametrize("path", [SIGN_MESSAGE, SIGN_TYPED_DATA])
+def test_a_wrong_secret_is_401_and_nothing_is_signed(wallet, party_calls, path):
+    body = {"message": "hi"} if path == SIGN_MESSAGE else {"typedData": PERMIT}
+    response = wallet.post(path, {**body, "secret": wallet.secret0[:-4] + "AAAA"})
+    assert response.status_code == 401 and response.json_body["data"]["code"] == "INVALID_SECRET"
+    assert party_calls == [] and audit_records(wallet.wallet_id) == []
+    assert data(wallet.get(SIGNATURES))["pagination"]["total"] == 0
+
+
+def _typed(**changes: Any) -> dict[str, Any]:
+    document = copy.deepcopy(PERMIT)
+    for dotted, value in changes.items():
+        *parents, last = dotted.split("__")
+        node = document
+        for key in parents:
+            node = node[key]
+        if value is None:
+            del node[last]
+        else:
+            node[last] = value
+    return {"typedData": document}
+
+
+BIG = "x" * (64 * 1024 + 1)
+MALFORMED = [
+    (SIGN_MESSAGE, {"message": "0x123", "encoding": "hex"}, "INVALID_MESSAGE", "message"),
+    (SIGN_MESSAGE, {"message": "646f", "encoding": "hex"}, "INVALID_MESSAGE", "message"),
+    (SIGN_MESSAGE, {"message": "0xzz", "encoding": "hex"}, "INVALID_MESSAGE", "message"),
+    (SIGN_MESSAGE, {"message": BIG}, "MESSAGE_TOO_LARGE", "message"),
+    (SIGN_MESSAGE, {"message": "é" * (32 * 1024 + 1)}, "MESSAGE_TOO_LARGE", "message"),  # 2 bytes each
+    (SIGN_MESSAGE, {"message": "0x" + "00" * (64 * 1024 + 1), "encoding": "hex"}, "MESSAGE_TOO_LARGE", "message"),
+    (SIGN_MESSAGE, {"message": "hi", "encoding": "base64"}, "VALIDATION_ERROR", "encoding"),
+    (SIGN_MESSAGE, {}, "VALIDATION_ERROR", "message"),
+    (SIGN_MESSAGE, {"message": 42}, "VALIDATION_ERROR", "message"),
+    (SIGN_MESSAGE, {"message": "hi", "network": "anvil"}, "VALIDATION_ERROR", "network"),
+    (SIGN_MESSAGE, {"message": "hi", "digest": "0x" + "11" * 32}, "VALIDATION_ERROR", "digest"),
+    (SIGN_TYPED_DATA, {}, "VALIDATION_ERROR", "typedData"),
+    (SIGN_TYPED_DATA, {"typedData": []}, "VALIDATION_ERROR", "typedData"),
+    (SIGN_TYPED_DATA, {"typedData": PERMIT, "chainId": "31337"}, "VALIDATION_ERROR", "chainId"),
+    (SIGN_TYPED_DATA, _typed(primaryType="Order"), "INVALID_TYPED_DATA", "typedData.primaryType"),
+    (
+        SIGN_TYPED_DATA,
+        _typed(types__Permit=[*PERMIT["types"]["Permit"], {"name": "extra", "type": "Missing"}]),
+        "INVALID_TYPED_DATA",
+        "typedData.types.Permit.5.type",
+    ),
+    (SIGN_TYPED_DATA, _typed(message__owner=None), "INVALID_TYPED_DATA", "typedData.message.owner"),
+    (SIGN_TYPED_DATA, _typed(message__value=str(2**256)), "INVALID_TYPED_DATA", "typedData.message.value"),
+    (SIGN_TYPED_DATA, _typed(message__nonce=-1), "INVALID_TYPED_DATA", "typedData.message.nonce"),
+    (
+        SIGN_TYPED_DATA,
+        _typed(
+            types__Permit=[*PERMIT["types"]["Permit"], {"name": "next", "type": "Link"}],
+            types__Link=[{"name": "back", "type": "Permit"}],
+        ),
+        "INVALID_TYPED_DATA",
+        None,  # the cycle is named where it closes
+    ),
+    (SIGN_TYPED_DATA, _typed(message__spender="0x1234"), "INVALID_TYPED_DATA", "typedData.message.spender"),
+    (SIGN_TYPED_DATA, _typed(domain__name=BIG), "TYPED_DATA_TOO_LARGE", "typedData"),
+]
+
+
+@pytest.mark.parametrize(("path", "body", "code", "field"), MALFORMED)
+def test_malformed_bodies_are_400_naming_the_field_and_never_reach_a_party(
+    wallet, party_calls, path, body, code, field
+):
+    mailbox = mailbox_items()
+    response = wallet.post(path, body)
+
+    assert response.status_code == 400, response.json_body
+    assert response.json_body["data"]["code"] == code
+    fields = [e["field"] for e in response.json_body["data"]["errors"]]
+    assert fields and (field is None or fields == [field]), fields
+    if field is None:
+        assert fields[0].startswith("typedData.types."), fields
+    assert party_calls == [] and audit_records(wallet.wallet_id) == [] and mailbox_items() == mailbox
+    assert data(wallet.get(SIGNATURES))["pagination"]["total"] == 0
+
+
+def test_the_list_shows_each_signature_with_kind_hash_and_time_newest_first(wallet):
+    message = data(wallet.post(SIGN_MESSAGE, {"message": "first"}))
+    typed = data(wallet.post(SIGN_TYPED_DATA, {"typedData": PERMIT}))
+    no_domain_chain = _typed(domain__chainId=None, domain__verifyingContract=None)
+    third = data(wallet.post(SIGN_TYPED_DATA, no_domain_chain))
+
+    listed = data(wallet.get(SIGNATURES))
+    assert listed["pagination"] == {
+        "total": 3,
+        "page": 1,
+        "limit": 20,
+        "totalPages": 1,
+        "hasNext": False,
+        "hasPrev": False,
+    }
+    newest, middle, oldest = listed["data"]
+    assert newest == {
+        "kind": "typed_data",
+        "hash": third["hash"],
+        "primaryType": "Permit",
+        "chainId": None,
+        "verifyingContract": None,
+        "createdAt": newest["createdAt"],
+    }
+    assert middle == {
+        "kind": "typed_data",
+        "hash": typed["hash"],
+        "primaryType": "Permit",
+        "chainId": "31337",
+        "verifyingContract": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+        "createdAt": middle["createdAt"],
+    }
+    assert oldest == {
+        "kind": "personal_message",
+        "hash": message["messageHash"],
+        "primaryType": None,
+        "chainId": None,
+        "verifyingContract": None,
+        "createdAt": oldest["createdAt"],
+    }
+    assert oldest["createdAt"] <= middle["createdAt"] <= newest["createdAt"]
+    assert newest["createdAt"].endswith("Z")
+
+    second_page = data(wallet.get(SIGNATURES + "?page=2&limit=2"))
+    assert [e["hash"] for e in second_page["data"]] == [message["messageHash"]]
+    assert second_page["pagination"]["hasPrev"] is True and second_page["pagination"]["totalPages"] == 2
+    # Signatures are not transactions: the transaction list stays empty.
+    assert data(wallet.get("/api/v1/wallet/transactions"))["pagination"]["total"] == 0
+    # What is kept: neither the message nor the signature.
+    stored = json.dumps(aws.table("wallets").scan(ConsistentRead=True)["Items"], default=str)
+    assert "first" not in stored and message["signature"][2:] not in stored and typed["signature"][2:] not in stored
+
+
+@pytest.mark.parametrize(("method", "path"), [("POST", SIGN_MESSAGE), ("POST", SIGN_TYPED_DATA), ("GET", SIGNATURES)])
+def test_an_access_token_is_403(wallet, party_calls, method, path):
+    body = {"message": "hi"} if path == SIGN_MESSAGE else {"typedData": PERMIT}
+    response = (
+        wallet.post(path, body, token=wallet.access_token)
+        if method == "POST"
+        else wallet.get(path, token=wallet.access_token)
+    )
+    # The access token the wallet was created with is still the user's, but not a wallet token.
+    assert response.status_code == 403, response.json_body
+    assert response.json_body["data"]["code"] == "WALLET_TOKEN_REQUIRED"
+    assert party_calls == []
+
+
+@pytest.fixture
+def pool_of_two(monkeypatch):
+    monkeypatch.setenv("DOMPET_PRESIGN_POOL_TARGET", "2")
+    monkeypatch.setenv("DOMPET_PRESIGN_POOL_LOW_WATER", "1")
+    settings.load_settings.cache_clear()
+    yield
+    settings.load_settings.cache_clear()
+
+
+def test_a_stocked_wallet_signs_messages_through_its_presignatures(pool_of_two, wallet):
+    (refill,) = refill_messages()
+    assert run_refill_function(refill) == {"batchItemFailures": []}
+
+    message = data(wallet.post(SIGN_MESSAGE, {"message": "fast"}))
+    typed = data(wallet.post(SIGN_TYPED_DATA, {"typedData": PERMIT}))
+
+    assert Account.recover_message(encode_defunct(text="fast"), signature=message["signature"]) == wallet.address
+    assert Account.recover_message(encode_typed_data(full_message=PERMIT), signature=typed["signature"]) == (
+        wallet.address
+    )
+    records = audit_records(wallet.wallet_id)
+    assert sorted(r["digest"] for r in records) == sorted(
+        [message["messageHash"].removeprefix("0x"), typed["hash"].removeprefix("0x")]
+    )
+    assert {r["method"] for r in records} == {"presignature"}
