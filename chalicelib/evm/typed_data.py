@@ -320,9 +320,13 @@ def _value(type_: str, value: object, at: str, types: Mapping[str, list[dict[str
         if not isinstance(value, str):
             raise _fail(at, "must be a 0x-prefixed 20-byte hex address")
         try:
-            return checksum_address(value, at)
+            checksummed = checksum_address(value, at)
         except ApiError as exc:
             raise _fail(at, exc.message.removeprefix(f"{at}: ")) from exc
+        # All capitals carry no checksum either, and viem refuses them: lower case or the EIP-55 form only.
+        if value != value.lower() and value != checksummed:
+            raise _fail(at, "wrong EIP-55 checksum (an address is all lower case or its EIP-55 form)")
+        return checksummed
     if type_.startswith("bytes"):
         return _bytes(type_, value, at)
     return _integer(type_, value, at)
