@@ -18,6 +18,13 @@ from eth_account.messages import _hash_eip191_message, encode_defunct, encode_ty
 
 from chalicelib.mpc import remote
 from chalicelib.platform import aws, settings
+from chalicelib.wallets.models import (
+    MessageSignature,
+    SignatureView,
+    SignMessageRequest,
+    SignTypedDataRequest,
+    TypedDataSignature,
+)
 from tests.support.mpc import audit_records, refill_messages, run_refill_function
 
 SIGN_MESSAGE = "/api/v1/wallet/sign-message"
@@ -369,3 +376,23 @@ def test_a_stocked_wallet_signs_messages_through_its_presignatures(pool_of_two, 
         [message["messageHash"].removeprefix("0x"), typed["hash"].removeprefix("0x")]
     )
     assert {r["method"] for r in records} == {"presignature"}
+
+
+def test_the_openapi_examples_are_real_signatures():
+    """The documented request and answer examples belong together: each signature recovers to the example's
+    address with eth-account, over the digest the example answers."""
+    (message_body, hex_body) = SignMessageRequest.model_json_schema()["examples"]
+    (message_answer,) = MessageSignature.model_json_schema()["examples"]
+    signable = encode_defunct(text=message_body["message"])
+    assert message_answer["messageHash"] == "0x" + _hash_eip191_message(signable).hex()
+    assert Account.recover_message(signable, signature=message_answer["signature"]) == message_answer["address"]
+    assert hex_body["encoding"] == "hex" and bytes.fromhex(hex_body["message"][2:])
+
+    (typed_body,) = SignTypedDataRequest.model_json_schema()["examples"]
+    (typed_answer,) = TypedDataSignature.model_json_schema()["examples"]
+    typed = encode_typed_data(full_message=typed_body["typedData"])
+    assert typed_answer["hash"] == "0x" + _hash_eip191_message(typed).hex()
+    assert typed_answer["domainSeparator"] == "0x" + typed.header.hex()
+    assert Account.recover_message(typed, signature=typed_answer["signature"]) == typed_answer["address"]
+    (listed,) = SignatureView.model_json_schema()["examples"]
+    assert listed["hash"] == typed_answer["hash"]
