@@ -110,7 +110,8 @@ TABLES: tuple[Table, ...] = (
     ),
     Table(
         name="wallets",
-        purpose="MPC wallets: address, owning client and user, hash of secret0; plus an address-uniqueness item.",
+        purpose="MPC wallets: address, owning client and user, hash of secret0; plus an address-uniqueness item "
+        "and each wallet's list of message signatures (wallets/history.py).",
     ),
     Table(
         name="signer-shares",
