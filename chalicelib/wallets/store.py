@@ -4,7 +4,8 @@ Table `wallets`:
 * pk `WALLET#<walletId>`, sk `META`: the wallet (address, client, bound user, hash of
   secret0, origin);
 * pk `ADDRESS#<address>`, sk `META`: walletId, so one key is one wallet (an import
-  of a key that already is a wallet is refused).
+  of a key that already is a wallet is refused);
+* pk `SIGNATURES#<walletId>`: the wallet's list of message signatures (history.py).
 
 The user item (table `users`) carries `walletId`/`walletAddress` once bound, and
 `walletPending` while a creation runs, so concurrent creates for one user cannot

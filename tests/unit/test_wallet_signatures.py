@@ -30,31 +30,8 @@ from tests.support.mpc import audit_records, refill_messages, run_refill_functio
 SIGN_MESSAGE = "/api/v1/wallet/sign-message"
 SIGN_TYPED_DATA = "/api/v1/wallet/sign-typed-data"
 SIGNATURES = "/api/v1/wallet/signatures"
-PERMIT: dict[str, Any] = {
-    "types": {
-        "Permit": [
-            {"name": "owner", "type": "address"},
-            {"name": "spender", "type": "address"},
-            {"name": "value", "type": "uint256"},
-            {"name": "nonce", "type": "uint256"},
-            {"name": "deadline", "type": "uint256"},
-        ]
-    },
-    "primaryType": "Permit",
-    "domain": {
-        "name": "Permit Token",
-        "version": "1",
-        "chainId": 31337,
-        "verifyingContract": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
-    },
-    "message": {
-        "owner": "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A",
-        "spender": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-        "value": "1000000000000000000",
-        "nonce": 0,
-        "deadline": 1893456000,
-    },
-}
+# The OpenAPI example: an EIP-2612 permit whose owner is the example wallet (the test's wallet is another).
+PERMIT: dict[str, Any] = SignTypedDataRequest.model_json_schema()["examples"][0]["typedData"]
 
 
 class Wallet:
