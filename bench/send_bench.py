@@ -9,7 +9,7 @@ validation, service, envelope), with the cosigner as an in-process party over th
 The total is split by timing the stages where they are called:
 
 * authentication: the wallet-token guard (client secret, JWT, user lookup);
-* MPC signing: `provisioning.sign_digest` (secret check; with a stocked presignature pool the online step: share
+* MPC signing: `provisioning.sign` (secret check; with a stocked presignature pool the online step: share
   A consumed, the cosigner's partial signature, combine, verify; with an empty pool share A and the two-party
   run; the audit record either way);
 * broadcast: `eth_sendRawTransaction` and the node's view of the pending transaction;
@@ -97,7 +97,7 @@ def main() -> None:
         from chalicelib.wallets import provisioning
 
         stages.wrap(guards.WalletFamilyGuard, "__call__", "authentication")
-        stages.wrap(provisioning, "sign_digest", "MPC signing")
+        stages.wrap(provisioning, "sign", "MPC signing")
         stages.wrap(
             pipeline, "rpc_call", "broadcast", when=lambda network, method, *a, **k: method == "eth_sendRawTransaction"
         )

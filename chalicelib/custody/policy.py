@@ -7,8 +7,9 @@ At the key's generation (`on_key`) the cosigner records, in its own table `cosig
 (`CUSTODYKEY#<keyId>`: `app:<appId>` for a dedicated pool, `org:<organizationId>` for an organization's), after
 checking that the app or organization exists in `tenancy` (which only the operator's admin command writes).
 
-The API function sends, with the digest, the transaction it is the signing hash of and what it is for
-(`{"kind": "withdrawal" | "deploy", "id": <withdrawalId>, "tx": {...}}`). For both kinds the cosigner checks:
+The cosigner is shown the transaction itself (a `transaction` payload, evm/digests.py; a custody key signs no
+other kind) and hashes it itself; the API function says what it is for in the policy context
+(`{"purpose": "withdrawal" | "deploy", "id": <withdrawalId>}`). For both purposes the cosigner checks:
 
 1. the digest is that transaction's signing hash (EIP-155 / EIP-1559) on the withdrawal's chain;
 2. the withdrawal record (table `custody`, read-only for the cosigner) is this key's and `sending`, and its app is
@@ -40,6 +41,7 @@ from chalicelib.custody import limits, pool_keys, withdrawals
 from chalicelib.custody.store import get
 from chalicelib.custody.tokens import accepted
 from chalicelib.evm import abi
+from chalicelib.evm.digests import Signable
 from chalicelib.evm.rpc import quantity, rpc_call
 from chalicelib.evm.transactions import UnsignedTx, signing_hash
 from chalicelib.mpc import policies
@@ -51,7 +53,7 @@ from chalicelib.platform.unit_of_work import Plan
 from chalicelib.smart_accounts.counterfactual import factory_data
 from chalicelib.tenancy import store as tenancy
 
-__all__ = ["CUSTODY_POLICY", "PolicyRefusedError", "check", "deploy_call", "describe", "expected_call"]
+__all__ = ["CUSTODY_POLICY", "PolicyRefusedError", "check", "deploy_call", "expected_call"]
 
 MAX_GAS = 500_000  # a deployment or an execute call; more would only burn the gas wallet
 MAX_FEE_TIMES_NODE = 10  # the fee cap may be at most this many times what the node asks now
@@ -78,9 +80,19 @@ def on_key(key: NewKey) -> list[aws.TxItem]:
     ]
 
 
-def check(wallet_id: str, digest: bytes, payload: Mapping[str, Any] | None) -> None:
+def check(wallet_id: str, payload: Signable, digest: bytes, context: Mapping[str, Any] | None) -> None:
     """What the cosigner decides for this request (raises PolicyRefusedError), through the registry it consults."""
-    policies.authorize(wallet_id, digest, payload)
+    policies.authorize(wallet_id, payload, digest, context)
+
+
+def check_transaction(request: SigningRequest) -> None:
+    purpose = request.context.get("purpose")
+    if purpose == "withdrawal":
+        check_withdrawal(request)
+    elif purpose == "deploy":
+        check_deploy(request)
+    else:
+        raise PolicyRefusedError("unknown purpose")
 
 
 def check_withdrawal(request: SigningRequest) -> None:
@@ -105,14 +117,14 @@ def check_deploy(request: SigningRequest) -> None:
 
 
 CUSTODY_POLICY = policies.SigningPolicy(
-    name=pool_keys.SIGNING_POLICY, on_key=on_key, checks={"withdrawal": check_withdrawal, "deploy": check_deploy}
+    name=pool_keys.SIGNING_POLICY, on_key=on_key, checks={"transaction": check_transaction}
 )
 
 
 def _checked(request: SigningRequest) -> tuple[UnsignedTx, dict[str, Any], Network]:
     """What both kinds check: the digest, the record, the key's scope, the token, gas and fees."""
     scope = _scope(request.wallet_id)
-    tx = _transaction(request.context.get("tx"))
+    tx = _transaction(request.payload)
     if signing_hash(tx) != request.digest:
         raise PolicyRefusedError("the digest is not the transaction's signing hash")
     record = get(**withdrawals.key(str(request.context.get("id", ""))[:64]))
@@ -209,38 +221,13 @@ def _check_token(record: dict[str, Any], tx: UnsignedTx) -> Network:
     return network
 
 
-def _transaction(fields: Any) -> UnsignedTx:
-    if not isinstance(fields, dict):
+def _transaction(payload: Signable) -> UnsignedTx:
+    if payload.transaction is None:
         raise PolicyRefusedError("no transaction")
     try:
-        return UnsignedTx(
-            chain_id=int(fields["chainId"]),
-            nonce=int(fields["nonce"]),
-            to=str(fields["to"]),
-            value=int(fields["value"]),
-            data=bytes.fromhex(str(fields["data"]).removeprefix("0x")),
-            gas=int(fields["gas"]),
-            gas_price=int(fields["gasPrice"]) if fields.get("gasPrice") is not None else None,
-            max_fee=int(fields["maxFee"]) if fields.get("maxFee") is not None else None,
-            max_priority_fee=int(fields["maxPriorityFee"]) if fields.get("maxPriorityFee") is not None else None,
-        )
-    except (KeyError, TypeError, ValueError):
+        return UnsignedTx.from_wire(payload.transaction)
+    except ValueError:
         raise PolicyRefusedError("a malformed transaction") from None
-
-
-def describe(tx: Any) -> dict[str, Any]:
-    """The transaction as the policy payload carries it (the API side)."""
-    return {
-        "chainId": tx.chain_id,
-        "nonce": tx.nonce,
-        "to": tx.to,
-        "value": str(tx.value),
-        "data": "0x" + tx.data.hex(),
-        "gas": tx.gas,
-        "gasPrice": str(tx.gas_price) if tx.gas_price is not None else None,
-        "maxFee": str(tx.max_fee) if tx.max_fee is not None else None,
-        "maxPriorityFee": str(tx.max_priority_fee) if tx.max_priority_fee is not None else None,
-    }
 
 
 def expected_call(record: dict[str, Any]) -> bytes:

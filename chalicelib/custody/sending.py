@@ -31,12 +31,12 @@ import contextlib
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from chalicelib.custody import ledger, policy, withdrawals
+from chalicelib.custody import ledger, withdrawals
 from chalicelib.custody.policy import deploy_call, expected_call
 from chalicelib.custody.store import busy
 from chalicelib.custody.tokens import TRANSFER_TOPIC, TokenOnNetwork, accepted
 from chalicelib.custody.withdrawal_records import Withdrawal
-from chalicelib.evm import erc20, nonces, pipeline, rpc, tracking
+from chalicelib.evm import digests, erc20, nonces, pipeline, rpc, tracking
 from chalicelib.evm.tracking import EvmTransaction
 from chalicelib.evm.transactions import UnsignedTx
 from chalicelib.mpc import service as mpc
@@ -119,10 +119,9 @@ class CustodySigner:
         return self.key_address
 
     def sign_digest(self, digest: bytes, tx: UnsignedTx | None = None) -> bytes:
-        if tx is None:
-            raise ValueError("custody keys sign transactions only")
-        payload = {"kind": self.kind, "id": self.withdrawal_id, "tx": policy.describe(tx)}
-        return mpc.sign(self.key_id, self.key_address, digest, "custody-withdrawals", policy=payload)
+        payload = digests.signer_transaction(digest, tx)
+        context = {"purpose": self.kind, "id": self.withdrawal_id}
+        return mpc.sign(self.key_id, self.key_address, payload, "custody-withdrawals", policy=context)
 
 
 def process(withdrawal_id: str) -> None:

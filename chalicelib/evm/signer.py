@@ -1,7 +1,7 @@
 """What signs a transaction: anything with an address and a way to sign a 32-byte digest.
 
-Today the user's MPC wallet (wallets/sending.py, through the threshold parties); next, custody hot wallets
-and the paymaster's KMS key. The pipeline computes the digest itself and checks that the signature
+The user's MPC wallet (wallets/sending.py) and the custody keys (custody/sending.py), through the threshold
+parties, and the paymaster's KMS key. The pipeline computes the digest itself and checks that the signature
 recovers to `address` before it records or broadcasts anything.
 """
 
@@ -21,6 +21,6 @@ class Signer(Protocol):
 
     def sign_digest(self, digest: bytes, tx: UnsignedTx | None = None) -> bytes:
         """A 65-byte signature r || s || recovery id (0 or 1, low s) over `digest` (32 bytes). `tx`: the
-        transaction `digest` is the signing hash of, for signers whose co-signer checks what it signs (the custody
-        policy, custody/policy.py)."""
+        transaction `digest` is the signing hash of. Threshold signers require it: their parties are shown the
+        transaction and hash it themselves (`digests.signer_transaction`)."""
         ...

@@ -4,6 +4,10 @@ Each runs in its own Lambda function (`functions.py`) or, locally, in a thread o
 the API process (`remote.py`); either way it gets a JSON request, joins the run
 through the mailbox with the only share it can open, and answers JSON. Refusals
 come back as `{"ok": false, "code": ...}`; only bugs raise.
+
+A signing request (full or a presignature's online step) carries the `payload` to sign (evm/digests.py) with
+its `digest`: the party hashes the payload itself and signs nothing when the digest is not the payload's, or
+there is no payload (DIGEST_MISMATCH, BAD_PARTY_REQUEST), before it touches a share.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from chalicelib.evm.digests import Signable, digest_of
 from chalicelib.mpc import aux_pool, policies, presignatures, shares
 from chalicelib.mpc.mailbox import Mailbox, RunFailedError, drive
 from chalicelib.platform import clock, unit_of_work
@@ -34,6 +39,7 @@ class PartyRequest(BaseModel):
     auxId: str | None = Field(None, pattern=HEX32)
     coreShare: str | None = None  # import: this party's core share from the trusted-dealer split (base64)
     digest: str | None = Field(None, pattern=r"^[0-9a-f]{64}$")
+    payload: Signable | None = None  # sign, partial: what `digest` is the hash of; the party hashes it itself
     signers: tuple[int, int] | None = None
     secret0: str | None = None  # user party, signing: the user's secret0
     policy: dict[str, Any] | None = None  # cosigner, signing with a governed key: its policy's context (policies.py)
@@ -110,11 +116,31 @@ def _make_share(party: int, request: PartyRequest) -> dict[str, Any]:
     return answer
 
 
+def _shown(request: PartyRequest) -> bytes | dict[str, Any]:
+    """The digest of the payload as this party computes it, when it is the request's digest; else the refusal."""
+    if request.digest is None or request.payload is None:
+        return {"ok": False, "code": "BAD_PARTY_REQUEST"}
+    try:
+        digest = digest_of(request.payload)
+    except ValueError:  # TypedDataError too: a malformed payload hashes to nothing
+        return {"ok": False, "code": "BAD_PARTY_REQUEST"}
+    if digest.hex() != request.digest:
+        logger.warning(
+            "digest is not the payload's", extra={"walletId": request.walletId, "kind": request.payload.kind}
+        )
+        return {"ok": False, "code": "DIGEST_MISMATCH"}
+    return digest
+
+
 def _sign(party: int, request: PartyRequest) -> dict[str, Any]:
     import dompet_mpc as mpc
 
-    if request.digest is None or request.signers is None or party not in request.signers:
+    if request.signers is None or party not in request.signers:
         return {"ok": False, "code": "BAD_PARTY_REQUEST"}
+    digest = _shown(request)
+    if isinstance(digest, dict):
+        return digest
+    assert request.payload is not None
     if party == shares.USER:
         if request.secret0 is None:
             return {"ok": False, "code": "BAD_PARTY_REQUEST"}
@@ -124,12 +150,12 @@ def _sign(party: int, request: PartyRequest) -> dict[str, Any]:
     else:
         if party == shares.COSIGNER:
             try:  # a governed key signs only what its policy allows, as this party reads the records
-                policies.authorize(request.walletId, bytes.fromhex(request.digest), request.policy)
+                policies.authorize(request.walletId, request.payload, digest, request.policy)
             except policies.PolicyRefusedError as exc:
                 return _refused(request.walletId, exc)
         key_share = shares.load_share(request.walletId, party)
     eid = execution_id("sign", request.walletId, request.runId)
-    session = mpc.signing_session(eid, key_share, list(request.signers), bytes.fromhex(request.digest))
+    session = mpc.signing_session(eid, key_share, list(request.signers), digest)
     _run(party, request, session)
     return {"ok": True}
 
@@ -152,15 +178,18 @@ def _presign(request: PartyRequest) -> dict[str, Any]:
 
 
 def _partial(request: PartyRequest) -> dict[str, Any]:
-    """The cosigner's partial signature of `digest` from its share of presignature `runId`, which it consumes
-    first, on its own authority: a share that is not `ready` here (used for any digest, or unknown) signs nothing."""
+    """The cosigner's partial signature of the payload's digest from its share of presignature `runId`, which it
+    consumes first, on its own authority: a share that is not `ready` here (used for any digest, or unknown) signs
+    nothing. The digest is checked against the payload before: a request it refuses leaves the share ready."""
     import dompet_mpc as mpc
 
-    if request.digest is None or request.signers != (shares.SIGNER, shares.COSIGNER):
+    if request.signers != (shares.SIGNER, shares.COSIGNER):
         return {"ok": False, "code": "BAD_PARTY_REQUEST"}
     if policies.governance(request.walletId) is not None:  # governed keys sign only in full, checked
         return _no_presignatures()
-    digest = bytes.fromhex(request.digest)
+    digest = _shown(request)
+    if isinstance(digest, dict):
+        return digest
     share = presignatures.consume(shares.COSIGNER, request.walletId, request.runId, digest)
     if share is None:
         return {"ok": False, "code": "PRESIGNATURE_UNAVAILABLE"}

@@ -10,8 +10,9 @@ only the cosigner can write) naming the policy and the key's address, and whatev
 (its own record of the key, such as the key's scope). No share B of a governed key exists without its mark, and
 a mark is written once. From then on, for that wallet, the cosigner:
 
-* joins a full signing run only if the policy is registered here, the request says what the signature is for
-  (`kind`), the policy has a check for that kind, and the check passes (it raises `PolicyRefusedError`);
+* joins a full signing run only if the policy is registered here, it has a check for the kind of payload it was
+  shown (`transaction`, `personal_message`, `typed_data`: evm/digests.py, hashed by the cosigner itself), the
+  request carries a context, and the check passes (it raises `PolicyRefusedError`);
 * refuses presignatures (an online step signs a digest without any check);
 * seals share C for the policy's recovery only (`shares.seal_secret0`), so the user party never signs with it.
 
@@ -28,6 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from chalicelib.evm.digests import Signable
 from chalicelib.platform import aws
 from chalicelib.platform.cache import TtlCache
 
@@ -62,14 +64,19 @@ class NewKey:
 @dataclass(frozen=True)
 class SigningRequest:
     """What the cosigner is asked to sign for a governed key. `address` is the key's address from the cosigner's
-    own mark; `digest` is what it would sign; `kind` and `context` are party A's claim of what the signature is
-    for (e.g. the transaction whose signing hash `digest` must be), which the check verifies on its own."""
+    own mark; `payload` what it was shown and `digest` its hash as the cosigner computed it (what it would sign);
+    `kind` the payload's kind; `context` party A's claim of what the signature is for (e.g. the withdrawal a
+    transaction pays), which the check verifies on its own."""
 
     wallet_id: str
     address: str
     digest: bytes
-    kind: str
+    payload: Signable
     context: Mapping[str, Any]
+
+    @property
+    def kind(self) -> str:
+        return self.payload.kind
 
 
 @dataclass(frozen=True)
@@ -78,7 +85,7 @@ class SigningPolicy:
     # Returns the policy's own items to write with the key's mark and share B; raises PolicyRefusedError to refuse
     # the key (its context is not one the policy accepts).
     on_key: Callable[[NewKey], Sequence[aws.TxItem]]
-    checks: Mapping[str, Callable[[SigningRequest], None]]  # by kind; each raises PolicyRefusedError
+    checks: Mapping[str, Callable[[SigningRequest], None]]  # by payload kind; each raises PolicyRefusedError
 
 
 @dataclass(frozen=True)
@@ -123,20 +130,19 @@ def _read_governance(wallet_id: str) -> Governance | None:
     return None if item is None else Governance(str(item["policy"]), str(item["address"]))
 
 
-def authorize(wallet_id: str, digest: bytes, context: Mapping[str, Any] | None) -> None:
-    """Raise PolicyRefusedError unless the cosigner may sign `digest` with `wallet_id` (nothing to check for a
-    wallet that no policy governs)."""
+def authorize(wallet_id: str, payload: Signable, digest: bytes, context: Mapping[str, Any] | None) -> None:
+    """Raise PolicyRefusedError unless the cosigner may sign `payload` (whose hash it computed: `digest`) with
+    `wallet_id` (nothing to check for a wallet that no policy governs)."""
     governed = governance(wallet_id)
     if governed is None:
         return
     policy = registered(governed.policy)
     if not isinstance(context, Mapping):
         raise PolicyRefusedError(f"a {policy.name} key signs only with a policy context")
-    kind = context.get("kind")
-    check_kind = policy.checks.get(kind) if isinstance(kind, str) else None
+    check_kind = policy.checks.get(payload.kind)
     if check_kind is None:
         raise PolicyRefusedError("unknown kind")
-    check_kind(SigningRequest(wallet_id, governed.address, digest, str(kind), context))
+    check_kind(SigningRequest(wallet_id, governed.address, digest, payload, context))
 
 
 def _mark_key(wallet_id: str) -> dict[str, str]:

@@ -3,11 +3,12 @@
 * `generate_key` runs 2-of-3 key generation with the cosigner and the user party;
 * `import_key` splits an existing private key as a trusted dealer and hands each
   party its core share;
-* `sign` signs a 32-byte digest with share A and either the cosigner (share B) or,
-  when the caller presents the user's `secret0`, the user party (share C), and
-  writes an audit record either way. With the cosigner it first tries the online
-  step of a stocked presignature (milliseconds); an empty pool, or any failure of
-  that step, falls back to the full signing run;
+* `sign` signs a `Signable` (a transaction, a personal message or EIP-712 typed data, evm/digests.py) with
+  share A and either the cosigner (share B) or, when the caller presents the user's `secret0`, the user party
+  (share C), and writes an audit record either way. The other party is shown the payload, not a digest: it
+  hashes it itself and refuses a digest that is not the payload's. With the cosigner it first tries the online
+  step of a stocked presignature (milliseconds); an empty pool, or any failure of that step, falls back to the
+  full signing run;
 * `refill_presignatures` tops a wallet's presignature pool up with the cosigner.
 
 Failures are `MpcRunError`s with a stable code; `MpcRunError.api_error()` is their one answer to a caller.
@@ -26,6 +27,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from chalicelib.evm import digests
+from chalicelib.evm.digests import Signable
+from chalicelib.evm.typed_data import domain_fields
 from chalicelib.mpc import aux_pool, policies, presignatures, remote, shares
 from chalicelib.mpc.mailbox import Mailbox, RunFailedError, drive
 from chalicelib.mpc.parties import execution_id
@@ -44,11 +48,11 @@ RUN_QUEUE_WAIT_S = 120.0
 
 COSIGNER_FUNCTION = "cosigner"
 USER_PARTY_FUNCTION = "user_party"
-DIGEST_LEN = 32
 POLICY_REFUSED = "POLICY_REFUSED"
 SIGNER_UNAVAILABLE = "SIGNER_UNAVAILABLE"
 INVALID_PRIVATE_KEY = "INVALID_PRIVATE_KEY"
 SIGNING_FAILED = "SIGNING_FAILED"
+_TYPED_DATA_AUDIT = ("chainId", "verifyingContract", "primaryType")
 ONLINE_STEP_TIMEOUT_S = 3.0  # the cosigner's partial signature: one invocation and a few milliseconds of work
 
 
@@ -132,35 +136,35 @@ def import_key(wallet_id: str, aux_id: str, private_key: bytearray) -> KeyMateri
 def sign(
     wallet_id: str,
     address: str,
-    digest: bytes,
+    payload: Signable,
     caller: str,
     secret0: str | None = None,
     policy: dict[str, Any] | None = None,
 ) -> bytes:
-    """65 bytes r || s || recovery id (low s) that `ecrecover`s to `address`.
+    """65 bytes r || s || recovery id (low s) over `digests.digest_of(payload)` that `ecrecover`s to `address`.
 
-    The caller checks `secret0` against the wallet first; here it is
-    only passed on to the user party, which alone can open it. `policy`: the context the cosigner's signing policy
-    checks the digest against, with its own reading of the records (policies.py); such runs sign in full.
+    ValueError (TypedDataError for typed data) before any run when the payload is malformed. The caller checks
+    `secret0` against the wallet first; here it is only passed on to the user party, which alone can open it.
+    `policy`: the context the cosigner's signing policy checks the payload against, with its own reading of the
+    records (policies.py); such runs sign in full.
     """
-    if len(digest) != DIGEST_LEN:
-        raise ValueError("digest must be 32 bytes")
+    digest = digests.digest_of(payload)
     if policy is not None:
         with _run_slot():
-            return _sign(wallet_id, address, digest, caller, None, policy)
+            return _sign(wallet_id, address, payload, digest, caller, None, policy)
     if secret0 is None and load_settings().presign_pool_target > 0:
-        signature = _sign_presigned(wallet_id, address, digest, caller)
+        signature = _sign_presigned(wallet_id, address, payload, digest, caller)
         if signature is not None:
             return signature
     with _run_slot():
-        return _sign(wallet_id, address, digest, caller, secret0)
+        return _sign(wallet_id, address, payload, digest, caller, secret0)
 
 
 class _OnlineStepFailedError(Exception):
     """The presignature's online step did not give a valid signature (the presignature is burned)."""
 
 
-def _sign_presigned(wallet_id: str, address: str, digest: bytes, caller: str) -> bytes | None:
+def _sign_presigned(wallet_id: str, address: str, payload: Signable, digest: bytes, caller: str) -> bytes | None:
     """The online step with a stocked presignature: share A is consumed here, share B by the cosigner, each in its
     own conditional write recording the digest; the partial signatures are combined and verified. None (after
     queueing a refill) when the pool is empty or the step failed: the caller then runs full signing."""
@@ -179,6 +183,7 @@ def _sign_presigned(wallet_id: str, address: str, digest: bytes, caller: str) ->
         "walletId": wallet_id,
         "peers": [shares.SIGNER],
         "digest": digest.hex(),
+        "payload": payload.model_dump(),
         "signers": signers,
     }
     # Short: full signing must still fit in the request's budget when the online step fails.
@@ -198,10 +203,11 @@ def _sign_presigned(wallet_id: str, address: str, digest: bytes, caller: str) ->
             "presignature online step failed; full signing follows",
             extra={"presignatureId": presignature_id, "errorType": type(failure).__name__},
         )
-        _audit(wallet_id, presignature_id, digest, signers, caller, "failed", 0.0, presignature_id)
+        _audit(wallet_id, presignature_id, payload, digest, signers, caller, "failed", 0.0, presignature_id)
         presignatures.request_refill(wallet_id)
         return None
-    _audit(wallet_id, presignature_id, digest, signers, caller, "signed", clock.monotonic() - started, presignature_id)
+    seconds = clock.monotonic() - started
+    _audit(wallet_id, presignature_id, payload, digest, signers, caller, "signed", seconds, presignature_id)
     if presignatures.below_low_water(ready):
         presignatures.request_refill(wallet_id)
     return signature
@@ -243,7 +249,13 @@ def _presign_until(wallet_id: str, wanted: int, time_left_s: Callable[[], float]
 
 
 def _sign(
-    wallet_id: str, address: str, digest: bytes, caller: str, secret0: str | None, policy: dict[str, Any] | None = None
+    wallet_id: str,
+    address: str,
+    payload: Signable,
+    digest: bytes,
+    caller: str,
+    secret0: str | None,
+    policy: dict[str, Any] | None = None,
 ) -> bytes:
     import dompet_mpc as mpc
 
@@ -256,6 +268,7 @@ def _sign(
         "walletId": wallet_id,
         "peers": [shares.SIGNER],
         "digest": digest.hex(),
+        "payload": payload.model_dump(),
         "signers": signers,
     }
     if secret0:
@@ -276,12 +289,12 @@ def _sign(
     except BaseException:
         # The audit of a failed run must not replace the error that failed it.
         try:
-            _audit(wallet_id, run_id, digest, signers, caller, "failed", clock.monotonic() - started)
+            _audit(wallet_id, run_id, payload, digest, signers, caller, "failed", clock.monotonic() - started)
         except Exception as audit_error:  # noqa: BLE001 - logged; the original error propagates
             log_failure("signing audit not written", audit_error, runId=run_id)
         raise
     # A signature leaves only with its audit record: a failure to write it fails the request.
-    _audit(wallet_id, run_id, digest, signers, caller, "signed", clock.monotonic() - started)
+    _audit(wallet_id, run_id, payload, digest, signers, caller, "signed", clock.monotonic() - started)
     return signature
 
 
@@ -359,6 +372,7 @@ def _recovers_to(signature: bytes, digest: bytes, address: str) -> bool:
 def _audit(
     wallet_id: str,
     run_id: str,
+    payload: Signable,
     digest: bytes,
     signers: list[int],
     caller: str,
@@ -366,12 +380,15 @@ def _audit(
     seconds: float,
     presignature_id: str | None = None,
 ) -> None:
+    """The record of one signature run: what kind of thing was signed and its digest (for typed data, the domain's
+    chainId, verifyingContract and primaryType), never the message or document itself."""
     now = iso_now()
     item: dict[str, Any] = {
         "pk": f"WALLET#{wallet_id}",
         "sk": f"SIG#{now}#{run_id}",
         "walletId": wallet_id,
         "runId": run_id,
+        "kind": payload.kind,
         "digest": digest.hex(),
         "parties": ["signer", "user" if shares.USER in signers else "cosigner"],
         "method": "presignature" if presignature_id else "full",
@@ -382,4 +399,8 @@ def _audit(
     }
     if presignature_id:
         item["presignatureId"] = presignature_id
+    if payload.typedData is not None:
+        domain = domain_fields(payload.typedData)
+        # Strings: a chainId may be any uint256, past what a DynamoDB number holds.
+        item.update({name: str(domain[name]) for name in _TYPED_DATA_AUDIT if domain.get(name) is not None})
     aws.write(aws.put("audit", "signing-audit", item, condition=None))

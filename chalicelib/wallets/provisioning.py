@@ -19,6 +19,7 @@ from chalicelib.auth.jwt_keys import MAX_TOKEN_LIFETIME_S
 from chalicelib.auth.models import WalletPrincipal
 from chalicelib.auth.service import wallet_token_for
 from chalicelib.auth.users import User
+from chalicelib.evm.digests import Signable
 from chalicelib.mpc import aux_pool, presignatures, shares
 from chalicelib.mpc import service as mpc
 from chalicelib.platform import clock
@@ -142,17 +143,19 @@ def check_secret(principal: WalletPrincipal, wallet: store.BoundWallet, secret: 
         raise unauthorized(INVALID_SECRET, "secret is not this wallet's secret0")
 
 
-def sign_digest(
-    principal: WalletPrincipal, digest: bytes, secret: str | None = None, wallet: store.BoundWallet | None = None
+def sign(
+    principal: WalletPrincipal, payload: Signable, secret: str | None = None, wallet: store.BoundWallet | None = None
 ) -> bytes:
-    """Sign a digest the service computed itself, with A+B, or A+C when `secret` is given.
+    """Sign `payload` (a transaction, a personal message or typed data: never a bare digest; the parties hash it
+    themselves) with A+B, or A+C when `secret` is given: 65 bytes r || s || recovery id (0 or 1).
 
-    `wallet`: the principal's wallet when the caller has it already."""
+    `wallet`: the principal's wallet when the caller has it already. ValueError (TypedDataError) for a malformed
+    payload, which the caller validates first."""
     wallet = wallet or bound_wallet(principal)
     check_secret(principal, wallet, secret)
     caller = f"client:{principal.client.clientId}/user:{principal.user.userId}"
     try:
-        return mpc.sign(wallet.walletId, wallet.address, digest, caller, secret.strip() if secret else None)
+        return mpc.sign(wallet.walletId, wallet.address, payload, caller, secret.strip() if secret else None)
     except mpc.MpcRunError as exc:
         raise exc.api_error() from None
 

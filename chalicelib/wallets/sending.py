@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from chalicelib.auth.models import WalletPrincipal
-from chalicelib.evm import abi, erc20, pipeline, tokens
+from chalicelib.evm import abi, digests, erc20, pipeline, tokens
 from chalicelib.evm.pipeline import Call, Sent
 from chalicelib.evm.rpc import quantity
 from chalicelib.evm.transactions import UnsignedTx
@@ -60,7 +60,8 @@ class MpcWalletSigner:
         return self.wallet.address
 
     def sign_digest(self, digest: bytes, tx: UnsignedTx | None = None) -> bytes:
-        return provisioning.sign_digest(self.principal, digest, self.secret, self.wallet)
+        """The parties are shown `tx` and hash it themselves: an MPC wallet signs no bare digest."""
+        return provisioning.sign(self.principal, digests.signer_transaction(digest, tx), self.secret, self.wallet)
 
 
 def send_coin(principal: WalletPrincipal, request: SendCoinRequest) -> Sent:

@@ -168,6 +168,7 @@ def test_the_cosigner_refuses_a_tampered_transaction(custody, monkeypatch):
     assert balance["heldBalance"] == "1", "held for review: never released on a policy refusal"
 
     # Directly: a digest of another transaction, another destination, no policy at all.
+    from chalicelib.evm import digests
     from chalicelib.evm.transactions import UnsignedTx, signing_hash
 
     key_id = record["keyId"]
@@ -197,13 +198,17 @@ def test_the_cosigner_refuses_a_tampered_transaction(custody, monkeypatch):
         max_fee=10**15,
         max_priority_fee=10**15,
     )
-    for payload, digest, reason in (
-        (None, signing_hash(tx), "a custody key signs only with a policy"),
-        ({"kind": "withdrawal", "id": record["id"], "tx": policy.describe(tx)}, b"\x01" * 32, "the digest"),
-        ({"kind": "withdrawal", "id": record["id"], "tx": policy.describe(greedy)}, signing_hash(greedy), "fees"),
+    context = {"purpose": "withdrawal", "id": record["id"]}
+    message = digests.personal_message(b"sign in")
+    for payload, digest, context_given, reason in (
+        (digests.transaction(tx), signing_hash(tx), None, "a custody key signs only with a policy"),
+        (digests.transaction(tx), b"\x01" * 32, context, "the digest"),
+        (digests.transaction(greedy), signing_hash(greedy), context, "fees"),
+        (digests.transaction(tx), signing_hash(tx), {**context, "purpose": "other"}, "unknown purpose"),
+        (message, digests.digest_of(message), context, "unknown kind"),
     ):
         with pytest.raises(policy.PolicyRefusedError, match=reason.split()[0]):
-            policy.check(key_id, digest, payload)
+            policy.check(key_id, payload, digest, context_given)
 
 
 def test_crash_points_never_send_twice_and_never_lose_the_hold(custody, monkeypatch):
@@ -429,12 +434,14 @@ def test_an_organization_key_pays_only_for_its_apps_and_within_its_own_daily_tot
 def test_the_user_party_never_signs_for_a_custody_key(custody):
     """Share C of a custody key is kept (sealed) in the custody table; the API function could ask the user party
     to sign with it and skip the cosigner. It is sealed under a context the user party never opens for signing."""
+    from chalicelib.evm import digests
     from chalicelib.mpc import service as mpc
 
     account = funded_account(custody, usdt=1_000_000)
     key = get(f"KEY#app:{custody['tenant'].appId}", "KEY")
+    payload = digests.personal_message(b"\x07" * 32)
     with pytest.raises(mpc.MpcRunError):
-        mpc.sign(key["keyId"], key["address"], b"\x07" * 32, "attacker", secret0=key["secret0"])
+        mpc.sign(key["keyId"], key["address"], payload, "attacker", secret0=key["secret0"])
     from chalicelib.mpc import parties
 
     request = {
@@ -442,7 +449,8 @@ def test_the_user_party_never_signs_for_a_custody_key(custody):
         "runId": "ab" * 16,
         "walletId": key["keyId"],
         "peers": [0],
-        "digest": "07" * 32,
+        "digest": digests.digest_of(payload).hex(),
+        "payload": payload.model_dump(),
         "signers": [0, 2],
         "secret0": key["secret0"],
     }

@@ -7,6 +7,7 @@ import time
 import dompet_mpc as mpc
 import pytest
 
+from chalicelib.evm import digests
 from chalicelib.mpc import aux_pool, parties, shares
 from chalicelib.mpc.mailbox import Mailbox, RunFailedError, drive
 from chalicelib.platform import aws
@@ -182,7 +183,8 @@ def test_user_party_refuses_a_secret0_for_another_wallet(wallet_secret0):
         "runId": "ab" * 16,
         "walletId": "0" * 32,
         "peers": [0],
-        "digest": "00" * 32,
+        "digest": digests.digest_of(digests.personal_message(b"x")).hex(),
+        "payload": digests.personal_message(b"x").model_dump(),
         "signers": [0, 2],
         "secret0": secret0,
     }

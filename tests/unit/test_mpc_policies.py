@@ -11,12 +11,15 @@ from typing import Any
 import pytest
 from eth_keys import keys as eth_keys
 
+from chalicelib.evm import digests
+from chalicelib.evm.transactions import UnsignedTx
 from chalicelib.mpc import aux_pool, parties, policies, shares
 from chalicelib.mpc import service as mpc
 from chalicelib.platform import aws
 
 TEST_POLICY = "test-only"
-DIGEST = b"\x42" * 32
+PAYLOAD = digests.personal_message(b"what the test policy allows")
+DIGEST = digests.digest_of(PAYLOAD)
 
 
 def _policy(on_key: Callable[[policies.NewKey], list[aws.TxItem]] | None = None) -> policies.SigningPolicy:
@@ -28,7 +31,7 @@ def _policy(on_key: Callable[[policies.NewKey], list[aws.TxItem]] | None = None)
         if request.context.get("allow") is not True or request.digest != DIGEST:
             raise policies.PolicyRefusedError("not allowed")
 
-    return policies.SigningPolicy(TEST_POLICY, on_key or record, {"ok": allow})
+    return policies.SigningPolicy(TEST_POLICY, on_key or record, {"personal_message": allow})
 
 
 @pytest.fixture
@@ -71,15 +74,30 @@ def test_a_governed_key_signs_only_what_its_registered_policy_allows(aux_sets, r
     record = aws.table(policies.COSIGNER_POLICY_TABLE).get_item(Key={"pk": f"TESTKEY#{wallet_id}", "sk": "KEY"})["Item"]
     assert record["note"] == "scope" and _share_b(wallet_id) is not None
 
-    signature = mpc.sign(wallet_id, material.address, DIGEST, "test", policy={"kind": "ok", "allow": True})
+    signature = mpc.sign(wallet_id, material.address, PAYLOAD, "test", policy={"allow": True})
     recovered = eth_keys.Signature(signature).recover_public_key_from_msg_hash(DIGEST).to_checksum_address()
     assert recovered == material.address
 
-    for context in ({"kind": "ok", "allow": False}, {"kind": "other", "allow": True}, {"allow": True}):
+    transaction = digests.transaction(UnsignedTx(1, 0, material.address, 0, b"", 21_000, gas_price=1))
+    other_message = digests.personal_message(b"something else")
+    # Not allowed; a kind of payload the policy has no check for; a digest its check refuses; no context.
+    for payload, context in (
+        (PAYLOAD, {"allow": False}),
+        (transaction, {"allow": True}),
+        (other_message, {"allow": True}),
+        (PAYLOAD, None),
+    ):
         with pytest.raises(mpc.MpcRunError) as refused:
-            mpc.sign(wallet_id, material.address, DIGEST, "test", policy=context)
+            mpc.sign(wallet_id, material.address, payload, "test", policy=context)
         assert refused.value.code == mpc.POLICY_REFUSED, context
-    request = {"runId": "ab" * 16, "walletId": wallet_id, "peers": [0], "digest": DIGEST.hex(), "signers": [0, 1]}
+    request = {
+        "runId": "ab" * 16,
+        "walletId": wallet_id,
+        "peers": [0],
+        "digest": DIGEST.hex(),
+        "payload": PAYLOAD.model_dump(),
+        "signers": [0, 1],
+    }
     for action in ("sign", "partial", "presign"):  # no context; a presignature would skip the check
         answer = parties.cosigner({**request, "action": action})
         assert answer["code"] == "POLICY_REFUSED", action
@@ -88,7 +106,7 @@ def test_a_governed_key_signs_only_what_its_registered_policy_allows(aux_sets, r
 
     policies._REGISTERED.pop(TEST_POLICY)  # an entry point that forgot to register it: refused, never signed
     with pytest.raises(mpc.MpcRunError) as refused:
-        mpc.sign(wallet_id, material.address, DIGEST, "test", policy={"kind": "ok", "allow": True})
+        mpc.sign(wallet_id, material.address, PAYLOAD, "test", policy={"allow": True})
     assert refused.value.code == mpc.POLICY_REFUSED
 
 
@@ -117,6 +135,6 @@ def test_a_wallet_under_no_policy_signs_as_before(aux_sets):
     wallet_id = secrets.token_hex(16)
     material = mpc.generate_key(wallet_id, aux_pool.claim(wallet_id))
     assert _mark(wallet_id) is None
-    signature = mpc.sign(wallet_id, material.address, DIGEST, "test")
+    signature = mpc.sign(wallet_id, material.address, PAYLOAD, "test")
     recovered = eth_keys.Signature(signature).recover_public_key_from_msg_hash(DIGEST).to_checksum_address()
     assert recovered == material.address

@@ -16,10 +16,10 @@ from typing import Any
 import dompet_mpc as mpc
 import pytest
 from boto3.dynamodb.types import Binary
-from eth_utils import keccak
 
 from chalicelib.auth import users
 from chalicelib.auth.models import WalletPrincipal
+from chalicelib.evm.digests import digest_of, personal_message
 from chalicelib.mpc import aux_pool, shares
 from chalicelib.platform import aws, resources
 from chalicelib.platform.errors import ApiError
@@ -39,8 +39,9 @@ def wallet(tenant: Any, aux_sets: Any) -> tuple[WalletPrincipal, Any]:
 
 def test_signer_and_cosigner_sign_without_the_user(wallet):
     principal, created = wallet
-    digest = keccak(b"pay 1 wei")
-    signature = provisioning.sign_digest(principal, digest)
+    payload = personal_message(b"pay 1 wei")
+    digest = digest_of(payload)
+    signature = provisioning.sign(principal, payload)
     assert len(signature) == 65 and signature[64] in (0, 1)
     assert recovered_address(signature, digest) == created.address
 
@@ -55,14 +56,15 @@ def test_user_secret_signs_with_share_c_instead_of_the_cosigner(wallet):
     principal, created = wallet
     # Without share B the cosigner cannot take part, so a signature proves share C signed.
     aws.table("cosigner-shares").delete_item(Key={"pk": f"WALLET#{principal.user.walletId}", "sk": "SHARE#1"})
-    digest = keccak(b"pay 2 wei")
-    signature = provisioning.sign_digest(principal, digest, secret=created.secret0)
+    payload = personal_message(b"pay 2 wei")
+    digest = digest_of(payload)
+    signature = provisioning.sign(principal, payload, secret=created.secret0)
     assert recovered_address(signature, digest) == created.address
     assert [r["parties"] for r in audit_records(principal.user.walletId)] == [["signer", "user"]]
 
     # And with the cosigner unable to sign, a request without the secret fails cleanly, and is audited.
     with pytest.raises(ApiError) as failure:
-        provisioning.sign_digest(principal, digest)
+        provisioning.sign(principal, payload)
     assert (failure.value.status, failure.value.code) == (503, "SIGNER_UNAVAILABLE")
     outcomes = sorted(r["outcome"] for r in audit_records(principal.user.walletId))
     assert outcomes == ["failed", "signed"]
@@ -72,7 +74,7 @@ def test_user_secret_signs_with_share_c_instead_of_the_cosigner(wallet):
 def test_a_secret_that_is_not_this_wallets_secret0_is_401(wallet, secret):
     principal, _ = wallet
     with pytest.raises(ApiError) as failure:
-        provisioning.sign_digest(principal, keccak(b"x"), secret=secret)
+        provisioning.sign(principal, personal_message(b"x"), secret=secret)
     assert (failure.value.status, failure.value.code) == (401, "INVALID_SECRET")
     assert audit_records(principal.user.walletId) == []
 
@@ -82,7 +84,7 @@ def test_another_wallets_secret0_is_401(wallet, tenant, aux_sets):
     aux_sets(1)
     other = provisioning.create(principal_for(tenant, "bob"), None)
     with pytest.raises(ApiError) as failure:
-        provisioning.sign_digest(principal, keccak(b"x"), secret=other.secret0)
+        provisioning.sign(principal, personal_message(b"x"), secret=other.secret0)
     assert failure.value.code == "INVALID_SECRET"
 
 
@@ -197,8 +199,8 @@ def test_no_plaintext_share_in_any_stored_item_object_or_log(tenant, aux_sets, c
     principal = principal_for(tenant, "alice")
     created = provisioning.create(principal, None)
     principal = refreshed(principal)
-    provisioning.sign_digest(principal, keccak(b"one"))
-    provisioning.sign_digest(principal, keccak(b"two"), secret=created.secret0)
+    provisioning.sign(principal, personal_message(b"one"))
+    provisioning.sign(principal, personal_message(b"two"), secret=created.secret0)
     # An import (core shares travel in the party requests) and a failing signature run (error paths log).
     imported = provisioning.import_key(principal_for(tenant, "bob"), "0x" + "11" * 32, None)
 
@@ -217,7 +219,7 @@ def test_no_plaintext_share_in_any_stored_item_object_or_log(tenant, aux_sets, c
     assert {mpc.share_info(p)["party_index"] for p in plaintext} == {0, 1, 2}
     aws.table("cosigner-shares").delete_item(Key={"pk": f"WALLET#{wallet_id}", "sk": "SHARE#1"})
     with pytest.raises(ApiError):
-        provisioning.sign_digest(principal, keccak(b"three"))
+        provisioning.sign(principal, personal_message(b"three"))
 
     stored = _stored_bytes(dump_tables(), dump_bucket())
     out, err = capsys.readouterr()
@@ -258,5 +260,5 @@ def test_a_failing_audit_does_not_replace_the_signing_error(tenant, aux_sets, mo
     monkeypatch.setattr(mpc_service.shares, "load_share", no_share)
     monkeypatch.setattr(mpc_service, "_audit", broken_audit)
     with pytest.raises(ApiError) as failed:
-        provisioning.sign_digest(principal, keccak(b"x"))
+        provisioning.sign(principal, personal_message(b"x"))
     assert failed.value.code != "INTERNAL_ERROR"  # the run's own error, mapped by the caller

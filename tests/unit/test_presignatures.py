@@ -22,6 +22,7 @@ import dompet_mpc as mpc
 import pytest
 from eth_utils import keccak
 
+from chalicelib.evm.digests import Signable, digest_of, personal_message
 from chalicelib.mpc import parties, presignatures, shares
 from chalicelib.mpc import service as mpc_service
 from chalicelib.platform import aws, resources, settings
@@ -73,13 +74,15 @@ def no_full_signing(monkeypatch):
     monkeypatch.setattr(mpc, "signing_session", refuse)
 
 
-def partial_request(wallet_id: str, presignature_id: str, digest: bytes) -> dict[str, Any]:
+def partial_request(wallet_id: str, presignature_id: str, message: bytes) -> dict[str, Any]:
+    payload = personal_message(message)
     return {
         "action": "partial",
         "runId": presignature_id,
         "walletId": wallet_id,
         "peers": [0],
-        "digest": digest.hex(),
+        "digest": digest_of(payload).hex(),
+        "payload": payload.model_dump(),
         "signers": [0, 1],
     }
 
@@ -100,8 +103,9 @@ def test_a_stocked_wallet_signs_through_the_online_step(stocked, monkeypatch):
     principal, created, wallet_id = stocked
     before = ready(shares.SIGNER, wallet_id)
     no_full_signing(monkeypatch)
-    digest = keccak(b"pay 1 wei")
-    signature = provisioning.sign_digest(principal, digest)
+    payload = personal_message(b"pay 1 wei")
+    digest = digest_of(payload)
+    signature = provisioning.sign(principal, payload)
     assert recovered_address(signature, digest) == created.address
     after = ready(shares.SIGNER, wallet_id)
     assert len(after) == len(before) - 1 and sorted(ready(shares.COSIGNER, wallet_id)) == sorted(after)
@@ -114,7 +118,7 @@ def test_a_stocked_wallet_signs_through_the_online_step(stocked, monkeypatch):
         assert record["digest"] == digest.hex() and "ct" not in record
         assert "Item" not in table.get_item(Key=presignatures.ready_key(wallet_id, used))
     assert refill_messages() == []  # one left: not below the low-water mark (1)
-    provisioning.sign_digest(principal, keccak(b"pay 2 wei"))
+    provisioning.sign(principal, personal_message(b"pay 2 wei"))
     assert ready(shares.SIGNER, wallet_id) == []
     assert refill_messages() == [{"walletId": wallet_id}]  # below the mark after use: refill queued
 
@@ -125,8 +129,9 @@ def test_an_empty_pool_signs_in_full_and_queues_a_refill(tenant, aux_sets, pool_
     created = provisioning.create(principal, None)
     principal = refreshed(principal)
     refill_messages()  # the creation's own request
-    digest = keccak(b"full")
-    assert recovered_address(provisioning.sign_digest(principal, digest), digest) == created.address
+    payload = personal_message(b"full")
+    digest = digest_of(payload)
+    assert recovered_address(provisioning.sign(principal, payload), digest) == created.address
     (record,) = audit_records(principal.user.walletId)
     assert record["method"] == "full" and "presignatureId" not in record
     assert refill_messages() == [{"walletId": principal.user.walletId}]
@@ -135,11 +140,11 @@ def test_an_empty_pool_signs_in_full_and_queues_a_refill(tenant, aux_sets, pool_
 def test_a_presignature_never_signs_a_second_digest(stocked):
     _principal, _created, wallet_id = stocked
     presignature_id = ready(shares.COSIGNER, wallet_id)[0]
-    first = parties.cosigner(partial_request(wallet_id, presignature_id, keccak(b"one")))
+    first = parties.cosigner(partial_request(wallet_id, presignature_id, b"one"))
     assert first["ok"] and len(base64.b64decode(first["partial"])) > 0
     # Another digest, and the very same request replayed: the share is gone, nothing is issued.
-    for digest in (keccak(b"two"), keccak(b"one")):
-        assert parties.cosigner(partial_request(wallet_id, presignature_id, digest)) == {
+    for message in (b"two", b"one"):
+        assert parties.cosigner(partial_request(wallet_id, presignature_id, message)) == {
             "ok": False,
             "code": "PRESIGNATURE_UNAVAILABLE",
         }
@@ -149,9 +154,7 @@ def test_a_presignature_never_signs_a_second_digest(stocked):
     assert presignatures.consume(shares.SIGNER, wallet_id, presignature_id, keccak(b"two")) is None
     assert presignatures.consume(shares.SIGNER, wallet_id, presignature_id, keccak(b"one")) is None
     # The user party holds no presignatures and refuses to act for the cosigner.
-    assert parties.user_party(partial_request(wallet_id, presignature_id, keccak(b"one")))["code"] == (
-        "BAD_PARTY_REQUEST"
-    )
+    assert parties.user_party(partial_request(wallet_id, presignature_id, b"one"))["code"] == ("BAD_PARTY_REQUEST")
 
 
 def test_concurrent_consumers_of_one_presignature_get_it_once(stocked):
@@ -180,13 +183,14 @@ def test_a_crash_after_consumption_loses_the_presignature_and_full_signing_follo
 
     monkeypatch.setattr(mpc, "issue_partial_signature", crash)
     with pytest.raises(RuntimeError):  # party A consumed its share, then died before issuing
-        mpc_service._sign_presigned(wallet_id, created.address, keccak(b"lost"), "test")
+        lost_payload = personal_message(b"lost")
+        mpc_service._sign_presigned(wallet_id, created.address, lost_payload, digest_of(lost_payload), "test")
     monkeypatch.undo()
     lost = (set(ids) - set(ready(shares.SIGNER, wallet_id))).pop()
     assert presignatures.consume(shares.SIGNER, wallet_id, lost, keccak(b"lost")) is None  # never again
     # The cosigner's half of a presignature whose A half is gone never signs with another digest either.
-    parties.cosigner(partial_request(wallet_id, lost, keccak(b"lost")))
-    assert not parties.cosigner(partial_request(wallet_id, lost, keccak(b"other")))["ok"]
+    parties.cosigner(partial_request(wallet_id, lost, b"lost"))
+    assert not parties.cosigner(partial_request(wallet_id, lost, b"other"))["ok"]
 
 
 def test_a_failed_online_step_burns_the_presignature_and_signs_in_full(stocked):
@@ -194,8 +198,9 @@ def test_a_failed_online_step_burns_the_presignature_and_signs_in_full(stocked):
     # The cosigner lost its halves (say its store was restored from an old backup): the online step fails.
     for presignature_id in ready(shares.COSIGNER, wallet_id):
         presignatures.consume(shares.COSIGNER, wallet_id, presignature_id, keccak(b"elsewhere"))
-    digest = keccak(b"fallback")
-    signature = provisioning.sign_digest(principal, digest)
+    payload = personal_message(b"fallback")
+    digest = digest_of(payload)
+    signature = provisioning.sign(principal, payload)
     assert recovered_address(signature, digest) == created.address
     records = sorted(audit_records(wallet_id), key=lambda r: r["method"])
     assert [(r["method"], r["outcome"]) for r in records] == [("full", "signed"), ("presignature", "failed")]
@@ -205,16 +210,17 @@ def test_a_failed_online_step_burns_the_presignature_and_signs_in_full(stocked):
 def test_concurrent_sends_of_one_wallet_each_take_their_own_presignature(stocked, monkeypatch):
     principal, created, wallet_id = stocked
     no_full_signing(monkeypatch)
-    digests = [keccak(b"a"), keccak(b"b")]
+    payloads = [personal_message(b"a"), personal_message(b"b")]
     start = threading.Barrier(2)
 
-    def sign(digest: bytes) -> bytes:
+    def sign(payload: Signable) -> bytes:
         start.wait()
-        return provisioning.sign_digest(principal, digest)
+        return provisioning.sign(principal, payload)
 
     with ThreadPoolExecutor(2) as pool:
-        signatures = list(pool.map(sign, digests))
-    assert [recovered_address(s, d) for s, d in zip(signatures, digests, strict=True)] == [created.address] * 2
+        signatures = list(pool.map(sign, payloads))
+    recovered = [recovered_address(s, digest_of(p)) for s, p in zip(signatures, payloads, strict=True)]
+    assert recovered == [created.address] * 2
     used = {r["presignatureId"] for r in audit_records(wallet_id)}
     assert len(used) == 2 and ready(shares.SIGNER, wallet_id) == []
 
@@ -224,8 +230,9 @@ def test_a_warm_online_step_makes_no_kms_call(stocked, monkeypatch):
     kms = aws.client("kms")
     for operation in ("decrypt", "generate_data_key", "encrypt"):
         monkeypatch.setattr(kms, operation, lambda **kw: (_ for _ in ()).throw(AssertionError("KMS called")))
-    digest = keccak(b"warm")
-    assert recovered_address(provisioning.sign_digest(principal, digest), digest) == created.address
+    payload = personal_message(b"warm")
+    digest = digest_of(payload)
+    assert recovered_address(provisioning.sign(principal, payload), digest) == created.address
     assert audit_records(wallet_id)[0]["method"] == "presignature"
 
 
@@ -237,8 +244,8 @@ def test_a_cold_function_unwraps_the_data_key_once(stocked, monkeypatch):
     monkeypatch.setattr(
         aws.client("kms"), "decrypt", lambda **kw: calls.append(kw["EncryptionContext"]) or decrypt(**kw)
     )
-    provisioning.sign_digest(principal, keccak(b"cold 1"))
-    provisioning.sign_digest(principal, keccak(b"cold 2"))
+    provisioning.sign(principal, personal_message(b"cold 1"))
+    provisioning.sign(principal, personal_message(b"cold 2"))
     assert sorted(c["party"] for c in calls) == ["0", "1"]  # once per party, not per signature
     assert all(c["purpose"] == "presignatures" and c["walletId"] == wallet_id for c in calls)
 

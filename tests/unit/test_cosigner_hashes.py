@@ -1,0 +1,258 @@
+"""The cosigner hashes what it signs (evm/digests.py, mpc/parties.py), with the real MPC core, moto and the
+in-process parties:
+
+* a request whose digest is not the hash of the payload it carries, or that carries no payload, is refused by the
+  cosigner and the user party, in full signing and in a presignature's online step (where the refusal leaves the
+  cosigner's share ready);
+* personal messages and EIP-712 typed data are signed, and the signatures recover (eth-account) to the wallet;
+* messages use the presignature pool like sends, and sign in full when it is empty;
+* every signature's audit record says what kind of thing was signed, its digest and, for typed data, the domain's
+  chainId, verifyingContract and primaryType; never the message itself;
+* an MPC wallet signs no bare digest: a transaction signer is shown the transaction.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import dompet_mpc as mpc
+import pytest
+from eth_account import Account
+from eth_account.messages import encode_defunct, encode_typed_data
+
+from chalicelib.auth.models import WalletPrincipal
+from chalicelib.evm import digests
+from chalicelib.evm.digests import Signable
+from chalicelib.evm.transactions import UnsignedTx, signing_hash
+from chalicelib.mpc import parties, presignatures, shares
+from chalicelib.mpc import service as mpc_service
+from chalicelib.platform import settings
+from chalicelib.platform.errors import ApiError
+from chalicelib.wallets import provisioning
+from chalicelib.wallets.sending import MpcWalletSigner
+from tests.support.mpc import audit_records, principal_for, refill_messages, refreshed, run_refill_function
+from tests.support.permit import PERMIT_TYPES
+
+SECRET_TEXT = "sign in to example.org, nonce 8d1f2c"
+VERIFYING_CONTRACT = "0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC"
+PERMIT: dict[str, Any] = {
+    "types": PERMIT_TYPES,
+    "primaryType": "Permit",
+    "domain": {"name": "Secret Token", "version": "1", "chainId": 31337, "verifyingContract": VERIFYING_CONTRACT},
+    "message": {
+        "owner": "0x1111111111111111111111111111111111111111",
+        "spender": "0x2222222222222222222222222222222222222222",
+        "value": "123456789",
+        "nonce": 0,
+        "deadline": 2**40,
+    },
+}
+
+
+@pytest.fixture
+def pool_settings(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("DOMPET_PRESIGN_POOL_TARGET", "2")
+    monkeypatch.setenv("DOMPET_PRESIGN_POOL_LOW_WATER", "1")
+    settings.load_settings.cache_clear()
+    yield
+    settings.load_settings.cache_clear()
+
+
+@pytest.fixture
+def wallet(tenant: Any, aux_sets: Any) -> tuple[WalletPrincipal, str, str]:
+    """A wallet with no presignatures (the pool is off): every signature runs in full. (principal, address,
+    secret0)"""
+    aux_sets(1)
+    principal = principal_for(tenant, "alice")
+    created = provisioning.create(principal, None)
+    return refreshed(principal), created.address, created.secret0
+
+
+@pytest.fixture
+def stocked(tenant: Any, aux_sets: Any, pool_settings: None) -> tuple[WalletPrincipal, str]:
+    """A wallet whose pool holds two presignatures."""
+    aux_sets(1)
+    principal = principal_for(tenant, "bob")
+    created = provisioning.create(principal, None)
+    principal = refreshed(principal)
+    (message,) = refill_messages()
+    assert run_refill_function(message) == {"batchItemFailures": []}
+    assert len(presignatures.ready_ids(shares.COSIGNER, principal.user.walletId)) == 2
+    return principal, created.address
+
+
+def wire(signature: bytes) -> bytes:
+    """r ‖ s ‖ v with v 27/28, as eth-account and ethers produce (the service's API form)."""
+    return signature[:64] + bytes([27 + signature[64]])
+
+
+def party_request(wallet_id: str, action: str, payload: Signable | None, digest: bytes, **extra: Any) -> dict[str, Any]:
+    request: dict[str, Any] = {
+        "action": action,
+        "runId": "ab" * 16,
+        "walletId": wallet_id,
+        "peers": [0],
+        "digest": digest.hex(),
+        "signers": [0, 1],
+        **extra,
+    }
+    if payload is not None:
+        request["payload"] = payload.model_dump()
+    return request
+
+
+def no_full_signing(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a full signing session started")
+
+    monkeypatch.setattr(mpc, "signing_session", refuse)
+
+
+def lying_party_a(monkeypatch: pytest.MonkeyPatch, shown: Signable) -> None:
+    """A compromised API function: it shows the parties `shown` but asks for the digest of something else."""
+    real = digests.digest_of
+    monkeypatch.setattr(mpc_service.digests, "digest_of", lambda payload: real(digests.personal_message(b"pay me")))
+    assert real(shown) != real(digests.personal_message(b"pay me"))
+
+
+# --- the cosigner refuses a digest that is not the payload's -------------------------------------------------
+
+
+def test_the_cosigner_and_the_user_party_refuse_a_digest_that_is_not_the_payloads(wallet, aux_sets):
+    principal, _, _ = wallet
+    wallet_id = principal.user.walletId
+    shown = digests.personal_message(SECRET_TEXT.encode())
+    other = digests.digest_of(digests.personal_message(b"pay me"))
+    assert parties.cosigner(party_request(wallet_id, "sign", shown, other)) == {"ok": False, "code": "DIGEST_MISMATCH"}
+    user = party_request(wallet_id, "sign", shown, other, signers=[0, 2], secret0="dompet-s0.x")
+    assert parties.user_party(user) == {"ok": False, "code": "DIGEST_MISMATCH"}
+    # A payload that hashes to nothing (malformed typed data) is no better.
+    broken = digests.Signable(kind="typed_data", typedData={**PERMIT, "primaryType": "Nothing"})
+    assert parties.cosigner(party_request(wallet_id, "sign", broken, other))["code"] == "BAD_PARTY_REQUEST"
+
+
+def test_a_request_without_a_payload_is_refused(wallet):
+    principal, _, _ = wallet
+    wallet_id = principal.user.walletId
+    digest = digests.digest_of(digests.personal_message(b"anything"))
+    for action in ("sign", "partial"):
+        assert parties.cosigner(party_request(wallet_id, action, None, digest)) == {
+            "ok": False,
+            "code": "BAD_PARTY_REQUEST",
+        }
+
+
+def test_full_signing_with_a_lying_party_a_signs_nothing(wallet, monkeypatch):
+    principal, _, _ = wallet
+    shown = digests.personal_message(SECRET_TEXT.encode())
+    lying_party_a(monkeypatch, shown)
+    with pytest.raises(ApiError) as failed:
+        provisioning.sign(principal, shown)
+    assert (failed.value.status, failed.value.code) == (503, "SIGNER_UNAVAILABLE")
+    assert [r["outcome"] for r in audit_records(principal.user.walletId)] == ["failed"]
+
+
+def test_the_online_step_refuses_a_digest_that_is_not_the_payloads_and_burns_nothing(stocked, monkeypatch):
+    principal, _ = stocked
+    wallet_id = principal.user.walletId
+    presignature_id = presignatures.ready_ids(shares.COSIGNER, wallet_id)[0]
+    shown = digests.personal_message(SECRET_TEXT.encode())
+    other = digests.digest_of(digests.personal_message(b"pay me"))
+    request = party_request(wallet_id, "partial", shown, other, runId=presignature_id)
+    assert parties.cosigner(request) == {"ok": False, "code": "DIGEST_MISMATCH"}
+    assert parties.cosigner({k: v for k, v in request.items() if k != "payload"})["code"] == "BAD_PARTY_REQUEST"
+    assert presignature_id in presignatures.ready_ids(shares.COSIGNER, wallet_id)  # still ready: nothing burned
+    honest = parties.cosigner({**request, "digest": digests.digest_of(shown).hex()})
+    assert honest["ok"] and presignature_id not in presignatures.ready_ids(shares.COSIGNER, wallet_id)
+
+    # Through the service: the online step is refused, and so is the full signing that follows.
+    lying_party_a(monkeypatch, shown)
+    with pytest.raises(ApiError):
+        provisioning.sign(principal, shown)
+    outcomes = sorted((r["method"], r["outcome"]) for r in audit_records(wallet_id))
+    assert outcomes == [("full", "failed"), ("presignature", "failed")]
+
+
+# --- messages and typed data: signed, recovered, through the pool -------------------------------------------
+
+
+def test_a_personal_message_and_typed_data_recover_to_the_wallet(wallet):
+    principal, address, secret0 = wallet
+    text = SECRET_TEXT.encode()
+    message, typed = encode_defunct(primitive=text), encode_typed_data(full_message=PERMIT)
+    for secret in (None, secret0):  # with the cosigner, then with the user party (share C): each hashes it itself
+        signature = provisioning.sign(principal, digests.personal_message(text), secret)
+        assert Account.recover_message(message, signature=wire(signature)) == address
+        signature = provisioning.sign(principal, digests.typed_data(PERMIT), secret)
+        assert Account.recover_message(typed, signature=wire(signature)) == address
+    parties_used = sorted(r["parties"][1] for r in audit_records(principal.user.walletId))
+    assert parties_used == ["cosigner", "cosigner", "user", "user"]
+
+
+def test_messages_use_the_presignature_pool_and_sign_in_full_when_it_is_empty(stocked, monkeypatch):
+    principal, address = stocked
+    wallet_id = principal.user.walletId
+    with monkeypatch.context() as patched:
+        no_full_signing(patched)
+        for payload, signable in (
+            (digests.personal_message(b"first"), encode_defunct(primitive=b"first")),
+            (digests.typed_data(PERMIT), encode_typed_data(full_message=PERMIT)),
+        ):
+            before = len(presignatures.ready_ids(shares.COSIGNER, wallet_id))
+            signature = provisioning.sign(principal, payload)
+            assert Account.recover_message(signable, signature=wire(signature)) == address
+            assert len(presignatures.ready_ids(shares.COSIGNER, wallet_id)) == before - 1
+    assert presignatures.ready_ids(shares.SIGNER, wallet_id) == []
+    signature = provisioning.sign(principal, digests.personal_message(b"empty pool"))
+    assert Account.recover_message(encode_defunct(primitive=b"empty pool"), signature=wire(signature)) == address
+    methods = [r["method"] for r in sorted(audit_records(wallet_id), key=lambda r: r["sk"])]
+    assert sorted(methods) == ["full", "presignature", "presignature"]
+
+
+# --- audit ----------------------------------------------------------------------------------------------------
+
+
+def test_audit_records_carry_the_kind_the_digest_and_the_typed_data_domain(wallet, caplog):
+    caplog.set_level("DEBUG")
+    principal, _, _ = wallet
+    wallet_id = principal.user.walletId
+    message = digests.personal_message(SECRET_TEXT.encode())
+    document = digests.typed_data(PERMIT)
+    provisioning.sign(principal, message)
+    provisioning.sign(principal, document)
+    tx = UnsignedTx(31337, 0, "0x" + "33" * 20, 1, b"", 21_000, max_fee=10**9, max_priority_fee=10**9)
+    MpcWalletSigner(principal, provisioning.bound_wallet(principal), None).sign_digest(signing_hash(tx), tx)
+
+    records = {r["kind"]: r for r in audit_records(wallet_id)}
+    assert set(records) == {"personal_message", "typed_data", "transaction"}
+    assert records["personal_message"]["digest"] == digests.digest_of(message).hex()
+    assert records["transaction"]["digest"] == signing_hash(tx).hex()
+    typed = records["typed_data"]
+    assert typed["digest"] == digests.digest_of(document).hex()
+    assert (typed["chainId"], typed["verifyingContract"], typed["primaryType"]) == (
+        "31337",
+        VERIFYING_CONTRACT,
+        "Permit",
+    )
+    assert "chainId" not in records["personal_message"] and "primaryType" not in records["transaction"]
+    # No message body in the audit or the logs.
+    stored = json.dumps([dict(r) for r in records.values()], default=str)
+    bodies = (SECRET_TEXT, SECRET_TEXT.encode().hex(), PERMIT["message"]["spender"][2:], PERMIT["domain"]["name"])
+    for body in bodies:
+        assert body not in stored and body not in caplog.text
+
+
+# --- no bare digests for an MPC wallet ------------------------------------------------------------------------
+
+
+def test_an_mpc_wallet_signer_is_shown_the_transaction(wallet):
+    principal, _, _ = wallet
+    signer = MpcWalletSigner(principal, provisioning.bound_wallet(principal), None)
+    tx = UnsignedTx(31337, 0, "0x" + "33" * 20, 1, b"", 21_000, gas_price=10**9)
+    with pytest.raises(ValueError, match="bare digest"):
+        signer.sign_digest(signing_hash(tx))
+    with pytest.raises(ValueError, match="signing hash"):
+        signer.sign_digest(b"\x01" * 32, tx)
+    assert audit_records(principal.user.walletId) == []
