@@ -124,3 +124,13 @@ def use_networks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Ca
     # Runs before monkeypatch restores the environment: the next load reads the restored one.
     settings.load_settings.cache_clear()
     networks.registry.cache_clear()
+
+
+@pytest.fixture
+def pool_settings(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A presignature pool of two per wallet (refilled below one), for the test only."""
+    monkeypatch.setenv("DOMPET_PRESIGN_POOL_TARGET", "2")
+    monkeypatch.setenv("DOMPET_PRESIGN_POOL_LOW_WATER", "1")
+    settings.load_settings.cache_clear()
+    yield
+    settings.load_settings.cache_clear()

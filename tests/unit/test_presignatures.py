@@ -25,7 +25,7 @@ from eth_utils import keccak
 from chalicelib.evm.digests import Signable, digest_of, personal_message
 from chalicelib.mpc import parties, presignatures, shares
 from chalicelib.mpc import service as mpc_service
-from chalicelib.platform import aws, resources, settings
+from chalicelib.platform import aws, resources
 from chalicelib.platform.kms_envelope import DataKey, open_with
 from chalicelib.wallets import provisioning
 from tests.support.mpc import (
@@ -37,15 +37,6 @@ from tests.support.mpc import (
     refreshed,
     run_refill_function,
 )
-
-
-@pytest.fixture
-def pool_settings(monkeypatch):
-    monkeypatch.setenv("DOMPET_PRESIGN_POOL_TARGET", "2")
-    monkeypatch.setenv("DOMPET_PRESIGN_POOL_LOW_WATER", "1")
-    settings.load_settings.cache_clear()
-    yield
-    settings.load_settings.cache_clear()
 
 
 @pytest.fixture
