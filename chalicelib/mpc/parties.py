@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from chalicelib.evm.digests import Signable, digest_of
 from chalicelib.mpc import aux_pool, policies, presignatures, shares
 from chalicelib.mpc.mailbox import Mailbox, RunFailedError, drive
-from chalicelib.platform import clock, unit_of_work
+from chalicelib.platform import aws, clock, unit_of_work
 from chalicelib.platform.invocation import running_as
 from chalicelib.platform.logging import logger
 from chalicelib.platform.settings import load_settings
@@ -185,17 +185,32 @@ def _partial(request: PartyRequest) -> dict[str, Any]:
 
     if request.signers != (shares.SIGNER, shares.COSIGNER):
         return {"ok": False, "code": "BAD_PARTY_REQUEST"}
-    if policies.governance(request.walletId) is not None:  # governed keys sign only in full, checked
+    if policies.known_governance(request.walletId) is not None:  # governed keys sign only in full, checked
+        return _no_presignatures()
+    mark, ready = _online_reads(request.walletId, request.runId)
+    if policies.governance_in(request.walletId, mark) is not None:
         return _no_presignatures()
     digest = _shown(request)
     if isinstance(digest, dict):
         return digest
-    share = presignatures.consume(shares.COSIGNER, request.walletId, request.runId, digest)
+    share = presignatures.consume_read(shares.COSIGNER, request.walletId, ready, digest)
     if share is None:
         return {"ok": False, "code": "PRESIGNATURE_UNAVAILABLE"}
     partial = mpc.issue_partial_signature(share, digest)
     del share
     return {"ok": True, "partial": base64.b64encode(partial).decode()}
+
+
+def _online_reads(wallet_id: str, presignature_id: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The cosigner's own two reads for an online step, in ONE consistent BatchGetItem: its mark of the key
+    (policies.py) and its ready share of the presignature (None each when absent). Reading consumes nothing."""
+    mark_key = policies.mark_key(wallet_id)
+    ready_key = presignatures.ready_key(wallet_id, presignature_id)
+    found = aws.batch_get_tables(
+        {policies.COSIGNER_POLICY_TABLE: [mark_key], presignatures.TABLE[shares.COSIGNER]: [ready_key]}
+    )
+    marks, readies = found[policies.COSIGNER_POLICY_TABLE], found[presignatures.TABLE[shares.COSIGNER]]
+    return (marks[0] if marks else None), (readies[0] if readies else None)
 
 
 def _refused(wallet_id: str, refusal: policies.PolicyRefusedError) -> dict[str, Any]:

@@ -116,7 +116,7 @@ def registered(name: str) -> SigningPolicy:
 def key_items(policy_name: str, key: NewKey) -> list[aws.TxItem]:
     """The mark of a new governed key and the policy's own items, to write with share B."""
     policy = registered(policy_name)
-    mark = {**_mark_key(key.wallet_id), "policy": policy.name, "address": key.address}
+    mark = {**mark_key(key.wallet_id), "policy": policy.name, "address": key.address}
     return [aws.put("governed", COSIGNER_POLICY_TABLE, mark), *policy.on_key(key)]
 
 
@@ -125,9 +125,22 @@ def governance(wallet_id: str) -> Governance | None:
     return _GOVERNED.get_or_put(wallet_id, lambda: _read_governance(wallet_id))
 
 
+def known_governance(wallet_id: str) -> Governance | None:
+    """`governance` as this process knows it already, without reading (None: not known to be governed)."""
+    return _GOVERNED.get(wallet_id)
+
+
+def governance_in(wallet_id: str, mark: Mapping[str, Any] | None) -> Governance | None:
+    """`governance` from the key's mark (`mark_key`) as the caller read it, consistently: in one batch with the
+    caller's own reads of the same request."""
+    if mark is None:
+        return None
+    return _GOVERNED.put(wallet_id, Governance(str(mark["policy"]), str(mark["address"])))
+
+
 def _read_governance(wallet_id: str) -> Governance | None:
-    item = aws.table(COSIGNER_POLICY_TABLE).get_item(Key=_mark_key(wallet_id), ConsistentRead=True).get("Item")
-    return None if item is None else Governance(str(item["policy"]), str(item["address"]))
+    item = aws.table(COSIGNER_POLICY_TABLE).get_item(Key=mark_key(wallet_id), ConsistentRead=True).get("Item")
+    return governance_in(wallet_id, item)
 
 
 def authorize(wallet_id: str, payload: Signable, digest: bytes, context: Mapping[str, Any] | None) -> None:
@@ -145,5 +158,5 @@ def authorize(wallet_id: str, payload: Signable, digest: bytes, context: Mapping
     check_kind(SigningRequest(wallet_id, governed.address, digest, payload, context))
 
 
-def _mark_key(wallet_id: str) -> dict[str, str]:
+def mark_key(wallet_id: str) -> dict[str, str]:
     return {"pk": f"GOVERNED#{wallet_id}", "sk": "GOVERNED"}

@@ -24,6 +24,7 @@ a share on a warm function makes no KMS call (the key share itself is not needed
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from chalicelib.mpc.shares import COSIGNER, PARTY_KEY, SIGNER
@@ -93,7 +94,13 @@ def consume(party: int, wallet_id: str, presignature_id: str, digest: bytes) -> 
     """This party's share of the presignature, taken out of the store for `digest`; None if it is not ready
     here (used already, for whatever digest, or never stored)."""
     item = aws.table(TABLE[party]).get_item(Key=ready_key(wallet_id, presignature_id), ConsistentRead=True)
-    return _consume(party, wallet_id, item["Item"], digest) if "Item" in item else None
+    return consume_read(party, wallet_id, item.get("Item"), digest)
+
+
+def consume_read(party: int, wallet_id: str, ready: Mapping[str, Any] | None, digest: bytes) -> bytes | None:
+    """`consume` of the ready item (`ready_key`) as the caller read it, consistently (in one batch with its other
+    reads); None when it was not there. The conditional transaction decides, whatever the read saw."""
+    return None if ready is None else _consume(party, wallet_id, dict(ready), digest)
 
 
 def take(wallet_id: str, digest: bytes) -> tuple[str, bytes, int] | None:

@@ -8,7 +8,10 @@
   (share C), and writes an audit record either way. The other party is shown the payload, not a digest: it
   hashes it itself and refuses a digest that is not the payload's. With the cosigner it first tries the online
   step of a stocked presignature (milliseconds); an empty pool, or any failure of that step, falls back to the
-  full signing run;
+  full signing run. A caller that records the signature (a wallet's list of message signatures) hands its
+  `record` plan over: it is committed in ONE transaction with the signature's audit record, so a signature is
+  recorded where the caller keeps it exactly when it is audited, in one write instead of two, and the plan's
+  list counters are read while the cosigner works;
 * `refill_presignatures` tops a wallet's presignature pool up with the cosigner.
 
 Failures are `MpcRunError`s with a stable code; `MpcRunError.api_error()` is their one answer to a caller.
@@ -24,7 +27,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from chalicelib.evm import digests
@@ -33,12 +36,14 @@ from chalicelib.evm.typed_data import domain_fields
 from chalicelib.mpc import aux_pool, policies, presignatures, remote, shares
 from chalicelib.mpc.mailbox import Mailbox, RunFailedError, drive
 from chalicelib.mpc.parties import execution_id
-from chalicelib.platform import aws, clock
+from chalicelib.platform import aws, clock, unit_of_work
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.deadline import remaining_s as budget_left_s
 from chalicelib.platform.errors import ApiError, bad_request
 from chalicelib.platform.logging import log_failure, logger
+from chalicelib.platform.pagination import counts_of
 from chalicelib.platform.settings import load_settings
+from chalicelib.platform.unit_of_work import Plan
 
 # MPC runs are CPU-bound (≈ 1 s of proofs per party). Where many share a process (chalice local, tests,
 # the in-process parties) they would all slow down together past their deadlines, so they queue here
@@ -140,31 +145,36 @@ def sign(
     caller: str,
     secret0: str | None = None,
     policy: dict[str, Any] | None = None,
+    record: Plan | None = None,
 ) -> bytes:
     """65 bytes r || s || recovery id (low s) over `digests.digest_of(payload)` that `ecrecover`s to `address`.
 
     ValueError (TypedDataError for typed data) before any run when the payload is malformed. The caller checks
     `secret0` against the wallet first; here it is only passed on to the user party, which alone can open it.
     `policy`: the context the cosigner's signing policy checks the payload against, with its own reading of the
-    records (policies.py); such runs sign in full.
+    records (policies.py); such runs sign in full. `record`: what the caller writes for the signature, committed
+    with its audit record in one transaction (unit_of_work.commit) before the signature is returned; a failed
+    commit returns no signature (its audit record is then written alone).
     """
     digest = digests.digest_of(payload)
     if policy is not None:
         with _run_slot():
-            return _sign(wallet_id, address, payload, digest, caller, None, policy)
+            return _sign(wallet_id, address, payload, digest, caller, None, policy, record)
     if secret0 is None and load_settings().presign_pool_target > 0:
-        signature = _sign_presigned(wallet_id, address, payload, digest, caller)
+        signature = _sign_presigned(wallet_id, address, payload, digest, caller, record)
         if signature is not None:
             return signature
     with _run_slot():
-        return _sign(wallet_id, address, payload, digest, caller, secret0)
+        return _sign(wallet_id, address, payload, digest, caller, secret0, None, record)
 
 
 class _OnlineStepFailedError(Exception):
     """The presignature's online step did not give a valid signature (the presignature is burned)."""
 
 
-def _sign_presigned(wallet_id: str, address: str, payload: Signable, digest: bytes, caller: str) -> bytes | None:
+def _sign_presigned(
+    wallet_id: str, address: str, payload: Signable, digest: bytes, caller: str, record: Plan | None = None
+) -> bytes | None:
     """The online step with a stocked presignature: share A is consumed here, share B by the cosigner, each in its
     own conditional write recording the digest; the partial signatures are combined and verified. None (after
     queueing a refill) when the pool is empty or the step failed: the caller then runs full signing."""
@@ -193,6 +203,7 @@ def _sign_presigned(wallet_id: str, address: str, payload: Signable, digest: byt
         own = mpc.issue_partial_signature(share, digest)
         public_key = mpc.presignature_info(share)["public_key"]
         del share
+        record = _with_list_counts(record)  # while the cosigner works: off the critical path
         answer = _answers({COSIGNER_FUNCTION: call}, deadline)[COSIGNER_FUNCTION]
         theirs = base64.b64decode(str(answer.get("partial", "")), validate=True)
         signature = mpc.combine_signatures([own, theirs], public_key, digest)
@@ -203,11 +214,16 @@ def _sign_presigned(wallet_id: str, address: str, payload: Signable, digest: byt
             "presignature online step failed; full signing follows",
             extra={"presignatureId": presignature_id, "errorType": type(failure).__name__},
         )
-        _audit(wallet_id, presignature_id, payload, digest, signers, caller, "failed", 0.0, presignature_id)
+        aws.write(
+            _audit_item(wallet_id, presignature_id, payload, digest, signers, caller, "failed", 0.0, presignature_id)
+        )
         presignatures.request_refill(wallet_id)
         return None
     seconds = clock.monotonic() - started
-    _audit(wallet_id, presignature_id, payload, digest, signers, caller, "signed", seconds, presignature_id)
+    _commit_signed(
+        _audit_item(wallet_id, presignature_id, payload, digest, signers, caller, "signed", seconds, presignature_id),
+        record,
+    )
     if presignatures.below_low_water(ready):
         presignatures.request_refill(wallet_id)
     return signature
@@ -256,6 +272,7 @@ def _sign(
     caller: str,
     secret0: str | None,
     policy: dict[str, Any] | None = None,
+    record: Plan | None = None,
 ) -> bytes:
     import dompet_mpc as mpc
 
@@ -289,12 +306,14 @@ def _sign(
     except BaseException:
         # The audit of a failed run must not replace the error that failed it.
         try:
-            _audit(wallet_id, run_id, payload, digest, signers, caller, "failed", clock.monotonic() - started)
+            aws.write(
+                _audit_item(wallet_id, run_id, payload, digest, signers, caller, "failed", clock.monotonic() - started)
+            )
         except Exception as audit_error:  # noqa: BLE001 - logged; the original error propagates
             log_failure("signing audit not written", audit_error, runId=run_id)
         raise
-    # A signature leaves only with its audit record: a failure to write it fails the request.
-    _audit(wallet_id, run_id, payload, digest, signers, caller, "signed", clock.monotonic() - started)
+    seconds = clock.monotonic() - started
+    _commit_signed(_audit_item(wallet_id, run_id, payload, digest, signers, caller, "signed", seconds), record)
     return signature
 
 
@@ -369,7 +388,32 @@ def _recovers_to(signature: bytes, digest: bytes, address: str) -> bool:
         return False
 
 
-def _audit(
+def _with_list_counts(record: Plan | None) -> Plan | None:
+    """`record` with its lists' counters read now (one read, consistent): its commit's first attempt uses them, and
+    a counter that moves meanwhile only makes the commit plan again (unit_of_work.py)."""
+    if record is None or not record.lists or record.list_counts is not None:
+        return record
+    return replace(record, list_counts=counts_of([entries for entries, _ in record.lists]))
+
+
+def _commit_signed(audit: aws.TxItem, record: Plan | None) -> None:
+    """A signature leaves only with its `audit` record, and with the caller's `record` in the same transaction: a
+    failure to write them fails the request. When the caller's part cannot be written (its list stayed busy), the
+    audit record is still written alone: the signature was made, though no one is given it."""
+    if record is None:
+        aws.write(audit)
+        return
+    try:
+        unit_of_work.commit(replace(record, items=[*record.items, audit]))
+    except BaseException:
+        try:
+            aws.write(audit)
+        except Exception as audit_error:  # noqa: BLE001 - logged; the original error propagates
+            log_failure("signing audit not written", audit_error, runId=audit.body["runId"])
+        raise
+
+
+def _audit_item(
     wallet_id: str,
     run_id: str,
     payload: Signable,
@@ -379,7 +423,7 @@ def _audit(
     outcome: str,
     seconds: float,
     presignature_id: str | None = None,
-) -> None:
+) -> aws.TxItem:
     """The record of one signature run: what kind of thing was signed and its digest (for typed data, the domain's
     chainId, verifyingContract and primaryType), never the message or document itself."""
     now = iso_now()
@@ -403,4 +447,4 @@ def _audit(
         domain = domain_fields(payload.typedData)
         # Strings: a chainId may be any uint256, past what a DynamoDB number holds.
         item.update({name: str(domain[name]) for name in _TYPED_DATA_AUDIT if domain.get(name) is not None})
-    aws.write(aws.put("audit", "signing-audit", item, condition=None))
+    return aws.put("audit", "signing-audit", item, condition=None)

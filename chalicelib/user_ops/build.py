@@ -16,6 +16,7 @@ from typing import Any
 from chalicelib.evm.abi import encode_call
 from chalicelib.evm.kms_signer import KmsSigner
 from chalicelib.evm.rpc import RpcError, node_quantity, rpc_batch, rpc_call
+from chalicelib.evm.signatures import with_v27
 from chalicelib.platform.clock import epoch
 from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError, upstream_unavailable
 from chalicelib.platform.networks import Network
@@ -116,7 +117,7 @@ def build(network: Network, owner: str, call: Call, sign: bool = True, known_dep
     if sign:
         digest = packing.paymaster_hash(op, network.chainId, valid_until, 0)
         signature = KmsSigner(PAYMASTER_KEY).sign_digest(packing.eth_signed_message_hash(digest))
-        op = op.with_(paymaster_data=packing.paymaster_data(valid_until, 0, packing.contract_signature(signature)))
+        op = op.with_(paymaster_data=packing.paymaster_data(valid_until, 0, with_v27(signature)))
     return Built(op, packing.user_op_hash(op, network.entryPoint, network.chainId), valid_until)
 
 

@@ -216,13 +216,6 @@ def eth_signed_message_hash(digest: bytes) -> bytes:
     return bytes(keccak(b"\x19Ethereum Signed Message:\n32" + digest))
 
 
-def contract_signature(signature: bytes) -> bytes:
-    """A Signer's r ‖ s ‖ recovery id (0/1) as contracts' ECDSA.recover takes it: v = 27/28."""
-    if len(signature) != 65 or signature[64] not in (0, 1, 27, 28):
-        raise ValueError("not a 65-byte signature")
-    return signature[:64] + bytes([signature[64] % 27 + 27])
-
-
 def _address(address: str) -> bytes:
     return bytes.fromhex(address[2:])
 

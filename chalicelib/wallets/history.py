@@ -3,7 +3,8 @@ messages it signed.
 
 Message signatures are a list of their own in table `wallets` (`SIGNATURES#<walletId>`,
 pagination.AppendOnlyList): each entry is the whole record (kind, digest, the typed data's domain, time), written
-with the list's counter in one unit of work. Neither the message nor the signature is stored.
+with the list's counter and the signing run's audit record in one unit of work (`signature_record` is the plan the
+MPC service commits with its audit record, mpc/service.py). Neither the message nor the signature is stored.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from chalicelib.evm import tracking
-from chalicelib.platform import clock, unit_of_work
+from chalicelib.platform import clock
 from chalicelib.platform.errors import not_found
 from chalicelib.platform.pagination import AppendOnlyList, PageQuery
 from chalicelib.platform.unit_of_work import Plan
@@ -36,7 +37,7 @@ def signatures_of(wallet_id: str) -> AppendOnlyList:
     return AppendOnlyList(SIGNATURES_TABLE, f"SIGNATURES#{wallet_id}")
 
 
-def record_signature(
+def signature_record(
     wallet_id: str,
     kind: Literal["personal_message", "typed_data"],
     digest: bytes,
@@ -44,9 +45,9 @@ def record_signature(
     primary_type: str | None = None,
     chain_id: int | None = None,
     verifying_contract: str | None = None,
-) -> SignatureView:
-    """Append a signature the wallet made to its list (one transaction; a lost race for the next entry is
-    planned again, platform/unit_of_work.py)."""
+) -> Plan:
+    """The plan that appends a signature the wallet makes to its list (a lost race for the next entry is planned
+    again, platform/unit_of_work.py); the signing commits it with the signature's audit record."""
     record = SignatureView(
         kind=kind,
         hash="0x" + digest.hex(),
@@ -55,8 +56,7 @@ def record_signature(
         verifyingContract=verifying_contract,
         createdAt=clock.iso_now(),
     )
-    unit_of_work.commit(Plan(lists=[(signatures_of(wallet_id), record.model_dump())]))
-    return record
+    return Plan(lists=[(signatures_of(wallet_id), record.model_dump())])
 
 
 def signatures_page(wallet_id: str, query: PageQuery) -> tuple[list[dict[str, Any]], int]:

@@ -27,6 +27,7 @@ from chalicelib.platform.clock import iso_now
 from chalicelib.platform.errors import ApiError, bad_request, conflict, not_found, unauthorized
 from chalicelib.platform.logging import logger
 from chalicelib.platform.settings import load_settings
+from chalicelib.platform.unit_of_work import Plan
 from chalicelib.wallets import recovery_files, store
 from chalicelib.wallets.models import WalletCreated
 from chalicelib.wallets.service import WALLET_NOT_FOUND
@@ -144,18 +145,25 @@ def check_secret(principal: WalletPrincipal, wallet: store.BoundWallet, secret: 
 
 
 def sign(
-    principal: WalletPrincipal, payload: Signable, secret: str | None = None, wallet: store.BoundWallet | None = None
+    principal: WalletPrincipal,
+    payload: Signable,
+    secret: str | None = None,
+    wallet: store.BoundWallet | None = None,
+    record: Plan | None = None,
 ) -> bytes:
     """Sign `payload` (a transaction, a personal message or typed data: never a bare digest; the parties hash it
     themselves) with A+B, or A+C when `secret` is given: 65 bytes r || s || recovery id (0 or 1).
 
-    `wallet`: the principal's wallet when the caller has it already. ValueError (TypedDataError) for a malformed
-    payload, which the caller validates first."""
+    `wallet`: the principal's wallet when the caller has it already. `record`: what to write for the signature,
+    committed with its audit record before it is returned (mpc/service.py). ValueError (TypedDataError) for a
+    malformed payload, which the caller validates first."""
     wallet = wallet or bound_wallet(principal)
     check_secret(principal, wallet, secret)
     caller = f"client:{principal.client.clientId}/user:{principal.user.userId}"
     try:
-        return mpc.sign(wallet.walletId, wallet.address, payload, caller, secret.strip() if secret else None)
+        return mpc.sign(
+            wallet.walletId, wallet.address, payload, caller, secret.strip() if secret else None, record=record
+        )
     except mpc.MpcRunError as exc:
         raise exc.api_error() from None
 

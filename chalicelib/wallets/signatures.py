@@ -4,9 +4,10 @@ The parties are shown the message or the document itself (evm/digests.py), never
 its own; there is no way to have a caller's 32 bytes signed. Everything the caller sent is checked here first
 (hex, size, the typed data's types and values), so a malformed body is a 400 that never reaches a party.
 
-A signature is recorded in the wallet's history (history.py) after it is made and before it is answered: a
-signature the caller holds is always listed. A function that dies between the two has answered nothing, so the
-caller holds no signature; the signing run's audit record (mpc/service.py) still has its digest.
+A signature is recorded in the wallet's history (history.py) after it is made and before it is answered, in ONE
+transaction with the signing run's audit record (mpc/service.py): a signature the caller holds is always listed and
+audited. A function that dies before that write has answered nothing, so the caller holds no signature; both
+parties' records of the presignature it used (or the failed run's audit record) still have its digest.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import re
 
 from chalicelib.auth.models import WalletPrincipal
 from chalicelib.evm import digests, typed_data
+from chalicelib.evm.signatures import with_v27
 from chalicelib.platform.errors import bad_request
 from chalicelib.wallets import history, provisioning
 from chalicelib.wallets.models import (
@@ -35,9 +37,9 @@ def sign_message(principal: WalletPrincipal, request: SignMessageRequest) -> Mes
     payload = digests.personal_message(message_bytes(request.message, request.encoding))
     digest = digests.digest_of(payload)
     wallet = _wallet(principal, request.secret)
-    signature = provisioning.sign(principal, payload, request.secret, wallet)
-    history.record_signature(wallet.walletId, "personal_message", digest)
-    return MessageSignature(signature=wire(signature), address=wallet.address, messageHash=_hex(digest))
+    record = history.signature_record(wallet.walletId, "personal_message", digest)
+    signature = provisioning.sign(principal, payload, request.secret, wallet, record)
+    return MessageSignature(signature=_hex(with_v27(signature)), address=wallet.address, messageHash=_hex(digest))
 
 
 def sign_typed_data(principal: WalletPrincipal, request: SignTypedDataRequest) -> TypedDataSignature:
@@ -48,8 +50,7 @@ def sign_typed_data(principal: WalletPrincipal, request: SignTypedDataRequest) -
     except typed_data.TypedDataError as exc:
         raise bad_request(exc.code, exc.message, errors=[_field(exc.field, exc.message, "typed_data")]) from None
     wallet = _wallet(principal, request.secret)
-    signature = provisioning.sign(principal, digests.typed_data(document), request.secret, wallet)
-    history.record_signature(
+    record = history.signature_record(
         wallet.walletId,
         "typed_data",
         hashes.digest,
@@ -57,8 +58,9 @@ def sign_typed_data(principal: WalletPrincipal, request: SignTypedDataRequest) -
         chain_id=domain["chainId"],
         verifying_contract=domain["verifyingContract"],
     )
+    signature = provisioning.sign(principal, digests.typed_data(document), request.secret, wallet, record)
     return TypedDataSignature(
-        signature=wire(signature),
+        signature=_hex(with_v27(signature)),
         address=wallet.address,
         hash=_hex(hashes.digest),
         domainSeparator=_hex(hashes.domain_separator),
@@ -82,13 +84,6 @@ def message_bytes(message: str, encoding: str) -> bytes:
     if len(data) > MAX_MESSAGE_BYTES:
         raise _too_large()
     return data
-
-
-def wire(signature: bytes) -> str:
-    """The parties' r ‖ s ‖ recovery id (0/1) as wallets answer a message signature: 0x, v 27/28."""
-    if len(signature) != 65 or signature[64] not in (0, 1):
-        raise ValueError("not a 65-byte signature with a recovery id")
-    return _hex(signature[:64] + bytes([27 + signature[64]]))
 
 
 def _wallet(principal: WalletPrincipal, secret: str | None) -> BoundWallet:

@@ -15,6 +15,7 @@ from eth_account.messages import encode_defunct
 
 from chalicelib.evm.abi import encode_call
 from chalicelib.evm.kms_signer import KmsSigner
+from chalicelib.evm.signatures import with_v27
 from chalicelib.smart_accounts import counterfactual
 from chalicelib.user_ops import packing
 from devtools import aa, chain
@@ -67,7 +68,7 @@ def test_a_kms_sponsored_operation_estimated_with_placeholders_runs_on_chain(aa_
     assert verifying.functions.getHash(op.packed(), valid_until, 0).call() == digest
     op = op.with_(
         paymaster_data=packing.paymaster_data(
-            valid_until, 0, packing.contract_signature(signer.sign_digest(packing.eth_signed_message_hash(digest)))
+            valid_until, 0, with_v27(signer.sign_digest(packing.eth_signed_message_hash(digest)))
         )
     )
     assert len(op.paymaster_and_data()) == packing.PAYMASTER_DATA_LENGTH

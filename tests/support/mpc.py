@@ -11,6 +11,7 @@ from eth_keys import keys as eth_keys
 from chalicelib.auth import users
 from chalicelib.auth.models import WalletPrincipal
 from chalicelib.auth.tokens import Claims, TokenKind
+from chalicelib.evm.digests import digest_of, personal_message
 from chalicelib.mpc.functions import refill_presignatures
 from chalicelib.platform import aws, resources
 from chalicelib.tenancy import service as tenancy
@@ -75,3 +76,17 @@ def refill_messages() -> list[dict[str, Any]]:
         if not batch:
             return found
         found += [json.loads(m["Body"]) for m in batch]
+
+
+def partial_request(wallet_id: str, presignature_id: str, message: bytes) -> dict[str, Any]:
+    """The cosigner's request for its partial signature of personal message `message` from a presignature."""
+    payload = personal_message(message)
+    return {
+        "action": "partial",
+        "runId": presignature_id,
+        "walletId": wallet_id,
+        "peers": [0],
+        "digest": digest_of(payload).hex(),
+        "payload": payload.model_dump(),
+        "signers": [0, 1],
+    }

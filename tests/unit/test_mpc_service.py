@@ -258,7 +258,7 @@ def test_a_failing_audit_does_not_replace_the_signing_error(tenant, aux_sets, mo
         raise RuntimeError("audit table down")
 
     monkeypatch.setattr(mpc_service.shares, "load_share", no_share)
-    monkeypatch.setattr(mpc_service, "_audit", broken_audit)
+    monkeypatch.setattr(mpc_service, "_audit_item", broken_audit)
     with pytest.raises(ApiError) as failed:
         provisioning.sign(principal, personal_message(b"x"))
     assert failed.value.code != "INTERNAL_ERROR"  # the run's own error, mapped by the caller

@@ -31,6 +31,7 @@ from chalicelib.wallets import provisioning
 from tests.support.mpc import (
     audit_records,
     dump_tables,
+    partial_request,
     principal_for,
     recovered_address,
     refill_messages,
@@ -63,19 +64,6 @@ def no_full_signing(monkeypatch):
         raise AssertionError("a full signing session started")
 
     monkeypatch.setattr(mpc, "signing_session", refuse)
-
-
-def partial_request(wallet_id: str, presignature_id: str, message: bytes) -> dict[str, Any]:
-    payload = personal_message(message)
-    return {
-        "action": "partial",
-        "runId": presignature_id,
-        "walletId": wallet_id,
-        "peers": [0],
-        "digest": digest_of(payload).hex(),
-        "payload": payload.model_dump(),
-        "signers": [0, 1],
-    }
 
 
 def test_creation_queues_a_first_stock_and_the_refill_fills_both_parties(tenant, aux_sets, pool_settings):
