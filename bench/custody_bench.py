@@ -70,7 +70,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import statistics
 import sys
@@ -492,10 +491,7 @@ def main() -> None:
                 {"tokenCode": "erc20", "symbol": "DTK", "decimals": 18, "tokenAddress": tokens["erc20"]},
             ],
         }
-        registry = ROOT / ".local" / "bench-custody-networks.json"
-        registry.parent.mkdir(exist_ok=True)
-        registry.write_text(json.dumps({"networks": [network_entry]}))
-        os.environ["DOMPET_NETWORKS_FILE"] = str(registry)
+        local_env.use_networks("custody", [network_entry])
         settings.load_settings.cache_clear()
         networks.registry.cache_clear()
 

@@ -5,6 +5,7 @@ Import it before any project module: settings are read once per process.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -48,3 +49,12 @@ def moto_queues_keep_nothing(names: set[str]) -> None:
             add(self, message)
 
     Queue.add_message = add_message  # type: ignore[method-assign]
+
+
+def use_networks(bench: str, entries: list[dict[str, Any]]) -> None:
+    """The networks registry a benchmark runs against (`.local/bench-<bench>-networks.json`), read from the next
+    load of the settings and the registry on."""
+    registry = ROOT / ".local" / f"bench-{bench}-networks.json"
+    registry.parent.mkdir(exist_ok=True)
+    registry.write_text(json.dumps({"networks": entries}))
+    os.environ["DOMPET_NETWORKS_FILE"] = str(registry)

@@ -108,11 +108,8 @@ def main() -> None:
     from devtools import aux_cache, bootstrap, chain
 
     with chain.start_anvil(chain.free_port(), 31337) as anvil, mock_aws():
-        registry = ROOT / ".local" / "bench-sign-networks.json"
-        registry.parent.mkdir(exist_ok=True)
         entry = {"name": "local-a", "chainId": 31337, "rpcUrls": [anvil.rpc_url], "nativeSymbol": "ETH"}
-        registry.write_text(json.dumps({"networks": [entry]}))
-        os.environ["DOMPET_NETWORKS_FILE"] = str(registry)
+        local_env.use_networks("sign", [entry])
 
         from chalicelib.platform import aws as aws_clients
 

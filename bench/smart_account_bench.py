@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import time
 from collections import Counter
@@ -179,10 +178,7 @@ def main() -> None:
     with ExitStack() as stack:
         entries = start_chains(stack)
         stack.enter_context(mock_aws())
-        registry = ROOT / ".local" / "bench-smart-account-networks.json"
-        registry.parent.mkdir(exist_ok=True)
-        registry.write_text(json.dumps({"networks": entries}))
-        os.environ["DOMPET_NETWORKS_FILE"] = str(registry)
+        local_env.use_networks("smart-account", entries)
 
         from chalicelib.platform import aws, transport
 

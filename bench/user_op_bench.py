@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import time
 from collections import Counter
@@ -207,10 +206,7 @@ def main() -> None:
             "clientFeeBps": 0,
             "serviceFeeBps": 0,
         }
-        registry = ROOT / ".local" / "bench-user-op-networks.json"
-        registry.parent.mkdir(exist_ok=True)
-        registry.write_text(json.dumps({"networks": [network]}))
-        os.environ["DOMPET_NETWORKS_FILE"] = str(registry)
+        local_env.use_networks("user-op", [network])
         settings.load_settings.cache_clear()
         networks.registry.cache_clear()
 

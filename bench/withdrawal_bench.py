@@ -307,10 +307,7 @@ def main() -> None:
                 {"tokenCode": "usdt", "symbol": "USDT", "decimals": 6, "tokenAddress": usdt},
             ],
         }
-        registry = ROOT / ".local" / "bench-withdrawal-networks.json"
-        registry.parent.mkdir(exist_ok=True)
-        registry.write_text(json.dumps({"networks": [entry]}))
-        os.environ["DOMPET_NETWORKS_FILE"] = str(registry)
+        local_env.use_networks("withdrawal", [entry])
         settings.load_settings.cache_clear()
         networks.registry.cache_clear()
 
@@ -331,7 +328,7 @@ def main() -> None:
         meter.timers.wrap(mpc_service, "sign", "MPC signing", after=meter.signed, cpu_part=SIGNING_CPU)
         meter.timers.wrap(policy, "check", "policy")
         meter.timers.wrap(sending, "_holds", "chain reads")
-        meter.timers.wrap(sending, "_code", "chain reads")
+        meter.timers.wrap(sending.NodeReader, "code", "chain reads")
         meter.timers.wrap(sending, "_allocation", "nonce lease")
         meter.timers.wrap(fees, "quote", "fee quote")
         meter.timers.wrap(tracking, "record", "record")
