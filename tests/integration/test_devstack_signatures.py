@@ -8,6 +8,7 @@ import json
 import subprocess
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import requests
@@ -43,9 +44,9 @@ def new_wallet(info):
     assert created.status_code == 200, created.text
     wallet = created.json()["data"]
 
-    def call(path, body):
+    def call(path, body=None, method="POST"):
         headers = {"x-client-secret": secret, "Authorization": f"Bearer {wallet['walletToken']}"}
-        return requests.post(api + path, headers=headers, json=body, timeout=60)
+        return requests.request(method, api + path, headers=headers, json=body, timeout=60)
 
     return wallet["address"], call
 
@@ -175,3 +176,23 @@ def test_the_permit_token_refuses_a_non_local_chain():
             contract.constructor().transact({"from": w3.eth.accounts[0]})
         selector = Web3.keccak(text="NotALocalChain(uint256)")[:4].hex()
         assert raised.value.data == "0x" + selector.removeprefix("0x") + (1).to_bytes(32, "big").hex()
+
+
+def test_concurrent_signatures_of_one_wallet_each_verify_and_are_each_listed_once(stack, wallet):
+    """Six sign-message requests of one wallet at once, over HTTP against the stack (its moto server, its
+    presignature pool of two): every answer is a signature of its own message by the wallet, whether it came from a
+    presignature or from full signing, and the wallet's list holds each exactly once."""
+    owner, call = wallet
+    texts = [f"concurrent {n} {uuid.uuid4()}" for n in range(6)]
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        answers = list(pool.map(lambda text: call("/api/v1/wallet/sign-message", {"message": text}), texts))
+    for text, answer in zip(texts, answers, strict=True):
+        assert answer.status_code == 200, answer.text
+        signed = answer.json()["data"]
+        assert Account.recover_message(encode_defunct(text=text), signature=signed["signature"]) == owner
+    hashes = {answer.json()["data"]["messageHash"] for answer in answers}
+    assert len(hashes) == 6
+    listed = call("/api/v1/wallet/signatures?limit=100", method="GET")
+    assert listed.status_code == 200, listed.text
+    entries = [e["hash"] for e in listed.json()["data"]["data"] if e["hash"] in hashes]
+    assert sorted(entries) == sorted(hashes)
