@@ -50,9 +50,17 @@ READY_PREFIX = "READY#"
 USED_PREFIX = "USED#"
 READY_FOR_S = 30 * 86_400  # an unused share that its pair lost (one side never stored) goes away by itself
 USED_KEPT_S = 90 * 86_400  # the record of which digest a share signed
+CANDIDATES_READ = 4  # ready items party A reads at a time for its next online steps
+CANDIDATES_KEPT_S = 300
 
 # Plaintext data keys by party and wallet, each kept presign_key_cache_s from when it was opened.
 _data_keys: TtlCache[str, DataKey] = TtlCache("presignature-data-keys", lambda: load_settings().presign_key_cache_s)
+# Party A's sealed ready items of each wallet as this instance last read them, and whether they were all the pool
+# held: the candidates for its next online steps. Only a consuming transaction's winner opens a share, so a
+# candidate that another instance took meanwhile costs a lost transaction, never a second use.
+_candidates: TtlCache[str, tuple[list[dict[str, Any]], bool]] = TtlCache(
+    "presignature-candidates", CANDIDATES_KEPT_S, max_entries=4096
+)
 
 
 def presignature_context(wallet_id: str, party: int, presignature_id: str) -> dict[str, str]:
@@ -104,14 +112,34 @@ def consume_read(party: int, wallet_id: str, ready: Mapping[str, Any] | None, di
 
 
 def take(wallet_id: str, digest: bytes) -> tuple[str, bytes, int] | None:
-    """Party A: one ready presignature consumed for `digest`: (its id, share A, how many stay ready); None when
-    the pool is empty."""
-    items = _ready_items(SIGNER, wallet_id, with_shares=True)
-    for n, item in enumerate(items):
+    """Party A: one ready presignature consumed for `digest`: (its id, share A, how many at least stay ready);
+    None when the pool is empty.
+
+    The candidates are this instance's last read of the pool when it kept one (the consuming transaction is then
+    the only call), else a read of a few ready items, never the whole pool. A candidate taken elsewhere meanwhile
+    only loses its transaction, and the next one is tried (the pool is read again when none is left)."""
+    kept = _candidates.get(wallet_id)
+    _candidates.pop(wallet_id)
+    candidates, complete = (list(kept[0]), kept[1]) if kept else ([], False)
+    tried: set[str] = set()
+    read = kept is None
+    while True:
+        if not candidates:
+            if read and complete:
+                return None  # the pool as last read is empty, or every one was taken by concurrent signers
+            candidates, complete = _ready_page(wallet_id, tried)
+            read = True
+            if not candidates:
+                return None
+        item = candidates.pop(0)
+        tried.add(_id(item))
         share = _consume(SIGNER, wallet_id, item, digest)
-        if share is not None:
-            return _id(item), share, len(items) - n - 1
-    return None  # empty, or every one taken by concurrent sends meanwhile
+        if share is None:
+            continue
+        ready = len(candidates) + (0 if complete else 1)
+        if not below_low_water(ready):  # a low pool is read afresh next time, refilled meanwhile
+            _candidates.put(wallet_id, (candidates, complete))
+        return _id(item), share, ready
 
 
 def ready_ids(party: int, wallet_id: str) -> list[str]:
@@ -150,16 +178,10 @@ def _consume(party: int, wallet_id: str, item: dict[str, Any], digest: bytes) ->
 
 
 def _ready_items(party: int, wallet_id: str, with_shares: bool) -> list[dict[str, Any]]:
-    """Only ready items are read: used records live under another sort-key prefix, so a wallet's history never
-    slows this query down."""
-    from boto3.dynamodb.conditions import Attr, Key
-
+    """Every ready item of the wallet, oldest first. Only ready items are read: used records live under another
+    sort-key prefix, so a wallet's history never slows this query down."""
     items: list[dict[str, Any]] = []
-    query: dict[str, Any] = {
-        "KeyConditionExpression": Key("pk").eq(f"WALLET#{wallet_id}") & Key("sk").begins_with(READY_PREFIX),
-        "FilterExpression": Attr("expiresAt").gt(epoch()),  # TTL deletes late; an expired share is not offered
-        "ConsistentRead": True,
-    }
+    query = _ready_query(wallet_id)
     if not with_shares:
         query["ProjectionExpression"] = "sk, createdAt, expiresAt"
     while True:
@@ -170,6 +192,32 @@ def _ready_items(party: int, wallet_id: str, with_shares: bool) -> list[dict[str
         query["ExclusiveStartKey"] = page["LastEvaluatedKey"]
     items.sort(key=lambda i: str(i.get("createdAt", "")))
     return items
+
+
+def _ready_page(wallet_id: str, skip: set[str]) -> tuple[list[dict[str, Any]], bool]:
+    """Party A's next candidates: up to `CANDIDATES_READ` (at least one past the low-water mark) ready items with
+    their sealed shares, none of `skip`, in key order; and whether they are all there are."""
+    wanted = max(CANDIDATES_READ, load_settings().presign_pool_low_water + 1)
+    query = {**_ready_query(wallet_id), "Limit": wanted}
+    found: list[dict[str, Any]] = []
+    while True:
+        page = aws.table(TABLE[SIGNER]).query(**query)
+        found += [item for item in page["Items"] if _id(item) not in skip]
+        if "LastEvaluatedKey" not in page:
+            return found, True
+        if len(found) >= wanted:
+            return found, False
+        query["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def _ready_query(wallet_id: str) -> dict[str, Any]:
+    from boto3.dynamodb.conditions import Attr, Key
+
+    return {
+        "KeyConditionExpression": Key("pk").eq(f"WALLET#{wallet_id}") & Key("sk").begins_with(READY_PREFIX),
+        "FilterExpression": Attr("expiresAt").gt(epoch()),  # TTL deletes late; an expired share is not offered
+        "ConsistentRead": True,
+    }
 
 
 def _id(item: dict[str, Any]) -> str:

@@ -292,3 +292,50 @@ def test_one_refill_per_wallet_at_a_time(tenant, aux_sets, pool_settings):
     presignatures.release_refill(wallet_id)
     assert mpc_service.refill_presignatures(wallet_id, 1, lambda: float("inf"), 1.0) == 1
     assert presignatures.lease_refill(wallet_id, 60)  # the finished refill let its lease go
+
+
+def test_party_a_reads_a_few_candidates_and_a_candidate_taken_elsewhere_only_loses_its_transaction(
+    stocked, monkeypatch
+):
+    principal, created, wallet_id = stocked
+    assert mpc_service.refill_presignatures(wallet_id, 6, lambda: 100.0, 1.0) == 4
+    pool = sorted(ready(shares.SIGNER, wallet_id))  # party A reads its candidates in key order
+    assert len(pool) == 6
+    refill_messages()
+    no_full_signing(monkeypatch)
+    queries: list[dict[str, Any]] = []
+
+    def seen(params: dict[str, Any], **_: Any) -> None:
+        if str(params.get("TableName", "")).endswith("signer-presignatures"):
+            queries.append(params)
+
+    def sign(text: bytes) -> str:
+        """The presignature that signed `text` (the signature checked)."""
+        payload = personal_message(text)
+        digest = digest_of(payload)
+        assert recovered_address(provisioning.sign(principal, payload), digest) == created.address
+        (record,) = [r for r in audit_records(wallet_id) if r["digest"] == digest.hex()]
+        assert (record["method"], record["outcome"]) == ("presignature", "signed")
+        return str(record["presignatureId"])
+
+    events = aws.dynamodb_client().meta.events
+    events.register("before-parameter-build.dynamodb.Query", seen)
+    try:
+        # The first step reads a few ready items, not the pool; the next one uses what it read, with no read.
+        assert sign(b"one") == pool[0]
+        assert len(queries) == 1 and queries[0]["Limit"] == presignatures.CANDIDATES_READ
+        assert sign(b"two") == pool[1]
+        assert len(queries) == 1
+        # Another instance takes the next two candidates: each only loses its transaction here, and the pool is
+        # read again for the rest.
+        for taken in pool[2:4]:
+            assert presignatures.consume(shares.SIGNER, wallet_id, taken, keccak(taken.encode())) is not None
+        assert sign(b"three") == pool[4]
+        assert len(queries) == 2
+        assert sign(b"four") == pool[5]
+        assert len(queries) == 2 and refill_messages() == [{"walletId": wallet_id}]  # the last one: refill
+    finally:
+        events.unregister("before-parameter-build.dynamodb.Query", seen)
+    # Each presignature served one digest on each side: the two taken elsewhere never reached the cosigner.
+    assert sorted(ready(shares.COSIGNER, wallet_id)) == pool[2:4]
+    assert ready(shares.SIGNER, wallet_id) == []
