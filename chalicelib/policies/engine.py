@@ -1,0 +1,214 @@
+"""The decision: may this payload be signed under this document? Pure: the caller brings the usage and networks.
+
+Rules are checked in a fixed order and the first refusal wins, so a deny always beats an allow. Every rule that
+needs a transaction's recipient or amount refuses call data it cannot decode (fail closed). `rule` names the
+deciding rule by its path in the document (`transactions.maxValuePer24h.native`), so that a refusal can be
+traced to the line that caused it; `reason` is one sentence for a person, without payload contents beyond
+addresses and amounts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from chalicelib.policies.document import NATIVE, PolicyDocument, TransactionRules
+from chalicelib.policies.facts import Facts, PersonalMessageFacts, TransactionFacts, TypedDataFacts
+
+__all__ = ["Decision", "Usage", "evaluate"]
+
+
+@dataclass(frozen=True)
+class Usage:
+    """A wallet's rolling 24 h as the cosigner counts it, before the signature being decided."""
+
+    spent: Mapping[str, int] = field(default_factory=dict)  # asset ("native" or lowercase token) -> base units
+    count: int = 0  # transactions signed
+
+
+@dataclass(frozen=True)
+class Decision:
+    allowed: bool
+    rule: str  # the deciding rule's path, e.g. "transactions.maxValuePer24h.native", "default", "messages.personal"
+    reason: str
+
+
+def evaluate(document: PolicyDocument, facts: Facts, usage: Usage, chain_ids: Mapping[str, int]) -> Decision:
+    """`chain_ids`: network name -> chain id (the registry's); a name it lacks matches no chain."""
+    if isinstance(facts, TransactionFacts):
+        return _transaction(document, facts, usage, chain_ids)
+    if isinstance(facts, PersonalMessageFacts):
+        return _personal(document)
+    return _typed_data(document, facts, chain_ids)
+
+
+def _allow(rule: str, reason: str) -> Decision:
+    return Decision(True, rule, reason)
+
+
+def _deny(rule: str, reason: str) -> Decision:
+    return Decision(False, rule, reason)
+
+
+def _default(document: PolicyDocument, what: str) -> Decision:
+    if document.default == "allow":
+        return _allow("default", f"No rule of the policy decides this {what}, and its default is allow.")
+    return _deny("default", f"No rule of the policy allows this {what}, and its default is deny.")
+
+
+def _chains(document: PolicyDocument, chain_ids: Mapping[str, int]) -> set[int]:
+    return {chain_ids[name] for name in document.networks or () if name in chain_ids}
+
+
+def _asset_name(asset: str) -> str:
+    return "the native coin" if asset == NATIVE else f"token {asset}"
+
+
+def _transaction(
+    document: PolicyDocument, facts: TransactionFacts, usage: Usage, chain_ids: Mapping[str, int]
+) -> Decision:
+    if document.networks is not None and facts.chain_id not in _chains(document, chain_ids):
+        return _deny("networks", f"The policy does not allow transactions on chain {facts.chain_id}.")
+    rules = document.transactions
+    if rules is None:
+        return _default(document, "transaction")
+    undecoded = facts.has_data and not facts.decoded
+    called = facts.has_data or facts.to is None
+    matched = _contract_match(rules, facts)
+    refusal = (
+        _destinations(rules, facts, undecoded)
+        or _contracts(rules, facts, called, matched)
+        or _raw(rules, facts, called, matched)
+        or _limits(rules, facts, usage, undecoded)
+    )
+    if refusal is not None:
+        return refusal
+    positive = _positive_match(rules, facts, matched, undecoded)
+    if positive is not None:
+        return positive
+    return _default(document, "transaction")
+
+
+def _contract_match(rules: TransactionRules, facts: TransactionFacts) -> bool:
+    if rules.contracts is None or facts.to is None:
+        return False
+    return any(
+        entry.address == facts.to and (entry.selectors is None or facts.selector in entry.selectors)
+        for entry in rules.contracts
+    )
+
+
+def _destinations(rules: TransactionRules, facts: TransactionFacts, undecoded: bool) -> Decision | None:
+    destinations = rules.destinations
+    if destinations is None:
+        return None
+    if destinations.deny is not None:
+        rule = "transactions.destinations.deny"
+        for transfer in facts.transfers:
+            if transfer.recipient in destinations.deny:
+                return _deny(rule, f"The recipient {transfer.recipient} is on the policy's deny list.")
+        if undecoded:
+            return _deny(rule, "The policy has a deny list, and this call's recipient cannot be decoded.")
+    if destinations.allow is not None:
+        rule = "transactions.destinations.allow"
+        for transfer in facts.transfers:
+            if transfer.recipient not in destinations.allow:
+                return _deny(rule, f"The recipient {transfer.recipient} is not on the policy's allow list.")
+        if undecoded:
+            return _deny(rule, "The policy has an allow list, and this call's recipient cannot be decoded.")
+    return None
+
+
+def _contracts(rules: TransactionRules, facts: TransactionFacts, called: bool, matched: bool) -> Decision | None:
+    if rules.contracts is None or not called or matched:
+        return None
+    if facts.to is None:
+        return _deny("transactions.contracts", "The policy lists the contracts it may call, and deploys none.")
+    return _deny("transactions.contracts", f"The policy does not allow this call of contract {facts.to}.")
+
+
+def _raw(rules: TransactionRules, facts: TransactionFacts, called: bool, matched: bool) -> Decision | None:
+    if rules.raw or not called or matched or facts.decoded:
+        return None
+    return _deny("transactions.raw", "The policy refuses call data that matches none of its rules.")
+
+
+def _limits(rules: TransactionRules, facts: TransactionFacts, usage: Usage, undecoded: bool) -> Decision | None:
+    for asset, limit in sorted((rules.maxValue or {}).items()):
+        rule = f"transactions.maxValue.{asset}"
+        if undecoded and facts.to == asset:
+            return _deny(rule, f"The policy limits {_asset_name(asset)}, and this call's amount cannot be decoded.")
+        amount = _sum(facts, asset)
+        if amount > int(limit):
+            return _deny(
+                rule,
+                f"This sends {amount} base units of {_asset_name(asset)}, over the limit of {limit} per transaction.",
+            )
+    for asset, limit in sorted((rules.maxValuePer24h or {}).items()):
+        rule = f"transactions.maxValuePer24h.{asset}"
+        if undecoded and facts.to == asset:
+            return _deny(rule, f"The policy limits {_asset_name(asset)}, and this call's amount cannot be decoded.")
+        spent = usage.spent.get(asset, 0)
+        amount = _sum(facts, asset)
+        if spent + amount > int(limit):
+            return _deny(
+                rule,
+                f"This sends {amount} base units of {_asset_name(asset)} after {spent} in the last 24 hours, "
+                f"over the limit of {limit}.",
+            )
+    if rules.maxCountPer24h is not None and usage.count + 1 > rules.maxCountPer24h:
+        return _deny(
+            "transactions.maxCountPer24h",
+            f"The wallet signed {usage.count} transactions in the last 24 hours; the limit is {rules.maxCountPer24h}.",
+        )
+    return None
+
+
+def _sum(facts: TransactionFacts, asset: str) -> int:
+    return sum(transfer.amount for transfer in facts.transfers if transfer.asset == asset)
+
+
+def _positive_match(
+    rules: TransactionRules, facts: TransactionFacts, matched: bool, undecoded: bool
+) -> Decision | None:
+    """The rule that explicitly allows this transaction (what a `default: deny` document needs), if any."""
+    if matched:
+        return _allow("transactions.contracts", f"The policy allows this call of contract {facts.to}.")
+    if rules.destinations is not None and rules.destinations.allow is not None and facts.transfers:
+        return _allow("transactions.destinations.allow", "Every recipient is on the policy's allow list.")
+    per_transaction = set(rules.maxValue or {})
+    limited = per_transaction | set(rules.maxValuePer24h or {})
+    if facts.transfers and not undecoded and all(t.asset in limited for t in facts.transfers):
+        if all(t.asset in per_transaction for t in facts.transfers):
+            return _allow("transactions.maxValue", "Every amount is within the policy's limits.")
+        return _allow("transactions.maxValuePer24h", "Every amount is within the policy's limits.")
+    return None
+
+
+def _personal(document: PolicyDocument) -> Decision:
+    personal = None if document.messages is None else document.messages.personal
+    if personal is None:
+        return _default(document, "message")
+    if personal:
+        return _allow("messages.personal", "The policy allows personal messages.")
+    return _deny("messages.personal", "The policy refuses personal messages.")
+
+
+def _typed_data(document: PolicyDocument, facts: TypedDataFacts, chain_ids: Mapping[str, int]) -> Decision:
+    if (
+        document.networks is not None
+        and facts.chain_id is not None
+        and facts.chain_id not in _chains(document, chain_ids)
+    ):
+        return _deny("networks", f"The policy does not allow typed data for chain {facts.chain_id}.")
+    entries = None if document.messages is None else document.messages.typedData
+    if entries is None:
+        return _default(document, "typed data")
+    for entry in entries:
+        if (
+            (entry.chainId is None or entry.chainId == facts.chain_id)
+            and (entry.verifyingContract is None or entry.verifyingContract == facts.verifying_contract)
+            and (entry.primaryType is None or entry.primaryType == facts.primary_type)
+        ):
+            return _allow("messages.typedData", "The policy allows this typed data.")
+    return _deny("messages.typedData", "No typed-data rule of the policy matches this document.")
