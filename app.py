@@ -16,6 +16,7 @@ from chalicelib.mpc.functions import bp as mpc_parties
 from chalicelib.platform.networks import registry
 from chalicelib.platform.router import platform_bp
 from chalicelib.platform.settings import load_settings
+from chalicelib.policies.routes import bp as policies
 from chalicelib.smart_accounts import tanks as owner_tanks
 from chalicelib.smart_accounts.routes import bp as smart_accounts
 from chalicelib.system.routes import bp as system
@@ -50,3 +51,4 @@ app.register_blueprint(webhooks)
 app.register_blueprint(webhook_workers)
 app.register_blueprint(custody)
 app.register_blueprint(custody_workers)
+app.register_blueprint(policies)

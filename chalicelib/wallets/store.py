@@ -65,6 +65,13 @@ def address_taken(address: str) -> bool:
     return "Item" in item
 
 
+def at_address(address: str) -> Wallet | None:
+    """The wallet whose address is `address` (EIP-55), or None."""
+    item = aws.table("wallets").get_item(Key={"pk": f"ADDRESS#{address}", "sk": "META"}, ConsistentRead=True)
+    wallet_id = item.get("Item", {}).get("walletId")
+    return get(str(wallet_id)) if wallet_id else None
+
+
 def reserve_user(user: User, wallet_id: str) -> None:
     """Mark `user` as getting `wallet_id`; Conflict if it has a wallet or another creation runs."""
     now = clock.epoch()

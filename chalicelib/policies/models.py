@@ -1,0 +1,196 @@
+"""Bodies and answers of the signing-policy routes (Family S: the app of the request signature)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
+
+from chalicelib.platform.addresses import Address
+from chalicelib.platform.amounts import Uint256
+
+MAX_SIGNATURE_CHARS = 200  # base64 of a 64-byte Ed25519 signature is 88; room for padding mistakes, not for junk
+MAX_PUBLIC_KEY_CHARS = 200  # base64 of a 32-byte key is 44
+MAX_MESSAGE_BYTES = 64 * 1024  # as the wallet's sign-message route
+MAX_DATA_CHARS = 262_144  # as the wallet's send-transaction route
+HEX_BYTES = r"^0x([0-9a-fA-F]{2})*$"
+
+_EXAMPLE_TOKEN = "0x5fbdb2315678afecb367f032d93f642f64180aa3"
+_EXAMPLE_TREASURY = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8"
+_EXAMPLE_POLICY: dict[str, Any] = {
+    "version": 3,
+    "default": "allow",
+    "networks": ["local-a"],
+    "transactions": {
+        "maxValue": {"native": "1000000000000000000", _EXAMPLE_TOKEN: "500000000"},
+        "maxValuePer24h": {"native": "5000000000000000000", _EXAMPLE_TOKEN: "2000000000"},
+        "maxCountPer24h": 100,
+        "destinations": {"deny": ["0x000000000000000000000000000000000000dead"]},
+        "contracts": [{"address": _EXAMPLE_TOKEN, "selectors": ["0xa9059cbb", "0x095ea7b3"]}],
+        "raw": False,
+    },
+    "messages": {
+        "personal": True,
+        "typedData": [{"chainId": 31337, "verifyingContract": _EXAMPLE_TOKEN, "primaryType": "Permit"}],
+    },
+}
+# A real signature of _EXAMPLE_POLICY (key seed bytes 0..31; docs/policies.md shows the same key).
+_EXAMPLE_SIGNATURE = "+y3ooEq20qT/GA7wTw2a5FRR2VS/ymyMdqmtqlsiuksa9Ulq83gNGAQKpvE4sepSkoBsZj0h3EXf9Gq1pHRYBw=="
+_EXAMPLE_KEY_ID = "pk_56475aa75463474c"
+_EXAMPLE_NEW_KEY = "Kay64UG8yvCyLhqU000LxzYeUm0L/hLIl5S8kyKWbdc="
+# The current key's signature of the rotation to _EXAMPLE_NEW_KEY, for app 0d6f3a52-6f0e-4b8e-9d53-2b8f4c1e7a10.
+_EXAMPLE_ROTATION = "f9Kt9wJbzqni/qRX4kctkB6YBIqJSNoVEi8/7y70O/BDJZaH+Usmqfg2iC7IcjbEw884pxK8N5QqPE/xGRJwCQ=="
+
+
+class PolicyBody(BaseModel):
+    """`PUT /api/v1/policies`: the document and the policy key's signature of its canonical JSON."""
+
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"policy": _EXAMPLE_POLICY, "signature": _EXAMPLE_SIGNATURE}]}
+    )
+
+    policy: dict[str, Any] = Field(
+        description="The policy document (docs/policies.md), at most 64 KiB of JSON. Signed exactly as sent: the "
+        "signature is over its RFC 8785 (JCS) canonical JSON."
+    )
+    signature: str = Field(
+        max_length=MAX_SIGNATURE_CHARS,
+        description="Base64 of the Ed25519 signature of the canonical JSON of `policy` by the app's policy key.",
+    )
+
+
+class PolicySet(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"version": 3, "keyId": _EXAMPLE_KEY_ID, "setAt": "2026-11-22T10:00:00.000Z"}]}
+    )
+
+    version: int = Field(description="The version now in force.")
+    keyId: str = Field(description="The policy key that signed it (`pk_` + 16 hex digits of its SHA-256).")
+    setAt: str = Field(description="When the cosigner stored it (RFC 3339, UTC).")
+
+
+class PolicyView(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"policy": _EXAMPLE_POLICY, "version": 3, "keyId": _EXAMPLE_KEY_ID, "keyRegistered": True},
+                {"policy": None, "version": None, "keyId": None, "keyRegistered": False},
+            ]
+        }
+    )
+
+    policy: dict[str, Any] | None = Field(description="The document in force, as it was signed; null when none is.")
+    version: int | None = Field(description="Its version; null when no document is in force.")
+    keyId: str | None = Field(description="The app's policy key; null when the operator registered none.")
+    keyRegistered: bool = Field(
+        description="Whether a policy key is registered. Without one the app's wallets sign as before policies."
+    )
+
+
+class TransactionToEvaluate(BaseModel):
+    """A would-be transaction: what the engine reads of a send (its chain, recipient, value and call data)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    network: str = Field(max_length=40, description="A network name of the service (`GET /api/v1/networks`).")
+    to: Address
+    value: Uint256 = Field("0", description="Native coin sent, in base units (wei), as a decimal string.")
+    data: str = Field(
+        "0x",
+        max_length=MAX_DATA_CHARS,
+        pattern=HEX_BYTES,
+        description="0x-prefixed call data (hex bytes, an even number of digits).",
+    )
+
+
+class EvaluateBody(BaseModel):
+    """`POST /api/v1/policies/evaluate`: exactly one of `transaction`, `message`, `typedData`."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "transaction": {
+                        "network": "local-a",
+                        "to": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                        "value": "250000000000000000",
+                    },
+                    "walletAddress": "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A",
+                },
+                {"message": "Sign in to app.example.com\nNonce: 8f3c2a1b"},
+            ]
+        },
+    )
+
+    transaction: TransactionToEvaluate | None = None
+    message: str | None = Field(
+        None,
+        description="A personal message: text (its UTF-8 bytes) or, with `encoding: hex`, 0x-prefixed hex bytes; at "
+        f"most {MAX_MESSAGE_BYTES} bytes.",
+        json_schema_extra={"maxLength": 2 + 2 * MAX_MESSAGE_BYTES},
+    )
+    encoding: Literal["utf8", "hex"] = Field("utf8", description="How `message` is written (as in sign-message).")
+    typedData: dict[str, Any] | None = Field(
+        None, description="An EIP-712 document as `eth_signTypedData_v4` takes it (as in sign-typed-data)."
+    )
+    walletAddress: Address | None = Field(
+        None,
+        description="A wallet of the app's client: its rolling 24 h totals count against `maxValuePer24h` and "
+        "`maxCountPer24h`. Without it they count from zero.",
+    )
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> EvaluateBody:
+        given = [self.transaction is not None, self.message is not None, self.typedData is not None]
+        if sum(given) != 1:
+            raise PydanticCustomError("one_payload", "give exactly one of transaction, message and typedData")
+        return self
+
+
+class Evaluation(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "allowed": False,
+                    "rule": "transactions.maxValuePer24h.native",
+                    "reason": "This sends 1000000000000000000 base units of the native coin after "
+                    "4500000000000000000 in the last 24 hours, over the limit of 5000000000000000000.",
+                },
+                {
+                    "allowed": True,
+                    "rule": "default",
+                    "reason": "No rule of the policy decides this transaction, and its default is allow.",
+                },
+            ]
+        }
+    )
+
+    allowed: bool
+    rule: str = Field(description="The deciding rule's path in the document, e.g. `transactions.destinations.allow`.")
+    reason: str = Field(description="One sentence for humans; may change.")
+
+
+class KeyRotationBody(BaseModel):
+    """`PUT /api/v1/policies/key`: the new key, signed by the current one."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"publicKey": _EXAMPLE_NEW_KEY, "signature": _EXAMPLE_ROTATION}]},
+    )
+
+    publicKey: str = Field(max_length=MAX_PUBLIC_KEY_CHARS, description="Base64 of the new Ed25519 public key.")
+    signature: str = Field(
+        max_length=MAX_SIGNATURE_CHARS,
+        description='Base64 of the CURRENT key\'s Ed25519 signature of the canonical JSON of `{"action": '
+        '"rotate-policy-key", "appId": <appId>, "publicKey": <publicKey>, "sequence": <current sequence + 1>}`.',
+    )
+
+
+class KeyRotated(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"keyId": "pk_24f6ed6acbfe1009", "sequence": 2}]})
+
+    keyId: str = Field(description="The new key's id.")
+    sequence: int = Field(description="The new key's sequence number (the operator's registration is 1).")
