@@ -8,11 +8,18 @@ come back as `{"ok": false, "code": ...}`; only bugs raise.
 A signing request (full or a presignature's online step) carries the `payload` to sign (evm/digests.py) with
 its `digest`: the party hashes the payload itself and signs nothing when the digest is not the payload's, or
 there is no payload (DIGEST_MISMATCH, BAD_PARTY_REQUEST), before it touches a share.
+
+The cosigner also answers the actions domains register (policies.register_action): a request whose `action` is
+one of them goes to its handler, before any MPC request shape is checked. The user party serves none.
+
+A signing policy's refusal is `POLICY_DENIED` with the deciding `rule` and its `reason` (a rule of a policy
+document refused), or `POLICY_REFUSED` with a `reason` (a request the cosigner does not serve at all).
 """
 
 from __future__ import annotations
 
 import base64
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -43,7 +50,7 @@ class PartyRequest(BaseModel):
     signers: tuple[int, int] | None = None
     secret0: str | None = None  # user party, signing: the user's secret0
     policy: dict[str, Any] | None = None  # cosigner, signing with a governed key: its policy's context (policies.py)
-    keyPolicy: policies.KeyPolicy | None = None  # keygen of a governed key: the cosigner marks it, C sealed apart
+    keyPolicy: policies.KeyPolicy | None = None  # keygen or import of a governed key: the cosigner marks it
 
 
 def execution_id(action: str, wallet_id: str, run_id: str) -> bytes:
@@ -53,6 +60,9 @@ def execution_id(action: str, wallet_id: str, run_id: str) -> bytes:
 
 def cosigner(event: dict[str, Any]) -> dict[str, Any]:
     with running_as("cosigner"):
+        handler = policies.action(event.get("action")) if isinstance(event, dict) else None
+        if handler is not None:
+            return handler(event)
         return _join(shares.COSIGNER, event)
 
 
@@ -83,7 +93,7 @@ def _join(party: int, event: dict[str, Any]) -> dict[str, Any]:
 def _make_share(party: int, request: PartyRequest) -> dict[str, Any]:
     import dompet_mpc as mpc
 
-    if request.auxId is None or (request.keyPolicy is not None and request.action != "keygen"):
+    if request.auxId is None:
         return {"ok": False, "code": "BAD_PARTY_REQUEST"}
     if request.keyPolicy is not None and party == shares.COSIGNER:
         try:  # before the run: a key this cosigner could not govern is never made
@@ -102,7 +112,8 @@ def _make_share(party: int, request: PartyRequest) -> dict[str, Any]:
     key_share = mpc.complete_key_share(core, aux_pool.open_part(request.auxId, party))
     answer: dict[str, Any] = {"ok": True, "address": mpc.eth_address(key_share)}
     if party == shares.USER:
-        recovery_for = request.keyPolicy.name if request.keyPolicy else None
+        policy = request.keyPolicy.name if request.keyPolicy else None
+        recovery_for = None if policy is None or policies.user_signs(policy) else policy
         answer["secret0"] = shares.seal_secret0(request.walletId, key_share, recovery_for=recovery_for)
     elif request.keyPolicy is None:
         shares.store_share(request.walletId, party, key_share)
@@ -166,7 +177,7 @@ def _presign(request: PartyRequest) -> dict[str, Any]:
 
     if request.signers != (shares.SIGNER, shares.COSIGNER):
         return {"ok": False, "code": "BAD_PARTY_REQUEST"}  # presignatures serve the send pair only
-    if policies.governance(request.walletId) is not None:
+    if not _presigns(policies.governance(request.walletId)):
         return _no_presignatures()
     key_share = shares.load_share(request.walletId, shares.COSIGNER)
     session = mpc.presign_session(execution_id("presign", request.walletId, request.runId), key_share, request.signers)
@@ -180,19 +191,36 @@ def _presign(request: PartyRequest) -> dict[str, Any]:
 def _partial(request: PartyRequest) -> dict[str, Any]:
     """The cosigner's partial signature of the payload's digest from its share of presignature `runId`, which it
     consumes first, on its own authority: a share that is not `ready` here (used for any digest, or unknown) signs
-    nothing. The digest is checked against the payload before: a request it refuses leaves the share ready."""
+    nothing. The digest is checked against the payload, and a governed key's policy (one that allows presignatures)
+    decides, before: a request either refuses leaves the share ready."""
     import dompet_mpc as mpc
 
     if request.signers != (shares.SIGNER, shares.COSIGNER):
         return {"ok": False, "code": "BAD_PARTY_REQUEST"}
-    if policies.known_governance(request.walletId) is not None:  # governed keys sign only in full, checked
-        return _no_presignatures()
-    mark, ready = _online_reads(request.walletId, request.runId)
-    if policies.governance_in(request.walletId, mark) is not None:
+    known = policies.known_governance(request.walletId)
+    if known is not None and not _presigns(known):  # such keys sign only in full, checked
         return _no_presignatures()
     digest = _shown(request)
     if isinstance(digest, dict):
         return digest
+    assert request.payload is not None
+    ahead = policies.prefetch_keys(known, request.walletId, request.payload, digest) if known else []
+    mark, ready, prefetched = _online_reads(request.walletId, request.runId, ahead)
+    governed = policies.governance_in(request.walletId, mark)
+    if governed is not None:
+        if not _presigns(governed):
+            return _no_presignatures()
+        try:  # before the share is consumed: a refusal burns nothing
+            policies.authorize(
+                request.walletId,
+                request.payload,
+                digest,
+                request.policy,
+                governed,
+                prefetched if governed == known else None,
+            )
+        except policies.PolicyRefusedError as exc:
+            return _refused(request.walletId, exc)
     share = presignatures.consume_read(shares.COSIGNER, request.walletId, ready, digest)
     if share is None:
         return {"ok": False, "code": "PRESIGNATURE_UNAVAILABLE"}
@@ -201,20 +229,45 @@ def _partial(request: PartyRequest) -> dict[str, Any]:
     return {"ok": True, "partial": base64.b64encode(partial).decode()}
 
 
-def _online_reads(wallet_id: str, presignature_id: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """The cosigner's own two reads for an online step, in ONE consistent BatchGetItem: its mark of the key
-    (policies.py) and its ready share of the presignature (None each when absent). Reading consumes nothing."""
+def _presigns(governed: policies.Governance | None) -> bool:
+    """May a key under `governed` use presignatures (any key no policy governs may; a policy's key only when the
+    policy is registered here and allows them)?"""
+    if governed is None:
+        return True
+    try:
+        return policies.registered(governed.policy).presignatures
+    except policies.PolicyRefusedError:
+        return False
+
+
+def _online_reads(
+    wallet_id: str, presignature_id: str, ahead: list[Mapping[str, str]]
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None, dict[tuple[str, str], Mapping[str, Any] | None]]:
+    """The cosigner's own reads for an online step, in ONE consistent BatchGetItem: its mark of the key
+    (policies.py), its ready share of the presignature (None each when absent) and the items `ahead` that the key's
+    policy will read (by (pk, sk), None when absent). Reading consumes nothing."""
     mark_key = policies.mark_key(wallet_id)
     ready_key = presignatures.ready_key(wallet_id, presignature_id)
     found = aws.batch_get_tables(
-        {policies.COSIGNER_POLICY_TABLE: [mark_key], presignatures.TABLE[shares.COSIGNER]: [ready_key]}
+        {
+            policies.COSIGNER_POLICY_TABLE: [mark_key, *(dict(key) for key in ahead)],
+            presignatures.TABLE[shares.COSIGNER]: [ready_key],
+        }
     )
-    marks, readies = found[policies.COSIGNER_POLICY_TABLE], found[presignatures.TABLE[shares.COSIGNER]]
-    return (marks[0] if marks else None), (readies[0] if readies else None)
+    own = {(str(item["pk"]), str(item["sk"])): item for item in found[policies.COSIGNER_POLICY_TABLE]}
+    readies = found[presignatures.TABLE[shares.COSIGNER]]
+    prefetched: dict[tuple[str, str], Mapping[str, Any] | None] = {
+        (key["pk"], key["sk"]): own.get((key["pk"], key["sk"])) for key in ahead
+    }
+    return own.get((mark_key["pk"], mark_key["sk"])), (readies[0] if readies else None), prefetched
 
 
 def _refused(wallet_id: str, refusal: policies.PolicyRefusedError) -> dict[str, Any]:
-    logger.warning("cosigner policy refused", extra={"walletId": wallet_id, "reason": refusal.reason})
+    logger.warning(
+        "cosigner policy refused", extra={"walletId": wallet_id, "reason": refusal.reason, "rule": refusal.rule}
+    )
+    if refusal.rule is not None:
+        return {"ok": False, "code": "POLICY_DENIED", "rule": refusal.rule, "reason": refusal.reason}
     return {"ok": False, "code": "POLICY_REFUSED", "reason": refusal.reason}
 
 

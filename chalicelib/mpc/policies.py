@@ -12,12 +12,22 @@ a mark is written once. From then on, for that wallet, the cosigner:
 
 * joins a full signing run only if the policy is registered here, it has a check for the kind of payload it was
   shown (`transaction`, `personal_message`, `typed_data`: evm/digests.py, hashed by the cosigner itself), the
-  request carries a context, and the check passes (it raises `PolicyRefusedError`);
-* refuses presignatures (an online step signs a digest without any check);
-* seals share C for the policy's recovery only (`shares.seal_secret0`), so the user party never signs with it.
+  request carries a context (unless the policy decides from the payload alone: `presignatures`), and the check
+  passes (it raises `PolicyRefusedError`);
+* refuses presignatures, unless the policy says `presignatures`: then it makes them, and runs the same check in a
+  presignature's online step BEFORE it consumes its share (a refusal burns nothing);
+* seals share C for the policy's recovery only (`shares.seal_secret0`), so the user party never signs with it,
+  unless the policy says `user_signs` (the user's own secret0 then signs with A, as for any wallet).
+
+A check refuses with `PolicyRefusedError(reason, rule)`: with a `rule` (the path of a rule of a policy document
+that decided) the cosigner answers `POLICY_DENIED`, a decision the caller shows its client; without one,
+`POLICY_REFUSED` (a request the cosigner will not serve at all).
 
 Everything fails closed: an unregistered policy (an entry point that forgot to wire it), an unknown kind or a
 missing context is a refusal, never a signature.
+
+Domains may also register cosigner ACTIONS (`register_action`): requests other than the MPC runs (e.g. storing a
+signed policy document in the cosigner's own table), which `parties.cosigner` dispatches by their `action` name.
 """
 
 from __future__ import annotations
@@ -35,12 +45,17 @@ from chalicelib.platform.cache import TtlCache
 
 COSIGNER_POLICY_TABLE = "cosigner-policy"  # the cosigner's own table: governed keys and what each policy keeps
 NAME = r"^[a-z][a-z0-9_-]{0,31}$"
+RUN_ACTIONS = frozenset({"keygen", "import", "sign", "presign", "partial"})  # parties.PartyRequest's
 
 
 class PolicyRefusedError(Exception):
-    def __init__(self, reason: str) -> None:
+    """`rule`: the rule of a policy document that refused (answered as POLICY_DENIED); None for a request the
+    cosigner does not serve at all (POLICY_REFUSED)."""
+
+    def __init__(self, reason: str, rule: str | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.rule = rule
 
 
 class KeyPolicy(BaseModel):
@@ -73,6 +88,9 @@ class SigningRequest:
     digest: bytes
     payload: Signable
     context: Mapping[str, Any]
+    # The items of the policy's `prefetch` keys, read in one consistent batch with the request's own reads: by
+    # (pk, sk), None for an absent item. None when nothing was read ahead (the check reads for itself).
+    prefetched: Mapping[tuple[str, str], Mapping[str, Any] | None] | None = None
 
     @property
     def kind(self) -> str:
@@ -86,6 +104,17 @@ class SigningPolicy:
     # the key (its context is not one the policy accepts).
     on_key: Callable[[NewKey], Sequence[aws.TxItem]]
     checks: Mapping[str, Callable[[SigningRequest], None]]  # by payload kind; each raises PolicyRefusedError
+    # May a presignature's online step sign for such a key (its check then runs before the share is consumed)? Such
+    # a policy decides from the payload alone: the online step carries no context.
+    presignatures: bool = False
+    user_signs: bool = False  # share C sealed as any wallet's: the user's secret0 signs with share A
+    # Keys of the cosigner's own table (COSIGNER_POLICY_TABLE) the check will read for (wallet id, payload, digest):
+    # an online step reads them with its own, in one batch (SigningRequest.prefetched).
+    prefetch: Callable[[str, Signable, bytes], Sequence[Mapping[str, str]]] | None = None
+
+
+# A cosigner action: the request (JSON, its `action` included) -> the answer ({"ok": ...}); refusals are answers.
+Action = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -95,6 +124,7 @@ class Governance:
 
 
 _REGISTERED: dict[str, SigningPolicy] = {}
+_ACTIONS: dict[str, Action] = {}
 # A key's governance never changes once written; a wallet no policy governs is asked again every time.
 _GOVERNED: TtlCache[str, Governance] = TtlCache("cosigner-governance", None, max_entries=4096)
 
@@ -111,6 +141,25 @@ def registered(name: str) -> SigningPolicy:
     if policy is None:
         raise PolicyRefusedError(f"no signing policy {name!r} is registered")
     return policy
+
+
+def user_signs(name: str) -> bool:
+    """Whether share C of a key under policy `name` is sealed for its user (False when it is not registered)."""
+    policy = _REGISTERED.get(name)
+    return policy is not None and policy.user_signs
+
+
+def register_action(name: str, handler: Action) -> None:
+    """Called by the entry point: the cosigner answers requests `{"action": name, ...}` with `handler` (registering
+    the same name again replaces it). The names of the MPC runs are not available."""
+    if not re.match(NAME, name) or name in RUN_ACTIONS:
+        raise ValueError(f"not an action name: {name!r}")
+    _ACTIONS[name] = handler
+
+
+def action(name: object) -> Action | None:
+    """The handler registered for `name` (None for anything else, an MPC run's name included)."""
+    return _ACTIONS.get(name) if isinstance(name, str) else None
 
 
 def key_items(policy_name: str, key: NewKey) -> list[aws.TxItem]:
@@ -143,19 +192,38 @@ def _read_governance(wallet_id: str) -> Governance | None:
     return governance_in(wallet_id, item)
 
 
-def authorize(wallet_id: str, payload: Signable, digest: bytes, context: Mapping[str, Any] | None) -> None:
+def authorize(
+    wallet_id: str,
+    payload: Signable,
+    digest: bytes,
+    context: Mapping[str, Any] | None,
+    governed: Governance | None = None,
+    prefetched: Mapping[tuple[str, str], Mapping[str, Any] | None] | None = None,
+) -> None:
     """Raise PolicyRefusedError unless the cosigner may sign `payload` (whose hash it computed: `digest`) with
-    `wallet_id` (nothing to check for a wallet that no policy governs)."""
-    governed = governance(wallet_id)
+    `wallet_id` (nothing to check for a wallet that no policy governs). `governed`: the wallet's governance as the
+    caller just read it (else `governance`); `prefetched`: the policy's `prefetch` items read with it."""
+    governed = governed or governance(wallet_id)
     if governed is None:
         return
     policy = registered(governed.policy)
     if not isinstance(context, Mapping):
-        raise PolicyRefusedError(f"a {policy.name} key signs only with a policy context")
+        if not policy.presignatures:
+            raise PolicyRefusedError(f"a {policy.name} key signs only with a policy context")
+        context = {}  # such a policy decides from the payload alone
     check_kind = policy.checks.get(payload.kind)
     if check_kind is None:
         raise PolicyRefusedError("unknown kind")
-    check_kind(SigningRequest(wallet_id, governed.address, digest, payload, context))
+    check_kind(SigningRequest(wallet_id, governed.address, digest, payload, context, prefetched))
+
+
+def prefetch_keys(governed: Governance, wallet_id: str, payload: Signable, digest: bytes) -> list[Mapping[str, str]]:
+    """The keys of the cosigner's table that the check of `governed`'s policy reads (none when it is not
+    registered: it refuses anyway)."""
+    policy = _REGISTERED.get(governed.policy)
+    if policy is None or policy.prefetch is None:
+        return []
+    return list(policy.prefetch(wallet_id, payload, digest))
 
 
 def mark_key(wallet_id: str) -> dict[str, str]:

@@ -12,7 +12,12 @@
   `record` plan over: it is committed in ONE transaction with the signature's audit record, so a signature is
   recorded where the caller keeps it exactly when it is audited, in one write instead of two, and the plan's
   list counters are read while the cosigner works;
-* `refill_presignatures` tops a wallet's presignature pool up with the cosigner.
+* `refill_presignatures` tops a wallet's presignature pool up with the cosigner;
+* `cosigner_action` asks the cosigner one of the actions domains register with it (policies.register_action).
+
+A signing policy's decision against a signature (the cosigner answers `POLICY_DENIED`, on either path) ends the
+request at once: no fallback to full signing, no refill; a presignature's share A taken for it is put back (the
+cosigner consumed nothing, and share A's partial signature never left this function).
 
 Failures are `MpcRunError`s with a stable code; `MpcRunError.api_error()` is their one answer to a caller.
 """
@@ -54,26 +59,44 @@ RUN_QUEUE_WAIT_S = 120.0
 COSIGNER_FUNCTION = "cosigner"
 USER_PARTY_FUNCTION = "user_party"
 POLICY_REFUSED = "POLICY_REFUSED"
+POLICY_DENIED = "POLICY_DENIED"
 SIGNER_UNAVAILABLE = "SIGNER_UNAVAILABLE"
 INVALID_PRIVATE_KEY = "INVALID_PRIVATE_KEY"
 SIGNING_FAILED = "SIGNING_FAILED"
 _TYPED_DATA_AUDIT = ("chainId", "verifyingContract", "primaryType")
 ONLINE_STEP_TIMEOUT_S = 3.0  # the cosigner's partial signature: one invocation and a few milliseconds of work
+ACTION_TIMEOUT_S = 10.0  # a cosigner action: one invocation (maybe a cold start) and a few reads and writes
 
 
 class MpcRunError(Exception):
-    """A run could not produce a key or a signature (no wallet refers to anything it stored)."""
+    """A run could not produce a key or a signature (no wallet refers to anything it stored). POLICY_DENIED carries
+    the deciding `rule` of the wallet's signing policy and its `reason`."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, rule: str | None = None, reason: str | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.rule = rule
+        self.reason = reason
 
     def api_error(self) -> ApiError:
-        """A private key that is not one is the caller's 400; anything else is 503 SIGNER_UNAVAILABLE (retry)."""
+        """A private key that is not one is the caller's 400; a policy's decision a 403 POLICY_DENIED naming its rule;
+        anything else is 503 SIGNER_UNAVAILABLE (retry)."""
         if self.code == INVALID_PRIVATE_KEY:
             return bad_request(INVALID_PRIVATE_KEY, self.message)
+        if self.code == POLICY_DENIED:
+            return ApiError(403, POLICY_DENIED, self.message, rule=self.rule)
         return ApiError(503, SIGNER_UNAVAILABLE, self.message)
+
+
+def _denied(answer: dict[str, Any]) -> MpcRunError:
+    reason = str(answer.get("reason") or "")
+    return MpcRunError(
+        POLICY_DENIED,
+        f"The wallet's signing policy refused this: {reason}",
+        rule=str(answer.get("rule") or ""),
+        reason=reason,
+    )
 
 
 @dataclass(frozen=True)
@@ -117,8 +140,11 @@ def _generate_key(wallet_id: str, aux_id: str, key_policy: policies.KeyPolicy | 
     return _finish_key(wallet_id, key_share, _answers(calls, deadline))
 
 
-def import_key(wallet_id: str, aux_id: str, private_key: bytearray) -> KeyMaterial:
-    """Split `private_key` into three core shares (it is wiped here, whatever happens)."""
+def import_key(
+    wallet_id: str, aux_id: str, private_key: bytearray, key_policy: policies.KeyPolicy | None = None
+) -> KeyMaterial:
+    """Split `private_key` into three core shares (it is wiped here, whatever happens). `key_policy` as for
+    `generate_key`."""
     import dompet_mpc as mpc
 
     try:
@@ -128,7 +154,14 @@ def import_key(wallet_id: str, aux_id: str, private_key: bytearray) -> KeyMateri
     finally:
         private_key[:] = bytes(len(private_key))
     deadline = _deadline()
-    request = {"action": "import", "runId": secrets.token_hex(16), "walletId": wallet_id, "auxId": aux_id}
+    request: dict[str, Any] = {
+        "action": "import",
+        "runId": secrets.token_hex(16),
+        "walletId": wallet_id,
+        "auxId": aux_id,
+    }
+    if key_policy is not None:
+        request["keyPolicy"] = key_policy.model_dump()
     calls = {
         name: remote.call(name, {**request, "peers": [0], "coreShare": base64.b64encode(cores[party]).decode()})
         for name, party in ((COSIGNER_FUNCTION, shares.COSIGNER), (USER_PARTY_FUNCTION, shares.USER))
@@ -177,7 +210,8 @@ def _sign_presigned(
 ) -> bytes | None:
     """The online step with a stocked presignature: share A is consumed here, share B by the cosigner, each in its
     own conditional write recording the digest; the partial signatures are combined and verified. None (after
-    queueing a refill) when the pool is empty or the step failed: the caller then runs full signing."""
+    queueing a refill) when the pool is empty or the step failed: the caller then runs full signing. A policy's
+    POLICY_DENIED raises at once, share A put back."""
     import dompet_mpc as mpc
 
     started = clock.monotonic()
@@ -202,23 +236,26 @@ def _sign_presigned(
         call = remote.call(COSIGNER_FUNCTION, request)
         own = mpc.issue_partial_signature(share, digest)
         public_key = mpc.presignature_info(share)["public_key"]
-        del share
         record = _with_list_counts(record)  # while the cosigner works: off the critical path
         answer = _answers({COSIGNER_FUNCTION: call}, deadline)[COSIGNER_FUNCTION]
         theirs = base64.b64decode(str(answer.get("partial", "")), validate=True)
         signature = mpc.combine_signatures([own, theirs], public_key, digest)
         if not _recovers_to(signature, digest, address):
             raise _OnlineStepFailedError("the signature does not recover to the wallet")
-    except (MpcRunError, mpc.MpcError, ValueError, _OnlineStepFailedError) as failure:
-        logger.warning(
-            "presignature online step failed; full signing follows",
-            extra={"presignatureId": presignature_id, "errorType": type(failure).__name__},
-        )
+    except MpcRunError as failure:
+        if failure.code != POLICY_DENIED:
+            _online_step_failed(wallet_id, presignature_id, payload, digest, signers, caller, failure)
+            return None
+        _put_back(wallet_id, presignature_id, share)
         aws.write(
-            _audit_item(wallet_id, presignature_id, payload, digest, signers, caller, "failed", 0.0, presignature_id)
+            _audit_item(wallet_id, presignature_id, payload, digest, signers, caller, "denied", 0.0, presignature_id)
         )
-        presignatures.request_refill(wallet_id)
+        raise
+    except (mpc.MpcError, ValueError, _OnlineStepFailedError) as failure:
+        _online_step_failed(wallet_id, presignature_id, payload, digest, signers, caller, failure)
         return None
+    finally:
+        del share
     seconds = clock.monotonic() - started
     _commit_signed(
         _audit_item(wallet_id, presignature_id, payload, digest, signers, caller, "signed", seconds, presignature_id),
@@ -227,6 +264,37 @@ def _sign_presigned(
     if presignatures.below_low_water(ready):
         presignatures.request_refill(wallet_id)
     return signature
+
+
+def _online_step_failed(
+    wallet_id: str,
+    presignature_id: str,
+    payload: Signable,
+    digest: bytes,
+    signers: list[int],
+    caller: str,
+    failure: Exception,
+) -> None:
+    """Audited, and a refill asked for (the presignature is burned); the caller signs in full."""
+    logger.warning(
+        "presignature online step failed; full signing follows",
+        extra={"presignatureId": presignature_id, "errorType": type(failure).__name__},
+    )
+    aws.write(_audit_item(wallet_id, presignature_id, payload, digest, signers, caller, "failed", 0.0, presignature_id))
+    presignatures.request_refill(wallet_id)
+
+
+def _put_back(wallet_id: str, presignature_id: str, share: bytes) -> None:
+    """Share A of a presignature whose online step a policy refused, ready again: the cosigner did not consume its
+    share, and share A's partial signature was never combined nor sent, so the presignature has signed nothing.
+    Its used record goes first (a consumption requires its absence); a failure in between only loses it."""
+    try:
+        aws.write(
+            aws.delete("used", presignatures.TABLE[shares.SIGNER], presignatures.used_key(wallet_id, presignature_id))
+        )
+        presignatures.store(shares.SIGNER, wallet_id, presignature_id, share)
+    except Exception as exc:  # noqa: BLE001 - a presignature lost is only a refill more; the refusal stands
+        log_failure("refused presignature not put back", exc, presignatureId=presignature_id)
 
 
 def refill_presignatures(wallet_id: str, target: int, time_left_s: Callable[[], float], per_run_s: float) -> int:
@@ -303,11 +371,12 @@ def _sign(
         _answers(calls, deadline)
         if not _recovers_to(signature, digest, address):
             raise MpcRunError(SIGNING_FAILED, "The signature did not verify")
-    except BaseException:
+    except BaseException as failure:
         # The audit of a failed run must not replace the error that failed it.
+        outcome = "denied" if isinstance(failure, MpcRunError) and failure.code == POLICY_DENIED else "failed"
         try:
             aws.write(
-                _audit_item(wallet_id, run_id, payload, digest, signers, caller, "failed", clock.monotonic() - started)
+                _audit_item(wallet_id, run_id, payload, digest, signers, caller, outcome, clock.monotonic() - started)
             )
         except Exception as audit_error:  # noqa: BLE001 - logged; the original error propagates
             log_failure("signing audit not written", audit_error, runId=run_id)
@@ -315,6 +384,20 @@ def _sign(
     seconds = clock.monotonic() - started
     _commit_signed(_audit_item(wallet_id, run_id, payload, digest, signers, caller, "signed", seconds), record)
     return signature
+
+
+def cosigner_action(request: dict[str, Any], timeout_s: float = ACTION_TIMEOUT_S) -> dict[str, Any]:
+    """The cosigner's answer to one of the actions domains register with it (`{"action": <name>, ...}`, see
+    policies.register_action): `{"ok": true, ...}` or its refusal `{"ok": false, "code": ...}`. MpcRunError
+    SIGNER_UNAVAILABLE when it cannot be reached in time."""
+    if request.get("action") in policies.RUN_ACTIONS:
+        raise ValueError("an MPC run is not a cosigner action")
+    call = remote.call(COSIGNER_FUNCTION, request)
+    try:
+        answer = call.result(timeout=max(0.0, min(timeout_s, _deadline() - clock.monotonic())) + 1.0)
+    except (remote.PartyUnavailableError, FutureTimeout):
+        raise MpcRunError(SIGNER_UNAVAILABLE, "The cosigner could not be reached; retry shortly") from None
+    return answer
 
 
 def _deadline() -> float:
@@ -334,8 +417,9 @@ def _drive_party0(
         return drive(session, mailbox, deadline, alive=_peers_alive(calls))
     except RunFailedError as exc:
         logger.warning("mpc run failed", extra={"runId": run_id, "reason": exc.reason})
-        if exc.reason.endswith(POLICY_REFUSED):
-            raise MpcRunError(POLICY_REFUSED, "The cosigner's policy refused to sign this transaction") from None
+        refusal = _refusal(calls)
+        if refusal is not None:
+            raise refusal from None
         raise MpcRunError(SIGNER_UNAVAILABLE, "The signing parties could not complete the run") from None
     finally:
         mailbox.close()
@@ -345,10 +429,24 @@ def _peers_alive(calls: dict[str, Future[dict[str, Any]]]) -> Callable[[], None]
     def check() -> None:
         for name, call in calls.items():
             if call.done() and (call.exception() is not None or not call.result().get("ok")):
-                refused = call.exception() is None and call.result().get("code") == POLICY_REFUSED
-                raise RunFailedError(f"{name} stopped" + (f": {POLICY_REFUSED}" if refused else ""))
+                code = call.result().get("code") if call.exception() is None else None
+                refused = code in (POLICY_REFUSED, POLICY_DENIED)
+                raise RunFailedError(f"{name} stopped" + (f": {code}" if refused else ""))
 
     return check
+
+
+def _refusal(calls: dict[str, Future[dict[str, Any]]]) -> MpcRunError | None:
+    """The policy refusal a party that stopped the run answered, if that is why it stopped."""
+    for call in calls.values():
+        if not call.done() or call.exception() is not None:
+            continue
+        answer = call.result()
+        if answer.get("code") == POLICY_DENIED:
+            return _denied(answer)
+        if answer.get("code") == POLICY_REFUSED:
+            return MpcRunError(POLICY_REFUSED, "The cosigner's policy refused to sign this transaction")
+    return None
 
 
 def _answers(calls: dict[str, Future[dict[str, Any]]], deadline: float) -> dict[str, dict[str, Any]]:
@@ -360,6 +458,8 @@ def _answers(calls: dict[str, Future[dict[str, Any]]], deadline: float) -> dict[
             answer = {"ok": False, "code": "UNREACHABLE"}
         if not answer.get("ok"):
             logger.warning("mpc party refused", extra={"party": name, "code": answer.get("code")})
+            if answer.get("code") == POLICY_DENIED:
+                raise _denied(answer)
             if answer.get("code") == POLICY_REFUSED:
                 raise MpcRunError(POLICY_REFUSED, "The cosigner's policy refused this key or signature")
             raise MpcRunError(SIGNER_UNAVAILABLE, "The signing parties could not complete the run")

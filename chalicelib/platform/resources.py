@@ -195,7 +195,11 @@ TABLES: tuple[Table, ...] = (
     Table(
         name="cosigner-policy",
         purpose="The cosigner's own table: which keys a signing policy governs, with the policy's records (custody "
-        "keys' scopes, the nonce signed per withdrawal, its own daily totals per app and per key).",
+        "keys' scopes, the nonce signed per withdrawal, its own daily totals per app and per key; user wallets' "
+        "clients, the apps' policy keys and signed policy documents, each wallet's rolling 24 h usage and the "
+        "digests it counted). Written only by the cosigner and the operator's admin command; no other function "
+        "reads it.",
+        ttl_attribute="expiresAt",  # the marks of counted digests outlive their 24 h window by an hour
     ),
     Table(
         name="idempotency",
@@ -426,14 +430,17 @@ FUNCTIONS: tuple[Function, ...] = (
     Function(
         name="cosigner",
         purpose="MPC party B: holds key share B; joins key generation, signing and presigning sessions started by "
-        "the API or the presignature refill, and issues its partial signature from one of its presignatures.",
+        "the API or the presignature refill, and issues its partial signature from one of its presignatures, each "
+        "signature of a governed key only as its signing policy allows (custody; user wallets: their apps' signed "
+        "policy documents, which it alone stores).",
         grants=(
             Grant("table", "cosigner-shares", "read_write"),
             Grant("table", "cosigner-presignatures", "read_write"),
             Grant("table", "custody", "read"),  # its own reading of custody withdrawals (policy)
             Grant("table", "custody-policy", "read"),
-            Grant("table", "tenancy", "read"),  # custody keys' scopes: apps and organizations (no function writes it)
-            Grant("table", "cosigner-policy", "read_write"),
+            # custody keys' scopes, wallets' clients, apps' clients (no function writes it)
+            Grant("table", "tenancy", "read"),
+            Grant("table", "cosigner-policy", "read_write"),  # its own: marks, policy keys, documents, usage
             Grant("table", "aux-pool", "read"),
             Grant("table", "mpc-mailbox", "read_write"),
             Grant("key", "share-b", "encrypt_decrypt"),

@@ -4,6 +4,10 @@ Create and import take one aux-info set from the pool, run the parties (see
 chalicelib/mpc) and bind the wallet to the user in one transaction; recovery
 binds an existing wallet to the user presenting its `secret0`. All three answer
 with a wallet token, a refresh token, `secret0` and a fresh download link.
+
+A new key is governed by the `wallets` signing policy (policies/cosigner.py): the
+cosigner records the wallet's client with its share and, from then on, signs for
+it only what the policies of that client's apps allow.
 """
 
 from __future__ import annotations
@@ -22,12 +26,14 @@ from chalicelib.auth.users import User
 from chalicelib.evm.digests import Signable
 from chalicelib.mpc import aux_pool, presignatures, shares
 from chalicelib.mpc import service as mpc
+from chalicelib.mpc.policies import KeyPolicy
 from chalicelib.platform import clock
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.errors import ApiError, bad_request, conflict, not_found, unauthorized
 from chalicelib.platform.logging import logger
 from chalicelib.platform.settings import load_settings
 from chalicelib.platform.unit_of_work import Plan
+from chalicelib.policies.cosigner import WALLET_POLICY_NAME
 from chalicelib.wallets import recovery_files, store
 from chalicelib.wallets.models import WalletCreated
 from chalicelib.wallets.service import WALLET_NOT_FOUND
@@ -48,8 +54,9 @@ _PRIVATE_KEY = re.compile(r"^(0x)?[0-9a-fA-F]{64}$")
 def create(principal: WalletPrincipal, expire_date: str | None) -> WalletCreated:
     expires_at = token_expiry(expire_date)
     wallet_id = secrets.token_hex(16)
+    policy = key_policy(principal.user)
     return _provision(
-        principal.user, wallet_id, expires_at, lambda aux_id: mpc.generate_key(wallet_id, aux_id), "created"
+        principal.user, wallet_id, expires_at, lambda aux_id: mpc.generate_key(wallet_id, aux_id, policy), "created"
     )
 
 
@@ -65,11 +72,21 @@ def import_key(principal: WalletPrincipal, private_key: str, expire_date: str | 
         if store.address_taken(address):
             raise conflict(KEY_ALREADY_IMPORTED, "This key is already a wallet of this service")
         wallet_id = secrets.token_hex(16)
+        policy = key_policy(principal.user)
         return _provision(
-            principal.user, wallet_id, expires_at, lambda aux_id: mpc.import_key(wallet_id, aux_id, key), "imported"
+            principal.user,
+            wallet_id,
+            expires_at,
+            lambda aux_id: mpc.import_key(wallet_id, aux_id, key, policy),
+            "imported",
         )
     finally:
         key[:] = bytes(len(key))
+
+
+def key_policy(user: User) -> KeyPolicy:
+    """What party A asks the cosigner to govern a new key of `user` by: the wallets policy, with its client."""
+    return KeyPolicy(name=WALLET_POLICY_NAME, context={"clientId": user.clientId})
 
 
 def recover(principal: WalletPrincipal, secret0: str | None, expire_date: str | None) -> WalletCreated:

@@ -1,0 +1,362 @@
+"""The cosigner's side of signing policies: the `wallets` signing policy it enforces on every signature of a user's
+MPC wallet, and the actions that set and read the documents (registered by the entry point with mpc/policies.py).
+
+The `wallets` policy (`WALLET_POLICY`):
+
+* at the key's generation or import (`on_key`), party A names the wallet's client (`{"clientId": ...}`); the
+  cosigner checks that the client exists in `tenancy` (which only the operator writes) and records it with share B
+  (`WALLETCLIENT#<walletId>`, store.py). Nothing the API function says later changes a wallet's client;
+* for every signature, full or a presignature's online step (before the cosigner consumes its share), it reads the
+  client's app policies (one Query, never cached) and evaluates each with the engine on what it was shown and
+  hashed itself (facts.py); every one must allow (the first refusal wins: `POLICY_DENIED` with the rule's path);
+* a transaction allowed while any of them has a 24 h limit is counted (usage.py) in ONE conditional transaction
+  with its digest's COUNTED mark, before the share is released: ten concurrent signatures against a limit of seven
+  give exactly seven (each lost race reads the window again and decides again); the same digest counts once;
+* a client none of whose apps has a policy signs as before (and nothing is counted).
+
+Its keys use presignatures (the check runs in the online step) and share C signs for its user as any wallet's: the
+user's own secret0 with share A never reaches the cosigner.
+
+Actions (answers `{"ok": true, ...}` or `{"ok": false, "code": ...}`; the app id in a request is only a claim):
+`policy-set` stores a document only if the app's registered key signed it (RFC 8785 canonical JSON) and its version
+is above the stored one; `policy-get`; `policy-evaluate` (nothing signed or counted); `policy-key-rotate`, signed by
+the current key. `register_policy_key` (store.py) is the operator's.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from chalicelib.evm.digests import Signable
+from chalicelib.mpc import policies
+from chalicelib.mpc.policies import NewKey, PolicyRefusedError, SigningRequest
+from chalicelib.platform import aws, clock, unit_of_work
+from chalicelib.platform.clock import iso_now
+from chalicelib.platform.logging import logger
+from chalicelib.platform.networks import registry
+from chalicelib.platform.unit_of_work import Plan
+from chalicelib.policies import signed, store, usage
+from chalicelib.policies.document import INVALID_POLICY, MAX_POLICY_BYTES, POLICY_TOO_LARGE, PolicyDocumentError
+from chalicelib.policies.document import PolicyDocument as Document
+from chalicelib.policies.engine import Decision, Usage, evaluate
+from chalicelib.policies.facts import Facts, FactsError, TransactionFacts, facts_of
+from chalicelib.policies.store import register_policy_key
+from chalicelib.tenancy import store as tenancy
+
+__all__ = ["ACTIONS", "WALLET_POLICY", "WALLET_POLICY_NAME", "register_policy_key"]
+
+WALLET_POLICY_NAME = "wallets"
+NO_POLICY_KEY = "NO_POLICY_KEY"
+POLICY_SIGNATURE_INVALID = "POLICY_SIGNATURE_INVALID"
+POLICY_VERSION_STALE = "POLICY_VERSION_STALE"
+INVALID_PAYLOAD = "INVALID_PAYLOAD"
+WALLET_NOT_FOUND = "WALLET_NOT_FOUND"
+BAD_REQUEST = "BAD_PARTY_REQUEST"
+COUNT_ATTEMPTS = 24  # a window's concurrent signers each lose at most one race per winner
+_ID = r"^[A-Za-z0-9_-]{1,64}$"
+_WALLET_ID = r"^[0-9a-f]{32}$"
+NO_POLICY_REASON = "No signing policy is set for this app."
+
+
+# --- the `wallets` signing policy ----------------------------------------------------------------------------
+
+
+def on_key(key: NewKey) -> list[aws.TxItem]:
+    """The wallet's client, recorded with share B: only a client that exists."""
+    client_id = key.context.get("clientId")
+    if not isinstance(client_id, str) or not client_id:
+        raise PolicyRefusedError("a wallet key needs its client")
+    if tenancy.get_client(client_id) is None:
+        raise PolicyRefusedError(f"no client {client_id!r}")
+    return [store.wallet_client_item(key.wallet_id, client_id)]
+
+
+def check(request: SigningRequest) -> None:
+    """Every policy of the wallet's client allows the payload (raises PolicyRefusedError); a transaction allowed
+    under a 24 h limit is counted before this returns."""
+    client_id = store.wallet_client(request.wallet_id, request.prefetched)
+    if client_id is None:
+        raise PolicyRefusedError("the wallet's client was not recorded at its key generation")
+    documents = [p.document for p in store.client_policies(client_id)]
+    if not documents:
+        return  # no app of the client has a policy: as before
+    try:
+        facts = facts_of(request.payload)
+    except FactsError:
+        raise PolicyRefusedError("the cosigner cannot read this payload") from None
+    if not isinstance(facts, TransactionFacts) or not any(_counts(d) for d in documents):
+        _decide(documents, facts, Usage())
+        return
+    _count(request, documents, facts)
+
+
+def prefetch(wallet_id: str, payload: Signable, digest: bytes) -> list[dict[str, str]]:
+    """What `check` reads by key: the wallet's client (until known) and, for a transaction, its window and the
+    digest's COUNTED mark."""
+    keys = [] if store.known_wallet_client(wallet_id) else [store.wallet_client_key(wallet_id)]
+    if payload.kind == "transaction":
+        keys += [usage.usage_key(wallet_id), usage.counted_key(wallet_id, digest)]
+    return keys
+
+
+WALLET_POLICY = policies.SigningPolicy(
+    name=WALLET_POLICY_NAME,
+    on_key=on_key,
+    checks={"transaction": check, "personal_message": check, "typed_data": check},
+    presignatures=True,
+    user_signs=True,
+    prefetch=prefetch,
+)
+
+
+def _counts(document: Document) -> bool:
+    rules = document.transactions
+    return rules is not None and (rules.maxValuePer24h is not None or rules.maxCountPer24h is not None)
+
+
+def _chain_ids() -> dict[str, int]:
+    return {network.name: network.chainId for network in registry().networks}
+
+
+def decide(documents: Sequence[Document], facts: Facts, spent: Usage) -> Decision:
+    """Every document's decision, the first refusal winning; an allow names the last document's rule."""
+    chain_ids = _chain_ids()
+    decision = Decision(True, "default", NO_POLICY_REASON)
+    for document in documents:
+        decision = evaluate(document, facts, spent, chain_ids)
+        if not decision.allowed:
+            return decision
+    return decision
+
+
+def _decide(documents: Sequence[Document], facts: Facts, spent: Usage) -> None:
+    decision = decide(documents, facts, spent)
+    if not decision.allowed:
+        raise PolicyRefusedError(decision.reason, decision.rule)
+
+
+def _count(request: SigningRequest, documents: Sequence[Document], facts: TransactionFacts) -> None:
+    """Decide against the window and count the transaction in one conditional transaction (with its digest's
+    COUNTED mark); a lost race (another signature moved the window, or counted this digest) reads and decides
+    again. A digest counted already is decided without its own share and writes nothing."""
+    wallet_id, digest = request.wallet_id, request.digest
+    window_key, counted_key = usage.usage_key(wallet_id), usage.counted_key(wallet_id, digest)
+    ahead = request.prefetched
+    first = ahead is not None and _key(window_key) in ahead and _key(counted_key) in ahead
+
+    def plan() -> Plan | None:
+        nonlocal first
+        if first:
+            assert ahead is not None
+            window_item, counted_item = ahead[_key(window_key)], ahead[_key(counted_key)]
+            first = False
+        else:
+            found = aws.batch_get(store.TABLE, [window_key, counted_key])
+            by_key = {(str(i["pk"]), str(i["sk"])): i for i in found}
+            window_item, counted_item = by_key.get(_key(window_key)), by_key.get(_key(counted_key))
+        now = clock.epoch()
+        window = usage.window_of(window_item)
+        counted = usage.counted_of(counted_item)
+        _decide(documents, facts, usage.usage(window, now, counted))
+        if counted is not None:
+            return None  # this transaction is in the window already
+        return Plan(
+            items=usage.writes(wallet_id, digest, window, now, facts),
+            replan_on=frozenset({usage.USAGE_ITEM, usage.COUNTED_ITEM}),
+        )
+
+    # Still busy after that many rounds: not a decision of the policy (no rule), the signer is unavailable; retry.
+    unit_of_work.commit(
+        plan, attempts=COUNT_ATTEMPTS, on_busy=lambda: PolicyRefusedError("the wallet's 24 h window kept moving")
+    )
+
+
+def _key(key: Mapping[str, str]) -> tuple[str, str]:
+    return key["pk"], key["sk"]
+
+
+# --- actions ---------------------------------------------------------------------------------------------------
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    action: str
+    appId: str = Field(pattern=_ID)
+
+
+class _SetRequest(_Request):
+    policy: Any
+    signature: str = Field(max_length=256)
+
+
+class _EvaluateRequest(_Request):
+    walletId: str | None = Field(None, pattern=_WALLET_ID)
+    payload: dict[str, Any]
+
+
+class _RotateRequest(_Request):
+    publicKey: str = Field(max_length=256)
+    signature: str = Field(max_length=256)
+
+
+def _refusal(code: str, **details: Any) -> dict[str, Any]:
+    return {"ok": False, "code": code, **details}
+
+
+def _signature(text: str) -> bytes | None:
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def policy_set(event: dict[str, Any]) -> dict[str, Any]:
+    """Store an app's signed document: its registered key signed the canonical JSON of the document exactly as sent,
+    the document validates, and its version is above the stored one (no replay of an older, looser document)."""
+    try:
+        request = _SetRequest.model_validate(event)
+    except ValidationError:
+        return _refusal(BAD_REQUEST)
+    key = store.get_key(request.appId)
+    if key is None:
+        return _refusal(NO_POLICY_KEY, message="No policy key is registered for this app")
+    try:
+        text = signed.canonical(request.policy)
+    except (ValueError, TypeError):
+        return _refusal(INVALID_POLICY, field="policy", message="not a JSON document that RFC 8785 can canonicalize")
+    if len(text) > MAX_POLICY_BYTES:
+        return _refusal(POLICY_TOO_LARGE, field="policy", message=f"at most {MAX_POLICY_BYTES} bytes of JSON")
+    signature = _signature(request.signature)
+    if signature is None or not signed.verify(key.raw, text, signature):
+        logger.warning("policy signature refused", extra={"appId": request.appId, "keyId": key.key_id})
+        return _refusal(POLICY_SIGNATURE_INVALID, message="The signature is not the policy key's over this document")
+    try:
+        document = Document.parse(request.policy)
+    except PolicyDocumentError as exc:
+        return _refusal(exc.code, field=exc.field, message=exc.message)
+    set_at = iso_now()
+    item = {
+        **store.policy_key(key.client_id, request.appId),
+        "appId": request.appId,
+        "version": document.version,
+        "document": text.decode(),
+        "signature": request.signature,
+        "keyId": key.key_id,
+        "setAt": set_at,
+    }
+    older = aws.Condition(
+        "attribute_not_exists(pk) OR #v < :v", names={"#v": "version"}, values={":v": document.version}
+    )
+    try:
+        aws.write(aws.put("policy", store.TABLE, item, older))
+    except aws.ConditionFailedError as stale:
+        current = int(stale.old["version"]) if stale.old else None
+        return _refusal(
+            POLICY_VERSION_STALE,
+            currentVersion=current,
+            message=f"version {document.version} is not above the stored version {current}",
+        )
+    logger.info("policy set", extra={"appId": request.appId, "version": document.version, "keyId": key.key_id})
+    return {"ok": True, "version": document.version, "keyId": key.key_id, "setAt": set_at}
+
+
+def policy_get(event: dict[str, Any]) -> dict[str, Any]:
+    """The app's stored document as signed (null when none), its version, and its registered policy key's id."""
+    try:
+        request = _Request.model_validate(event)
+    except ValidationError:
+        return _refusal(BAD_REQUEST)
+    client_id = store.app_client(request.appId)
+    if client_id is None:
+        return {"ok": True, "policy": None, "version": None, "keyId": None, "keyRegistered": False}
+    wanted = [store.key_key(request.appId), store.policy_key(client_id, request.appId)]
+    found = {(str(i["pk"]), str(i["sk"])): i for i in aws.batch_get(store.TABLE, wanted)}
+    key_item, policy_item = (found.get(_key(k)) for k in wanted)
+    stored = store.StoredPolicy.of(policy_item) if policy_item else None
+    return {
+        "ok": True,
+        "policy": stored.body if stored else None,
+        "version": stored.version if stored else None,
+        "keyId": str(key_item["keyId"]) if key_item else None,
+        "keyRegistered": key_item is not None,
+    }
+
+
+def policy_evaluate(event: dict[str, Any]) -> dict[str, Any]:
+    """The app's document's decision on a payload (with the wallet's 24 h usage when a wallet of the app's client
+    is named); nothing is signed or counted."""
+    try:
+        request = _EvaluateRequest.model_validate(event)
+        payload = Signable.model_validate(request.payload)
+        facts = facts_of(payload)
+    except (ValidationError, FactsError) as exc:
+        reason = str(exc) if isinstance(exc, FactsError) else "not a payload the cosigner can read"
+        return _refusal(INVALID_PAYLOAD, reason=reason)
+    client_id = store.app_client(request.appId)
+    if client_id is None:
+        return _refusal(BAD_REQUEST)
+    spent = Usage()
+    if request.walletId is not None:
+        wallet_client = store.wallet_client(request.walletId)
+        if wallet_client is not None and wallet_client != client_id:
+            return _refusal(WALLET_NOT_FOUND)
+        if wallet_client is not None and isinstance(facts, TransactionFacts):
+            item = aws.table(store.TABLE).get_item(Key=usage.usage_key(request.walletId), ConsistentRead=True)
+            spent = usage.usage(usage.window_of(item.get("Item")), clock.epoch())
+    stored = store.get_policy(client_id, request.appId)
+    if stored is None:
+        return {"ok": True, "allowed": True, "rule": "default", "reason": NO_POLICY_REASON}
+    decision = decide([stored.document], facts, spent)
+    return {"ok": True, "allowed": decision.allowed, "rule": decision.rule, "reason": decision.reason}
+
+
+def policy_key_rotate(event: dict[str, Any]) -> dict[str, Any]:
+    """Replace the app's policy key with `publicKey`: the current key signed the rotation, at the next sequence."""
+    try:
+        request = _RotateRequest.model_validate(event)
+    except ValidationError:
+        return _refusal(BAD_REQUEST)
+    key = store.get_key(request.appId)
+    if key is None:
+        return _refusal(NO_POLICY_KEY, message="No policy key is registered for this app")
+    try:
+        new_key = signed.parse_public_key(request.publicKey)
+    except signed.PolicyKeyError as exc:
+        return _refusal(exc.code, field="publicKey", message=exc.message)
+    sequence = key.sequence + 1
+    message = signed.rotation_message(request.appId, request.publicKey, sequence)
+    signature = _signature(request.signature)
+    if signature is None or not signed.verify(key.raw, message, signature):
+        logger.warning("policy key rotation refused", extra={"appId": request.appId, "keyId": key.key_id})
+        return _refusal(POLICY_SIGNATURE_INVALID, message="The signature is not the current policy key's")
+    item = {
+        **store.key_key(request.appId),
+        "appId": request.appId,
+        "clientId": key.client_id,
+        "publicKey": request.publicKey,
+        "keyId": signed.key_id(new_key),
+        "sequence": sequence,
+        "registeredAt": iso_now(),
+        "previousKeyId": key.key_id,
+    }
+    current = aws.Condition("#s = :s", names={"#s": "sequence"}, values={":s": key.sequence})
+    try:
+        aws.write(aws.put("policy-key", store.TABLE, item, current))
+    except aws.ConditionFailedError:  # another rotation took this sequence: this signature is for a stale one
+        return _refusal(POLICY_SIGNATURE_INVALID, message="The policy key changed meanwhile; sign again")
+    logger.info("policy key rotated", extra={"appId": request.appId, "keyId": item["keyId"], "sequence": sequence})
+    return {"ok": True, "keyId": item["keyId"], "sequence": sequence}
+
+
+ACTIONS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "policy-set": policy_set,
+    "policy-get": policy_get,
+    "policy-evaluate": policy_evaluate,
+    "policy-key-rotate": policy_key_rotate,
+}

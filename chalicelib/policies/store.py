@@ -1,0 +1,217 @@
+"""The cosigner's records of signing policies, in its own table `cosigner-policy` (only the cosigner function and
+the operator's admin command write it; the API function cannot):
+
+* `POLICYKEY#<appId>` / `KEY`: the app's policy key `{appId, clientId, publicKey (base64), keyId, sequence,
+  registeredAt}`: registered by the operator (`register_policy_key`), replaced by a rotation the current key signs;
+* `POLICIES#<clientId>` / `APP#<appId>`: the app's signed document `{appId, version, document (its canonical JSON
+  text, exactly what was signed), signature, keyId, setAt}`; a client's policies are one Query;
+* `WALLETCLIENT#<walletId>` / `CLIENT`: `{clientId}`, the client of a wallet the `wallets` signing policy governs,
+  written with its share B (policies/cosigner.py).
+
+A wallet's client and an app's client never change, so this process keeps them once read; policies and usage are
+read afresh for every signature.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from chalicelib.mpc.policies import COSIGNER_POLICY_TABLE
+from chalicelib.platform import aws
+from chalicelib.platform.cache import TtlCache
+from chalicelib.platform.clock import iso_now
+from chalicelib.policies import signed
+from chalicelib.policies.document import PolicyDocument
+from chalicelib.tenancy import store as tenancy
+
+__all__ = [
+    "TABLE",
+    "PolicyKey",
+    "StoredPolicy",
+    "UnknownAppError",
+    "app_client",
+    "client_policies",
+    "get_key",
+    "get_policy",
+    "key_key",
+    "policy_key",
+    "register_policy_key",
+    "wallet_client",
+    "wallet_client_item",
+    "wallet_client_key",
+]
+
+TABLE = COSIGNER_POLICY_TABLE
+
+# Immutable facts: an app's client (apps never move) and a wallet's client (its mark is written once).
+_APP_CLIENTS: TtlCache[str, str] = TtlCache("policy-app-clients", None, max_entries=4096)
+_WALLET_CLIENTS: TtlCache[str, str] = TtlCache("policy-wallet-clients", None, max_entries=16384)
+# A stored document's text -> the document it states (the text is what was signed; its meaning never changes).
+_DOCUMENTS: TtlCache[str, PolicyDocument] = TtlCache("policy-documents", None, max_entries=1024)
+
+
+class UnknownAppError(LookupError):
+    """No app with this id in tenancy."""
+
+
+@dataclass(frozen=True)
+class PolicyKey:
+    app_id: str
+    client_id: str
+    public_key: str  # base64 of the 32-byte Ed25519 key
+    key_id: str
+    sequence: int
+    registered_at: str
+
+    @property
+    def raw(self) -> bytes:
+        return signed.parse_public_key(self.public_key)
+
+    @classmethod
+    def of(cls, item: Mapping[str, Any]) -> PolicyKey:
+        return cls(
+            app_id=str(item["appId"]),
+            client_id=str(item["clientId"]),
+            public_key=str(item["publicKey"]),
+            key_id=str(item["keyId"]),
+            sequence=int(item["sequence"]),
+            registered_at=str(item["registeredAt"]),
+        )
+
+
+@dataclass(frozen=True)
+class StoredPolicy:
+    app_id: str
+    version: int
+    text: str  # the canonical JSON that was signed
+    signature: str
+    key_id: str
+    set_at: str
+
+    @property
+    def document(self) -> PolicyDocument:
+        """The document, as it was validated when stored. Its network names are not checked against today's
+        registry: a name the registry no longer has matches no chain (the engine refuses those chains)."""
+        found = _DOCUMENTS.get(self.text)
+        if found is None:
+            found = _DOCUMENTS.put(self.text, PolicyDocument.model_validate(json.loads(self.text)))
+        return found
+
+    @property
+    def body(self) -> Any:
+        """The document as the integrator sent and signed it."""
+        return json.loads(self.text)
+
+    @classmethod
+    def of(cls, item: Mapping[str, Any]) -> StoredPolicy:
+        return cls(
+            app_id=str(item["appId"]),
+            version=int(item["version"]),
+            text=str(item["document"]),
+            signature=str(item["signature"]),
+            key_id=str(item["keyId"]),
+            set_at=str(item["setAt"]),
+        )
+
+
+def key_key(app_id: str) -> dict[str, str]:
+    return {"pk": f"POLICYKEY#{app_id}", "sk": "KEY"}
+
+
+def policy_key(client_id: str, app_id: str) -> dict[str, str]:
+    return {"pk": f"POLICIES#{client_id}", "sk": f"APP#{app_id}"}
+
+
+def wallet_client_key(wallet_id: str) -> dict[str, str]:
+    return {"pk": f"WALLETCLIENT#{wallet_id}", "sk": "CLIENT"}
+
+
+def app_client(app_id: str) -> str | None:
+    """The client of app `app_id` as tenancy says (which only the operator writes); None for no such app."""
+
+    def read() -> str | None:
+        found = tenancy.get_app(app_id)
+        return found[0].clientId if found else None
+
+    return _APP_CLIENTS.get_or_put(app_id, read)
+
+
+def get_key(app_id: str) -> PolicyKey | None:
+    item = aws.table(TABLE).get_item(Key=key_key(app_id), ConsistentRead=True).get("Item")
+    return PolicyKey.of(item) if item else None
+
+
+def get_policy(client_id: str, app_id: str) -> StoredPolicy | None:
+    item = aws.table(TABLE).get_item(Key=policy_key(client_id, app_id), ConsistentRead=True).get("Item")
+    return StoredPolicy.of(item) if item else None
+
+
+def client_policies(client_id: str) -> list[StoredPolicy]:
+    """Every app policy of the client, by app id: one consistent Query (more pages only past 1 MB)."""
+    from boto3.dynamodb.conditions import Key
+
+    query: dict[str, Any] = {
+        "KeyConditionExpression": Key("pk").eq(f"POLICIES#{client_id}") & Key("sk").begins_with("APP#"),
+        "ConsistentRead": True,
+    }
+    found: list[StoredPolicy] = []
+    while True:
+        page = aws.table(TABLE).query(**query)
+        found += [StoredPolicy.of(item) for item in page["Items"]]
+        if "LastEvaluatedKey" not in page:
+            return sorted(found, key=lambda p: p.app_id)
+        query["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def wallet_client(wallet_id: str, read: Mapping[tuple[str, str], Mapping[str, Any] | None] | None = None) -> str | None:
+    """The client the cosigner recorded for a wallet at its key generation (None: not recorded). `read`: items
+    the caller read already (by (pk, sk)), which are used when they hold the mark's key."""
+    known = _WALLET_CLIENTS.get(wallet_id)
+    if known is not None:
+        return known
+    key = wallet_client_key(wallet_id)
+    if read is not None and (key["pk"], key["sk"]) in read:
+        item = read[(key["pk"], key["sk"])]
+    else:
+        item = aws.table(TABLE).get_item(Key=key, ConsistentRead=True).get("Item")
+    return _WALLET_CLIENTS.put(wallet_id, str(item["clientId"])) if item else None
+
+
+def known_wallet_client(wallet_id: str) -> str | None:
+    """`wallet_client` as this process knows it already (no read)."""
+    return _WALLET_CLIENTS.get(wallet_id)
+
+
+def wallet_client_item(wallet_id: str, client_id: str) -> aws.TxItem:
+    """The wallet's client mark, written once with share B."""
+    return aws.put("wallet-client", TABLE, {**wallet_client_key(wallet_id), "clientId": client_id})
+
+
+def register_policy_key(app_id: str, public_key_b64: str) -> dict[str, Any]:
+    """The operator's registration of app `app_id`'s policy key (signed.PolicyKeyError for a key that is not one,
+    UnknownAppError for an app tenancy does not have). A first key gets sequence 1; a key the operator replaces
+    continues its sequence, so no rotation signed for an earlier key can ever be replayed. Returns the record."""
+    raw = signed.parse_public_key(public_key_b64)
+    found = tenancy.get_app(app_id)
+    if found is None:
+        raise UnknownAppError(f"no app {app_id!r}")
+    client_id = found[0].clientId
+    current = get_key(app_id)
+    record = {
+        "appId": app_id,
+        "clientId": client_id,
+        "publicKey": public_key_b64,
+        "keyId": signed.key_id(raw),
+        "sequence": (current.sequence + 1) if current else 1,
+        "registeredAt": iso_now(),
+    }
+    seen = (
+        aws.NEW_ITEM
+        if current is None
+        else aws.Condition("#s = :s", names={"#s": "sequence"}, values={":s": current.sequence})
+    )
+    aws.write(aws.put("policy-key", TABLE, {**key_key(app_id), **record}, seen))
+    return {**record, "replaced": current is not None}
