@@ -1,5 +1,5 @@
-"""Dompet: creates the Chalice app, registers the blueprints, the cosigner's signing policies and the owners' gas
-tanks, nothing else."""
+"""Dompet: creates the Chalice app, registers the blueprints, the cosigner's signing policies and actions and the
+owners' gas tanks, nothing else."""
 
 from chalice import Chalice
 
@@ -16,6 +16,8 @@ from chalicelib.mpc.functions import bp as mpc_parties
 from chalicelib.platform.networks import registry
 from chalicelib.platform.router import platform_bp
 from chalicelib.platform.settings import load_settings
+from chalicelib.policies.cosigner import ACTIONS as POLICY_ACTIONS
+from chalicelib.policies.cosigner import WALLET_POLICY
 from chalicelib.policies.routes import bp as policies
 from chalicelib.smart_accounts import tanks as owner_tanks
 from chalicelib.smart_accounts.routes import bp as smart_accounts
@@ -31,6 +33,10 @@ registry()
 # What the cosigner (its function, or the in-process parties locally) asks before it signs with a governed key;
 # without this registration it refuses every custody key rather than sign.
 signing_policies.register(CUSTODY_POLICY)
+# The apps' signing policies over their clients' wallets, and the cosigner's actions that set and read them.
+signing_policies.register(WALLET_POLICY)
+for name, handler in POLICY_ACTIONS.items():
+    signing_policies.register_action(name, handler)
 # The gas tank a smart-account owner is created with and shown with: gas tanks build on smart accounts, which
 # declare what they need and do not import them.
 owner_tanks.register(OWNER_TANKS)

@@ -21,8 +21,8 @@ from typing import Any
 from chalicelib.evm import digests, typed_data
 from chalicelib.evm.digests import Signable
 from chalicelib.evm.transactions import UnsignedTx
-from chalicelib.mpc import remote
-from chalicelib.mpc.service import COSIGNER_FUNCTION, SIGNER_UNAVAILABLE
+from chalicelib.mpc import service as mpc
+from chalicelib.mpc.service import SIGNER_UNAVAILABLE
 from chalicelib.platform import deadline
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.errors import ApiError, bad_request, forbidden, not_found
@@ -51,6 +51,7 @@ INVALID_POLICY_KEY = signed.INVALID_POLICY_KEY
 INVALID_MESSAGE = "INVALID_MESSAGE"
 MESSAGE_TOO_LARGE = "MESSAGE_TOO_LARGE"
 WALLET_NOT_FOUND = "WALLET_NOT_FOUND"
+INVALID_PAYLOAD = "INVALID_PAYLOAD"  # the cosigner cannot read the payload (what is checked here never gets there)
 
 # One invocation and a few table reads; past this (or the request's budget) the cosigner is taken as unreachable.
 CALL_TIMEOUT_S = 10.0
@@ -62,7 +63,9 @@ _REFUSALS = {
     INVALID_POLICY: 400,
     POLICY_TOO_LARGE: 400,
     INVALID_POLICY_KEY: 400,
+    INVALID_PAYLOAD: 400,
     POLICY_SIGNATURE_INVALID: 403,
+    WALLET_NOT_FOUND: 404,
     NO_POLICY_KEY: 409,
     POLICY_VERSION_STALE: 409,
 }
@@ -70,6 +73,8 @@ _MESSAGES = {
     INVALID_POLICY: "The policy document is not valid",
     POLICY_TOO_LARGE: "The policy document is over 64 KiB",
     INVALID_POLICY_KEY: "Not an Ed25519 public key",
+    INVALID_PAYLOAD: "The cosigner cannot read this payload",
+    WALLET_NOT_FOUND: "No wallet of this client has this address",
     POLICY_SIGNATURE_INVALID: "The signature is not the app's policy key's",
     NO_POLICY_KEY: "No policy key is registered for this app; the operator registers one",
     POLICY_VERSION_STALE: "The stored policy's version is the same or newer; a new document needs a higher version",
@@ -216,10 +221,9 @@ def _signature_bytes(text: str) -> bytes:
 
 def _ask(action: str, request: dict[str, Any]) -> dict[str, Any]:
     """The cosigner's answer to `action`, when `ok`; its refusal as an ApiError; 503 when there is no answer."""
-    timeout = deadline.timeout_s(CALL_TIMEOUT_S, "the cosigner")
     try:
-        answer = remote.call(COSIGNER_FUNCTION, {"action": action, **request}).result(timeout=timeout)
-    except (remote.PartyUnavailableError, TimeoutError):
+        answer = mpc.cosigner_action({"action": action, **request}, deadline.timeout_s(CALL_TIMEOUT_S, "the cosigner"))
+    except mpc.MpcRunError:
         raise _unavailable(action, "unreachable") from None
     if not isinstance(answer, dict):
         raise _unavailable(action, "answer of another shape")

@@ -7,12 +7,15 @@
     python -m chalicelib.tenancy.admin set-withdrawal-allowlist --app-id APP --address 0x... [--address ...]
     python -m chalicelib.tenancy.admin set-withdrawal-allowlist --app-id APP --off
     python -m chalicelib.tenancy.admin review-withdrawal --withdrawal-id ID [--settle | --release]
+    python -m chalicelib.tenancy.admin set-policy-key --app-id APP --public-key BASE64
+    python -m chalicelib.tenancy.admin govern-wallets [--client-id CLIENT]
 
 It talks to the AWS account of the current credentials (or the local moto server
 through AWS_ENDPOINT_URL) for the stage in DOMPET_STAGE.
 
 A composition root, like the functions' entry points: it may import any domain (custody's allowlist and
-review live with custody; only this command writes the allowlist). No function imports it.
+review live with custody; only this command writes the allowlist; the policy keys and the wallets' marks are in
+the cosigner's own table, which no other function writes). No function imports it.
 """
 
 from __future__ import annotations
@@ -22,10 +25,17 @@ import json
 import sys
 
 from chalicelib.custody import limits, review
+from chalicelib.mpc import policies as signing_policies
+from chalicelib.platform import aws, unit_of_work
 from chalicelib.platform.addresses import checksum_address
 from chalicelib.platform.errors import ApiError
+from chalicelib.platform.unit_of_work import Plan
+from chalicelib.policies import signed
+from chalicelib.policies import store as policy_store
+from chalicelib.policies.cosigner import WALLET_POLICY, WALLET_POLICY_NAME
 from chalicelib.tenancy import service, store
 from chalicelib.tenancy.models import IssuedCredentials
+from chalicelib.wallets import store as wallets
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,11 +60,24 @@ def main(argv: list[str] | None = None) -> int:
     decision = review.add_mutually_exclusive_group()
     decision.add_argument("--settle", action="store_true", help="debit it: the chain shows it paid")
     decision.add_argument("--release", action="store_true", help="hold back to the account: nothing can pay it")
+    policy_key = commands.add_parser(
+        "set-policy-key", help="register (or replace) the Ed25519 public key that signs an app's signing policies"
+    )
+    policy_key.add_argument("--app-id", required=True)
+    policy_key.add_argument("--public-key", required=True, help="base64 of the 32-byte public key")
+    govern = commands.add_parser(
+        "govern-wallets", help="put wallets made before signing policies under their client's policies (once)"
+    )
+    govern.add_argument("--client-id", help="only this client's wallets (default: every wallet)")
     args = parser.parse_args(argv)
     if args.command == "set-withdrawal-allowlist":
         return _set_allowlist(args)
     if args.command == "review-withdrawal":
         return _review_withdrawal(args)
+    if args.command == "set-policy-key":
+        return _set_policy_key(args)
+    if args.command == "govern-wallets":
+        return _govern_wallets(args)
 
     try:
         issued = _run(args)
@@ -93,6 +116,50 @@ def _review_withdrawal(args: argparse.Namespace) -> int:
         return 1
     print(json.dumps(report, indent=2))
     return 0
+
+
+def _set_policy_key(args: argparse.Namespace) -> int:
+    """The app's policy key (sequence 1), or the operator's replacement of a lost or leaked one (which continues
+    its sequence, so no rotation signed for an earlier key can be replayed). Prints the record: no secret in it."""
+    try:
+        record = policy_store.register_policy_key(args.app_id, args.public_key)
+    except signed.PolicyKeyError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return 1
+    except policy_store.UnknownAppError:
+        print(f"error: no app {args.app_id}", file=sys.stderr)
+        return 1
+    except aws.ConditionFailedError:
+        print("error: the app's policy key changed meanwhile (a rotation); run the command again", file=sys.stderr)
+        return 1
+    print(json.dumps(record, indent=2))
+    return 0
+
+
+def _govern_wallets(args: argparse.Namespace) -> int:
+    """Mark every wallet of the wallets table (of one client) as the cosigner marks a wallet at its key generation:
+    governed by the `wallets` policy, its client recorded. A wallet marked already is left as it is (marks are
+    written once). The client comes from the wallets table as it is now: run this right after the upgrade."""
+    if args.client_id is not None and store.get_client(args.client_id) is None:
+        print(f"error: no client {args.client_id}", file=sys.stderr)
+        return 1
+    signing_policies.register(WALLET_POLICY)  # what the cosigner's entry point registers: its on_key is used here
+    counts = {"governed": 0, "alreadyGoverned": 0, "refused": 0}
+    for wallet in wallets.every_wallet(args.client_id):
+        key = signing_policies.NewKey(wallet.walletId, wallet.address, {"clientId": wallet.clientId})
+        try:
+            items = signing_policies.key_items(WALLET_POLICY_NAME, key)
+            unit_of_work.commit(Plan(items=items))
+        except signing_policies.PolicyRefusedError as exc:
+            print(f"wallet {wallet.walletId} not governed: {exc.reason}", file=sys.stderr)
+            counts["refused"] += 1
+            continue
+        except aws.TransactionCancelledError:  # its mark exists: made since the upgrade, or marked by an earlier run
+            counts["alreadyGoverned"] += 1
+            continue
+        counts["governed"] += 1
+    print(json.dumps(counts, indent=2))
+    return 1 if counts["refused"] else 0
 
 
 def _run(args: argparse.Namespace) -> IssuedCredentials:
