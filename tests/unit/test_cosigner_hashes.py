@@ -8,11 +8,16 @@ in-process parties:
 * messages use the presignature pool like sends, and sign in full when it is empty;
 * every signature's audit record says what kind of thing was signed, its digest and, for typed data, the domain's
   chainId, verifyingContract and primaryType; never the message itself;
-* an MPC wallet signs no bare digest: a transaction signer is shown the transaction.
+* an MPC wallet signs no bare digest: a transaction signer is shown the transaction;
+* a compromised API function cannot get a signature outside the wallet's signing policy: it cannot write the
+  cosigner's table (and what it writes elsewhere is not read), a document needs the app's policy key's signature
+  and a higher version, and a request it makes to the cosigner directly is decided by the cosigner's own records,
+  on the full path and in a presignature's online step (before the share is consumed).
 """
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -21,15 +26,21 @@ import dompet_mpc as mpc
 import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct, encode_typed_data
+from nacl.signing import SigningKey
 
 from chalicelib.auth.models import WalletPrincipal
 from chalicelib.evm import digests
 from chalicelib.evm.digests import Signable
 from chalicelib.evm.transactions import UnsignedTx, signing_hash
-from chalicelib.mpc import parties, presignatures, shares
+from chalicelib.mpc import aux_pool, parties, presignatures, shares
 from chalicelib.mpc import service as mpc_service
-from chalicelib.platform import settings
+from chalicelib.platform import aws, resources, settings
+from chalicelib.platform.cache import reset_all
 from chalicelib.platform.errors import ApiError
+from chalicelib.policies import signed
+from chalicelib.policies import store as policy_store
+from chalicelib.policies.cosigner import register_policy_key
+from chalicelib.tenancy import service as tenancy
 from chalicelib.wallets import provisioning
 from chalicelib.wallets.sending import MpcWalletSigner
 from tests.support.mpc import audit_records, principal_for, refill_messages, refreshed, run_refill_function
@@ -256,3 +267,147 @@ def test_an_mpc_wallet_signer_is_shown_the_transaction(wallet):
     with pytest.raises(ValueError, match="signing hash"):
         signer.sign_digest(b"\x01" * 32, tx)
     assert audit_records(principal.user.walletId) == []
+
+
+# --- a compromised API function against the wallet's signing policy ---------------------------------------------
+
+
+@pytest.fixture
+def policy_key(tenant: Any, use_networks: Any) -> SigningKey:
+    """The app's policy key (registered by the operator), with a registry of one network."""
+    use_networks([{"name": "local-a", "chainId": 31337, "rpcUrls": ["http://127.0.0.1:9"], "nativeSymbol": "ETH"}])
+    key = SigningKey.generate()
+    register_policy_key(tenant.appId, base64.b64encode(bytes(key.verify_key)).decode())
+    return key
+
+
+def set_policy(app_id: str, key: SigningKey, document: dict[str, Any]) -> dict[str, Any]:
+    signature = base64.b64encode(key.sign(signed.canonical(document)).signature).decode()
+    return parties.cosigner({"action": "policy-set", "appId": app_id, "policy": document, "signature": signature})
+
+
+def payment(value: int, nonce: int = 0) -> Signable:
+    return digests.transaction(
+        UnsignedTx(31337, nonce, "0x" + "44" * 20, value, b"", 21_000, max_fee=10**9, max_priority_fee=10**9)
+    )
+
+
+def test_the_api_function_cannot_write_the_cosigners_policies_and_its_own_copies_change_nothing(
+    wallet, tenant, policy_key
+):
+    principal, _, _ = wallet
+    wallet_id = principal.user.walletId
+    assert set_policy(tenant.appId, policy_key, {"version": 1, "messages": {"personal": False}})["ok"]
+    # The grant says so: only the cosigner's function may write (or read) the cosigner's table.
+    writers = {
+        f.name for f in resources.FUNCTIONS for g in f.grants if g.kind == "table" and g.name == "cosigner-policy"
+    }
+    assert writers == {"cosigner"}
+    api_tables = {
+        g.name
+        for g in resources.function("api_handler").grants
+        if g.kind == "table" and g.access in ("write", "read_write")
+    }
+    assert "cosigner-policy" not in api_tables and api_tables
+
+    # It writes a looser document, its own policy key and another client for the wallet into every table it can.
+    attacker = SigningKey.generate()
+    looser = {"version": 99}
+    items = [
+        {
+            **policy_store.policy_key(tenant.clientId, tenant.appId),
+            "appId": tenant.appId,
+            "version": 99,
+            "document": signed.canonical(looser).decode(),
+            "signature": base64.b64encode(attacker.sign(signed.canonical(looser)).signature).decode(),
+            "keyId": "pk_attacker",
+            "setAt": "2026-01-01T00:00:00.000Z",
+        },
+        {
+            **policy_store.key_key(tenant.appId),
+            "appId": tenant.appId,
+            "clientId": tenant.clientId,
+            "publicKey": base64.b64encode(bytes(attacker.verify_key)).decode(),
+            "keyId": "pk_attacker",
+            "sequence": 7,
+            "registeredAt": "2026-01-01T00:00:00.000Z",
+        },
+        {**policy_store.wallet_client_key(wallet_id), "clientId": "a-client-without-policies"},
+    ]
+    for table in sorted(api_tables):
+        for item in items:
+            aws.table(table).put_item(Item=item)
+
+    with pytest.raises(ApiError) as refused:
+        provisioning.sign(principal, digests.personal_message(b"looser, says the API"))
+    assert (refused.value.status, refused.value.code, refused.value.details["rule"]) == (
+        403,
+        "POLICY_DENIED",
+        "messages.personal",
+    )
+    shown = parties.cosigner({"action": "policy-get", "appId": tenant.appId})
+    assert (shown["version"], shown["policy"]) == (1, {"version": 1, "messages": {"personal": False}})
+    assert [r["outcome"] for r in audit_records(wallet_id)] == ["denied"]
+
+
+def test_a_forged_put_a_replayed_version_and_a_forged_rotation_are_refused(wallet, tenant, policy_key):
+    strict, looser = {"version": 2, "default": "deny"}, {"version": 1, "default": "allow"}
+    assert set_policy(tenant.appId, policy_key, looser)["ok"]
+    assert set_policy(tenant.appId, policy_key, strict)["ok"]
+    attacker = SigningKey.generate()
+    assert set_policy(tenant.appId, attacker, {"version": 3})["code"] == "POLICY_SIGNATURE_INVALID"  # forged
+    assert set_policy(tenant.appId, policy_key, looser)["code"] == "POLICY_VERSION_STALE"  # replayed
+    new = base64.b64encode(bytes(attacker.verify_key)).decode()
+    forged = base64.b64encode(attacker.sign(signed.rotation_message(tenant.appId, new, 2)).signature).decode()
+    rotation = {"action": "policy-key-rotate", "appId": tenant.appId, "publicKey": new, "signature": forged}
+    assert parties.cosigner(rotation)["code"] == "POLICY_SIGNATURE_INVALID"
+    assert parties.cosigner({"action": "policy-get", "appId": tenant.appId})["version"] == 2
+
+    principal, _, _ = wallet
+    with pytest.raises(ApiError) as refused:
+        provisioning.sign(principal, payment(1))
+    assert (refused.value.code, refused.value.details["rule"]) == ("POLICY_DENIED", "default")
+
+
+def test_a_direct_call_of_the_cosigner_outside_the_policy_signs_nothing_on_either_path(
+    stocked, tenant, policy_key, aux_sets, monkeypatch
+):
+    principal, _ = stocked
+    other_client = tenancy.create_tenant("Other").clientId
+    wallet_id = principal.user.walletId
+    assert set_policy(tenant.appId, policy_key, {"version": 1, "transactions": {"maxValue": {"native": "10"}}})["ok"]
+    outside = payment(11)
+    digest = digests.digest_of(outside)
+    presignature_id = presignatures.ready_ids(shares.COSIGNER, wallet_id)[0]
+    no_full_signing(monkeypatch)
+    # Full signing, with any context the API function makes up, and a presignature's online step: refused before
+    # any run or consumption.
+    for context in (None, {"purpose": "withdrawal", "id": "x"}, {"allow": True}):
+        extra = {} if context is None else {"policy": context}
+        answer = parties.cosigner(party_request(wallet_id, "sign", outside, digest, **extra))
+        assert (answer["code"], answer["rule"]) == ("POLICY_DENIED", "transactions.maxValue.native")
+        answer = parties.cosigner(party_request(wallet_id, "partial", outside, digest, runId=presignature_id, **extra))
+        assert (answer["code"], answer["rule"]) == ("POLICY_DENIED", "transactions.maxValue.native")
+    assert presignature_id in presignatures.ready_ids(shares.COSIGNER, wallet_id)
+    used = aws.table(presignatures.TABLE[shares.COSIGNER]).get_item(
+        Key=presignatures.used_key(wallet_id, presignature_id), ConsistentRead=True
+    )
+    assert "Item" not in used
+    # Nor can it mark the wallet again under another client: a new share B (a key it split itself) and its marks are
+    # written only where none exist, all or nothing.
+    aux_sets(1)
+    cores = mpc.trusted_dealer_split(bytearray(b"\x07" * 32))
+    again = {
+        "action": "import",
+        "runId": "cd" * 16,
+        "walletId": wallet_id,
+        "peers": [0],
+        "auxId": aux_pool.claim(wallet_id),
+        "coreShare": base64.b64encode(cores[shares.COSIGNER]).decode(),
+        "keyPolicy": {"name": "wallets", "context": {"clientId": other_client}},
+    }
+    with pytest.raises(aws.TransactionCancelledError):
+        parties.cosigner(again)
+    reset_all()  # nothing known in process: the cosigner reads its own record again
+    assert policy_store.wallet_client(wallet_id) == tenant.clientId
+    assert audit_records(wallet_id) == []

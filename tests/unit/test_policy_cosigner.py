@@ -1,0 +1,471 @@
+"""Signing policies at the cosigner (policies/cosigner.py, store.py, usage.py; mpc/parties.py), with the real MPC
+core, moto and the in-process parties:
+
+* documents are stored only when the app's registered policy key signed them, with a version above the stored one;
+  a key is replaced only by a rotation the current key signs, at the next sequence;
+* a wallet's every signature is decided by the policies of all its client's apps (each must allow): a refusal is
+  403 POLICY_DENIED naming the rule; on the presignature path it burns nothing (both shares stay ready), on the
+  full path it signs nothing;
+* 24 h windows per wallet count transactions and amounts per asset; the same digest counts once; concurrent
+  signatures against a limit get exactly the limit;
+* wallets are governed from their key generation or import: their client is the cosigner's own record.
+"""
+
+from __future__ import annotations
+
+import base64
+import secrets
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import dompet_mpc as mpc_core
+import pytest
+from boto3.dynamodb.conditions import Attr
+from eth_account import Account
+from nacl.signing import SigningKey
+
+from chalicelib.auth.models import WalletPrincipal
+from chalicelib.evm import abi, digests
+from chalicelib.evm.digests import Signable
+from chalicelib.evm.transactions import UnsignedTx
+from chalicelib.mpc import aux_pool, parties, policies, presignatures, shares
+from chalicelib.mpc import service as mpc
+from chalicelib.platform import aws, clock
+from chalicelib.platform.errors import ApiError
+from chalicelib.platform.invocation import running_as
+from chalicelib.policies import signed, store, usage
+from chalicelib.policies.cosigner import WALLET_POLICY_NAME, register_policy_key
+from chalicelib.tenancy import service as tenancy
+from chalicelib.wallets import provisioning
+from tests.support.mpc import (
+    audit_records,
+    principal_for,
+    recovered_address,
+    refill_messages,
+    refreshed,
+    run_refill_function,
+)
+
+TOKEN = "0x" + "5f" * 20
+FRIEND = "0x" + "11" * 20
+STRANGER = "0x" + "22" * 20
+CHAIN_ID = 31337
+
+
+@pytest.fixture(autouse=True)
+def networks(use_networks: Callable[[list[dict[str, Any]]], Any]) -> None:
+    use_networks(
+        [
+            {"name": "local-a", "chainId": CHAIN_ID, "rpcUrls": ["http://127.0.0.1:9"], "nativeSymbol": "ETH"},
+            {"name": "local-b", "chainId": 31338, "rpcUrls": ["http://127.0.0.1:9"], "nativeSymbol": "ETH"},
+        ]
+    )
+
+
+@pytest.fixture
+def policy_key(tenant: Any) -> SigningKey:
+    """The app's policy key, registered by the operator."""
+    key = SigningKey.generate()
+    record = register_policy_key(tenant.appId, _public(key))
+    assert record["sequence"] == 1 and record["clientId"] == tenant.clientId and not record["replaced"]
+    return key
+
+
+@pytest.fixture
+def wallet(tenant: Any, aux_sets: Any) -> WalletPrincipal:
+    """A wallet with no presignatures (the pool is off): every signature runs in full."""
+    aux_sets(1)
+    principal = principal_for(tenant, "alice")
+    provisioning.create(principal, None)
+    return refreshed(principal)
+
+
+@pytest.fixture
+def stocked(tenant: Any, aux_sets: Any, pool_settings: None) -> WalletPrincipal:
+    """A wallet whose pool holds two presignatures."""
+    aux_sets(1)
+    principal = principal_for(tenant, "bob")
+    provisioning.create(principal, None)
+    principal = refreshed(principal)
+    (message,) = refill_messages()
+    assert run_refill_function(message) == {"batchItemFailures": []}
+    assert len(presignatures.ready_ids(shares.COSIGNER, principal.user.walletId)) == 2
+    return principal
+
+
+def _public(key: SigningKey) -> str:
+    return base64.b64encode(bytes(key.verify_key)).decode()
+
+
+def _sign_document(key: SigningKey, document: Any) -> str:
+    return base64.b64encode(key.sign(signed.canonical(document)).signature).decode()
+
+
+def set_policy(app_id: str, key: SigningKey, document: dict[str, Any], signature: str | None = None) -> dict[str, Any]:
+    request = {"action": "policy-set", "appId": app_id, "policy": document}
+    return parties.cosigner({**request, "signature": signature or _sign_document(key, document)})
+
+
+def get_policy(app_id: str) -> dict[str, Any]:
+    return parties.cosigner({"action": "policy-get", "appId": app_id})
+
+
+def rotate(app_id: str, current: SigningKey, new: SigningKey, sequence: int) -> dict[str, Any]:
+    message = signed.rotation_message(app_id, _public(new), sequence)
+    signature = base64.b64encode(current.sign(message).signature).decode()
+    return parties.cosigner(
+        {"action": "policy-key-rotate", "appId": app_id, "publicKey": _public(new), "signature": signature}
+    )
+
+
+def tx(to: str, value: int = 0, data: bytes = b"", nonce: int = 0, chain_id: int = CHAIN_ID) -> Signable:
+    return digests.transaction(
+        UnsignedTx(chain_id, nonce, to, value, data, 100_000, max_fee=10**9, max_priority_fee=10**9)
+    )
+
+
+def token_transfer(to: str, amount: int, nonce: int = 0) -> Signable:
+    return tx(TOKEN, 0, abi.transfer(to, amount), nonce)
+
+
+def cosigner_decides(wallet_id: str, payload: Signable) -> str | None:
+    """What the cosigner's policy check decides for `payload` (counting it when allowed, as before a signature):
+    None when allowed, else the refusing rule."""
+    with running_as("cosigner"):
+        try:
+            policies.authorize(wallet_id, payload, digests.digest_of(payload), None)
+        except policies.PolicyRefusedError as refusal:
+            assert refusal.rule is not None, refusal.reason
+            return refusal.rule
+    return None
+
+
+def counted(wallet_id: str) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = aws.table(store.TABLE).scan(
+        FilterExpression=Attr("pk").begins_with(f"COUNTED#{wallet_id}#"), ConsistentRead=True
+    )["Items"]
+    return items
+
+
+def no_full_signing(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a full signing session started")
+
+    monkeypatch.setattr(mpc_core, "signing_session", refuse)
+
+
+def denied(call: Callable[[], Any]) -> ApiError:
+    with pytest.raises(ApiError) as refused:
+        call()
+    assert (refused.value.status, refused.value.code) == (403, "POLICY_DENIED"), refused.value.message
+    return refused.value
+
+
+# --- documents and keys --------------------------------------------------------------------------------------
+
+
+def test_a_document_is_stored_only_signed_by_the_apps_key_and_its_version_only_grows(tenant, policy_key):
+    app_id = tenant.appId
+    assert get_policy(app_id) == {
+        "ok": True,
+        "policy": None,
+        "version": None,
+        "keyId": signed.key_id(bytes(policy_key.verify_key)),
+        "keyRegistered": True,
+    }
+    first = {"version": 1, "transactions": {"maxValue": {"native": "100"}}}
+    answer = set_policy(app_id, policy_key, first)
+    assert answer["ok"] and answer["version"] == 1 and answer["keyId"] == signed.key_id(bytes(policy_key.verify_key))
+    shown = get_policy(app_id)
+    assert (shown["policy"], shown["version"], shown["keyRegistered"]) == (first, 1, True)
+    stored = aws.table(store.TABLE).get_item(Key=store.policy_key(tenant.clientId, app_id))["Item"]
+    assert stored["document"] == signed.canonical(first).decode()  # exactly what was signed
+
+    # The same version again, and an older one after a newer: stale (no replay of a looser document).
+    assert set_policy(app_id, policy_key, first)["code"] == "POLICY_VERSION_STALE"
+    assert set_policy(app_id, policy_key, {"version": 3, "default": "deny"})["ok"]
+    stale = set_policy(app_id, policy_key, {"version": 2})
+    assert (stale["code"], stale["currentVersion"]) == ("POLICY_VERSION_STALE", 3)
+
+    # Another key's signature; the key's signature of another document; no base64; a document that does not
+    # validate (signed); one too large.
+    other = SigningKey.generate()
+    looser = {"version": 9}
+    assert set_policy(app_id, other, looser)["code"] == "POLICY_SIGNATURE_INVALID"
+    assert set_policy(app_id, policy_key, looser, _sign_document(policy_key, {"version": 10}))["code"] == (
+        "POLICY_SIGNATURE_INVALID"
+    )
+    assert set_policy(app_id, policy_key, looser, "not base64!")["code"] == "POLICY_SIGNATURE_INVALID"
+    invalid = set_policy(app_id, policy_key, {"version": 9, "transactions": {"maxValue": {"native": "-1"}}})
+    assert (invalid["code"], invalid["field"]) == ("INVALID_POLICY", "transactions.maxValue.native")
+    huge = {"version": 9, "transactions": {"destinations": {"deny": ["0x" + f"{i:040x}" for i in range(2000)]}}}
+    assert set_policy(app_id, policy_key, huge)["code"] == "POLICY_TOO_LARGE"
+    assert get_policy(app_id)["version"] == 3
+
+    # An app with no key registered: nothing stored, and GET says so.
+    second, _ = tenancy.create_app(tenant.clientId, "second")
+    assert set_policy(second.appId, policy_key, looser)["code"] == "NO_POLICY_KEY"
+    assert get_policy(second.appId) == {
+        "ok": True,
+        "policy": None,
+        "version": None,
+        "keyId": None,
+        "keyRegistered": False,
+    }
+    # The user party serves no action.
+    assert parties.user_party({"action": "policy-get", "appId": app_id}) == {"ok": False, "code": "BAD_PARTY_REQUEST"}
+
+
+def test_a_policy_key_is_replaced_only_by_a_rotation_the_current_key_signs(tenant, policy_key):
+    app_id = tenant.appId
+    new, newer = SigningKey.generate(), SigningKey.generate()
+    assert rotate(app_id, new, newer, 2)["code"] == "POLICY_SIGNATURE_INVALID"  # not signed by the current key
+    assert rotate(app_id, policy_key, new, 3)["code"] == "POLICY_SIGNATURE_INVALID"  # not the next sequence
+    answer = rotate(app_id, policy_key, new, 2)
+    assert answer == {"ok": True, "keyId": signed.key_id(bytes(new.verify_key)), "sequence": 2}
+    assert rotate(app_id, policy_key, new, 2)["code"] == "POLICY_SIGNATURE_INVALID"  # replayed: its sequence is gone
+    assert set_policy(app_id, policy_key, {"version": 1})["code"] == "POLICY_SIGNATURE_INVALID"  # the old key
+    assert set_policy(app_id, new, {"version": 1})["ok"]
+    assert get_policy(app_id)["keyId"] == signed.key_id(bytes(new.verify_key))
+    bad = parties.cosigner({"action": "policy-key-rotate", "appId": app_id, "publicKey": "AAAA", "signature": "AAAA"})
+    assert bad["code"] == "INVALID_POLICY_KEY"
+    # The operator replaces the key: the sequence continues, so no rotation signed before can be replayed.
+    assert register_policy_key(app_id, _public(newer))["sequence"] == 3
+    assert rotate(app_id, new, policy_key, 3)["code"] == "POLICY_SIGNATURE_INVALID"
+    assert rotate(app_id, newer, policy_key, 4)["ok"]
+
+
+# --- enforcement on both paths -----------------------------------------------------------------------------------
+
+
+def test_a_denial_on_the_presignature_path_burns_nothing(tenant, policy_key, stocked, monkeypatch):
+    wallet_id = stocked.user.walletId
+    assert set_policy(tenant.appId, policy_key, {"version": 1, "messages": {"personal": False}})["ok"]
+    before = {party: presignatures.ready_ids(party, wallet_id) for party in (shares.SIGNER, shares.COSIGNER)}
+    with monkeypatch.context() as patched:
+        no_full_signing(patched)  # no fallback to full signing
+        refusal = denied(lambda: provisioning.sign(stocked, digests.personal_message(b"hello")))
+    assert refusal.details["rule"] == "messages.personal"
+    after = {party: presignatures.ready_ids(party, wallet_id) for party in (shares.SIGNER, shares.COSIGNER)}
+    assert {p: sorted(ids) for p, ids in after.items()} == {p: sorted(ids) for p, ids in before.items()}
+    assert refill_messages() == []  # nothing burned, nothing to refill
+    [record] = audit_records(wallet_id)
+    assert (record["method"], record["outcome"]) == ("presignature", "denied")
+
+    # What the policy allows signs with one of the same presignatures.
+    payload = tx(FRIEND, 5)
+    with monkeypatch.context() as patched:
+        no_full_signing(patched)
+        signature = provisioning.sign(stocked, payload)
+    assert recovered_address(signature, digests.digest_of(payload)) == stocked.user.walletAddress
+    assert len(presignatures.ready_ids(shares.COSIGNER, wallet_id)) == 1
+
+
+def test_a_denial_on_the_full_path_signs_nothing(tenant, policy_key, wallet):
+    wallet_id = wallet.user.walletId
+    assert set_policy(tenant.appId, policy_key, {"version": 1, "transactions": {"maxValue": {"native": "100"}}})["ok"]
+    refusal = denied(lambda: provisioning.sign(wallet, tx(FRIEND, 101)))
+    assert refusal.details["rule"] == "transactions.maxValue.native"
+    assert "101" in refusal.message
+    [record] = audit_records(wallet_id)
+    assert (record["method"], record["outcome"]) == ("full", "denied")
+
+    payload = tx(FRIEND, 100)
+    signature = provisioning.sign(wallet, payload)
+    assert recovered_address(signature, digests.digest_of(payload)) == wallet.user.walletAddress
+    assert counted(wallet_id) == []  # no 24 h rule: nothing is counted
+
+
+def test_the_users_secret0_still_signs_and_an_imported_key_is_governed(tenant, policy_key, aux_sets):
+    aux_sets(1)
+    principal = principal_for(tenant, "carol")
+    private_key = "0x" + secrets.token_hex(32)
+    created = provisioning.import_key(principal, private_key, None)
+    principal = refreshed(principal)
+    wallet_id = principal.user.walletId
+    assert created.address == Account.from_key(private_key).address
+    mark = aws.table(store.TABLE).get_item(Key=store.wallet_client_key(wallet_id))["Item"]
+    assert mark["clientId"] == tenant.clientId
+    assert policies.governance(wallet_id) == policies.Governance(WALLET_POLICY_NAME, created.address)
+
+    assert set_policy(tenant.appId, policy_key, {"version": 1, "messages": {"personal": False}})["ok"]
+    denied(lambda: provisioning.sign(principal, digests.personal_message(b"with the cosigner")))
+    # Share C is the user's own (sealed as any wallet's): A + C signs, after a recovery too.
+    recovered = provisioning.recover(principal, created.secret0, None)
+    payload = digests.typed_data(
+        {
+            "types": {
+                "EIP712Domain": [{"name": "chainId", "type": "uint256"}],
+                "Note": [{"name": "n", "type": "uint256"}],
+            },
+            "primaryType": "Note",
+            "domain": {"chainId": CHAIN_ID},
+            "message": {"n": 1},
+        }
+    )
+    signature = provisioning.sign(principal, payload, recovered.secret0)
+    assert recovered_address(signature, digests.digest_of(payload)) == created.address
+
+
+def test_a_wallet_key_for_a_client_tenancy_does_not_have_is_never_made(aux_sets, tenant):
+    aux_sets(1)
+    wallet_id = secrets.token_hex(16)
+    key_policy = policies.KeyPolicy(name=WALLET_POLICY_NAME, context={"clientId": "not-a-client"})
+    with pytest.raises(mpc.MpcRunError) as refused:
+        mpc.generate_key(wallet_id, aux_pool.claim(wallet_id), key_policy)
+    assert refused.value.code == mpc.POLICY_REFUSED
+    assert aws.table("cosigner-shares").scan()["Items"] == []
+    assert aws.table(store.TABLE).scan()["Items"] == []
+
+
+# --- 24 h windows --------------------------------------------------------------------------------------------
+
+
+def test_the_24h_count_counts_each_digest_once_and_rolls(tenant, policy_key, wallet):
+    wallet_id = wallet.user.walletId
+    document = {"version": 1, "transactions": {"maxCountPer24h": 3}}
+    assert set_policy(tenant.appId, policy_key, document)["ok"]
+    sends = [tx(FRIEND, 1, nonce=n) for n in range(4)]
+    assert [cosigner_decides(wallet_id, s) for s in sends[:3]] == [None, None, None]
+    assert cosigner_decides(wallet_id, sends[0]) is None  # the same transaction again: counted once
+    assert cosigner_decides(wallet_id, sends[3]) == "transactions.maxCountPer24h"
+    assert cosigner_decides(wallet_id, digests.personal_message(b"not a transaction")) is None
+    assert len(counted(wallet_id)) == 3
+    window = usage.window_of(aws.table(store.TABLE).get_item(Key=usage.usage_key(wallet_id))["Item"])
+    assert sum(b.n for b in window.buckets.values()) == 3
+
+    # A bucket counts while any of it is inside the last 24 h, then the window has room again.
+    clock.travel(usage.WINDOW_S)
+    assert cosigner_decides(wallet_id, sends[3]) == "transactions.maxCountPer24h"
+    clock.travel(usage.BUCKET_S)
+    assert cosigner_decides(wallet_id, sends[3]) is None
+    window = usage.window_of(aws.table(store.TABLE).get_item(Key=usage.usage_key(wallet_id))["Item"])
+    assert sum(b.n for b in window.buckets.values()) == 1  # old buckets dropped on write
+
+    # Through the service: a transaction the window allows is signed and counted.
+    payload = tx(FRIEND, 1, nonce=9)
+    signature = provisioning.sign(wallet, payload)
+    assert recovered_address(signature, digests.digest_of(payload)) == wallet.user.walletAddress
+    assert len(counted(wallet_id)) == 5
+
+
+def test_the_24h_value_is_per_asset(tenant, policy_key, wallet):
+    wallet_id = wallet.user.walletId
+    limits = {"native": "1000", TOKEN: "50"}
+    assert set_policy(tenant.appId, policy_key, {"version": 1, "transactions": {"maxValuePer24h": limits}})["ok"]
+    assert cosigner_decides(wallet_id, tx(FRIEND, 600, nonce=0)) is None
+    assert cosigner_decides(wallet_id, tx(FRIEND, 401, nonce=1)) == "transactions.maxValuePer24h.native"
+    assert cosigner_decides(wallet_id, token_transfer(FRIEND, 30, nonce=1)) is None
+    assert cosigner_decides(wallet_id, token_transfer(FRIEND, 21, nonce=2)) == f"transactions.maxValuePer24h.{TOKEN}"
+    assert cosigner_decides(wallet_id, token_transfer(FRIEND, 20, nonce=2)) is None
+    assert cosigner_decides(wallet_id, tx(FRIEND, 400, nonce=3)) is None  # exactly the limit
+    assert cosigner_decides(wallet_id, tx(FRIEND, 600, nonce=0)) is None  # the first again: counted once
+    assert cosigner_decides(wallet_id, tx(FRIEND, 1, nonce=4)) == "transactions.maxValuePer24h.native"
+    spent = usage.usage(
+        usage.window_of(aws.table(store.TABLE).get_item(Key=usage.usage_key(wallet_id))["Item"]), clock.epoch()
+    )
+    assert (dict(spent.spent), spent.count) == ({"native": 1000, TOKEN: 50}, 4)
+
+
+def test_ten_concurrent_signatures_against_a_limit_of_seven_sign_exactly_seven(tenant, policy_key, wallet):
+    wallet_id = wallet.user.walletId
+    assert set_policy(tenant.appId, policy_key, {"version": 1, "transactions": {"maxCountPer24h": 7}})["ok"]
+    payloads = [tx(FRIEND, 1, nonce=n) for n in range(10)]
+    results: dict[int, bytes | ApiError] = {}
+    start = threading.Barrier(10)
+
+    def sign(n: int) -> None:
+        start.wait()
+        try:
+            results[n] = provisioning.sign(wallet, payloads[n])
+        except ApiError as exc:
+            results[n] = exc
+
+    threads = [threading.Thread(target=sign, args=(n,)) for n in range(10)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    signed_ones = {n: r for n, r in results.items() if isinstance(r, bytes)}
+    refused = [r for r in results.values() if isinstance(r, ApiError)]
+    assert len(signed_ones) == 7 and len(refused) == 3
+    for n, signature in signed_ones.items():
+        assert recovered_address(signature, digests.digest_of(payloads[n])) == wallet.user.walletAddress
+    assert all(
+        (r.status, r.code, r.details["rule"]) == (403, "POLICY_DENIED", "transactions.maxCountPer24h") for r in refused
+    )
+    assert sorted(item["pk"] for item in counted(wallet_id)) == sorted(
+        usage.counted_key(wallet_id, digests.digest_of(payloads[n]))["pk"] for n in signed_ones
+    )
+
+
+# --- several apps of one client ------------------------------------------------------------------------------
+
+
+def test_every_app_of_the_wallets_client_must_allow(tenant, policy_key, wallet):
+    wallet_id = wallet.user.walletId
+    second, _ = tenancy.create_app(tenant.clientId, "treasury")
+    second_key = SigningKey.generate()
+    register_policy_key(second.appId, _public(second_key))
+    assert set_policy(tenant.appId, policy_key, {"version": 1, "transactions": {"maxValue": {"native": "100"}}})["ok"]
+    destinations = {"version": 1, "transactions": {"destinations": {"allow": [FRIEND]}}}
+    assert set_policy(second.appId, second_key, destinations)["ok"]
+
+    assert cosigner_decides(wallet_id, tx(FRIEND, 50)) is None
+    assert cosigner_decides(wallet_id, tx(STRANGER, 50)) == "transactions.destinations.allow"
+    assert cosigner_decides(wallet_id, tx(FRIEND, 150)) == "transactions.maxValue.native"
+    # Each app's own policy, as its evaluate action reads it.
+    evaluate = {"action": "policy-evaluate", "walletId": wallet_id, "payload": tx(STRANGER, 50).model_dump()}
+    assert parties.cosigner({**evaluate, "appId": tenant.appId})["allowed"] is True
+    assert parties.cosigner({**evaluate, "appId": second.appId})["rule"] == "transactions.destinations.allow"
+
+    # Another client's policies do not reach this wallet.
+    other = tenancy.create_tenant("Other")
+    other_key = SigningKey.generate()
+    register_policy_key(str(other.appId), _public(other_key))
+    assert set_policy(str(other.appId), other_key, {"version": 1, "default": "deny"})["ok"]
+    assert cosigner_decides(wallet_id, tx(FRIEND, 50)) is None
+    assert parties.cosigner({**evaluate, "appId": other.appId}) == {"ok": False, "code": "WALLET_NOT_FOUND"}
+
+
+def test_evaluate_counts_nothing_and_reads_the_window(tenant, policy_key, wallet):
+    wallet_id = wallet.user.walletId
+    document = {"version": 1, "transactions": {"maxValuePer24h": {"native": "10"}}, "messages": {"personal": True}}
+    assert set_policy(tenant.appId, policy_key, document)["ok"]
+    assert cosigner_decides(wallet_id, tx(FRIEND, 8)) is None
+
+    def evaluate(payload: Signable, wallet: str | None = wallet_id) -> dict[str, Any]:
+        return parties.cosigner(
+            {"action": "policy-evaluate", "appId": tenant.appId, "walletId": wallet, "payload": payload.model_dump()}
+        )
+
+    assert evaluate(tx(FRIEND, 3))["rule"] == "transactions.maxValuePer24h.native"
+    assert evaluate(tx(FRIEND, 3), None)["allowed"] is True  # no wallet: no usage
+    assert evaluate(digests.personal_message(b"hi")) == {
+        "ok": True,
+        "allowed": True,
+        "rule": "messages.personal",
+        "reason": evaluate(digests.personal_message(b"hi"))["reason"],
+    }
+    assert len(counted(wallet_id)) == 1
+    broken = {"kind": "transaction", "transaction": {"chainId": "x"}}
+    answer = parties.cosigner({"action": "policy-evaluate", "appId": tenant.appId, "walletId": None, "payload": broken})
+    assert answer["code"] == "INVALID_PAYLOAD"
+
+
+def test_no_policy_signs_as_before_and_nothing_is_counted(stocked, monkeypatch):
+    wallet_id = stocked.user.walletId
+    for n in range(2):
+        payload = tx(STRANGER, 10**18, nonce=n)
+        with monkeypatch.context() as patched:
+            no_full_signing(patched)  # through the presignature pool, as before
+            signature = provisioning.sign(stocked, payload)
+        assert recovered_address(signature, digests.digest_of(payload)) == stocked.user.walletAddress
+    assert counted(wallet_id) == [] and presignatures.ready_ids(shares.COSIGNER, wallet_id) == []
+
+
+@pytest.fixture(autouse=True)
+def _no_leftover_travel() -> Iterator[None]:
+    yield
+    clock.reset()
