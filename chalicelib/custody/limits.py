@@ -1,44 +1,100 @@
-"""Withdrawal limits (settings, per app and token code) and the per-app destination allowlist.
+"""The operator's custody policy: the signing-policy engine's document (chalicelib/policies) that judges an app's
+withdrawals, and the facts of the payment a withdrawal makes.
 
-Both are enforced twice: by the API when a withdrawal is requested, and by the cosigner before it signs
-(policy.py), each from its own reading. Neither is writable by the API function: limits are settings (the
-functions' environment) and the allowlist lives in table `custody-policy`, which only the operator's admin command
-writes (`python -m chalicelib.tenancy.admin set-withdrawal-allowlist`); the API function and the cosigner only
-read it. The cosigner keeps its own daily totals (policy.py), so an API function that rewrites the custody table
-still cannot pass a limit.
+The document is assembled here, and only here, from the operator's two inputs:
+
+- the setting `withdrawal_limits` (`DOMPET_WITHDRAWAL_LIMITS`, per token code in human units) gives
+  `transactions.maxValue` (`perWithdrawal`) and `transactions.maxValuePer24h` (`perDay`), per asset of the
+  network: "native" or the token's address, in base units rounded down to what the token can express;
+- the app's allowlist (table `custody-policy`, which only the operator's admin command writes:
+  `python -m chalicelib.tenancy.admin set-withdrawal-allowlist`) gives `transactions.destinations.allow` while it
+  is on.
+
+The API judges a withdrawal when it is requested and the cosigner before it signs (policy.py), each reading the
+inputs itself; neither input is writable by the API function. The 24 h window of a custody document is the UTC
+day, counted in totals its caller keeps: the API its own per app, the cosigner its own per app and per key.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.custody.tokens import TokenOnNetwork
 from chalicelib.platform import amounts, aws, clock
+from chalicelib.platform.networks import CustodyToken, Network, registry
 from chalicelib.platform.settings import load_settings
+from chalicelib.policies.document import NATIVE, PolicyDocument
+from chalicelib.policies.engine import Decision, Usage, evaluate
+from chalicelib.policies.facts import TransactionFacts, Transfer
 
-
-@dataclass(frozen=True)
-class Limits:
-    per_withdrawal: int | None  # smallest units
-    per_day: int | None
-
+__all__ = [
+    "ALLOWLIST",
+    "CUSTODY_POLICY_TABLE",
+    "PER_DAY",
+    "PER_WITHDRAWAL",
+    "allowlist",
+    "day_key",
+    "document",
+    "judge",
+    "payment",
+    "rule_of",
+    "set_allowlist",
+]
 
 CUSTODY_POLICY_TABLE = "custody-policy"  # the operator's custody policy: allowlists (not the cosigner's table)
+VERSION = 1  # a custody document is assembled on every reading, never stored: its version says nothing more
+# The rules a custody document can refuse with (the engine's paths, without the asset of a limit).
+PER_WITHDRAWAL = "transactions.maxValue"
+PER_DAY = "transactions.maxValuePer24h"
+ALLOWLIST = "transactions.destinations.allow"
+_ERC20_TRANSFER = "0xa9059cbb"
 
 
-def limits_for(pair: TokenOnNetwork) -> Limits:
-    configured: dict[str, Any] = json.loads(load_settings().withdrawal_limits).get(pair.token.tokenCode, {})
+def document(app_id: str, network: Network) -> PolicyDocument:
+    """The app's custody document on `network`: limits name assets of one network (its native coin is "native")."""
+    configured: dict[str, dict[str, str]] = json.loads(load_settings().withdrawal_limits)
+    per_withdrawal: dict[str, str] = {}
+    per_day: dict[str, str] = {}
+    for token in network.custodyTokens:
+        limits = configured.get(token.tokenCode, {})
+        for name, into in (("perWithdrawal", per_withdrawal), ("perDay", per_day)):
+            if name in limits:
+                # Exact, and rounded down to what the token can express (a limit may be given more precisely).
+                into[_asset(token)] = str(amounts.base_units(limits[name], token.decimals, round_down=True))
+    transactions: dict[str, Any] = {}
+    if per_withdrawal:
+        transactions["maxValue"] = per_withdrawal
+    if per_day:
+        transactions["maxValuePer24h"] = per_day
+    listed = allowlist(app_id)
+    if listed["enabled"]:
+        transactions["destinations"] = {"allow": listed["addresses"]}
+    return PolicyDocument.parse({"version": VERSION, **({"transactions": transactions} if transactions else {})})
 
-    def units(name: str) -> int | None:
-        text = configured.get(name)
-        if text is None:
-            return None
-        # Exact, and rounded down to what the token can express (a limit may be given more precisely).
-        return amounts.base_units(text, pair.token.decimals, round_down=True)
 
-    return Limits(units("perWithdrawal"), units("perDay"))
+def payment(pair: TokenOnNetwork, to: str, amount: int) -> TransactionFacts:
+    """What a withdrawal pays, as the engine reads a payment: the coin sent to `to`, or the token's
+    `transfer(to, amount)`. (The deposit account's `execute` call around it is checked by the cosigner itself.)"""
+    recipient = to.lower()
+    transfer = Transfer(_asset(pair.token), amount, recipient)
+    if pair.token.native:
+        return TransactionFacts(pair.network.chainId, recipient, amount, None, False, (transfer,), True)
+    return TransactionFacts(pair.network.chainId, transfer.asset, 0, _ERC20_TRANSFER, True, (transfer,), True)
+
+
+def judge(custody_document: PolicyDocument, paid: TransactionFacts, spent_today: int) -> Decision:
+    """The engine's decision on a payment, after `spent_today` base units of its asset in the total counted."""
+    usage = Usage(spent={transfer.asset: spent_today for transfer in paid.transfers})
+    return evaluate(custody_document, paid, usage, {n.name: n.chainId for n in registry().networks})
+
+
+def rule_of(decision: Decision) -> str:
+    """The refusing rule without its asset: PER_WITHDRAWAL, PER_DAY or ALLOWLIST."""
+    for rule in (PER_WITHDRAWAL, PER_DAY):
+        if decision.rule.startswith(rule + "."):
+            return rule
+    return decision.rule
 
 
 def day_key(app_id: str, pair: TokenOnNetwork, day: str | None = None) -> dict[str, str]:
@@ -59,11 +115,6 @@ def allowlist(app_id: str) -> dict[str, Any]:
     }
 
 
-def allowed(app_id: str, address: str) -> bool:
-    listed = allowlist(app_id)
-    return not listed["enabled"] or address.lower() in {a.lower() for a in listed["addresses"]}
-
-
 def set_allowlist(app_id: str, enabled: bool, addresses: list[str]) -> dict[str, Any]:
     """The operator's command only (no function may write table `custody-policy`)."""
     item = {
@@ -75,3 +126,7 @@ def set_allowlist(app_id: str, enabled: bool, addresses: list[str]) -> dict[str,
     }
     aws.write(aws.put("allowlist", CUSTODY_POLICY_TABLE, item, None))
     return allowlist(app_id)
+
+
+def _asset(token: CustodyToken) -> str:
+    return NATIVE if token.native else token.tokenAddress.lower()

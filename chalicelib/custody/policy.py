@@ -22,11 +22,13 @@ other kind) and hashes it itself; the API function says what it is for in the po
 `withdrawal`: a call of the deposit address the cosigner COMPUTES from the factory, the key's address (its own mark)
 and the record's account id (the counterfactual SimpleAccount, pool_keys.deposit_address; no account record is read),
 value 0, whose data is `execute(to, amount, "")` for the native coin or `execute(token, 0, transfer(to, amount))`
-for an ERC-20; the amount within the per-withdrawal limit, `to` on the app's allowlist when it has one (table
-`custody-policy`, which only the operator writes). One payment per withdrawal: the cosigner keeps, in its own
-table, the nonce it signed for each withdrawal and signs again only at that nonce; the first signature adds the
-amount to the cosigner's OWN totals of the day for the app and for the key (network and token), each against the
-daily limit.
+for an ERC-20. That payment is then judged by the signing-policy engine (chalicelib/policies) under the app's
+custody document, which limits.py assembles from the operator's inputs: the per-withdrawal limit
+(`transactions.maxValue`), the app's allowlist when it has one (`transactions.destinations.allow`, from table
+`custody-policy`, which only the operator writes) and the daily limit (`transactions.maxValuePer24h`), evaluated
+against each of the cosigner's OWN totals of the day: the app's and the key's (network and token). One payment per
+withdrawal: the cosigner keeps, in its own table, the nonce it signed for each withdrawal and signs again only at
+that nonce; the first signature adds the amount to both totals.
 
 A forged record can still name a real account of an app in the key's scope: the allowlist and the limits bound
 what it pays (docs/security.md, "Custody keys").
@@ -50,6 +52,8 @@ from chalicelib.platform import aws, clock, unit_of_work
 from chalicelib.platform.cache import TtlCache
 from chalicelib.platform.networks import Network, registry
 from chalicelib.platform.unit_of_work import Plan
+from chalicelib.policies.document import PolicyDocument, PolicyDocumentError
+from chalicelib.policies.facts import TransactionFacts
 from chalicelib.smart_accounts.counterfactual import factory_data
 from chalicelib.tenancy import store as tenancy
 
@@ -102,8 +106,7 @@ def check_withdrawal(request: SigningRequest) -> None:
         raise PolicyRefusedError("not a call of the account's deposit address")
     if tx.value != 0 or tx.data != expected_call(record):
         raise PolicyRefusedError("the call does not pay exactly the withdrawal's amount to its address")
-    _check_limits(record)
-    _once(record, tx, request)
+    _once(record, tx, request, network)
 
 
 def check_deploy(request: SigningRequest) -> None:
@@ -244,34 +247,49 @@ def deploy_call(owner: str, account_id: str) -> bytes:
     return factory_data(owner, pool_keys.salt(account_id))
 
 
-def _check_limits(record: dict[str, Any]) -> None:
-    limit = _limits(record)
-    amount = int(record["amountInDecimals"])
-    if limit.per_withdrawal is not None and amount > limit.per_withdrawal:
-        raise PolicyRefusedError("above the per-withdrawal limit")
-    if not limits.allowed(str(record["appId"]), str(record["to"])):
-        raise PolicyRefusedError("the destination is not on the allowlist")
+def _custody_policy(record: dict[str, Any], network: Network) -> tuple[PolicyDocument, TransactionFacts]:
+    """The app's custody document as the cosigner reads the operator's inputs, and the payment it judges (the
+    record's, which the transaction was checked to pay exactly)."""
+    pair = accepted(network.name, str(record["tokenCode"]))
+    try:
+        document = limits.document(str(record["appId"]), network)
+    except PolicyDocumentError as exc:
+        raise PolicyRefusedError(f"the app's custody policy does not validate ({exc.field})") from None
+    return document, limits.payment(pair, str(record["to"]), int(record["amountInDecimals"]))
 
 
-def _limits(record: dict[str, Any]) -> limits.Limits:
-    return limits.limits_for(accepted(str(record["network"]), str(record["tokenCode"])))
+def _judge(document: PolicyDocument, paid: TransactionFacts, spent_today: int, counted: str) -> None:
+    """Refuses unless the policy allows the payment after `spent_today` (`counted` says whose total that is)."""
+    decision = limits.judge(document, paid, spent_today)
+    if not decision.allowed:
+        reason = _REASONS[limits.rule_of(decision)].format(counted=counted)
+        raise PolicyRefusedError(f"{reason} (rule {decision.rule})")
 
 
-def _once(record: dict[str, Any], tx: UnsignedTx, request: SigningRequest) -> None:
+_REASONS = {  # the rules a custody document refuses with (limits.document)
+    limits.PER_WITHDRAWAL: "above the per-withdrawal limit",
+    limits.PER_DAY: "above the daily limit ({counted})",
+    limits.ALLOWLIST: "the destination is not on the allowlist",
+}
+
+
+def _once(record: dict[str, Any], tx: UnsignedTx, request: SigningRequest, network: Network) -> None:
     """At most one nonce per withdrawal, ever: two signed transactions with the same nonce cannot both be mined,
     so the withdrawal is paid at most once even if the API function broadcast a signature it never recorded.
-    The withdrawal's first signature also adds its amount, in the same transaction, to the cosigner's OWN totals
-    of the day for its app and for its key (network and token), each against the daily limit: the API function
-    cannot rewrite them, and no choice of app id gets a key past its own total."""
+    The app's custody policy judges the payment against the cosigner's OWN totals of the day for its app and for
+    its key (network and token), each in turn; the withdrawal's first signature adds its amount to both in the same
+    transaction: the API function cannot rewrite them, and no choice of app id gets a key past its own total. A
+    signature again at the withdrawal's nonce is judged as the policy stands, its amount counted already."""
+    document, paid = _custody_policy(record, network)
     key = {"pk": f"SIGNED#{record['id']}", "sk": "SIGNED"}
     table = aws.table(COSIGNER_POLICY_TABLE)
     item = table.get_item(Key=key, ConsistentRead=True).get("Item")
     if item is not None:
         if int(item["nonce"]) != tx.nonce:
             raise PolicyRefusedError("this withdrawal was signed at another nonce")
+        _judge(document, paid, 0, "its own amount alone")
         return
     amount = int(record["amountInDecimals"])
-    per_day = _limits(record).per_day
     pair, today = f"{record['network']}#{record['tokenCode']}", clock.iso_now()[:10]
     totals = {
         "day": {"pk": f"DAY#{record['appId']}#{pair}", "sk": today},
@@ -289,9 +307,8 @@ def _once(record: dict[str, Any], tx: UnsignedTx, request: SigningRequest) -> No
         for name, total_key in totals.items():
             total = table.get_item(Key=total_key, ConsistentRead=True).get("Item")
             used = int(total["used"]) if total else 0
-            if per_day is not None and used + amount > per_day:
-                whose = "the app's" if name == "day" else "the key's"
-                raise PolicyRefusedError(f"above the daily limit ({whose} total as the cosigner counts it)")
+            whose = "the app's" if name == "day" else "the key's"
+            _judge(document, paid, used, f"{whose} total as the cosigner counts it")
             seen = aws.Condition("used = :u", values={":u": str(used)}) if total else aws.NEW_ITEM
             writes.append(aws.put(name, COSIGNER_POLICY_TABLE, {**total_key, "used": str(used + amount)}, seen))
         # another withdrawal of the app or the key moved a total: read them again

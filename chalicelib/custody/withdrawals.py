@@ -1,8 +1,10 @@
 """Withdrawals: amounts paid out of an account's off-chain balance to an address, on chain.
 
-Request (`create`): in ONE transaction the amount moves from `activeBalance` to `heldBalance` (conditional:
-never below zero), the app's daily total of the token grows (conditional on its limit), the withdrawal and its
-journal entry are written and `withdraw.created` goes to the outbox. Then the withdrawal is queued for the
+Request (`create`): the app's custody policy (limits.py: the signing-policy engine's document of the operator's
+limits and allowlist) judges the payment after the app's total of the token today; then, in ONE transaction, the
+amount moves from `activeBalance` to `heldBalance` (conditional: never below zero), that daily total grows
+(conditional on the value judged), the withdrawal and its journal entry are written and `withdraw.created` goes to
+the outbox. Then the withdrawal is queued for the
 worker (sending.py). A failed condition changes nothing.
 
 States: `pending` (held, queued) → `sending` (a worker holds it under a lease) → `sent` (its transaction is
@@ -31,6 +33,8 @@ from chalicelib.platform.errors import ApiError, bad_request, not_found
 from chalicelib.platform.pagination import AppendOnlyList, PageQuery, records_page
 from chalicelib.platform.transitions import create as create_record
 from chalicelib.platform.unit_of_work import Event, Plan
+from chalicelib.policies.document import PolicyDocument
+from chalicelib.policies.facts import TransactionFacts
 from chalicelib.tenancy.models import App
 
 QUEUE = "custody-withdrawals"
@@ -78,11 +82,8 @@ def create(
             "`to` is the account's own deposit address",
             errors=[{"field": "to", "message": "the account's own address", "type": "address"}],
         )
-    limit = limits.limits_for(pair)
-    if limit.per_withdrawal is not None and base > limit.per_withdrawal:
-        raise ApiError(422, WITHDRAWAL_LIMIT_EXCEEDED, f"Above the per-withdrawal limit of {pair.token.symbol}")
-    if not limits.allowed(app.appId, destination):
-        raise ApiError(422, DESTINATION_NOT_ALLOWED, "The destination is not on the app's withdrawal allowlist")
+    policy = limits.document(app.appId, pair.network)
+    paid = limits.payment(pair, destination, base)
     withdrawal_id = str(uuid.uuid4())
     now = clock.iso_now()
     record = Withdrawal(
@@ -110,6 +111,7 @@ def create(
     )
 
     def plan() -> Plan:
+        daily = _daily(app.appId, pair, policy, paid)  # the policy's refusals come before the balance's
         balance, entry = ledger.post(
             account_id,
             pair,
@@ -118,7 +120,7 @@ def create(
             "withdrawal requested",
             ("withdrawal", withdrawal_id),
         )
-        items = [create_record(record), balance, _daily(app.appId, pair, base, limit.per_day)]
+        items = [create_record(record), balance, daily]
         if reference:
             items.append(
                 aws.put(
@@ -146,19 +148,30 @@ def create(
     return record
 
 
-def _daily(app_id: str, pair: TokenOnNetwork, amount: int, per_day: int | None) -> aws.TxItem:
-    """The app's withdrawn total of the token today grows by `amount`, within its daily limit. A string number
-    (uint256 does not fit DynamoDB's 38 digits) updated by a conditional put on the value read; a concurrent
-    request that moved it makes the plan be built again (BALANCE_ITEMS)."""
+def _daily(app_id: str, pair: TokenOnNetwork, policy: PolicyDocument, paid: TransactionFacts) -> aws.TxItem:
+    """The app's custody policy judges the payment after the app's withdrawn total of the token today, and that
+    total grows by the amount. A string number (uint256 does not fit DynamoDB's 38 digits) updated by a conditional
+    put on the value read; a concurrent request that moved it makes the plan be built again (BALANCE_ITEMS)."""
     day = limits.day_key(app_id, pair)
     item = get(day["pk"], day["sk"])
     used = int(item["used"]) if item else 0
-    if per_day is not None and used + amount > per_day:
-        raise ApiError(422, DAILY_LIMIT_EXCEEDED, f"Above the app's daily {pair.token.symbol} limit")
+    decision = limits.judge(policy, paid, used)
+    if not decision.allowed:
+        code, message = _REFUSALS[limits.rule_of(decision)]
+        raise ApiError(422, code, message.format(symbol=pair.token.symbol), rule=decision.rule)
     condition = (
         aws.Condition("used = :u", values={":u": str(used)}) if item else aws.Condition("attribute_not_exists(pk)")
     )
+    amount = sum(t.amount for t in paid.transfers)
     return aws.put("balance-daily", TABLE, {**day, "used": str(used + amount), "updatedAt": clock.iso_now()}, condition)
+
+
+# A custody document refuses with these rules only (limits.document).
+_REFUSALS = {
+    limits.ALLOWLIST: (DESTINATION_NOT_ALLOWED, "The destination is not on the app's withdrawal allowlist"),
+    limits.PER_WITHDRAWAL: (WITHDRAWAL_LIMIT_EXCEEDED, "Above the per-withdrawal limit of {symbol}"),
+    limits.PER_DAY: (DAILY_LIMIT_EXCEEDED, "Above the app's daily {symbol} limit"),
+}
 
 
 def enqueue(withdrawal_id: str, delay_s: int = 0) -> None:

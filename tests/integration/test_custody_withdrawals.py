@@ -94,13 +94,18 @@ def test_over_balance_bad_input_and_limits_change_nothing(custody, monkeypatch):
             assert answer.json_body["data"]["code"] == code
     monkeypatch.setenv("DOMPET_WITHDRAWAL_LIMITS", json.dumps({"usdt": {"perWithdrawal": "0.5", "perDay": "0.7"}}))
     settings.load_settings.cache_clear()
-    assert request_withdrawal(custody, account, "0.6").json_body["data"]["code"] == "WITHDRAWAL_LIMIT_EXCEEDED"
+    usdt = _usdt(custody)  # the custody document names the token by its address
+    refused = request_withdrawal(custody, account, "0.6")
+    assert refused.status_code == 422
+    assert refused.json_body["data"] == {"code": "WITHDRAWAL_LIMIT_EXCEEDED", "rule": f"transactions.maxValue.{usdt}"}
     assert request_withdrawal(custody, account, "0.5").status_code == 200
-    assert request_withdrawal(custody, account, "0.3").json_body["data"]["code"] == "DAILY_LIMIT_EXCEEDED"
+    refused = request_withdrawal(custody, account, "0.3")
+    assert refused.json_body["data"] == {"code": "DAILY_LIMIT_EXCEEDED", "rule": f"transactions.maxValuePer24h.{usdt}"}
     allowed = Account.create().address
     assert _admin_allowlist(custody, allowed) == 0
     assert custody["signed"]("GET", "/api/v1/custody/withdrawal-allowlist").json_body["data"]["addresses"] == [allowed]
-    assert request_withdrawal(custody, account, "0.1").json_body["data"]["code"] == "DESTINATION_NOT_ALLOWED"
+    refused = request_withdrawal(custody, account, "0.1")
+    assert refused.json_body["data"] == {"code": "DESTINATION_NOT_ALLOWED", "rule": "transactions.destinations.allow"}
     assert request_withdrawal(custody, account, "0.1", to=allowed).status_code == 200
     balance = custody_balance(custody, account["id"], "local-a", "usdt")
     assert balance["activeBalance"] == "0.4" and balance["heldBalance"] == "0.6"
@@ -286,20 +291,29 @@ def _unknown(w3, tx_hash):
         return True
 
 
-def test_the_cosigner_enforces_limits_and_the_allowlist_on_its_own(custody, monkeypatch):
+def test_the_cosigner_enforces_limits_and_the_allowlist_on_its_own(custody, monkeypatch, caplog):
     """Limits or the allowlist tightened after a withdrawal was accepted: the cosigner's own check refuses it (the
-    API function is not trusted to have checked)."""
+    API function is not trusted to have checked), and its log names the custody document's rule that refused."""
     account = funded_account(custody, usdt=5_000_000)
     over_limit = request_withdrawal(custody, account, "2").json_body["data"]
     off_list = request_withdrawal(custody, account, "1").json_body["data"]
     monkeypatch.setenv("DOMPET_WITHDRAWAL_LIMITS", json.dumps({"usdt": {"perWithdrawal": "1.5"}}))
     settings.load_settings.cache_clear()
-    assert _admin_allowlist(custody, Account.create().address) == 0
-    for withdrawal in (over_limit, off_list):
+    assert _admin_allowlist(custody, over_limit["to"]) == 0  # on the list, but over the new limit
+    caplog.set_level("INFO", logger="dompet")
+    rules = (f"transactions.maxValue.{_usdt(custody)}", "transactions.destinations.allow")
+    for withdrawal, rule in zip((over_limit, off_list), rules, strict=True):
+        caplog.clear()
         sending.process(withdrawal["id"])
         record = get(**withdrawals.key(withdrawal["id"]))
         assert record["status"] == "failed" and record["failedReason"] == "policy_refused" and "txHash" not in record
+        reasons = [str(r.__dict__.get("reason", "")) for r in caplog.records]
+        assert any(f"(rule {rule})" in reason for reason in reasons), reasons
     assert token_balance(custody, 31337, "usdt", account["wallets"][0]["address"]) == 5_000_000
+
+
+def _usdt(custody):
+    return next(c for c in custody["chains"] if c["chainId"] == 31337)["tokens"]["usdt"].lower()
 
 
 def _admin_allowlist(custody, *addresses):
