@@ -239,7 +239,9 @@ def _ask(action: str, request: dict[str, Any]) -> dict[str, Any]:
         raise _document_error(
             code, field if isinstance(field, str) else "policy", message if isinstance(message, str) else "refused"
         )
-    raise ApiError(status, code, _MESSAGES[code])
+    current = answer.get("currentVersion")
+    details = {"currentVersion": current} if code == POLICY_VERSION_STALE and isinstance(current, int) else {}
+    raise ApiError(status, code, _MESSAGES[code], **details)
 
 
 def _document_error(code: str, field: str, message: str) -> ApiError:

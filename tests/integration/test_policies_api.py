@@ -167,7 +167,8 @@ def test_versions_only_grow_and_no_other_key_signs(s, tenant, capsys):
     stored = _cosigner_table()
     for replay in (loose, strict, {"version": 4}):
         answer = s("PUT", "/api/v1/policies", {"policy": replay, "signature": _sign(key, replay)})
-        assert answer.status_code == 409 and answer.json_body["data"]["code"] == "POLICY_VERSION_STALE", replay
+        assert answer.status_code == 409, replay
+        assert answer.json_body["data"] == {"code": "POLICY_VERSION_STALE", "currentVersion": 6}
     newer = {"version": 7, "default": "allow"}
     for signature in (
         _sign(_key(2), newer),  # another key
