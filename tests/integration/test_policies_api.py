@@ -592,3 +592,37 @@ def test_a_send_the_policy_refuses_is_403_policy_denied_broadcasts_nothing_and_g
         "rule": "messages.typedData",
     }
     assert len(funded["get"]("/api/v1/wallet/signatures").json_body["data"]["data"]) == 1
+
+
+def test_a_refusal_in_a_presignature_s_online_step_burns_no_presignature_and_gives_the_nonce_back(
+    pool_settings, funded, api, tenant, capsys
+):
+    from chalicelib.mpc import presignatures, shares
+    from tests.support.mpc import audit_records, refill_messages, run_refill_function
+
+    wallet_id = _wallet_id(funded["address"])
+    for message in refill_messages():
+        assert run_refill_function(message) == {"batchItemFailures": []}
+    for party in (shares.SIGNER, shares.COSIGNER):
+        assert len(presignatures.ready_ids(party, wallet_id)) == 2
+    key = _key(1)
+    _register(tenant.appId, key, capsys)
+    policy = {"version": 1, "transactions": {"destinations": {"allow": [RECIPIENT]}}}
+    answer = call(api, tenant, "PUT", "/api/v1/policies", {"policy": policy, "signature": _sign(key, policy)})
+    assert answer.status_code == 200, answer.json_body
+
+    def send(to: str) -> Any:
+        return funded["post"]("/api/v1/wallet/send-coin", {"network": "local-a", "to": to, "amount": "0.1"})
+
+    refused = send(OTHER)
+    assert refused.status_code == 403, refused.json_body
+    assert refused.json_body["data"] == {"code": "POLICY_DENIED", "rule": "transactions.destinations.allow"}
+    for party in (shares.SIGNER, shares.COSIGNER):
+        assert len(presignatures.ready_ids(party, wallet_id)) == 2  # nothing burned on either side
+    audits = [(a["outcome"], a["method"]) for a in audit_records(wallet_id)]
+    assert audits == [("denied", "presignature")]  # decided in the online step, no full run after it
+    sent = send(RECIPIENT)
+    assert sent.status_code == 200, sent.json_body
+    assert sent.json_body["data"]["txReceipt"]["nonce"] == 0
+    assert len(presignatures.ready_ids(shares.COSIGNER, wallet_id)) == 1  # signed with one of them
+    assert funded["w3"].eth.get_transaction_count(funded["address"], "pending") == 1
