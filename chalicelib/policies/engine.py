@@ -150,7 +150,8 @@ def _limits(rules: TransactionRules, facts: TransactionFacts, usage: Usage, unde
             return _deny(rule, f"The policy limits {_asset_name(asset)}, and this call's amount cannot be decoded.")
         spent = usage.spent.get(asset, 0)
         amount = _sum(facts, asset)
-        if spent + amount > int(limit):
+        # Only what moves the asset: a limit lowered below the day's spending does not stop other transactions.
+        if amount > 0 and spent + amount > int(limit):
             return _deny(
                 rule,
                 f"This sends {amount} base units of {_asset_name(asset)} after {spent} in the last 24 hours, "

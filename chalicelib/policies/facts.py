@@ -97,13 +97,14 @@ def transaction_facts(tx: UnsignedTx) -> TransactionFacts:
     data = tx.data
     selector = "0x" + data[:4].hex() if len(data) >= 4 else None
     if tx.to is None:
+        # A creation's coin goes to an address no rule can name: counted against native limits, on no allowlist.
         return TransactionFacts(
             chain_id=tx.chain_id,
             to=None,
             value=tx.value,
             selector=selector,
             has_data=bool(data),
-            transfers=(),
+            transfers=(Transfer(NATIVE, tx.value, ""),) if tx.value > 0 else (),
             decoded=False,
         )
     to = tx.to.lower()

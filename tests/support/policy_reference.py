@@ -34,8 +34,8 @@ def _default(policy: dict[str, Any]) -> tuple[bool, str]:
 def reference_transfers(request: dict[str, Any]) -> list[tuple[str, int, str]]:
     """(asset, amount, recipient) of a transaction request, per the decoding rules."""
     to = _low(request["to"])
-    if to is None:
-        return []  # a contract creation moves nothing we count
+    if to is None:  # a contract creation: its coin goes to an address no rule can name
+        return [("native", request["value"], "")] if request["value"] > 0 else []
     transfers = []
     if request["value"] > 0 or not request["data"]:
         transfers.append(("native", request["value"], to))
@@ -130,7 +130,7 @@ def reference_decision(
     for asset in sorted(per_day):
         if opaque and to == asset:
             return False, f"transactions.maxValuePer24h.{asset}"
-        if usage["spent"].get(asset, 0) + total(asset) > per_day[asset]:
+        if total(asset) > 0 and usage["spent"].get(asset, 0) + total(asset) > per_day[asset]:
             return False, f"transactions.maxValuePer24h.{asset}"
     # 9. maxCountPer24h
     if rules.get("maxCountPer24h") is not None and usage["count"] + 1 > rules["maxCountPer24h"]:

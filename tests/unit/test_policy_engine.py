@@ -306,9 +306,15 @@ def test_other_call_data_is_not_decoded():
     assert (short.selector, short.has_data, short.decoded, short.transfers) == (None, True, False, ())
 
 
-def test_a_contract_creation_has_no_transfers_and_is_not_decoded():
+def test_a_contract_creation_moves_its_value_to_no_nameable_address_and_is_not_decoded():
     facts = tx(to=None, value=4, data=b"\x60\x80")
-    assert (facts.to, facts.transfers, facts.decoded, facts.has_data) == (None, (), False, True)
+    assert (facts.to, facts.transfers, facts.decoded, facts.has_data) == (
+        None,
+        (Transfer("native", 4, ""),),
+        False,
+        True,
+    )
+    assert tx(to=None, value=0, data=b"\x60\x80").transfers == ()
 
 
 def test_facts_of_each_kind_of_payload():

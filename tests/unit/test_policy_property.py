@@ -437,6 +437,10 @@ def test_limits_are_checked_asset_by_asset_in_sorted_order() -> None:
         True,
         "transactions.maxValuePer24h",
     )
-    # A 24 h limit already used up refuses even a transaction that does not move that asset.
+    # A 24 h limit already used up (say, lowered) stops only transactions that move that asset.
     spent = {"spent": {TOKEN: 6}, "count": 0}
-    assert _decide(split, _tx(BOB, value=1), spent) == (False, f"transactions.maxValuePer24h.{TOKEN}")
+    assert _decide(split, _tx(BOB, value=1), spent) == (True, "transactions.maxValue")
+    assert _decide(split, _tx(TOKEN, _transfer(BOB, 1)), spent, moved=(BOB, 1)) == (
+        False,
+        f"transactions.maxValuePer24h.{TOKEN}",
+    )
