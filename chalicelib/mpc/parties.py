@@ -95,7 +95,9 @@ def _make_share(party: int, request: PartyRequest) -> dict[str, Any]:
 
     if request.auxId is None:
         return {"ok": False, "code": "BAD_PARTY_REQUEST"}
-    if request.keyPolicy is not None and party == shares.COSIGNER:
+    if party == shares.COSIGNER:
+        if request.keyPolicy is None:  # every new key is governed: an ungoverned one would sign anything
+            return _refused(request.walletId, policies.PolicyRefusedError("a new key needs a signing policy"))
         try:  # before the run: a key this cosigner could not govern is never made
             policies.registered(request.keyPolicy.name)
         except policies.PolicyRefusedError as exc:
@@ -106,8 +108,11 @@ def _make_share(party: int, request: PartyRequest) -> dict[str, Any]:
     else:
         if request.coreShare is None:
             return {"ok": False, "code": "BAD_PARTY_REQUEST"}
-        core = base64.b64decode(request.coreShare)
-        if mpc.share_info(core)["party_index"] != party:
+        try:
+            core = base64.b64decode(request.coreShare, validate=True)
+            if mpc.share_info(core)["party_index"] != party:
+                return {"ok": False, "code": "BAD_PARTY_REQUEST"}
+        except (ValueError, mpc.MpcError):  # binascii.Error is a ValueError
             return {"ok": False, "code": "BAD_PARTY_REQUEST"}
     key_share = mpc.complete_key_share(core, aux_pool.open_part(request.auxId, party))
     answer: dict[str, Any] = {"ok": True, "address": mpc.eth_address(key_share)}
@@ -115,9 +120,8 @@ def _make_share(party: int, request: PartyRequest) -> dict[str, Any]:
         policy = request.keyPolicy.name if request.keyPolicy else None
         recovery_for = None if policy is None or policies.user_signs(policy) else policy
         answer["secret0"] = shares.seal_secret0(request.walletId, key_share, recovery_for=recovery_for)
-    elif request.keyPolicy is None:
-        shares.store_share(request.walletId, party, key_share)
     else:  # share B only with its mark and the policy's record of the key, all or nothing
+        assert request.keyPolicy is not None  # refused before the run
         key = policies.NewKey(request.walletId, str(answer["address"]), request.keyPolicy.context)
         try:
             marks = policies.key_items(request.keyPolicy.name, key)

@@ -9,10 +9,11 @@ The `wallets` policy (`WALLET_POLICY`):
 * for every signature, full or a presignature's online step (before the cosigner consumes its share), it reads the
   client's app policies (one Query, never cached) and evaluates each with the engine on what it was shown and
   hashed itself (facts.py); every one must allow (the first refusal wins: `POLICY_DENIED` with the rule's path);
-* a transaction allowed while any of them has a 24 h limit is counted (usage.py) in ONE conditional transaction
-  with its digest's COUNTED mark, before the share is released: ten concurrent signatures against a limit of seven
-  give exactly seven (each lost race reads the window again and decides again); the same digest counts once;
-* a client none of whose apps has a policy signs as before (and nothing is counted).
+* every transaction it allows is counted (usage.py) in ONE conditional transaction with its digest's COUNTED
+  mark, before the share is released, whether or not a 24 h limit is in force yet (a limit set later sees the day
+  before it): ten concurrent signatures against a limit of seven give exactly seven (each lost race reads the
+  window again and decides again); the same digest counts once;
+* a client none of whose apps has a policy signs as before (its transactions still counted).
 
 Its keys use presignatures (the check runs in the online step) and share C signs for its user as any wallet's: the
 user's own secret0 with share A never reaches the cosigner.
@@ -78,20 +79,21 @@ def on_key(key: NewKey) -> list[aws.TxItem]:
 
 def check(request: SigningRequest) -> None:
     """Every policy of the wallet's client allows the payload (raises PolicyRefusedError); a transaction allowed
-    under a 24 h limit is counted before this returns."""
+    is counted before this returns."""
     client_id = store.wallet_client(request.wallet_id, request.prefetched)
     if client_id is None:
         raise PolicyRefusedError("the wallet's client was not recorded at its key generation")
     documents = [p.document for p in store.client_policies(client_id)]
-    if not documents:
-        return  # no app of the client has a policy: as before
     try:
         facts = facts_of(request.payload)
     except FactsError:
+        if not documents:
+            return  # no app of the client has a policy: as before
         raise PolicyRefusedError("the cosigner cannot read this payload") from None
-    if not isinstance(facts, TransactionFacts) or not any(_counts(d) for d in documents):
+    if not isinstance(facts, TransactionFacts):
         _decide(documents, facts, Usage())
         return
+    # Every transaction counts, policy or not: a 24 h limit set later already sees the day before it.
     _count(request, documents, facts)
 
 
@@ -112,11 +114,6 @@ WALLET_POLICY = policies.SigningPolicy(
     user_signs=True,
     prefetch=prefetch,
 )
-
-
-def _counts(document: Document) -> bool:
-    rules = document.transactions
-    return rules is not None and (rules.maxValuePer24h is not None or rules.maxCountPer24h is not None)
 
 
 def _chain_ids() -> dict[str, int]:
@@ -274,7 +271,7 @@ def policy_get(event: dict[str, Any]) -> dict[str, Any]:
         return _refusal(BAD_REQUEST)
     client_id = store.app_client(request.appId)
     if client_id is None:
-        return {"ok": True, "policy": None, "version": None, "keyId": None, "keyRegistered": False}
+        return {"ok": True, "policy": None, "version": None, "keyId": None, "keySequence": None, "keyRegistered": False}
     wanted = [store.key_key(request.appId), store.policy_key(client_id, request.appId)]
     found = {(str(i["pk"]), str(i["sk"])): i for i in aws.batch_get(store.TABLE, wanted)}
     key_item, policy_item = (found.get(_key(k)) for k in wanted)
@@ -284,6 +281,7 @@ def policy_get(event: dict[str, Any]) -> dict[str, Any]:
         "policy": stored.body if stored else None,
         "version": stored.version if stored else None,
         "keyId": str(key_item["keyId"]) if key_item else None,
+        "keySequence": int(key_item["sequence"]) if key_item else None,
         "keyRegistered": key_item is not None,
     }
 

@@ -74,8 +74,14 @@ class PolicyView(BaseModel):
     model_config = ConfigDict(
         json_schema_extra={
             "examples": [
-                {"policy": _EXAMPLE_POLICY, "version": 3, "keyId": _EXAMPLE_KEY_ID, "keyRegistered": True},
-                {"policy": None, "version": None, "keyId": None, "keyRegistered": False},
+                {
+                    "policy": _EXAMPLE_POLICY,
+                    "version": 3,
+                    "keyId": _EXAMPLE_KEY_ID,
+                    "keySequence": 1,
+                    "keyRegistered": True,
+                },
+                {"policy": None, "version": None, "keyId": None, "keySequence": None, "keyRegistered": False},
             ]
         }
     )
@@ -83,6 +89,9 @@ class PolicyView(BaseModel):
     policy: dict[str, Any] | None = Field(description="The document in force, as it was signed; null when none is.")
     version: int | None = Field(description="Its version; null when no document is in force.")
     keyId: str | None = Field(description="The app's policy key; null when the operator registered none.")
+    keySequence: int | None = Field(
+        None, description="The key's sequence number: a rotation signs the next one. Null when no key is registered."
+    )
     keyRegistered: bool = Field(
         description="Whether a policy key is registered. Without one the app's wallets sign as before policies."
     )

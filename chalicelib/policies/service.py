@@ -110,6 +110,7 @@ def get_policy(app: App) -> PolicyView:
             policy=policy,
             version=answer.get("version"),
             keyId=answer.get("keyId"),
+            keySequence=answer.get("keySequence"),
             keyRegistered=answer.get("keyRegistered"),
         )
     except ValueError:

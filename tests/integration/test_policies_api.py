@@ -124,7 +124,13 @@ def _wallet(api, tenant, sub_id: str) -> dict[str, Any]:
 def test_without_a_policy_key_get_says_so_and_a_put_is_409_no_policy_key(s):
     answer = s("GET", "/api/v1/policies")
     assert answer.status_code == 200, answer.json_body
-    assert answer.json_body["data"] == {"policy": None, "version": None, "keyId": None, "keyRegistered": False}
+    assert answer.json_body["data"] == {
+        "policy": None,
+        "version": None,
+        "keyId": None,
+        "keySequence": None,
+        "keyRegistered": False,
+    }
     policy = {"version": 1}
     refused = s("PUT", "/api/v1/policies", {"policy": policy, "signature": _sign(_key(1), policy)})
     assert refused.status_code == 409 and refused.json_body["data"]["code"] == "NO_POLICY_KEY"
@@ -139,6 +145,7 @@ def test_a_signed_policy_is_stored_as_sent_and_read_back(s, tenant, capsys):
         "policy": None,
         "version": None,
         "keyId": record["keyId"],
+        "keySequence": 1,
         "keyRegistered": True,
     }
     # Key order and spelling as the integrator wrote them: the signature is over the canonical form.
@@ -154,7 +161,13 @@ def test_a_signed_policy_is_stored_as_sent_and_read_back(s, tenant, capsys):
     data = answer.json_body["data"]
     assert data["version"] == 2 and data["keyId"] == record["keyId"] and data["setAt"].endswith("Z")
     view = s("GET", "/api/v1/policies").json_body["data"]
-    assert view == {"policy": policy, "version": 2, "keyId": record["keyId"], "keyRegistered": True}
+    assert view == {
+        "policy": policy,
+        "version": 2,
+        "keyId": record["keyId"],
+        "keySequence": 1,
+        "keyRegistered": True,
+    }
 
 
 def test_versions_only_grow_and_no_other_key_signs(s, tenant, capsys):

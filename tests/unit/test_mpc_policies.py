@@ -130,11 +130,19 @@ def test_a_key_its_policy_refuses_leaves_no_share_and_no_mark(aux_sets, register
     assert aws.table(policies.COSIGNER_POLICY_TABLE).scan()["Items"] == []
 
 
-def test_a_wallet_under_no_policy_signs_as_before(aux_sets):
+def test_a_new_key_needs_a_policy_and_a_key_made_before_policies_signs_as_before(aux_sets, registered):
     aux_sets(1)
     wallet_id = secrets.token_hex(16)
-    material = mpc.generate_key(wallet_id, aux_pool.claim(wallet_id))
-    assert _mark(wallet_id) is None
+    with pytest.raises(mpc.MpcRunError) as refused:  # a compromised API function cannot make an ungoverned key
+        mpc.generate_key(wallet_id, aux_pool.claim(wallet_id))
+    assert refused.value.code == mpc.POLICY_REFUSED
+    assert _share_b(wallet_id) is None
+    # A key from before signing policies has a share B and no mark: it signs as it always did.
+    registered(_policy())
+    wallet_id, material = _new_key(aux_sets)
+    aws.table(policies.COSIGNER_POLICY_TABLE).delete_item(Key={"pk": f"GOVERNED#{wallet_id}", "sk": "GOVERNED"})
+    policies._GOVERNED.clear()
+    assert _mark(wallet_id) is None and _share_b(wallet_id) is not None
     signature = mpc.sign(wallet_id, material.address, PAYLOAD, "test")
     recovered = eth_keys.Signature(signature).recover_public_key_from_msg_hash(DIGEST).to_checksum_address()
     assert recovered == material.address

@@ -172,6 +172,7 @@ def test_a_document_is_stored_only_signed_by_the_apps_key_and_its_version_only_g
         "policy": None,
         "version": None,
         "keyId": signed.key_id(bytes(policy_key.verify_key)),
+        "keySequence": 1,
         "keyRegistered": True,
     }
     first = {"version": 1, "transactions": {"maxValue": {"native": "100"}}}
@@ -211,6 +212,7 @@ def test_a_document_is_stored_only_signed_by_the_apps_key_and_its_version_only_g
         "policy": None,
         "version": None,
         "keyId": None,
+        "keySequence": None,
         "keyRegistered": False,
     }
     # The user party serves no action.
@@ -274,7 +276,8 @@ def test_a_denial_on_the_full_path_signs_nothing(tenant, policy_key, wallet):
     payload = tx(FRIEND, 100)
     signature = provisioning.sign(wallet, payload)
     assert recovered_address(signature, digests.digest_of(payload)) == wallet.user.walletAddress
-    assert counted(wallet_id) == []  # no 24 h rule: nothing is counted
+    # Counted though no 24 h rule is in force: a limit set later sees it. The refused one is not.
+    assert [c["pk"].rsplit("#", 1)[1] for c in counted(wallet_id)] == [digests.digest_of(payload).hex()]
 
 
 def test_the_users_secret0_still_signs_and_an_imported_key_is_governed(tenant, policy_key, aux_sets):
@@ -454,15 +457,19 @@ def test_evaluate_counts_nothing_and_reads_the_window(tenant, policy_key, wallet
     assert answer["code"] == "INVALID_PAYLOAD"
 
 
-def test_no_policy_signs_as_before_and_nothing_is_counted(stocked, monkeypatch):
+def test_no_policy_signs_as_before_and_every_transaction_counts(stocked, monkeypatch):
     wallet_id = stocked.user.walletId
+    digests_signed = []
     for n in range(2):
         payload = tx(STRANGER, 10**18, nonce=n)
         with monkeypatch.context() as patched:
             no_full_signing(patched)  # through the presignature pool, as before
             signature = provisioning.sign(stocked, payload)
         assert recovered_address(signature, digests.digest_of(payload)) == stocked.user.walletAddress
-    assert counted(wallet_id) == [] and presignatures.ready_ids(shares.COSIGNER, wallet_id) == []
+        digests_signed.append(digests.digest_of(payload).hex())
+    assert presignatures.ready_ids(shares.COSIGNER, wallet_id) == []
+    # Counted all the same, so that a 24 h limit set later already sees them.
+    assert sorted(c["pk"].rsplit("#", 1)[1] for c in counted(wallet_id)) == sorted(digests_signed)
 
 
 @pytest.fixture(autouse=True)
