@@ -3,11 +3,12 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 MPC := crates/dompet-mpc
+CHROMIUM := /usr/bin/chromium
 MPC_SOURCES := $(MPC)/Cargo.toml $(MPC)/Cargo.lock $(wildcard $(MPC)/src/*.rs)
 
 .PHONY: dev test deps lint fmt clean vendor
 
-deps: $(VENV)/.installed node_modules/.installed $(VENV)/.mpc-built
+deps: $(VENV)/.installed node_modules/.installed $(VENV)/.mpc-built $(CHROMIUM)
 
 $(VENV)/.installed: requirements.txt requirements-dev.lock
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +23,10 @@ $(VENV)/.mpc-built: $(VENV)/.installed $(MPC_SOURCES)
 	# VIRTUAL_ENV chooses where maturin installs: always this checkout's venv, whatever the caller activated.
 	VIRTUAL_ENV="$(abspath $(VENV))" PATH="$(abspath $(BIN)):$$PATH" $(BIN)/maturin develop --release --quiet -m $(MPC)/Cargo.toml
 	touch $@
+
+# Headless Chromium for the browser tests (Playwright drives Debian's build; browsers are not downloaded).
+$(CHROMIUM):
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium chromium-driver >/dev/null
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
