@@ -7,7 +7,7 @@ The `wallets` policy (`WALLET_POLICY`):
   cosigner checks that the client exists in `tenancy` (which only the operator writes) and records it with share B
   (`WALLETCLIENT#<walletId>`, store.py). Nothing the API function says later changes a wallet's client;
 * for every signature, full or a presignature's online step (before the cosigner consumes its share), it reads the
-  client's app policies (one Query, never cached) and evaluates each with the engine on what it was shown and
+  client's app policies (one item, never cached) and evaluates each with the engine on what it was shown and
   hashed itself (facts.py); every one must allow (the first refusal wins: `POLICY_DENIED` with the rule's path);
 * every transaction it allows is counted (usage.py) in ONE conditional transaction with its digest's COUNTED
   mark, before the share is released, whether or not a 24 h limit is in force yet (a limit set later sees the day
@@ -58,6 +58,7 @@ POLICY_VERSION_STALE = "POLICY_VERSION_STALE"
 INVALID_PAYLOAD = "INVALID_PAYLOAD"
 WALLET_NOT_FOUND = "WALLET_NOT_FOUND"
 BAD_REQUEST = "BAD_PARTY_REQUEST"
+BUSY = "POLICIES_BUSY"  # the API answers it as any other cosigner trouble: 503, retry
 COUNT_ATTEMPTS = 24  # a window's concurrent signers each lose at most one race per winner
 _ID = r"^[A-Za-z0-9_-]{1,64}$"
 _WALLET_ID = r"^[0-9a-f]{32}$"
@@ -83,7 +84,7 @@ def check(request: SigningRequest) -> None:
     client_id = store.wallet_client(request.wallet_id, request.prefetched)
     if client_id is None:
         raise PolicyRefusedError("the wallet's client was not recorded at its key generation")
-    documents = [p.document for p in store.client_policies(client_id)]
+    documents = [p.document for p in store.client_policies(client_id, request.prefetched)]
     try:
         facts = facts_of(request.payload)
     except FactsError:
@@ -98,9 +99,11 @@ def check(request: SigningRequest) -> None:
 
 
 def prefetch(wallet_id: str, payload: Signable, digest: bytes) -> list[dict[str, str]]:
-    """What `check` reads by key: the wallet's client (until known) and, for a transaction, its window and the
-    digest's COUNTED mark."""
-    keys = [] if store.known_wallet_client(wallet_id) else [store.wallet_client_key(wallet_id)]
+    """What `check` reads by key, in the online step's one batch: the client's policies (the wallet's client once
+    this process knows it; until then the client's mark, and the policies in a read of their own) and, for a
+    transaction, its window and the digest's COUNTED mark."""
+    client_id = store.known_wallet_client(wallet_id)
+    keys = [store.wallet_client_key(wallet_id)] if client_id is None else [store.client_policies_key(client_id)]
     if payload.kind == "transaction":
         keys += [usage.usage_key(wallet_id), usage.counted_key(wallet_id, digest)]
     return keys
@@ -238,27 +241,21 @@ def policy_set(event: dict[str, Any]) -> dict[str, Any]:
     except PolicyDocumentError as exc:
         return _refusal(exc.code, field=exc.field, message=exc.message)
     set_at = iso_now()
-    item = {
-        **store.policy_key(key.client_id, request.appId),
-        "appId": request.appId,
-        "version": document.version,
-        "document": text.decode(),
-        "signature": request.signature,
-        "keyId": key.key_id,
-        "setAt": set_at,
-    }
-    older = aws.Condition(
-        "attribute_not_exists(pk) OR #v < :v", names={"#v": "version"}, values={":v": document.version}
-    )
+    stored = store.StoredPolicy(request.appId, document.version, text.decode(), request.signature, key.key_id, set_at)
     try:
-        aws.write(aws.put("policy", store.TABLE, item, older))
-    except aws.ConditionFailedError as stale:
-        current = int(stale.old["version"]) if stale.old else None
+        store.put_policy(key.client_id, stored)
+    except store.StaleVersionError as stale:
         return _refusal(
             POLICY_VERSION_STALE,
-            currentVersion=current,
-            message=f"version {document.version} is not above the stored version {current}",
+            currentVersion=stale.current,
+            message=f"version {document.version} is not above the stored version {stale.current}",
         )
+    except store.ClientPoliciesFullError:
+        return _refusal(
+            POLICY_TOO_LARGE, field="policy", message="the client's apps' documents together exceed what is stored"
+        )
+    except store.PoliciesBusyError:
+        return _refusal(BUSY, message="Other apps of the client kept changing their policies; retry")
     logger.info("policy set", extra={"appId": request.appId, "version": document.version, "keyId": key.key_id})
     return {"ok": True, "version": document.version, "keyId": key.key_id, "setAt": set_at}
 
@@ -272,10 +269,11 @@ def policy_get(event: dict[str, Any]) -> dict[str, Any]:
     client_id = store.app_client(request.appId)
     if client_id is None:
         return {"ok": True, "policy": None, "version": None, "keyId": None, "keySequence": None, "keyRegistered": False}
-    wanted = [store.key_key(request.appId), store.policy_key(client_id, request.appId)]
+    wanted = [store.key_key(request.appId), store.client_policies_key(client_id)]
     found = {(str(i["pk"]), str(i["sk"])): i for i in aws.batch_get(store.TABLE, wanted)}
-    key_item, policy_item = (found.get(_key(k)) for k in wanted)
-    stored = store.StoredPolicy.of(policy_item) if policy_item else None
+    key_item = found.get(_key(wanted[0]))
+    read = {_key(wanted[1]): found.get(_key(wanted[1]))}
+    stored = next((p for p in store.client_policies(client_id, read) if p.app_id == request.appId), None)
     return {
         "ok": True,
         "policy": stored.body if stored else None,

@@ -3,8 +3,10 @@ the operator's admin command write it; the API function cannot):
 
 * `POLICYKEY#<appId>` / `KEY`: the app's policy key `{appId, clientId, publicKey (base64), keyId, sequence,
   registeredAt}`: registered by the operator (`register_policy_key`), replaced by a rotation the current key signs;
-* `POLICIES#<clientId>` / `APP#<appId>`: the app's signed document `{appId, version, document (its canonical JSON
-  text, exactly what was signed), signature, keyId, setAt}`; a client's policies are one Query;
+* `POLICIES#<clientId>` / `APPS`: the signed documents of every app of the client, ONE item (so that a signature's
+  check reads them in the same batch as its other reads): `apps` maps each app id to `{appId, version, document (its
+  canonical JSON text, exactly what was signed), signature, keyId, setAt}`, and `rev` counts the item's writes
+  (each write is conditional on the revision it read);
 * `WALLETCLIENT#<walletId>` / `CLIENT`: `{clientId}`, the client of a wallet the `wallets` signing policy governs,
   written with its share B (policies/cosigner.py).
 
@@ -29,15 +31,19 @@ from chalicelib.tenancy import store as tenancy
 
 __all__ = [
     "TABLE",
+    "ClientPoliciesFullError",
+    "PoliciesBusyError",
     "PolicyKey",
+    "StaleVersionError",
     "StoredPolicy",
     "UnknownAppError",
     "app_client",
     "client_policies",
+    "client_policies_key",
     "get_key",
     "get_policy",
     "key_key",
-    "policy_key",
+    "put_policy",
     "register_policy_key",
     "wallet_client",
     "wallet_client_item",
@@ -45,6 +51,7 @@ __all__ = [
 ]
 
 TABLE = COSIGNER_POLICY_TABLE
+MAX_CLIENT_POLICIES_BYTES = 300_000  # a DynamoDB item holds 400 KB: room for several 64 KiB documents
 
 # Immutable facts: an app's client (apps never move) and a wallet's client (its mark is written once).
 _APP_CLIENTS: TtlCache[str, str] = TtlCache("policy-app-clients", None, max_entries=4096)
@@ -105,6 +112,16 @@ class StoredPolicy:
         """The document as the integrator sent and signed it."""
         return json.loads(self.text)
 
+    def to_item(self) -> dict[str, Any]:
+        return {
+            "appId": self.app_id,
+            "version": self.version,
+            "document": self.text,
+            "signature": self.signature,
+            "keyId": self.key_id,
+            "setAt": self.set_at,
+        }
+
     @classmethod
     def of(cls, item: Mapping[str, Any]) -> StoredPolicy:
         return cls(
@@ -121,8 +138,8 @@ def key_key(app_id: str) -> dict[str, str]:
     return {"pk": f"POLICYKEY#{app_id}", "sk": "KEY"}
 
 
-def policy_key(client_id: str, app_id: str) -> dict[str, str]:
-    return {"pk": f"POLICIES#{client_id}", "sk": f"APP#{app_id}"}
+def client_policies_key(client_id: str) -> dict[str, str]:
+    return {"pk": f"POLICIES#{client_id}", "sk": "APPS"}
 
 
 def wallet_client_key(wallet_id: str) -> dict[str, str]:
@@ -145,25 +162,67 @@ def get_key(app_id: str) -> PolicyKey | None:
 
 
 def get_policy(client_id: str, app_id: str) -> StoredPolicy | None:
-    item = aws.table(TABLE).get_item(Key=policy_key(client_id, app_id), ConsistentRead=True).get("Item")
-    return StoredPolicy.of(item) if item else None
+    return next((p for p in client_policies(client_id) if p.app_id == app_id), None)
 
 
-def client_policies(client_id: str) -> list[StoredPolicy]:
-    """Every app policy of the client, by app id: one consistent Query (more pages only past 1 MB)."""
-    from boto3.dynamodb.conditions import Key
+def client_policies(
+    client_id: str, read: Mapping[tuple[str, str], Mapping[str, Any] | None] | None = None
+) -> list[StoredPolicy]:
+    """Every app policy of the client, by app id: its one item, from `read` (items the caller read already, by
+    (pk, sk)) when it holds the item's key, else one consistent read."""
+    return sorted(_policies_of(_client_policies_item(client_id, read)).values(), key=lambda p: p.app_id)
 
-    query: dict[str, Any] = {
-        "KeyConditionExpression": Key("pk").eq(f"POLICIES#{client_id}") & Key("sk").begins_with("APP#"),
-        "ConsistentRead": True,
-    }
-    found: list[StoredPolicy] = []
-    while True:
-        page = aws.table(TABLE).query(**query)
-        found += [StoredPolicy.of(item) for item in page["Items"]]
-        if "LastEvaluatedKey" not in page:
-            return sorted(found, key=lambda p: p.app_id)
-        query["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+class StaleVersionError(Exception):
+    def __init__(self, current: int) -> None:
+        super().__init__(f"the stored version is {current}")
+        self.current = current
+
+
+class ClientPoliciesFullError(Exception):
+    """The client's documents together would not fit in their one item."""
+
+
+class PoliciesBusyError(Exception):
+    """Other apps of the client kept writing their documents: ask again."""
+
+
+def put_policy(client_id: str, policy: StoredPolicy, attempts: int = 6) -> None:
+    """Store `policy` as its app's document if its version is above the stored one (StaleVersionError otherwise):
+    a conditional write of the client's item on the revision read, read again when another app's write won."""
+    for _ in range(attempts):
+        item = _client_policies_item(client_id, None)
+        current = _policies_of(item).get(policy.app_id)
+        if current is not None and current.version >= policy.version:
+            raise StaleVersionError(current.version)
+        apps = dict(item["apps"]) if item else {}
+        apps[policy.app_id] = policy.to_item()
+        if sum(len(str(a["document"])) + len(str(a["signature"])) for a in apps.values()) > MAX_CLIENT_POLICIES_BYTES:
+            raise ClientPoliciesFullError()
+        revision = int(item["rev"]) if item else 0
+        seen = aws.Condition("rev = :r", values={":r": revision}) if item else aws.NEW_ITEM
+        try:
+            aws.write(
+                aws.put("policies", TABLE, {**client_policies_key(client_id), "apps": apps, "rev": revision + 1}, seen)
+            )
+            return
+        except aws.ConditionFailedError:
+            continue  # another app of the client wrote meanwhile: read again
+    raise PoliciesBusyError()
+
+
+def _client_policies_item(
+    client_id: str, read: Mapping[tuple[str, str], Mapping[str, Any] | None] | None
+) -> Mapping[str, Any] | None:
+    key = client_policies_key(client_id)
+    if read is not None and (key["pk"], key["sk"]) in read:
+        return read[(key["pk"], key["sk"])]
+    found: Mapping[str, Any] | None = aws.table(TABLE).get_item(Key=key, ConsistentRead=True).get("Item")
+    return found
+
+
+def _policies_of(item: Mapping[str, Any] | None) -> dict[str, StoredPolicy]:
+    return {str(app_id): StoredPolicy.of(stored) for app_id, stored in (item or {}).get("apps", {}).items()}
 
 
 def wallet_client(wallet_id: str, read: Mapping[tuple[str, str], Mapping[str, Any] | None] | None = None) -> str | None:

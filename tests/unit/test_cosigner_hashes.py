@@ -315,13 +315,18 @@ def test_the_api_function_cannot_write_the_cosigners_policies_and_its_own_copies
     looser = {"version": 99}
     items = [
         {
-            **policy_store.policy_key(tenant.clientId, tenant.appId),
-            "appId": tenant.appId,
-            "version": 99,
-            "document": signed.canonical(looser).decode(),
-            "signature": base64.b64encode(attacker.sign(signed.canonical(looser)).signature).decode(),
-            "keyId": "pk_attacker",
-            "setAt": "2026-01-01T00:00:00.000Z",
+            **policy_store.client_policies_key(tenant.clientId),
+            "rev": 99,
+            "apps": {
+                tenant.appId: {
+                    "appId": tenant.appId,
+                    "version": 99,
+                    "document": signed.canonical(looser).decode(),
+                    "signature": base64.b64encode(attacker.sign(signed.canonical(looser)).signature).decode(),
+                    "keyId": "pk_attacker",
+                    "setAt": "2026-01-01T00:00:00.000Z",
+                }
+            },
         },
         {
             **policy_store.key_key(tenant.appId),

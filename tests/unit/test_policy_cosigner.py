@@ -180,8 +180,8 @@ def test_a_document_is_stored_only_signed_by_the_apps_key_and_its_version_only_g
     assert answer["ok"] and answer["version"] == 1 and answer["keyId"] == signed.key_id(bytes(policy_key.verify_key))
     shown = get_policy(app_id)
     assert (shown["policy"], shown["version"], shown["keyRegistered"]) == (first, 1, True)
-    stored = aws.table(store.TABLE).get_item(Key=store.policy_key(tenant.clientId, app_id))["Item"]
-    assert stored["document"] == signed.canonical(first).decode()  # exactly what was signed
+    stored = aws.table(store.TABLE).get_item(Key=store.client_policies_key(tenant.clientId))["Item"]
+    assert stored["apps"][app_id]["document"] == signed.canonical(first).decode()  # exactly what was signed
 
     # The same version again, and an older one after a newer: stale (no replay of a looser document).
     assert set_policy(app_id, policy_key, first)["code"] == "POLICY_VERSION_STALE"
@@ -430,6 +430,43 @@ def test_every_app_of_the_wallets_client_must_allow(tenant, policy_key, wallet):
     assert set_policy(str(other.appId), other_key, {"version": 1, "default": "deny"})["ok"]
     assert cosigner_decides(wallet_id, tx(FRIEND, 50)) is None
     assert parties.cosigner({**evaluate, "appId": other.appId}) == {"ok": False, "code": "WALLET_NOT_FOUND"}
+
+
+def test_the_clients_documents_are_one_item_read_in_the_online_steps_one_batch(tenant, policy_key, stocked):
+    """Apps of one client writing their documents at once each keep theirs; a warm online step of a personal message
+    reads the policies with its mark and share in one batch, and makes no other read of the cosigner's table."""
+    second, _ = tenancy.create_app(tenant.clientId, "treasury")
+    second_key = SigningKey.generate()
+    register_policy_key(second.appId, _public(second_key))
+    answers: list[dict[str, Any]] = []
+    writers = [
+        threading.Thread(target=lambda a=app, k=key: answers.append(set_policy(a, k, {"version": 1})))
+        for app, key in ((tenant.appId, policy_key), (second.appId, second_key))
+    ]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join()
+    assert all(answer["ok"] for answer in answers), answers
+    assert [p.app_id for p in store.client_policies(tenant.clientId)] == sorted([tenant.appId, second.appId])
+    assert set_policy(second.appId, second_key, {"version": 2, "messages": {"personal": False}})["ok"]
+
+    reads: list[str] = []
+
+    def seen(params: dict[str, Any], model: Any, **_: Any) -> None:
+        tables = [params.get("TableName", ""), *params.get("RequestItems", {})]
+        if any(str(t).endswith("cosigner-policy") for t in tables):
+            reads.append(model.name)
+
+    events = aws.dynamodb_client().meta.events
+    provisioning.sign(stocked, tx(FRIEND, 1))  # warm: the wallet's client is known from here on
+    events.register("before-parameter-build.dynamodb", seen)
+    try:
+        refusal = denied(lambda: provisioning.sign(stocked, digests.personal_message(b"hi")))
+    finally:
+        events.unregister("before-parameter-build.dynamodb", seen)
+    assert refusal.details["rule"] == "messages.personal"  # the second app's document, read in the batch
+    assert reads == ["BatchGetItem"]
 
 
 def test_evaluate_counts_nothing_and_reads_the_window(tenant, policy_key, wallet):
