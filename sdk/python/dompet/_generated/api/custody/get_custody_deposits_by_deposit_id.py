@@ -1,0 +1,180 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_envelope import ErrorEnvelope
+from ...models.get_custody_deposits_by_deposit_id_response_200 import (
+    GetCustodyDepositsByDepositIdResponse200,
+)
+from ...types import Response
+
+
+def _get_kwargs(
+    deposit_id: str,
+) -> dict[str, Any]:
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/api/v1/custody/deposits/{deposit_id}".format(
+            deposit_id=quote(str(deposit_id), safe=""),
+        ),
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorEnvelope | GetCustodyDepositsByDepositIdResponse200 | None:
+    if response.status_code == 200:
+        response_200 = GetCustodyDepositsByDepositIdResponse200.from_dict(
+            response.json()
+        )
+
+        return response_200
+
+    if response.status_code == 401:
+        response_401 = ErrorEnvelope.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = ErrorEnvelope.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 500:
+        response_500 = ErrorEnvelope.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = ErrorEnvelope.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorEnvelope | GetCustodyDepositsByDepositIdResponse200]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    deposit_id: str,
+    *,
+    client: AuthenticatedClient,
+) -> Response[ErrorEnvelope | GetCustodyDepositsByDepositIdResponse200]:
+    """One deposit
+
+    Args:
+        deposit_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorEnvelope | GetCustodyDepositsByDepositIdResponse200]
+    """
+
+    kwargs = _get_kwargs(
+        deposit_id=deposit_id,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    deposit_id: str,
+    *,
+    client: AuthenticatedClient,
+) -> ErrorEnvelope | GetCustodyDepositsByDepositIdResponse200 | None:
+    """One deposit
+
+    Args:
+        deposit_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorEnvelope | GetCustodyDepositsByDepositIdResponse200
+    """
+
+    return sync_detailed(
+        deposit_id=deposit_id,
+        client=client,
+    ).parsed
+
+
+async def asyncio_detailed(
+    deposit_id: str,
+    *,
+    client: AuthenticatedClient,
+) -> Response[ErrorEnvelope | GetCustodyDepositsByDepositIdResponse200]:
+    """One deposit
+
+    Args:
+        deposit_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorEnvelope | GetCustodyDepositsByDepositIdResponse200]
+    """
+
+    kwargs = _get_kwargs(
+        deposit_id=deposit_id,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    deposit_id: str,
+    *,
+    client: AuthenticatedClient,
+) -> ErrorEnvelope | GetCustodyDepositsByDepositIdResponse200 | None:
+    """One deposit
+
+    Args:
+        deposit_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorEnvelope | GetCustodyDepositsByDepositIdResponse200
+    """
+
+    return (
+        await asyncio_detailed(
+            deposit_id=deposit_id,
+            client=client,
+        )
+    ).parsed

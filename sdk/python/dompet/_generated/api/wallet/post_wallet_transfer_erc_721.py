@@ -1,0 +1,236 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_envelope import ErrorEnvelope
+from ...models.post_wallet_transfer_erc_721_response_200 import (
+    PostWalletTransferErc721Response200,
+)
+from ...models.transfer_erc_721_request import TransferErc721Request
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    *,
+    body: TransferErc721Request,
+    idempotency_key: str | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/api/v1/wallet/transfer-erc721",
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorEnvelope | PostWalletTransferErc721Response200 | None:
+    if response.status_code == 200:
+        response_200 = PostWalletTransferErc721Response200.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorEnvelope.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorEnvelope.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorEnvelope.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorEnvelope.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = ErrorEnvelope.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 415:
+        response_415 = ErrorEnvelope.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = ErrorEnvelope.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 500:
+        response_500 = ErrorEnvelope.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 502:
+        response_502 = ErrorEnvelope.from_dict(response.json())
+
+        return response_502
+
+    if response.status_code == 503:
+        response_503 = ErrorEnvelope.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorEnvelope | PostWalletTransferErc721Response200]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+    body: TransferErc721Request,
+    idempotency_key: str | Unset = UNSET,
+) -> Response[ErrorEnvelope | PostWalletTransferErc721Response200]:
+    """Transfer an ERC-721 token (safeTransferFrom)
+
+     The wallet must own `tokenId`. Honours `Idempotency-Key`.
+
+    Args:
+        idempotency_key (str | Unset):
+        body (TransferErc721Request):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorEnvelope | PostWalletTransferErc721Response200]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+        idempotency_key=idempotency_key,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+    body: TransferErc721Request,
+    idempotency_key: str | Unset = UNSET,
+) -> ErrorEnvelope | PostWalletTransferErc721Response200 | None:
+    """Transfer an ERC-721 token (safeTransferFrom)
+
+     The wallet must own `tokenId`. Honours `Idempotency-Key`.
+
+    Args:
+        idempotency_key (str | Unset):
+        body (TransferErc721Request):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorEnvelope | PostWalletTransferErc721Response200
+    """
+
+    return sync_detailed(
+        client=client,
+        body=body,
+        idempotency_key=idempotency_key,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+    body: TransferErc721Request,
+    idempotency_key: str | Unset = UNSET,
+) -> Response[ErrorEnvelope | PostWalletTransferErc721Response200]:
+    """Transfer an ERC-721 token (safeTransferFrom)
+
+     The wallet must own `tokenId`. Honours `Idempotency-Key`.
+
+    Args:
+        idempotency_key (str | Unset):
+        body (TransferErc721Request):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorEnvelope | PostWalletTransferErc721Response200]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+        idempotency_key=idempotency_key,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+    body: TransferErc721Request,
+    idempotency_key: str | Unset = UNSET,
+) -> ErrorEnvelope | PostWalletTransferErc721Response200 | None:
+    """Transfer an ERC-721 token (safeTransferFrom)
+
+     The wallet must own `tokenId`. Honours `Idempotency-Key`.
+
+    Args:
+        idempotency_key (str | Unset):
+        body (TransferErc721Request):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorEnvelope | PostWalletTransferErc721Response200
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            body=body,
+            idempotency_key=idempotency_key,
+        )
+    ).parsed

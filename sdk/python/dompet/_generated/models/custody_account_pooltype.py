@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class CustodyAccountPooltype(StrEnum):
+    DEDICATED = "dedicated"
+    ORGANIZATION_OWNED = "organization_owned"
+
+    def __str__(self) -> str:
+        return str(self.value)

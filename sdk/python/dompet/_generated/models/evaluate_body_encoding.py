@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class EvaluateBodyEncoding(StrEnum):
+    HEX = "hex"
+    UTF8 = "utf8"
+
+    def __str__(self) -> str:
+        return str(self.value)

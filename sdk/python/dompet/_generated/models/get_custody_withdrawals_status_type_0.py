@@ -1,0 +1,12 @@
+from enum import StrEnum
+
+
+class GetCustodyWithdrawalsStatusType0(StrEnum):
+    FAILED = "failed"
+    PENDING = "pending"
+    SENDING = "sending"
+    SENT = "sent"
+    SUCCESS = "success"
+
+    def __str__(self) -> str:
+        return str(self.value)
