@@ -1,0 +1,32 @@
+export { BaseClient, Dompet, UserSession } from "./client.js";
+export type {
+  ClientOptions,
+  DompetOptions,
+  Init,
+  ItemOf,
+  PagedPath,
+  PageOf,
+  Pagination,
+  RequestOptions,
+  ResultOf,
+  SessionOptions,
+  Tokens,
+} from "./client.js";
+export {
+  AuthenticationError,
+  ConflictError,
+  ConnectionError,
+  DompetError,
+  InvalidRequestError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  ServerError,
+} from "./errors.js";
+export type { FieldError } from "./errors.js";
+export { API_VERSION, IDEMPOTENT_POSTS } from "./generated/operations.js";
+export type { components, operations, paths } from "./generated/schema.js";
+export { RequestSigner, canonicalQuery, rfc3986, stringToSign, timestampNow } from "./signing.js";
+export type { RetryOptions } from "./transport.js";
+export { WebhookVerificationError, verifyWebhook } from "./webhooks.js";
+export type { HeaderSource, VerifyOptions, WebhookEvent, WebhookFailure } from "./webhooks.js";
