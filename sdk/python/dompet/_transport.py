@@ -192,7 +192,10 @@ class _Plan:
         self.request, self.auth, self.retry = request, auth, retry
         self.method = request.method.upper()
         if request.url.query:
-            request.url = request.url.copy_with(query=canonical_query(request.url.query.decode()).encode() or None)
+            # httpx writes a space in `params` as "+" (form encoding) and a plus as "%2B"; the service reads "+" as
+            # a plus (API Gateway), so the query is sent and signed in canonical RFC 3986 form: "%20", "%2B".
+            query = canonical_query(request.url.query.decode().replace("+", "%20"))
+            request.url = request.url.copy_with(query=query.encode() or None)
         raw = request.url.raw_path.decode()
         self.path_with_query = raw[len(base_path) :] if base_path and raw.startswith(base_path + "/") else raw
         self.path = self.path_with_query.split("?", 1)[0]
