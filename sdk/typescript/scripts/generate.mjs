@@ -49,4 +49,3 @@ write(
     idempotent.map((p) => `  ${JSON.stringify(p)},\n`).join("") +
     `]);\n`,
 );
-console.log(`generated ${out} from ${source} (${Object.keys(document.paths ?? {}).length} paths)`);

@@ -151,7 +151,7 @@ export interface Tokens {
 export interface SessionOptions {
   /** Called whenever the session's tokens change (login, refresh, wallet creation): persist them if you need to. */
   onTokens?: (tokens: Tokens) => void;
-  /** Refresh this long before the token expires (default 30 s). */
+  /** Refresh this long before the token expires (default 60 s). */
   refreshMarginMs?: number;
 }
 
@@ -224,7 +224,7 @@ export class UserSession extends BaseClient {
   private readonly refresher: Transport;
 
   constructor(client: ClientOptions, clientSecret: string, tokens: Tokens, options: SessionOptions = {}) {
-    const margin = options.refreshMarginMs ?? 30_000;
+    const margin = options.refreshMarginMs ?? 60_000;
     let self: UserSession | undefined;
     super(client, {
       headers: async () => {

@@ -44,8 +44,8 @@ export class DompetError extends Error {
   }
 }
 
-/** 400 and 422: the request itself is wrong (retrying it unchanged gives the same answer). */
-export class InvalidRequestError extends DompetError {}
+/** 400: the request is malformed (VALIDATION_ERROR names the fields in `errors`). */
+export class BadRequestError extends DompetError {}
 /** 401: credentials missing, wrong, expired or revoked. */
 export class AuthenticationError extends DompetError {}
 /** 403: authenticated, but not allowed (e.g. WALLET_TOKEN_REQUIRED, POLICY_DENIED). */
@@ -54,6 +54,8 @@ export class PermissionDeniedError extends DompetError {}
 export class NotFoundError extends DompetError {}
 /** 409: conflicts with the current state (e.g. WALLET_ALREADY_EXISTS, IDEMPOTENCY_OUTCOME_UNKNOWN). */
 export class ConflictError extends DompetError {}
+/** 422: well formed, but cannot be done (e.g. INSUFFICIENT_GAS_TANK_BALANCE, USER_OP_EXPIRED). */
+export class UnprocessableEntityError extends DompetError {}
 /** 429, after the retries ran out. */
 export class RateLimitError extends DompetError {}
 /** 5xx, after the retries ran out (for requests that may be retried). */
@@ -62,12 +64,12 @@ export class ServerError extends DompetError {}
 export class ConnectionError extends DompetError {}
 
 const BY_STATUS: Record<number, typeof DompetError> = {
-  400: InvalidRequestError,
+  400: BadRequestError,
   401: AuthenticationError,
   403: PermissionDeniedError,
   404: NotFoundError,
   409: ConflictError,
-  422: InvalidRequestError,
+  422: UnprocessableEntityError,
   429: RateLimitError,
 };
 

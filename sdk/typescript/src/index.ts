@@ -14,14 +14,15 @@ export type {
 } from "./client.js";
 export {
   AuthenticationError,
+  BadRequestError,
   ConflictError,
   ConnectionError,
   DompetError,
-  InvalidRequestError,
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,
   ServerError,
+  UnprocessableEntityError,
 } from "./errors.js";
 export type { FieldError } from "./errors.js";
 export { API_VERSION, IDEMPOTENT_POSTS } from "./generated/operations.js";
@@ -29,4 +30,11 @@ export type { components, operations, paths } from "./generated/schema.js";
 export { RequestSigner, canonicalQuery, rfc3986, stringToSign, timestampNow } from "./signing.js";
 export type { RetryOptions } from "./transport.js";
 export { WebhookVerificationError, verifyWebhook } from "./webhooks.js";
-export type { HeaderSource, VerifyOptions, WebhookEvent, WebhookFailure } from "./webhooks.js";
+export type {
+  HeaderSource,
+  VerifyOptions,
+  WebhookEvent,
+  WebhookFailure,
+  WebhookKeys,
+  WebhookPublicKeys,
+} from "./webhooks.js";

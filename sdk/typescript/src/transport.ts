@@ -12,7 +12,7 @@ import { type Bytes, canonicalQuery } from "./signing.js";
 export interface RetryOptions {
   /** Retries after the first attempt (default 3). 0 turns retries off. */
   maxRetries?: number;
-  /** First backoff in ms (default 250), doubled per retry, capped at `maxDelayMs` (default 8000); full jitter. */
+  /** First backoff in ms (default 500), doubled per retry, capped at `maxDelayMs` (default 8000); full jitter. */
   baseDelayMs?: number;
   maxDelayMs?: number;
 }
@@ -74,7 +74,7 @@ export class Transport {
     this.baseUrl = new URL(options.baseUrl.replace(/\/+$/, "") + "/");
     this.basePath = this.baseUrl.pathname.replace(/\/$/, "");
     this.maxRetries = options.maxRetries ?? 3;
-    this.baseDelayMs = options.baseDelayMs ?? 250;
+    this.baseDelayMs = options.baseDelayMs ?? 500;
     this.maxDelayMs = options.maxDelayMs ?? 8000;
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);

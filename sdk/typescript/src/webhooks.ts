@@ -25,6 +25,16 @@ export class WebhookVerificationError extends Error {
   }
 }
 
+/** The `data` of `GET /api/v1/webhooks/public-key`: the current key and the ones still valid after a rotation. */
+export interface WebhookPublicKeys {
+  publicKey: string;
+  keyId?: string;
+  previous?: readonly { publicKey: string; keyId?: string }[];
+}
+
+/** A base64 key, several, or the public-key answer (its key ids then choose the key by X-Service-Key-Id). */
+export type WebhookKeys = string | readonly string[] | WebhookPublicKeys;
+
 export type HeaderSource = Headers | Record<string, string | string[] | undefined>;
 
 export interface VerifyOptions {
@@ -49,15 +59,23 @@ function publicKey(base64: string): KeyObject {
   return createPublicKey({ key: Buffer.concat([SPKI_ED25519, raw]), format: "der", type: "spki" });
 }
 
+function candidateKeys(keys: WebhookKeys, keyId: string | undefined): readonly string[] {
+  if (typeof keys === "string") return [keys];
+  if (!("publicKey" in keys)) return keys as readonly string[];
+  const all = [{ publicKey: keys.publicKey, keyId: keys.keyId }, ...(keys.previous ?? [])];
+  const named = all.filter((k) => keyId !== undefined && k.keyId === keyId);
+  return (named.length ? named : all).map((k) => k.publicKey);
+}
+
 /**
  * Checks a delivery and returns its event; throws WebhookVerificationError otherwise. `body` is the raw body as
- * received (before any JSON parsing); `publicKey` the app's key from `GET /api/v1/webhooks/public-key`, or a list
- * (the current key and `previous` ones, during a rotation).
+ * received (before any JSON parsing); `keys` the `data` of `GET /api/v1/webhooks/public-key` (deliveries signed with a
+ * previous key still verify), or a base64 key, or a list of them.
  */
 export function verifyWebhook<T = Record<string, unknown>>(
   body: Uint8Array | string,
   headers: HeaderSource,
-  publicKeys: string | readonly string[],
+  keys: WebhookKeys,
   options: VerifyOptions = {},
 ): WebhookEvent<T> {
   const id = header(headers, "x-service-event-id");
@@ -74,8 +92,8 @@ export function verifyWebhook<T = Record<string, unknown>>(
   const raw = typeof body === "string" ? Buffer.from(body, "utf8") : Buffer.from(body.buffer, body.byteOffset, body.length);
   const signed = Buffer.concat([Buffer.from(`${id}.${timestamp}.`, "utf8"), raw]);
   const sig = Buffer.from(signature, "base64");
-  const keys = typeof publicKeys === "string" ? [publicKeys] : publicKeys;
-  if (sig.length !== 64 || !keys.some((key) => verify(null, signed, publicKey(key), sig))) {
+  const candidates = candidateKeys(keys, header(headers, "x-service-key-id"));
+  if (sig.length !== 64 || !candidates.some((key) => verify(null, signed, publicKey(key), sig))) {
     throw new WebhookVerificationError("INVALID_SIGNATURE", "the signature does not verify with the app's key");
   }
   let event: WebhookEvent<T>;

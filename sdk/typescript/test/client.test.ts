@@ -8,7 +8,7 @@ import {
   Dompet,
   DompetError,
   IDEMPOTENT_POSTS,
-  InvalidRequestError,
+  BadRequestError,
   ServerError,
 } from "../src/index.js";
 import { envelope, failure, jwt, noSleep, scripted } from "./helpers.js";
@@ -109,7 +109,7 @@ test("4xx answers are not retried and carry status, code and the envelope's data
   );
   const d = app(fetch);
   const invalid = await d.GET("/api/v1/userOp", { params: { query: { limit: 101 } } }).catch((e: unknown) => e);
-  assert.ok(invalid instanceof InvalidRequestError);
+  assert.ok(invalid instanceof BadRequestError);
   assert.equal(invalid.code, "VALIDATION_ERROR");
   assert.deepEqual(invalid.errors, [{ field: "limit", message: "too big" }]);
   assert.equal(invalid.path, "/api/v1/userOp");

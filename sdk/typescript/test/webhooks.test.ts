@@ -44,6 +44,17 @@ test("a signed delivery verifies and gives its event", () => {
   assert.equal(verifyWebhook(body, capitalised, key.publicKey, { now: NOW }).type, "webhook.test");
 });
 
+test("the public-key answer: the key named by X-Service-Key-Id, previous keys still verify", () => {
+  const old = delivery();
+  const current = keyPair();
+  const answer = { publicKey: current.publicKey, keyId: "k2", previous: [{ publicKey: old.key.publicKey, keyId: "k1" }] };
+  assert.equal(verifyWebhook(old.body, old.headers, answer, { now: NOW }).id, event.id);
+  const unnamed = { ...old.headers, "x-service-key-id": "k9" };
+  assert.equal(verifyWebhook(old.body, unnamed, answer, { now: NOW }).id, event.id);
+  const wrongName = { ...old.headers, "x-service-key-id": "k2" };
+  assert.equal(reason(() => verifyWebhook(old.body, wrongName, answer, { now: NOW })), "INVALID_SIGNATURE");
+});
+
 test("forged, altered, stale, replayed or incomplete deliveries are refused", () => {
   const { key, body, headers } = delivery();
   const other = keyPair();
