@@ -10,6 +10,7 @@ import asyncio
 import base64
 import email.message
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -530,14 +531,20 @@ def test_the_committed_generated_code_is_current():
 
 
 def test_pip_install_works_in_a_fresh_virtual_environment(tmp_path):
+    # `pip install ./sdk/python` on a copy of the directory as committed: setuptools' in-tree build/ would
+    # otherwise stay in the checkout (and can carry modules a regeneration removed into the next wheel).
+    shutil.copytree(
+        SDK, tmp_path / "sdk" / "python", ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__")
+    )
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
     install = subprocess.run(
-        [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(SDK)],
+        [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "./sdk/python"],
         capture_output=True,
         text=True,
         timeout=300,
+        cwd=tmp_path,
     )
     assert install.returncode == 0, install.stdout + install.stderr
     probe = (
