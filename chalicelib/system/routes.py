@@ -1,23 +1,37 @@
-"""Service routes without authentication: health, the OpenAPI document and its HTML page."""
+"""Service routes without authentication: health, the OpenAPI document and its reference page (/docs, Scalar
+from the vendored bundle under /docs/assets/)."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
-from chalice import Blueprint, Response
+from chalice import Blueprint, Chalice, Response
 from pydantic import BaseModel
 
 from chalicelib.auth import guards
 from chalicelib.evm.rpc import quantity, rpc_call
 from chalicelib.platform import aws, clock, openapi, resources
 from chalicelib.platform.cache import TtlCache
-from chalicelib.platform.errors import ApiError
+from chalicelib.platform.errors import NOT_FOUND, ApiError
 from chalicelib.platform.networks import Network, registry
-from chalicelib.platform.router import Call, Reply, document_route, route
+from chalicelib.platform.router import Call, Reply, document_route, guarded, route
 from chalicelib.platform.settings import load_settings
-from chalicelib.system.docs_page import render
+from chalicelib.system import assets
+from chalicelib.system.docs_page import CONTENT_SECURITY_POLICY, render
 
-bp = Blueprint(__name__)
+
+class _SystemBlueprint(Blueprint):
+    """Registering it also makes the app's API return the vendored assets as bytes: Chalice base64-encodes a body
+    (and API Gateway decodes it) only for a media type in `app.api.binary_types`, which `chalice package` also
+    writes into the API definition as its binary media types."""
+
+    def register(self, app: Chalice, options: dict[str, Any]) -> None:
+        super().register(app, options)
+        app.api.binary_types.extend(t for t in assets.BINARY_MEDIA_TYPES if t not in app.api.binary_types)
+
+
+bp = _SystemBlueprint(__name__)
 
 NOT_READY = "NOT_READY"
 VERSION = "0.1.0"
@@ -112,7 +126,47 @@ def openapi_document() -> Response:
     return Response(body=_openapi_json(), headers={"Content-Type": "application/json"})
 
 
+PAGE_CACHE = "public, max-age=60"  # the page names the bundle's hash: a new deployment shows within a minute
+BUNDLE = "scalar.js"
+
+
 @document_route(bp, "/docs")
 def docs_page() -> Response:
-    html = documents.get_or_put("html", lambda: render(json.loads(_openapi_json()))) or ""
-    return Response(body=html, headers={"Content-Type": "text/html; charset=utf-8"})
+    try:
+        bundle = assets.url_name(BUNDLE)
+    except assets.AssetsNotBuiltError as exc:
+        raise ApiError(503, NOT_READY, "The API reference page is not built; /openapi.json is served") from exc
+    headers: dict[str, str | list[str]] = {
+        "Content-Type": "text/html; charset=utf-8",
+        "Cache-Control": PAGE_CACHE,
+        "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+    }
+    return Response(body=render(bundle), headers=headers)
+
+
+ASSETS_PATH = "/docs/assets/{name}"
+
+
+@bp.route(ASSETS_PATH, methods=["GET"], content_types=["*/*"])
+def docs_asset(name: str) -> Response:
+    """A vendored asset, gzip-compressed, under its content-hashed name: cacheable for a year."""
+
+    def produce() -> Response:
+        try:
+            found = assets.gzipped(name)
+        except assets.AssetsNotBuiltError as exc:
+            raise ApiError(503, NOT_READY, "The API reference's assets are not built") from exc
+        if found is None:
+            raise ApiError(404, NOT_FOUND, "No such asset")
+        asset, body = found
+        headers: dict[str, str | list[str]] = {
+            "Content-Type": asset.content_type,
+            "Content-Encoding": "gzip",
+            "Cache-Control": assets.IMMUTABLE,
+            "X-Content-Type-Options": "nosniff",
+        }
+        return Response(body=body, headers=headers)
+
+    return guarded(bp.current_request, ASSETS_PATH, produce)
