@@ -4,11 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 MPC := crates/dompet-mpc
 CHROMIUM := /usr/bin/chromium
+VENDORED := chalicelib/system/vendored/manifest.json
 MPC_SOURCES := $(MPC)/Cargo.toml $(MPC)/Cargo.lock $(wildcard $(MPC)/src/*.rs)
 
 .PHONY: dev test deps lint fmt clean vendor
 
-deps: $(VENV)/.installed node_modules/.installed $(VENV)/.mpc-built $(CHROMIUM)
+deps: $(VENV)/.installed node_modules/.installed $(VENV)/.mpc-built $(CHROMIUM) $(VENDORED)
 
 $(VENV)/.installed: requirements.txt requirements-dev.lock
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +33,10 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# The browser assets the service serves (Scalar's bundle for /docs), from the pinned npm packages: gzip, content-hashed.
+$(VENDORED): node_modules/.installed devtools/vendor_assets.py $(VENV)/.installed
+	$(BIN)/python -m devtools.vendor_assets
+
 dev: deps
 	$(BIN)/python -m devtools.devstack
 
@@ -53,7 +58,8 @@ fmt: deps
 
 # The MPC core for AWS Lambda (x86_64, Python 3.11, glibc 2.26): a manylinux2014 abi3 wheel linked with
 # zig, unpacked into vendor/, which `chalice package` (and so the CDK stack) ships as-is. Run before deploying.
-vendor: $(VENV)/.installed
+vendor: $(VENV)/.installed node_modules/.installed
+	$(BIN)/python -m devtools.vendor_assets
 	$(BIN)/pip install --quiet --require-hashes -r requirements-build.lock
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/maturin build --release --quiet --zig --compatibility manylinux2014 \
 		--target x86_64-unknown-linux-gnu -m $(MPC)/Cargo.toml -o build/wheels
@@ -62,4 +68,4 @@ vendor: $(VENV)/.installed
 		z = zipfile.ZipFile(w); z.extractall('vendor', [n for n in z.namelist() if n.startswith('dompet_mpc/')])"
 
 clean:
-	rm -rf $(VENV) node_modules build .local cdk.out vendor .cache
+	rm -rf $(VENV) node_modules build .local cdk.out vendor .cache chalicelib/system/vendored

@@ -410,6 +410,11 @@ class DompetStack(Stack):
         for api in apis.values():
             api.add_property_override("DefinitionBody.x-amazon-apigateway-gateway-responses", responses)
             api.add_property_override("DefinitionBody.paths", _with_undeclared_methods(api))
+            # A browser asks for the /docs bundle with `Accept: */*`; API Gateway decodes a base64 answer only when
+            # the first Accept type is a binary media type (docs/reference.md). Chalice decodes base64 request bodies.
+            body = api.definition_body if isinstance(api, sam.CfnApi) and isinstance(api.definition_body, dict) else {}
+            binary = body.get("x-amazon-apigateway-binary-media-types", [])
+            api.add_property_override("DefinitionBody.x-amazon-apigateway-binary-media-types", sorted({*binary, "*/*"}))
 
     def _initialise_keys(self, rotator_name: str, construct_id: str) -> None:
         """Run a key rotator once after the first deployment, before the API exists.

@@ -508,6 +508,8 @@ def test_gateway_errors_answer_in_the_envelope(template: Template) -> None:
     (api,) = template.find_resources("AWS::Serverless::Api").values()
     responses = api["Properties"]["DefinitionBody"]["x-amazon-apigateway-gateway-responses"]
     assert {"DEFAULT_4XX", "DEFAULT_5XX", "MISSING_AUTHENTICATION_TOKEN"} <= set(responses)
+    # The /docs bundle (gzip, base64 from Lambda) reaches a browser's `Accept: */*` as bytes.
+    assert "*/*" in api["Properties"]["DefinitionBody"]["x-amazon-apigateway-binary-media-types"]
     bodies = {name: json.loads(r["responseTemplates"]["application/json"]) for name, r in responses.items()}
     for response_type, body in bodies.items():
         assert set(body) == {"status", "message", "data"} and set(body["data"]) == {"code"}, response_type
