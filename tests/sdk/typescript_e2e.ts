@@ -21,7 +21,9 @@ interface Stack {
   pool: string;
 }
 const stack = JSON.parse(process.env["DOMPET_E2E"] ?? "") as Stack;
-const step = (name: string, detail: Record<string, unknown> = {}) => console.log(JSON.stringify({ step: name, ...detail }));
+const started = Date.now();
+const step = (name: string, detail: Record<string, unknown> = {}) =>
+  console.log(JSON.stringify({ step: name, ...detail, elapsedS: (Date.now() - started) / 1000 }));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function until<T>(what: string, seconds: number, probe: () => Promise<T | undefined>): Promise<T> {
