@@ -36,9 +36,13 @@ type Typed<M extends Method> = <P extends PathsWith<M>, I extends Init<P, M>>(
   ...init: InitParam<I>
 ) => Promise<ResultOf<P, M, I>>;
 
-/** GET routes that answer a page: `{data: [...], pagination}`. */
+/** GET routes that answer a page: `{data: [...], pagination}` (not a free-form object such as /openapi.json). */
 export type PagedPath = {
-  [P in PathsWith<"get">]: ResultOf<P, "get"> extends { data: unknown[]; pagination: unknown } ? P : never;
+  [P in PathsWith<"get">]: string extends keyof ResultOf<P, "get">
+    ? never
+    : ResultOf<P, "get"> extends { data: unknown[]; pagination: unknown }
+      ? P
+      : never;
 }[PathsWith<"get">];
 export type PageOf<P extends PagedPath> = ResultOf<P, "get">;
 export type ItemOf<P extends PagedPath> = PageOf<P> extends { data: (infer T)[] } ? T : never;

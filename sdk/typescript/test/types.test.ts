@@ -2,7 +2,16 @@
 // any line below that stops type-checking (and on an @ts-expect-error that no longer finds an error).
 import { test } from "node:test";
 
-import type { Dompet, UserSession } from "../src/index.js";
+import type { Dompet, PagedPath, UserSession, paths } from "../src/index.js";
+
+// Every GET route with a `page` query parameter answers a page, and so is iterable with pages()/items().
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type QueryOf<P extends keyof paths> = paths[P]["get"] extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+type WithPageQuery = {
+  [P in keyof paths]: [QueryOf<P>] extends [never] ? never : "page" extends keyof QueryOf<P> ? P : never;
+}[keyof paths];
+export const everyListIsPaged: Equal<WithPageQuery, PagedPath> = true;
+export const someListsExist: "/api/v1/userOp" extends PagedPath ? true : false = true;
 
 export async function typed(d: Dompet, user: UserSession): Promise<void> {
   const networks = await d.GET("/api/v1/networks");
