@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from chalice.app import Request
 
 from chalicelib.auth import signing, tokens, users
@@ -27,8 +29,20 @@ USER_NOT_FOUND = "USER_NOT_FOUND"
 TOKEN_REVOKED = "TOKEN_REVOKED"
 
 
+CLIENT_SECRET_ERRORS = (MISSING_CLIENT_SECRET, INVALID_CLIENT_SECRET)
+TOKEN_ERRORS = (
+    MISSING_TOKEN,
+    tokens.INVALID_TOKEN,
+    tokens.TOKEN_EXPIRED,
+    TOKEN_REVOKED,
+    TOKEN_CLIENT_MISMATCH,
+    USER_NOT_FOUND,
+)
+
+
 class ClientSecretGuard:
     scheme: tuple[str, ...] = ("clientSecret",)
+    errors: Mapping[int, tuple[str, ...]] = {401: CLIENT_SECRET_ERRORS}
 
     def __call__(self, request: Request) -> Client:
         secret = request.headers.get("x-client-secret")
@@ -45,6 +59,12 @@ class WalletFamilyGuard:
 
     def __init__(self, *kinds: TokenKind) -> None:
         self.kinds = frozenset(kinds)
+        refused = (WALLET_TOKEN_REQUIRED if TokenKind.WALLET in self.kinds else ACCESS_TOKEN_REQUIRED,)
+        # Every kind allowed: no token is refused for its kind.
+        self.errors: Mapping[int, tuple[str, ...]] = {
+            401: CLIENT_SECRET_ERRORS + TOKEN_ERRORS,
+            **({} if self.kinds == frozenset(TokenKind) else {403: refused}),
+        }
 
     def __call__(self, request: Request) -> WalletPrincipal:
         client = client_secret(request)
@@ -71,6 +91,16 @@ class WalletFamilyGuard:
 
 class SignedRequestGuard:
     scheme: tuple[str, ...] = ("appId", "appTimestamp", "appSignature")
+    errors: Mapping[int, tuple[str, ...]] = {
+        401: (
+            signing.MISSING_SIGNATURE_HEADERS,
+            signing.INVALID_TIMESTAMP,
+            signing.STALE_TIMESTAMP,
+            signing.UNKNOWN_APP,
+            signing.INVALID_SIGNATURE,
+            signing.REPLAYED_REQUEST,
+        )
+    }
 
     def __call__(self, request: Request) -> App:
         return signing.verify(request)

@@ -44,6 +44,7 @@ def login(call: Call) -> Reply:
     body=RefreshRequest,
     response=TokenPair,
     message="token refreshed successfully",
+    errors={401: ("INVALID_REFRESH_TOKEN", "REFRESH_TOKEN_REUSED"), 503: ("LIST_BUSY",)},
 )
 def refresh(call: Call) -> Reply:
     return Reply(service.refresh_tokens(call.principal, call.body.refreshToken), "token refreshed successfully")

@@ -62,7 +62,20 @@ def list_tokens(call: Call) -> Reply:
     description="Idempotent per app and subId: a repeat answers the same account (message `account exists`) "
     "and emits no second `account.created`.",
     message="account created",
-    error_statuses=(409, 502, 503),
+    errors={
+        400: ("INVALID_ADDRESS", "INVALID_PRIVATE_KEY"),
+        403: ("POLICY_DENIED",),
+        404: ("ACCOUNT_NOT_FOUND",),
+        502: ("UPSTREAM_UNAVAILABLE",),
+        503: (
+            "CUSTODY_BUSY",
+            "CUSTODY_KEY_PENDING",
+            "LIST_BUSY",
+            "NO_CUSTODY_NETWORKS",
+            "SIGNER_UNAVAILABLE",
+            "WALLET_POOL_EMPTY",
+        ),
+    },
 )
 def create_account(call: Call) -> Reply:
     account, created = service.create_account(call.principal, call.body.subId, call.body.poolType)
@@ -91,7 +104,7 @@ def list_accounts(call: Call) -> Reply:
     tag=TAG,
     guard=guards.signed_request,
     response=CustodyAccount,
-    error_statuses=(404,),
+    errors={404: ("ACCOUNT_NOT_FOUND",)},
 )
 def get_account(call: Call) -> Reply:
     return Reply(service.account(call.principal, call.path_params["accountId"]))
@@ -105,7 +118,7 @@ def get_account(call: Call) -> Reply:
     tag=TAG,
     guard=guards.signed_request,
     response=CustodyBalances,
-    error_statuses=(404,),
+    errors={404: ("ACCOUNT_NOT_FOUND",)},
 )
 def get_balances(call: Call) -> Reply:
     return Reply(service.balances(call.principal, call.path_params["accountId"]))
@@ -120,7 +133,7 @@ def get_balances(call: Call) -> Reply:
     guard=guards.signed_request,
     query=EntryQuery,
     response=JournalEntryPage,
-    error_statuses=(404,),
+    errors={404: ("ACCOUNT_NOT_FOUND",)},
 )
 def list_entries(call: Call) -> Reply:
     return Reply(service.entries(call.principal, call.path_params["accountId"], call.query))
@@ -136,7 +149,20 @@ def list_entries(call: Call) -> Reply:
     body=CreateInvoiceRequest,
     response=Invoice,
     message="invoice created",
-    error_statuses=(404, 409),
+    errors={
+        400: (
+            "INVALID_AMOUNT",
+            "NETWORK_MISMATCH",
+            "NETWORK_NOT_CUSTODIAL",
+            "NETWORK_NOT_ON_ACCOUNT",
+            "NETWORK_REQUIRED",
+            "UNKNOWN_NETWORK",
+            "UNKNOWN_TOKEN",
+        ),
+        404: ("ACCOUNT_NOT_FOUND", "INVOICE_NOT_FOUND"),
+        409: ("DUPLICATE_REFERENCE", "INVOICE_ALREADY_PENDING"),
+        503: ("CUSTODY_BUSY", "LIST_BUSY"),
+    },
     idempotent=True,
     description="Honours `Idempotency-Key`; `GET /api/v1/custody/invoices?reference=` finds an invoice by its "
     "reference.",
@@ -154,7 +180,7 @@ def create_invoice(call: Call) -> Reply:
     guard=guards.signed_request,
     query=InvoiceListQuery,
     response=InvoicePage,
-    error_statuses=(404,),
+    errors={404: ("ACCOUNT_NOT_FOUND",)},
 )
 def list_invoices(call: Call) -> Reply:
     return Reply(service.invoice_page(call.principal, call.query))
@@ -168,7 +194,7 @@ def list_invoices(call: Call) -> Reply:
     tag=TAG,
     guard=guards.signed_request,
     response=Invoice,
-    error_statuses=(404,),
+    errors={404: ("INVOICE_NOT_FOUND",)},
 )
 def get_invoice(call: Call) -> Reply:
     return Reply(service.invoice(call.principal, call.path_params["invoiceId"]))
@@ -183,7 +209,10 @@ def get_invoice(call: Call) -> Reply:
     guard=guards.signed_request,
     query=DepositListQuery,
     response=DepositPage,
-    error_statuses=(404,),
+    errors={
+        400: ("NETWORK_MISMATCH", "NETWORK_NOT_CUSTODIAL", "NETWORK_REQUIRED", "UNKNOWN_NETWORK", "UNKNOWN_TOKEN"),
+        404: ("ACCOUNT_NOT_FOUND", "INVOICE_NOT_FOUND"),
+    },
 )
 def list_deposits(call: Call) -> Reply:
     return Reply(service.deposit_page(call.principal, call.query))
@@ -197,7 +226,17 @@ def list_deposits(call: Call) -> Reply:
     tag=TAG,
     guard=guards.signed_request,
     response=Deposit,
-    error_statuses=(404,),
+    errors={
+        400: (
+            "NETWORK_MISMATCH",
+            "NETWORK_NOT_CUSTODIAL",
+            "NETWORK_REQUIRED",
+            "UNKNOWN_NETWORK",
+            "UNKNOWN_TOKEN",
+            "VALIDATION_ERROR",
+        ),
+        404: ("DEPOSIT_NOT_FOUND",),
+    },
 )
 def get_deposit(call: Call) -> Reply:
     return Reply(service.deposit(call.principal, call.path_params["depositId"]))
@@ -211,7 +250,10 @@ def get_deposit(call: Call) -> Reply:
     tag=TAG,
     guard=guards.signed_request,
     response=WatcherStatus,
-    error_statuses=(400,),
+    errors={
+        400: ("NETWORK_MISMATCH", "NETWORK_NOT_CUSTODIAL", "NETWORK_REQUIRED", "UNKNOWN_NETWORK", "VALIDATION_ERROR"),
+        502: ("UPSTREAM_UNAVAILABLE",),
+    },
 )
 def get_watcher(call: Call) -> Reply:
     return Reply(service.watcher_status(call.path_params["network"]))
@@ -227,7 +269,22 @@ def get_watcher(call: Call) -> Reply:
     body=CreateWithdrawalRequest,
     response=Withdrawal,
     message="withdrawal created",
-    error_statuses=(404, 409, 422),
+    errors={
+        400: (
+            "INVALID_ADDRESS",
+            "INVALID_AMOUNT",
+            "NETWORK_MISMATCH",
+            "NETWORK_NOT_CUSTODIAL",
+            "NETWORK_NOT_ON_ACCOUNT",
+            "NETWORK_REQUIRED",
+            "UNKNOWN_NETWORK",
+            "UNKNOWN_TOKEN",
+        ),
+        404: ("ACCOUNT_NOT_FOUND",),
+        409: ("DUPLICATE_REFERENCE",),
+        422: ("DAILY_LIMIT_EXCEEDED", "DESTINATION_NOT_ALLOWED", "INSUFFICIENT_BALANCE", "WITHDRAWAL_LIMIT_EXCEEDED"),
+        503: ("CUSTODY_BUSY", "LIST_BUSY"),
+    },
     idempotent=True,
     description="The amount moves from `activeBalance` to `heldBalance` at once (422 `INSUFFICIENT_BALANCE` and "
     "nothing recorded when it is not there); the withdrawal is then sent on chain from the account's deposit "
@@ -246,7 +303,10 @@ def create_withdrawal(call: Call) -> Reply:
     guard=guards.signed_request,
     query=WithdrawalListQuery,
     response=WithdrawalPage,
-    error_statuses=(404,),
+    errors={
+        400: ("NETWORK_MISMATCH", "NETWORK_NOT_CUSTODIAL", "NETWORK_REQUIRED", "UNKNOWN_NETWORK", "UNKNOWN_TOKEN"),
+        404: ("ACCOUNT_NOT_FOUND",),
+    },
 )
 def list_withdrawals(call: Call) -> Reply:
     return Reply(service.withdrawal_page(call.principal, call.query))
@@ -260,7 +320,17 @@ def list_withdrawals(call: Call) -> Reply:
     tag=TAG,
     guard=guards.signed_request,
     response=Withdrawal,
-    error_statuses=(404,),
+    errors={
+        400: (
+            "NETWORK_MISMATCH",
+            "NETWORK_NOT_CUSTODIAL",
+            "NETWORK_REQUIRED",
+            "UNKNOWN_NETWORK",
+            "UNKNOWN_TOKEN",
+            "VALIDATION_ERROR",
+        ),
+        404: ("WITHDRAWAL_NOT_FOUND",),
+    },
 )
 def get_withdrawal(call: Call) -> Reply:
     return Reply(service.withdrawal(call.principal, call.path_params["withdrawalId"]))
@@ -289,6 +359,7 @@ def get_allowlist(call: Call) -> Reply:
     tag=TAG,
     guard=guards.signed_request,
     response=GasWalletList,
+    errors={404: ("ACCOUNT_NOT_FOUND",), 502: ("UPSTREAM_UNAVAILABLE",)},
 )
 def list_gas_wallets(call: Call) -> Reply:
     return Reply(service.gas_wallets(call.principal))

@@ -34,7 +34,13 @@ def _message(immediate: bool) -> str:
     guard=guards.signed_request,
     body=OwnerTopUp,
     message="top-up successful",
-    error_statuses=(404, 409, 422, 502),
+    errors={
+        400: ("NETWORK_WITHOUT_GAS_TANKS", "NOT_THE_POOL", "NOT_USDT"),
+        404: ("OWNER_NOT_FOUND",),
+        409: ("TOPUP_ALREADY_USED",),
+        502: ("UPSTREAM_UNAVAILABLE",),
+        503: ("LIST_BUSY",),
+    },
 )
 def top_up_owner(call: Call) -> Reply:
     service.top_up_owner(call.principal, call.body)
@@ -51,7 +57,12 @@ def top_up_owner(call: Call) -> Reply:
     guard=guards.signed_request,
     body=ClientTopUp,
     message="top-up successful",
-    error_statuses=(409, 422, 502),
+    errors={
+        400: ("NETWORK_WITHOUT_GAS_TANKS", "NOT_THE_POOL", "NOT_USDT"),
+        409: ("TOPUP_ALREADY_USED",),
+        502: ("UPSTREAM_UNAVAILABLE",),
+        503: ("LIST_BUSY",),
+    },
 )
 def top_up_client(call: Call) -> Reply:
     service.top_up_client(call.principal, call.body)
@@ -66,6 +77,7 @@ def top_up_client(call: Call) -> Reply:
     tag="Gas tanks",
     guard=guards.signed_request,
     response=ClientGasTank,
+    errors={503: ("LIST_BUSY",)},
 )
 def get_client_tank(call: Call) -> Reply:
     return Reply(service.client_tank(call.principal))
@@ -80,6 +92,7 @@ def get_client_tank(call: Call) -> Reply:
     guard=guards.signed_request,
     query=HistoryQuery,
     response=TopUpPage,
+    errors={503: ("LIST_BUSY",)},
 )
 def client_top_up_history(call: Call) -> Reply:
     return Reply(service.client_top_ups(call.principal, call.query))
@@ -94,7 +107,7 @@ def client_top_up_history(call: Call) -> Reply:
     guard=guards.signed_request,
     query=HistoryQuery,
     response=TopUpPage,
-    error_statuses=(404,),
+    errors={404: ("OWNER_NOT_FOUND",)},
 )
 def owner_top_up_history(call: Call) -> Reply:
     return Reply(service.owner_top_ups(call.principal, call.path_params["ownerId"], call.query))
@@ -109,6 +122,7 @@ def owner_top_up_history(call: Call) -> Reply:
     guard=guards.signed_request,
     query=HistoryQuery,
     response=UsagePage,
+    errors={503: ("LIST_BUSY",)},
 )
 def organization_usage_history(call: Call) -> Reply:
     return Reply(service.client_usage(call.principal, call.query))

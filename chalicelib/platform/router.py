@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 from urllib.parse import quote
@@ -34,6 +34,7 @@ class Guard(Protocol):
     """Authenticates a request; returns the principal or raises ApiError."""
 
     scheme: tuple[str, ...]  # OpenAPI security schemes that must all be present, see openapi.py
+    errors: Mapping[int, tuple[str, ...]]  # the codes it answers, by status (the OpenAPI document lists them)
 
     def __call__(self, request: Request) -> Any: ...
 
@@ -61,6 +62,13 @@ class RouteSpec:
     error_statuses: tuple[int, ...] = field(default_factory=tuple)
     description: str = ""
     idempotent: bool = False
+    # The `data.code` values the handler (and what it calls) may answer, by status; the router's own (validation,
+    # media type, idempotency, the guard's) are added by the OpenAPI document from the route's declaration.
+    errors: Mapping[int, tuple[str, ...]] = field(default_factory=dict, hash=False, compare=False)
+    # Examples of the request body and of the response's `data` (else the models' own examples are used).
+    request_example: Any = field(default=None, hash=False, compare=False)
+    response_example: Any = field(default=None, hash=False, compare=False)
+    content_types: tuple[str, ...] = (JSON,)
 
 
 ROUTES: list[RouteSpec] = []
@@ -93,12 +101,31 @@ def route(
     description: str = "",
     content_types: tuple[str, ...] = (JSON,),
     idempotent: bool = False,
+    errors: Mapping[int, Iterable[str]] | None = None,
+    request_example: Any = None,
+    response_example: Any = None,
 ) -> Callable[[Callable[[Call], Reply]], Callable[..., Response]]:
     if idempotent:
         # Refused here, at import, rather than at the first request: keys must belong to a tenant and principal.
         idempotency.require_scope(f"{method} {path}", guard)
+    codes = {status: tuple(dict.fromkeys(names)) for status, names in sorted((errors or {}).items())}
     spec = RouteSpec(
-        method, path, summary, tag, guard, body, query, response, message, error_statuses, description, idempotent
+        method,
+        path,
+        summary,
+        tag,
+        guard,
+        body,
+        query,
+        response,
+        message,
+        tuple(sorted(set(error_statuses) | set(codes))),
+        description,
+        idempotent,
+        codes,
+        request_example,
+        response_example,
+        content_types,
     )
     ROUTES.append(spec)
 

@@ -39,7 +39,20 @@ ROTATED = "policy key rotated"
     body=PolicyBody,
     response=PolicySet,
     message=SET,
-    error_statuses=(400, 403, 409, 503),
+    errors={
+        400: (
+            "INVALID_ADDRESS",
+            "INVALID_PAYLOAD",
+            "INVALID_POLICY",
+            "INVALID_POLICY_KEY",
+            "INVALID_PRIVATE_KEY",
+            "POLICY_TOO_LARGE",
+        ),
+        403: ("POLICY_DENIED", "POLICY_SIGNATURE_INVALID"),
+        404: ("WALLET_NOT_FOUND",),
+        409: ("NO_POLICY_KEY", "POLICY_VERSION_STALE"),
+        503: ("LIST_BUSY", "SIGNER_UNAVAILABLE"),
+    },
 )
 def set_policy(call: Call) -> Reply:
     return Reply(service.set_policy(call.principal, call.body), SET)
@@ -55,7 +68,20 @@ def set_policy(call: Call) -> Reply:
     tag=TAG,
     guard=guards.signed_request,
     response=PolicyView,
-    error_statuses=(503,),
+    errors={
+        400: (
+            "INVALID_ADDRESS",
+            "INVALID_PAYLOAD",
+            "INVALID_POLICY",
+            "INVALID_POLICY_KEY",
+            "INVALID_PRIVATE_KEY",
+            "POLICY_TOO_LARGE",
+        ),
+        403: ("POLICY_DENIED", "POLICY_SIGNATURE_INVALID"),
+        404: ("WALLET_NOT_FOUND",),
+        409: ("NO_POLICY_KEY", "POLICY_VERSION_STALE"),
+        503: ("LIST_BUSY", "SIGNER_UNAVAILABLE"),
+    },
 )
 def get_policy(call: Call) -> Reply:
     return Reply(service.get_policy(call.principal))
@@ -74,7 +100,24 @@ def get_policy(call: Call) -> Reply:
     guard=guards.signed_request,
     body=EvaluateBody,
     response=Evaluation,
-    error_statuses=(400, 404, 503),
+    errors={
+        400: (
+            "INVALID_MESSAGE",
+            "INVALID_PAYLOAD",
+            "INVALID_POLICY",
+            "INVALID_POLICY_KEY",
+            "INVALID_PRIVATE_KEY",
+            "INVALID_TYPED_DATA",
+            "MESSAGE_TOO_LARGE",
+            "POLICY_TOO_LARGE",
+            "TYPED_DATA_TOO_LARGE",
+            "UNKNOWN_NETWORK",
+        ),
+        403: ("POLICY_DENIED", "POLICY_SIGNATURE_INVALID"),
+        404: ("WALLET_NOT_FOUND",),
+        409: ("NO_POLICY_KEY", "POLICY_VERSION_STALE"),
+        503: ("LIST_BUSY", "SIGNER_UNAVAILABLE"),
+    },
 )
 def evaluate(call: Call) -> Reply:
     return Reply(service.evaluate(call.principal, call.body))
@@ -94,7 +137,20 @@ def evaluate(call: Call) -> Reply:
     body=KeyRotationBody,
     response=KeyRotated,
     message=ROTATED,
-    error_statuses=(400, 403, 409, 503),
+    errors={
+        400: (
+            "INVALID_ADDRESS",
+            "INVALID_PAYLOAD",
+            "INVALID_POLICY",
+            "INVALID_POLICY_KEY",
+            "INVALID_PRIVATE_KEY",
+            "POLICY_TOO_LARGE",
+        ),
+        403: ("POLICY_DENIED", "POLICY_SIGNATURE_INVALID"),
+        404: ("WALLET_NOT_FOUND",),
+        409: ("NO_POLICY_KEY", "POLICY_VERSION_STALE"),
+        503: ("LIST_BUSY", "SIGNER_UNAVAILABLE"),
+    },
 )
 def rotate_key(call: Call) -> Reply:
     return Reply(service.rotate_key(call.principal, call.body), ROTATED)

@@ -38,6 +38,7 @@ def list_networks(call: Call) -> Reply:
     body=CreateSmartAccount,
     response=OwnerRecord,
     message=CREATED,
+    errors={400: ("UNSUPPORTED_PROVIDER",), 404: ("OWNER_NOT_FOUND",), 503: ("LIST_BUSY",)},
 )
 def create_smart_account(call: Call) -> Reply:
     owner = call.body.owner
@@ -52,7 +53,7 @@ def create_smart_account(call: Call) -> Reply:
     tag="Smart accounts",
     guard=guards.signed_request,
     response=OwnerRecord,
-    error_statuses=(404,),
+    errors={404: ("OWNER_NOT_FOUND",)},
 )
 def get_smart_account(call: Call) -> Reply:
     return Reply(service.get(call.principal, call.path_params["ownerId"]))

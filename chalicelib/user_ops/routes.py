@@ -29,6 +29,12 @@ from chalicelib.user_ops.models import (
 bp = Blueprint(__name__)
 ListQuery = page_query(10)
 TAG = "User operations"
+# What building an operation may answer (estimates and hashes of every kind, activation).
+BUILD_ERRORS = {
+    404: ("ACCOUNT_NOT_FOUND",),
+    422: ("BUNDLER_REFUSED", "NETWORK_WITHOUT_GAS_TANKS"),
+    502: ("UPSTREAM_UNAVAILABLE",),
+}
 
 
 def _call_for(body: Any) -> service.MakeCall:
@@ -81,7 +87,7 @@ def _register(kind: str, body: type[Any], what: str) -> None:
         guard=guards.signed_request,
         body=body,
         response=Estimate,
-        error_statuses=(404, 422, 502),
+        errors=BUILD_ERRORS,
     )(estimate)
     route(
         bp,
@@ -92,7 +98,7 @@ def _register(kind: str, body: type[Any], what: str) -> None:
         guard=guards.signed_request,
         body=body,
         response=HashResult,
-        error_statuses=(404, 422, 502),
+        errors=BUILD_ERRORS,
     )(hash_operation)
 
 
@@ -109,7 +115,11 @@ for _kind, (_body, _what) in KINDS.items():
     guard=guards.signed_request,
     body=Activate,
     response=HashResult,
-    error_statuses=(404, 422, 502),
+    errors={
+        404: ("ACCOUNT_NOT_FOUND",),
+        422: ("BUNDLER_REFUSED", "NETWORK_WITHOUT_GAS_TANKS"),
+        502: ("UPSTREAM_UNAVAILABLE",),
+    },
 )
 def hash_activation(call: Call) -> Reply:
     return Reply(service.hash_operation(call.principal, call.body.accountId, _call_for(call.body)))
@@ -124,7 +134,14 @@ def hash_activation(call: Call) -> Reply:
     guard=guards.signed_request,
     body=Submit,
     response=UserOperation,
-    error_statuses=(404, 409, 422, 502),
+    errors={
+        400: ("HASH_MISMATCH", "INVALID_USER_OP_SIGNATURE"),
+        404: ("USER_OP_NOT_FOUND",),
+        409: ("USER_OP_ALREADY_SUBMITTED",),
+        422: ("INSUFFICIENT_GAS_TANK_BALANCE", "NETWORK_WITHOUT_GAS_TANKS", "USER_OP_EXPIRED"),
+        502: ("UPSTREAM_UNAVAILABLE",),
+        503: ("LIST_BUSY",),
+    },
 )
 def submit(call: Call) -> Reply:
     body = call.body
@@ -154,7 +171,7 @@ def list_all(call: Call) -> Reply:
     guard=guards.signed_request,
     query=ListQuery,
     response=UserOperationPage,
-    error_statuses=(404,),
+    errors={404: ("OWNER_NOT_FOUND",)},
 )
 def list_owner(call: Call) -> Reply:
     return Reply(service.page_for_owner(call.principal, call.path_params["ownerId"], call.query))
@@ -168,7 +185,7 @@ def list_owner(call: Call) -> Reply:
     tag=TAG,
     guard=guards.signed_request,
     response=UserOperation,
-    error_statuses=(404,),
+    errors={404: ("USER_OP_NOT_FOUND",)},
 )
 def get_one(call: Call) -> Reply:
     return Reply(service.get(call.principal, call.path_params["id"]))
@@ -183,7 +200,7 @@ def get_one(call: Call) -> Reply:
     guard=guards.signed_request,
     query=ListQuery,
     response=UsagePage,
-    error_statuses=(404,),
+    errors={404: ("OWNER_NOT_FOUND",)},
 )
 def owner_usage_history(call: Call) -> Reply:
     return Reply(gas_tanks.owner_usage(call.principal, call.path_params["ownerId"], call.query))

@@ -53,7 +53,12 @@ IMPORTED = "import wallet successfully"
     body=CreateWalletRequest,
     response=WalletCreated,
     message=CREATED,
-    error_statuses=(409, 503),
+    errors={
+        400: ("INVALID_ADDRESS", "INVALID_EXPIRE_DATE", "INVALID_PRIVATE_KEY"),
+        403: ("POLICY_DENIED",),
+        409: ("KEY_ALREADY_IMPORTED", "WALLET_CREATION_IN_PROGRESS", "WALLET_EXISTS"),
+        503: ("LIST_BUSY", "SIGNER_UNAVAILABLE", "WALLET_POOL_EMPTY"),
+    },
 )
 def create_wallet(call: Call) -> Reply:
     return Reply(provisioning.create(call.principal, call.body.expireDate), CREATED)
@@ -72,7 +77,12 @@ def create_wallet(call: Call) -> Reply:
     body=RecoverWalletRequest,
     response=WalletCreated,
     message=RECOVERED,
-    error_statuses=(409, 422),
+    errors={
+        400: ("INVALID_EXPIRE_DATE", "MALFORMED_SECRET0", "MISSING_SECRET0"),
+        409: ("KEY_ALREADY_IMPORTED", "WALLET_CREATION_IN_PROGRESS", "WALLET_EXISTS"),
+        422: ("UNKNOWN_SECRET0",),
+        503: ("LIST_BUSY",),
+    },
     content_types=(JSON, MULTIPART),
 )
 def recover_wallet(call: Call) -> Reply:
@@ -91,7 +101,12 @@ def recover_wallet(call: Call) -> Reply:
     body=ImportWalletRequest,
     response=WalletCreated,
     message=IMPORTED,
-    error_statuses=(409, 503),
+    errors={
+        400: ("INVALID_ADDRESS", "INVALID_EXPIRE_DATE", "INVALID_PRIVATE_KEY"),
+        403: ("POLICY_DENIED",),
+        409: ("KEY_ALREADY_IMPORTED", "WALLET_CREATION_IN_PROGRESS", "WALLET_EXISTS"),
+        503: ("LIST_BUSY", "SIGNER_UNAVAILABLE", "WALLET_POOL_EMPTY"),
+    },
 )
 def import_wallet(call: Call) -> Reply:
     return Reply(provisioning.import_key(call.principal, call.body.privateKey, call.body.expireDate), IMPORTED)
@@ -107,7 +122,11 @@ def import_wallet(call: Call) -> Reply:
     body=WalletRequest,
     response=Balance,
     message="get balance successfully",
-    error_statuses=(404, 502),
+    errors={
+        400: ("NETWORK_MISMATCH", "NETWORK_REQUIRED", "UNKNOWN_NETWORK"),
+        404: ("WALLET_NOT_FOUND",),
+        502: ("UPSTREAM_UNAVAILABLE",),
+    },
 )
 def balance_coin(call: Call) -> Reply:
     return Reply(service.coin_balance(call.principal, call.body), "get balance successfully")
@@ -123,7 +142,12 @@ def balance_coin(call: Call) -> Reply:
     body=TokenBalanceRequest,
     response=Balance,
     message="get balance successfully",
-    error_statuses=(404, 422, 502),
+    errors={
+        400: ("INVALID_ADDRESS", "NETWORK_MISMATCH", "NETWORK_REQUIRED", "UNKNOWN_NETWORK"),
+        404: ("WALLET_NOT_FOUND",),
+        422: ("NOT_A_TOKEN",),
+        502: ("UPSTREAM_UNAVAILABLE",),
+    },
 )
 def balance_token(call: Call) -> Reply:
     return Reply(service.token_balance(call.principal, call.body), "get balance successfully")
@@ -156,7 +180,22 @@ def _sent(sent: Sent) -> Reply:
     body=SendCoinRequest,
     response=SendResult,
     message=SENT,
-    error_statuses=(401, 404, 409, 422, 502, 503),
+    errors={
+        400: (
+            "INVALID_ADDRESS",
+            "INVALID_AMOUNT",
+            "INVALID_PRIVATE_KEY",
+            "NETWORK_MISMATCH",
+            "NETWORK_REQUIRED",
+            "UNKNOWN_NETWORK",
+        ),
+        401: ("INVALID_SECRET",),
+        403: ("POLICY_DENIED",),
+        404: ("WALLET_NOT_FOUND",),
+        422: ("BROADCAST_REJECTED", "INSUFFICIENT_FUNDS", "TRANSACTION_WOULD_FAIL"),
+        502: ("UPSTREAM_UNAVAILABLE",),
+        503: ("LIST_BUSY", "NONCE_BUSY", "SIGNER_UNAVAILABLE"),
+    },
     idempotent=True,
 )
 def send_coin(call: Call) -> Reply:
@@ -174,7 +213,28 @@ def send_coin(call: Call) -> Reply:
     body=SendTokenRequest,
     response=SendResult,
     message=SENT,
-    error_statuses=(401, 404, 409, 422, 502, 503),
+    errors={
+        400: (
+            "INVALID_ADDRESS",
+            "INVALID_AMOUNT",
+            "INVALID_PRIVATE_KEY",
+            "NETWORK_MISMATCH",
+            "NETWORK_REQUIRED",
+            "UNKNOWN_NETWORK",
+        ),
+        401: ("INVALID_SECRET",),
+        403: ("POLICY_DENIED",),
+        404: ("WALLET_NOT_FOUND",),
+        422: (
+            "BROADCAST_REJECTED",
+            "INSUFFICIENT_FUNDS",
+            "INSUFFICIENT_TOKEN_BALANCE",
+            "NOT_A_TOKEN",
+            "TRANSACTION_WOULD_FAIL",
+        ),
+        502: ("UPSTREAM_UNAVAILABLE",),
+        503: ("LIST_BUSY", "NONCE_BUSY", "SIGNER_UNAVAILABLE"),
+    },
     idempotent=True,
 )
 def send_token(call: Call) -> Reply:
@@ -192,7 +252,22 @@ def send_token(call: Call) -> Reply:
     body=TransferErc721Request,
     response=SendResult,
     message=SENT,
-    error_statuses=(401, 404, 409, 422, 502, 503),
+    errors={
+        400: (
+            "INVALID_ADDRESS",
+            "INVALID_PRIVATE_KEY",
+            "INVALID_TOKEN_ID",
+            "NETWORK_MISMATCH",
+            "NETWORK_REQUIRED",
+            "UNKNOWN_NETWORK",
+        ),
+        401: ("INVALID_SECRET",),
+        403: ("POLICY_DENIED",),
+        404: ("WALLET_NOT_FOUND",),
+        422: ("BROADCAST_REJECTED", "INSUFFICIENT_FUNDS", "NOT_TOKEN_OWNER", "TRANSACTION_WOULD_FAIL"),
+        502: ("UPSTREAM_UNAVAILABLE",),
+        503: ("LIST_BUSY", "NONCE_BUSY", "SIGNER_UNAVAILABLE"),
+    },
     idempotent=True,
 )
 def transfer_erc721(call: Call) -> Reply:
@@ -211,7 +286,23 @@ def transfer_erc721(call: Call) -> Reply:
     body=SendTransactionRequest,
     response=SendResult,
     message=SENT,
-    error_statuses=(401, 404, 409, 422, 502, 503),
+    errors={
+        400: (
+            "FROM_MISMATCH",
+            "INVALID_ADDRESS",
+            "INVALID_PRIVATE_KEY",
+            "INVALID_TRANSACTION",
+            "NETWORK_MISMATCH",
+            "NETWORK_REQUIRED",
+            "UNKNOWN_NETWORK",
+        ),
+        401: ("INVALID_SECRET",),
+        403: ("POLICY_DENIED",),
+        404: ("WALLET_NOT_FOUND",),
+        422: ("BROADCAST_REJECTED", "INSUFFICIENT_FUNDS", "TRANSACTION_WOULD_FAIL"),
+        502: ("UPSTREAM_UNAVAILABLE",),
+        503: ("LIST_BUSY", "NONCE_BUSY", "SIGNER_UNAVAILABLE"),
+    },
     idempotent=True,
 )
 def send_transaction(call: Call) -> Reply:
@@ -230,6 +321,7 @@ TransactionsQuery = page_query(20)
     guard=guards.wallet_token,
     query=TransactionsQuery,
     response=TransactionPage,
+    errors={404: ("WALLET_NOT_FOUND",)},
 )
 def list_transactions(call: Call) -> Reply:
     wallet = provisioning.bound_wallet(call.principal)
@@ -245,7 +337,7 @@ def list_transactions(call: Call) -> Reply:
     tag="Wallet",
     guard=guards.wallet_token,
     response=TransactionView,
-    error_statuses=(404,),
+    errors={404: ("TRANSACTION_NOT_FOUND", "WALLET_NOT_FOUND")},
 )
 def get_transaction(call: Call) -> Reply:
     wallet = provisioning.bound_wallet(call.principal)
@@ -271,7 +363,13 @@ SIGNED_TYPED_DATA = "sign typed data successfully"
     body=SignMessageRequest,
     response=MessageSignature,
     message=SIGNED_MESSAGE,
-    error_statuses=(401, 404, 503),
+    errors={
+        400: ("INVALID_ADDRESS", "INVALID_MESSAGE", "INVALID_PRIVATE_KEY", "MESSAGE_TOO_LARGE"),
+        401: ("INVALID_SECRET",),
+        403: ("POLICY_DENIED",),
+        404: ("WALLET_NOT_FOUND",),
+        503: ("LIST_BUSY", "SIGNER_UNAVAILABLE"),
+    },
 )
 def sign_message(call: Call) -> Reply:
     return Reply(signatures.sign_message(call.principal, call.body), SIGNED_MESSAGE)
@@ -292,7 +390,13 @@ def sign_message(call: Call) -> Reply:
     body=SignTypedDataRequest,
     response=TypedDataSignature,
     message=SIGNED_TYPED_DATA,
-    error_statuses=(401, 404, 503),
+    errors={
+        400: ("INVALID_ADDRESS", "INVALID_PRIVATE_KEY", "INVALID_TYPED_DATA", "TYPED_DATA_TOO_LARGE"),
+        401: ("INVALID_SECRET",),
+        403: ("POLICY_DENIED",),
+        404: ("WALLET_NOT_FOUND",),
+        503: ("LIST_BUSY", "SIGNER_UNAVAILABLE"),
+    },
 )
 def sign_typed_data(call: Call) -> Reply:
     return Reply(signatures.sign_typed_data(call.principal, call.body), SIGNED_TYPED_DATA)
@@ -313,6 +417,7 @@ SignaturesQuery = page_query(20)
     guard=guards.wallet_token,
     query=SignaturesQuery,
     response=SignaturePage,
+    errors={404: ("WALLET_NOT_FOUND",)},
 )
 def list_signatures(call: Call) -> Reply:
     wallet = provisioning.bound_wallet(call.principal)

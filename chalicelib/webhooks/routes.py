@@ -46,6 +46,14 @@ def get_settings(call: Call) -> Reply:
     body=WebhookSettingsRequest,
     response=WebhookSettings,
     message="webhook settings saved",
+    errors={
+        400: (
+            "INVALID_WEBHOOK_URL",
+            "WEBHOOK_HOST_UNRESOLVABLE",
+            "WEBHOOK_URL_FORBIDDEN_ADDRESS",
+            "WEBHOOK_URL_NOT_HTTPS",
+        )
+    },
 )
 def put_settings(call: Call) -> Reply:
     return Reply(service.set_url(call.principal, call.body.url), "webhook settings saved")
@@ -74,7 +82,7 @@ def delete_settings(call: Call) -> Reply:
     guard=guards.signed_request,
     response=TestEventQueued,
     message="test event queued",
-    error_statuses=(409,),
+    errors={409: ("WEBHOOK_NOT_CONFIGURED",), 503: ("LIST_BUSY",)},
 )
 def send_test(call: Call) -> Reply:
     return Reply(service.queue_test_event(call.principal), "test event queued")
@@ -106,7 +114,7 @@ def list_deliveries(call: Call) -> Reply:
     guard=guards.signed_request,
     response=Delivery,
     message="delivery queued",
-    error_statuses=(404, 409),
+    errors={404: ("DELIVERY_NOT_FOUND",), 409: ("DELIVERY_NOT_FAILED",)},
 )
 def retry_delivery(call: Call) -> Reply:
     return Reply(service.retry_delivery(call.principal, call.path_params["id"]), "delivery queued")
