@@ -248,6 +248,8 @@ from .user_operation_status import UserOperationStatus
 from .wallet_created import WalletCreated
 from .wallet_request import WalletRequest
 from .watcher_status import WatcherStatus
+from .webhook_event import WebhookEvent
+from .webhook_event_data import WebhookEventData
 from .webhook_settings import WebhookSettings
 from .webhook_settings_request import WebhookSettingsRequest
 from .who_am_i import WhoAmI
@@ -450,6 +452,8 @@ __all__ = (
     "WalletCreated",
     "WalletRequest",
     "WatcherStatus",
+    "WebhookEvent",
+    "WebhookEventData",
     "WebhookSettings",
     "WebhookSettingsRequest",
     "WhoAmI",

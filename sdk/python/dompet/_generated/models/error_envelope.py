@@ -18,7 +18,7 @@ class ErrorEnvelope:
     """
     Attributes:
         status (int): Equals the HTTP status.
-        message (str):
+        message (str): For humans; may change.
         data (ErrorEnvelopeData):
     """
 

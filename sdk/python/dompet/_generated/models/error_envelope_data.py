@@ -19,7 +19,8 @@ T = TypeVar("T", bound="ErrorEnvelopeData")
 class ErrorEnvelopeData:
     """
     Attributes:
-        code (str): Stable machine-readable error code (docs/errors.md).
+        code (str): Stable machine-readable error code (docs/errors.md); each operation lists the codes of each of its
+            error statuses.
         errors (list[ErrorEnvelopeDataErrorsItem] | Unset): Validation errors, one per bad field.
     """
 

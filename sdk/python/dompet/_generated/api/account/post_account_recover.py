@@ -48,15 +48,15 @@ def _parse_response(
 
         return response_401
 
-    if response.status_code == 403:
-        response_403 = ErrorEnvelope.from_dict(response.json())
-
-        return response_403
-
     if response.status_code == 409:
         response_409 = ErrorEnvelope.from_dict(response.json())
 
         return response_409
+
+    if response.status_code == 413:
+        response_413 = ErrorEnvelope.from_dict(response.json())
+
+        return response_413
 
     if response.status_code == 415:
         response_415 = ErrorEnvelope.from_dict(response.json())

@@ -33,11 +33,6 @@ def _parse_response(
 
         return response_401
 
-    if response.status_code == 403:
-        response_403 = ErrorEnvelope.from_dict(response.json())
-
-        return response_403
-
     if response.status_code == 500:
         response_500 = ErrorEnvelope.from_dict(response.json())
 
@@ -71,6 +66,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetAuthSessionResponse200]:
     """Who the token belongs to
 
+     Who the token belongs to
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -94,6 +91,8 @@ def sync(
 ) -> ErrorEnvelope | GetAuthSessionResponse200 | None:
     """Who the token belongs to
 
+     Who the token belongs to
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -112,6 +111,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
 ) -> Response[ErrorEnvelope | GetAuthSessionResponse200]:
     """Who the token belongs to
+
+     Who the token belongs to
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -133,6 +134,8 @@ async def asyncio(
     client: AuthenticatedClient,
 ) -> ErrorEnvelope | GetAuthSessionResponse200 | None:
     """Who the token belongs to
+
+     Who the token belongs to
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

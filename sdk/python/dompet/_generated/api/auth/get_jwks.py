@@ -50,6 +50,9 @@ def sync_detailed(
 ) -> Response[GetJwksResponse200]:
     """Public keys of the service's JWTs (a bare JWK Set, RFC 7517, not the envelope)
 
+     EdDSA (Ed25519) keys by `kid`; a retired key stays published for 30 days. Served bare so that JWT
+    libraries can read it.
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -73,6 +76,9 @@ def sync(
 ) -> GetJwksResponse200 | None:
     """Public keys of the service's JWTs (a bare JWK Set, RFC 7517, not the envelope)
 
+     EdDSA (Ed25519) keys by `kid`; a retired key stays published for 30 days. Served bare so that JWT
+    libraries can read it.
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -91,6 +97,9 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
 ) -> Response[GetJwksResponse200]:
     """Public keys of the service's JWTs (a bare JWK Set, RFC 7517, not the envelope)
+
+     EdDSA (Ed25519) keys by `kid`; a retired key stays published for 30 days. Served bare so that JWT
+    libraries can read it.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -112,6 +121,9 @@ async def asyncio(
     client: AuthenticatedClient | Client,
 ) -> GetJwksResponse200 | None:
     """Public keys of the service's JWTs (a bare JWK Set, RFC 7517, not the envelope)
+
+     EdDSA (Ed25519) keys by `kid`; a retired key stays published for 30 days. Served bare so that JWT
+    libraries can read it.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

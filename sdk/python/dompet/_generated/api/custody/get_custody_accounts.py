@@ -95,6 +95,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyAccountsResponse200]:
     """The app's custody accounts, newest first
 
+     The app's custody accounts, newest first
+
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
         limit (int | Unset): Records per page, at most 100. Default: 10.
@@ -130,6 +132,8 @@ def sync(
 ) -> ErrorEnvelope | GetCustodyAccountsResponse200 | None:
     """The app's custody accounts, newest first
 
+     The app's custody accounts, newest first
+
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
         limit (int | Unset): Records per page, at most 100. Default: 10.
@@ -159,6 +163,8 @@ async def asyncio_detailed(
     sub_id: None | str | Unset = UNSET,
 ) -> Response[ErrorEnvelope | GetCustodyAccountsResponse200]:
     """The app's custody accounts, newest first
+
+     The app's custody accounts, newest first
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -192,6 +198,8 @@ async def asyncio(
     sub_id: None | str | Unset = UNSET,
 ) -> ErrorEnvelope | GetCustodyAccountsResponse200 | None:
     """The app's custody accounts, newest first
+
+     The app's custody accounts, newest first
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.

@@ -81,6 +81,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyAccountsByAccountIdResponse200]:
     """One custody account
 
+     One custody account
+
     Args:
         account_id (str):
 
@@ -110,6 +112,8 @@ def sync(
 ) -> ErrorEnvelope | GetCustodyAccountsByAccountIdResponse200 | None:
     """One custody account
 
+     One custody account
+
     Args:
         account_id (str):
 
@@ -133,6 +137,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
 ) -> Response[ErrorEnvelope | GetCustodyAccountsByAccountIdResponse200]:
     """One custody account
+
+     One custody account
 
     Args:
         account_id (str):
@@ -160,6 +166,8 @@ async def asyncio(
     client: AuthenticatedClient,
 ) -> ErrorEnvelope | GetCustodyAccountsByAccountIdResponse200 | None:
     """One custody account
+
+     One custody account
 
     Args:
         account_id (str):

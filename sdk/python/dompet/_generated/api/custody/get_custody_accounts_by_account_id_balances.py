@@ -81,6 +81,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyAccountsByAccountIdBalancesResponse200]:
     """An account's balances per token
 
+     An account's balances per token
+
     Args:
         account_id (str):
 
@@ -110,6 +112,8 @@ def sync(
 ) -> ErrorEnvelope | GetCustodyAccountsByAccountIdBalancesResponse200 | None:
     """An account's balances per token
 
+     An account's balances per token
+
     Args:
         account_id (str):
 
@@ -133,6 +137,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
 ) -> Response[ErrorEnvelope | GetCustodyAccountsByAccountIdBalancesResponse200]:
     """An account's balances per token
+
+     An account's balances per token
 
     Args:
         account_id (str):
@@ -160,6 +166,8 @@ async def asyncio(
     client: AuthenticatedClient,
 ) -> ErrorEnvelope | GetCustodyAccountsByAccountIdBalancesResponse200 | None:
     """An account's balances per token
+
+     An account's balances per token
 
     Args:
         account_id (str):

@@ -100,6 +100,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyAccountsByAccountIdEntriesResponse200]:
     """An account's journal, newest first (for reconciliation)
 
+     An account's journal, newest first (for reconciliation)
+
     Args:
         account_id (str):
         page (int | Unset): Page number, from 1. Default: 1.
@@ -135,6 +137,8 @@ def sync(
 ) -> ErrorEnvelope | GetCustodyAccountsByAccountIdEntriesResponse200 | None:
     """An account's journal, newest first (for reconciliation)
 
+     An account's journal, newest first (for reconciliation)
+
     Args:
         account_id (str):
         page (int | Unset): Page number, from 1. Default: 1.
@@ -164,6 +168,8 @@ async def asyncio_detailed(
     limit: int | Unset = 20,
 ) -> Response[ErrorEnvelope | GetCustodyAccountsByAccountIdEntriesResponse200]:
     """An account's journal, newest first (for reconciliation)
+
+     An account's journal, newest first (for reconciliation)
 
     Args:
         account_id (str):
@@ -197,6 +203,8 @@ async def asyncio(
     limit: int | Unset = 20,
 ) -> ErrorEnvelope | GetCustodyAccountsByAccountIdEntriesResponse200 | None:
     """An account's journal, newest first (for reconciliation)
+
+     An account's journal, newest first (for reconciliation)
 
     Args:
         account_id (str):

@@ -121,6 +121,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyDepositsResponse200]:
     """Deposits to the app's accounts, newest first
 
+     Deposits to the app's accounts, newest first
+
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
         limit (int | Unset): Records per page, at most 100. Default: 10.
@@ -162,6 +164,8 @@ def sync(
 ) -> ErrorEnvelope | GetCustodyDepositsResponse200 | None:
     """Deposits to the app's accounts, newest first
 
+     Deposits to the app's accounts, newest first
+
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
         limit (int | Unset): Records per page, at most 100. Default: 10.
@@ -197,6 +201,8 @@ async def asyncio_detailed(
     status: GetCustodyDepositsStatusType0 | None | Unset = UNSET,
 ) -> Response[ErrorEnvelope | GetCustodyDepositsResponse200]:
     """Deposits to the app's accounts, newest first
+
+     Deposits to the app's accounts, newest first
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -236,6 +242,8 @@ async def asyncio(
     status: GetCustodyDepositsStatusType0 | None | Unset = UNSET,
 ) -> ErrorEnvelope | GetCustodyDepositsResponse200 | None:
     """Deposits to the app's accounts, newest first
+
+     Deposits to the app's accounts, newest first
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.

@@ -37,6 +37,11 @@ def _parse_response(
 
         return response_200
 
+    if response.status_code == 400:
+        response_400 = ErrorEnvelope.from_dict(response.json())
+
+        return response_400
+
     if response.status_code == 401:
         response_401 = ErrorEnvelope.from_dict(response.json())
 
@@ -81,6 +86,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyDepositsByDepositIdResponse200]:
     """One deposit
 
+     One deposit
+
     Args:
         deposit_id (str):
 
@@ -110,6 +117,8 @@ def sync(
 ) -> ErrorEnvelope | GetCustodyDepositsByDepositIdResponse200 | None:
     """One deposit
 
+     One deposit
+
     Args:
         deposit_id (str):
 
@@ -133,6 +142,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
 ) -> Response[ErrorEnvelope | GetCustodyDepositsByDepositIdResponse200]:
     """One deposit
+
+     One deposit
 
     Args:
         deposit_id (str):
@@ -160,6 +171,8 @@ async def asyncio(
     client: AuthenticatedClient,
 ) -> ErrorEnvelope | GetCustodyDepositsByDepositIdResponse200 | None:
     """One deposit
+
+     One deposit
 
     Args:
         deposit_id (str):

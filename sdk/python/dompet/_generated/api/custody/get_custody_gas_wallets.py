@@ -35,10 +35,20 @@ def _parse_response(
 
         return response_401
 
+    if response.status_code == 404:
+        response_404 = ErrorEnvelope.from_dict(response.json())
+
+        return response_404
+
     if response.status_code == 500:
         response_500 = ErrorEnvelope.from_dict(response.json())
 
         return response_500
+
+    if response.status_code == 502:
+        response_502 = ErrorEnvelope.from_dict(response.json())
+
+        return response_502
 
     if response.status_code == 503:
         response_503 = ErrorEnvelope.from_dict(response.json())
@@ -68,6 +78,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyGasWalletsResponse200]:
     """The app's custody keys and their native balances (they pay withdrawals' gas)
 
+     The app's custody keys and their native balances (they pay withdrawals' gas)
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -91,6 +103,8 @@ def sync(
 ) -> ErrorEnvelope | GetCustodyGasWalletsResponse200 | None:
     """The app's custody keys and their native balances (they pay withdrawals' gas)
 
+     The app's custody keys and their native balances (they pay withdrawals' gas)
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -109,6 +123,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
 ) -> Response[ErrorEnvelope | GetCustodyGasWalletsResponse200]:
     """The app's custody keys and their native balances (they pay withdrawals' gas)
+
+     The app's custody keys and their native balances (they pay withdrawals' gas)
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -130,6 +146,8 @@ async def asyncio(
     client: AuthenticatedClient,
 ) -> ErrorEnvelope | GetCustodyGasWalletsResponse200 | None:
     """The app's custody keys and their native balances (they pay withdrawals' gas)
+
+     The app's custody keys and their native balances (they pay withdrawals' gas)
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -121,6 +121,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyInvoicesResponse200]:
     """The app's invoices, newest first
 
+     The app's invoices, newest first
+
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
         limit (int | Unset): Records per page, at most 100. Default: 10.
@@ -162,6 +164,8 @@ def sync(
 ) -> ErrorEnvelope | GetCustodyInvoicesResponse200 | None:
     """The app's invoices, newest first
 
+     The app's invoices, newest first
+
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
         limit (int | Unset): Records per page, at most 100. Default: 10.
@@ -197,6 +201,8 @@ async def asyncio_detailed(
     reference: None | str | Unset = UNSET,
 ) -> Response[ErrorEnvelope | GetCustodyInvoicesResponse200]:
     """The app's invoices, newest first
+
+     The app's invoices, newest first
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -236,6 +242,8 @@ async def asyncio(
     reference: None | str | Unset = UNSET,
 ) -> ErrorEnvelope | GetCustodyInvoicesResponse200 | None:
     """The app's invoices, newest first
+
+     The app's invoices, newest first
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.

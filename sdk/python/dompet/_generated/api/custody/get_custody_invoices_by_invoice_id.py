@@ -81,6 +81,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyInvoicesByInvoiceIdResponse200]:
     """One invoice
 
+     One invoice
+
     Args:
         invoice_id (str):
 
@@ -110,6 +112,8 @@ def sync(
 ) -> ErrorEnvelope | GetCustodyInvoicesByInvoiceIdResponse200 | None:
     """One invoice
 
+     One invoice
+
     Args:
         invoice_id (str):
 
@@ -133,6 +137,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
 ) -> Response[ErrorEnvelope | GetCustodyInvoicesByInvoiceIdResponse200]:
     """One invoice
+
+     One invoice
 
     Args:
         invoice_id (str):
@@ -160,6 +166,8 @@ async def asyncio(
     client: AuthenticatedClient,
 ) -> ErrorEnvelope | GetCustodyInvoicesByInvoiceIdResponse200 | None:
     """One invoice
+
+     One invoice
 
     Args:
         invoice_id (str):

@@ -52,6 +52,11 @@ def _parse_response(
 
         return response_500
 
+    if response.status_code == 502:
+        response_502 = ErrorEnvelope.from_dict(response.json())
+
+        return response_502
+
     if response.status_code == 503:
         response_503 = ErrorEnvelope.from_dict(response.json())
 
@@ -80,6 +85,8 @@ def sync_detailed(
     client: AuthenticatedClient,
 ) -> Response[ErrorEnvelope | GetCustodyNetworksByNetworkWatcherResponse200]:
     """The deposit watcher of a network: cursor, head, lag
+
+     The deposit watcher of a network: cursor, head, lag
 
     Args:
         network (str):
@@ -110,6 +117,8 @@ def sync(
 ) -> ErrorEnvelope | GetCustodyNetworksByNetworkWatcherResponse200 | None:
     """The deposit watcher of a network: cursor, head, lag
 
+     The deposit watcher of a network: cursor, head, lag
+
     Args:
         network (str):
 
@@ -133,6 +142,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
 ) -> Response[ErrorEnvelope | GetCustodyNetworksByNetworkWatcherResponse200]:
     """The deposit watcher of a network: cursor, head, lag
+
+     The deposit watcher of a network: cursor, head, lag
 
     Args:
         network (str):
@@ -160,6 +171,8 @@ async def asyncio(
     client: AuthenticatedClient,
 ) -> ErrorEnvelope | GetCustodyNetworksByNetworkWatcherResponse200 | None:
     """The deposit watcher of a network: cursor, head, lag
+
+     The deposit watcher of a network: cursor, head, lag
 
     Args:
         network (str):

@@ -66,6 +66,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyTokensResponse200]:
     """Tokens custody accounts accept, per network
 
+     Tokens custody accounts accept, per network
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -89,6 +91,8 @@ def sync(
 ) -> ErrorEnvelope | GetCustodyTokensResponse200 | None:
     """Tokens custody accounts accept, per network
 
+     Tokens custody accounts accept, per network
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -107,6 +111,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
 ) -> Response[ErrorEnvelope | GetCustodyTokensResponse200]:
     """Tokens custody accounts accept, per network
+
+     Tokens custody accounts accept, per network
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -128,6 +134,8 @@ async def asyncio(
     client: AuthenticatedClient,
 ) -> ErrorEnvelope | GetCustodyTokensResponse200 | None:
     """Tokens custody accounts accept, per network
+
+     Tokens custody accounts accept, per network
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -116,6 +116,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyWithdrawalsResponse200]:
     """The app's withdrawals, newest first
 
+     The app's withdrawals, newest first
+
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
         limit (int | Unset): Records per page, at most 100. Default: 10.
@@ -154,6 +156,8 @@ def sync(
 ) -> ErrorEnvelope | GetCustodyWithdrawalsResponse200 | None:
     """The app's withdrawals, newest first
 
+     The app's withdrawals, newest first
+
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
         limit (int | Unset): Records per page, at most 100. Default: 10.
@@ -186,6 +190,8 @@ async def asyncio_detailed(
     status: GetCustodyWithdrawalsStatusType0 | None | Unset = UNSET,
 ) -> Response[ErrorEnvelope | GetCustodyWithdrawalsResponse200]:
     """The app's withdrawals, newest first
+
+     The app's withdrawals, newest first
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -222,6 +228,8 @@ async def asyncio(
     status: GetCustodyWithdrawalsStatusType0 | None | Unset = UNSET,
 ) -> ErrorEnvelope | GetCustodyWithdrawalsResponse200 | None:
     """The app's withdrawals, newest first
+
+     The app's withdrawals, newest first
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.

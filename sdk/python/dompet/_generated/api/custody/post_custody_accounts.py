@@ -48,10 +48,15 @@ def _parse_response(
 
         return response_401
 
-    if response.status_code == 409:
-        response_409 = ErrorEnvelope.from_dict(response.json())
+    if response.status_code == 403:
+        response_403 = ErrorEnvelope.from_dict(response.json())
 
-        return response_409
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorEnvelope.from_dict(response.json())
+
+        return response_404
 
     if response.status_code == 415:
         response_415 = ErrorEnvelope.from_dict(response.json())

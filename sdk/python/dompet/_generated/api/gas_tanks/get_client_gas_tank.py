@@ -66,6 +66,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetClientGasTankResponse200]:
     """The organization gas tank (one per client)
 
+     The organization gas tank (one per client)
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -89,6 +91,8 @@ def sync(
 ) -> ErrorEnvelope | GetClientGasTankResponse200 | None:
     """The organization gas tank (one per client)
 
+     The organization gas tank (one per client)
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -107,6 +111,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
 ) -> Response[ErrorEnvelope | GetClientGasTankResponse200]:
     """The organization gas tank (one per client)
+
+     The organization gas tank (one per client)
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -128,6 +134,8 @@ async def asyncio(
     client: AuthenticatedClient,
 ) -> ErrorEnvelope | GetClientGasTankResponse200 | None:
     """The organization gas tank (one per client)
+
+     The organization gas tank (one per client)
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -90,6 +90,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetClientGasTankTopUpHistoryResponse200]:
     """Top-ups of the organization gas tank, newest first
 
+     Top-ups of the organization gas tank, newest first
+
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
         limit (int | Unset): Records per page, at most 100. Default: 10.
@@ -122,6 +124,8 @@ def sync(
 ) -> ErrorEnvelope | GetClientGasTankTopUpHistoryResponse200 | None:
     """Top-ups of the organization gas tank, newest first
 
+     Top-ups of the organization gas tank, newest first
+
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
         limit (int | Unset): Records per page, at most 100. Default: 10.
@@ -148,6 +152,8 @@ async def asyncio_detailed(
     limit: int | Unset = 10,
 ) -> Response[ErrorEnvelope | GetClientGasTankTopUpHistoryResponse200]:
     """Top-ups of the organization gas tank, newest first
+
+     Top-ups of the organization gas tank, newest first
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -178,6 +184,8 @@ async def asyncio(
     limit: int | Unset = 10,
 ) -> ErrorEnvelope | GetClientGasTankTopUpHistoryResponse200 | None:
     """Top-ups of the organization gas tank, newest first
+
+     Top-ups of the organization gas tank, newest first
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.

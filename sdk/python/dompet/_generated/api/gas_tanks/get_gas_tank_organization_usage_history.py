@@ -90,6 +90,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetGasTankOrganizationUsageHistoryResponse200]:
     """What user operations charged the organization gas tank, newest first
 
+     What user operations charged the organization gas tank, newest first
+
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
         limit (int | Unset): Records per page, at most 100. Default: 10.
@@ -122,6 +124,8 @@ def sync(
 ) -> ErrorEnvelope | GetGasTankOrganizationUsageHistoryResponse200 | None:
     """What user operations charged the organization gas tank, newest first
 
+     What user operations charged the organization gas tank, newest first
+
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
         limit (int | Unset): Records per page, at most 100. Default: 10.
@@ -148,6 +152,8 @@ async def asyncio_detailed(
     limit: int | Unset = 10,
 ) -> Response[ErrorEnvelope | GetGasTankOrganizationUsageHistoryResponse200]:
     """What user operations charged the organization gas tank, newest first
+
+     What user operations charged the organization gas tank, newest first
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -178,6 +184,8 @@ async def asyncio(
     limit: int | Unset = 10,
 ) -> ErrorEnvelope | GetGasTankOrganizationUsageHistoryResponse200 | None:
     """What user operations charged the organization gas tank, newest first
+
+     What user operations charged the organization gas tank, newest first
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.

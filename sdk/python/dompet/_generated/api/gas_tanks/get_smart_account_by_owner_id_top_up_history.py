@@ -100,6 +100,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetSmartAccountByOwnerIdTopUpHistoryResponse200]:
     """Top-ups of an owner's gas tank, newest first
 
+     Top-ups of an owner's gas tank, newest first
+
     Args:
         owner_id (str):
         page (int | Unset): Page number, from 1. Default: 1.
@@ -135,6 +137,8 @@ def sync(
 ) -> ErrorEnvelope | GetSmartAccountByOwnerIdTopUpHistoryResponse200 | None:
     """Top-ups of an owner's gas tank, newest first
 
+     Top-ups of an owner's gas tank, newest first
+
     Args:
         owner_id (str):
         page (int | Unset): Page number, from 1. Default: 1.
@@ -164,6 +168,8 @@ async def asyncio_detailed(
     limit: int | Unset = 10,
 ) -> Response[ErrorEnvelope | GetSmartAccountByOwnerIdTopUpHistoryResponse200]:
     """Top-ups of an owner's gas tank, newest first
+
+     Top-ups of an owner's gas tank, newest first
 
     Args:
         owner_id (str):
@@ -197,6 +203,8 @@ async def asyncio(
     limit: int | Unset = 10,
 ) -> ErrorEnvelope | GetSmartAccountByOwnerIdTopUpHistoryResponse200 | None:
     """Top-ups of an owner's gas tank, newest first
+
+     Top-ups of an owner's gas tank, newest first
 
     Args:
         owner_id (str):

@@ -100,6 +100,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetSmartAccountByOwnerIdUsageHistoryResponse200]:
     """What user operations charged an owner's gas tank, newest first
 
+     What user operations charged an owner's gas tank, newest first
+
     Args:
         owner_id (str):
         page (int | Unset): Page number, from 1. Default: 1.
@@ -135,6 +137,8 @@ def sync(
 ) -> ErrorEnvelope | GetSmartAccountByOwnerIdUsageHistoryResponse200 | None:
     """What user operations charged an owner's gas tank, newest first
 
+     What user operations charged an owner's gas tank, newest first
+
     Args:
         owner_id (str):
         page (int | Unset): Page number, from 1. Default: 1.
@@ -164,6 +168,8 @@ async def asyncio_detailed(
     limit: int | Unset = 10,
 ) -> Response[ErrorEnvelope | GetSmartAccountByOwnerIdUsageHistoryResponse200]:
     """What user operations charged an owner's gas tank, newest first
+
+     What user operations charged an owner's gas tank, newest first
 
     Args:
         owner_id (str):
@@ -197,6 +203,8 @@ async def asyncio(
     limit: int | Unset = 10,
 ) -> ErrorEnvelope | GetSmartAccountByOwnerIdUsageHistoryResponse200 | None:
     """What user operations charged an owner's gas tank, newest first
+
+     What user operations charged an owner's gas tank, newest first
 
     Args:
         owner_id (str):

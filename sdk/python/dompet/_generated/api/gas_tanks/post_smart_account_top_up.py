@@ -65,11 +65,6 @@ def _parse_response(
 
         return response_415
 
-    if response.status_code == 422:
-        response_422 = ErrorEnvelope.from_dict(response.json())
-
-        return response_422
-
     if response.status_code == 500:
         response_500 = ErrorEnvelope.from_dict(response.json())
 

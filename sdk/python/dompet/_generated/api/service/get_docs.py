@@ -45,7 +45,10 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
 ) -> Response[Any]:
-    """This document as a page (no scripts, works offline)
+    """This document as an interactive reference page
+
+     The API reference over `/openapi.json`, served with its assets by the service itself (nothing is
+    fetched from elsewhere).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -68,7 +71,10 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
 ) -> Response[Any]:
-    """This document as a page (no scripts, works offline)
+    """This document as an interactive reference page
+
+     The API reference over `/openapi.json`, served with its assets by the service itself (nothing is
+    fetched from elsewhere).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -61,6 +61,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetHealthResponse200]:
     """Liveness: the service answers (no dependency is called)
 
+     Liveness: the service answers (no dependency is called)
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -84,6 +86,8 @@ def sync(
 ) -> ErrorEnvelope | GetHealthResponse200 | None:
     """Liveness: the service answers (no dependency is called)
 
+     Liveness: the service answers (no dependency is called)
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -102,6 +106,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
 ) -> Response[ErrorEnvelope | GetHealthResponse200]:
     """Liveness: the service answers (no dependency is called)
+
+     Liveness: the service answers (no dependency is called)
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -123,6 +129,8 @@ async def asyncio(
     client: AuthenticatedClient | Client,
 ) -> ErrorEnvelope | GetHealthResponse200 | None:
     """Liveness: the service answers (no dependency is called)
+
+     Liveness: the service answers (no dependency is called)
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -66,6 +66,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetHealthDetailsResponse200]:
     """Readiness of what the API depends on: its tables and every network's RPC
 
+     Readiness of what the API depends on: its tables and every network's RPC
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -89,6 +91,8 @@ def sync(
 ) -> ErrorEnvelope | GetHealthDetailsResponse200 | None:
     """Readiness of what the API depends on: its tables and every network's RPC
 
+     Readiness of what the API depends on: its tables and every network's RPC
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -107,6 +111,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
 ) -> Response[ErrorEnvelope | GetHealthDetailsResponse200]:
     """Readiness of what the API depends on: its tables and every network's RPC
+
+     Readiness of what the API depends on: its tables and every network's RPC
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -128,6 +134,8 @@ async def asyncio(
     client: AuthenticatedClient,
 ) -> ErrorEnvelope | GetHealthDetailsResponse200 | None:
     """Readiness of what the API depends on: its tables and every network's RPC
+
+     Readiness of what the API depends on: its tables and every network's RPC
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

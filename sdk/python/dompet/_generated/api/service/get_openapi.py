@@ -47,6 +47,9 @@ def sync_detailed(
 ) -> Response[Any]:
     """This document
 
+     The OpenAPI 3.1 document of the service, served bare (not in the envelope); the SDKs are generated
+    from it.
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -69,6 +72,9 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
 ) -> Response[Any]:
     """This document
+
+     The OpenAPI 3.1 document of the service, served bare (not in the envelope); the SDKs are generated
+    from it.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

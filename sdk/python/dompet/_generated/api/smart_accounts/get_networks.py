@@ -66,6 +66,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetNetworksResponse200]:
     """Networks with smart accounts and gas tanks: contracts, USDT and the pool top-ups are sent to
 
+     Networks with smart accounts and gas tanks: contracts, USDT and the pool top-ups are sent to
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -89,6 +91,8 @@ def sync(
 ) -> ErrorEnvelope | GetNetworksResponse200 | None:
     """Networks with smart accounts and gas tanks: contracts, USDT and the pool top-ups are sent to
 
+     Networks with smart accounts and gas tanks: contracts, USDT and the pool top-ups are sent to
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -107,6 +111,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
 ) -> Response[ErrorEnvelope | GetNetworksResponse200]:
     """Networks with smart accounts and gas tanks: contracts, USDT and the pool top-ups are sent to
+
+     Networks with smart accounts and gas tanks: contracts, USDT and the pool top-ups are sent to
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -128,6 +134,8 @@ async def asyncio(
     client: AuthenticatedClient,
 ) -> ErrorEnvelope | GetNetworksResponse200 | None:
     """Networks with smart accounts and gas tanks: contracts, USDT and the pool top-ups are sent to
+
+     Networks with smart accounts and gas tanks: contracts, USDT and the pool top-ups are sent to
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

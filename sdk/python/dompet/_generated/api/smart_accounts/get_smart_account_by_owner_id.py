@@ -79,6 +79,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetSmartAccountByOwnerIdResponse200]:
     """An owner's record with its accounts and gas tank (by owner record id or owner address)
 
+     An owner's record with its accounts and gas tank (by owner record id or owner address)
+
     Args:
         owner_id (str):
 
@@ -108,6 +110,8 @@ def sync(
 ) -> ErrorEnvelope | GetSmartAccountByOwnerIdResponse200 | None:
     """An owner's record with its accounts and gas tank (by owner record id or owner address)
 
+     An owner's record with its accounts and gas tank (by owner record id or owner address)
+
     Args:
         owner_id (str):
 
@@ -131,6 +135,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
 ) -> Response[ErrorEnvelope | GetSmartAccountByOwnerIdResponse200]:
     """An owner's record with its accounts and gas tank (by owner record id or owner address)
+
+     An owner's record with its accounts and gas tank (by owner record id or owner address)
 
     Args:
         owner_id (str):
@@ -158,6 +164,8 @@ async def asyncio(
     client: AuthenticatedClient,
 ) -> ErrorEnvelope | GetSmartAccountByOwnerIdResponse200 | None:
     """An owner's record with its accounts and gas tank (by owner record id or owner address)
+
+     An owner's record with its accounts and gas tank (by owner record id or owner address)
 
     Args:
         owner_id (str):

@@ -86,6 +86,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetUserOpResponse200]:
     """Submitted operations of all owners of the app, newest first, each with its usage record
 
+     Submitted operations of all owners of the app, newest first, each with its usage record
+
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
         limit (int | Unset): Records per page, at most 100. Default: 10.
@@ -118,6 +120,8 @@ def sync(
 ) -> ErrorEnvelope | GetUserOpResponse200 | None:
     """Submitted operations of all owners of the app, newest first, each with its usage record
 
+     Submitted operations of all owners of the app, newest first, each with its usage record
+
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
         limit (int | Unset): Records per page, at most 100. Default: 10.
@@ -144,6 +148,8 @@ async def asyncio_detailed(
     limit: int | Unset = 10,
 ) -> Response[ErrorEnvelope | GetUserOpResponse200]:
     """Submitted operations of all owners of the app, newest first, each with its usage record
+
+     Submitted operations of all owners of the app, newest first, each with its usage record
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -174,6 +180,8 @@ async def asyncio(
     limit: int | Unset = 10,
 ) -> ErrorEnvelope | GetUserOpResponse200 | None:
     """Submitted operations of all owners of the app, newest first, each with its usage record
+
+     Submitted operations of all owners of the app, newest first, each with its usage record
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.

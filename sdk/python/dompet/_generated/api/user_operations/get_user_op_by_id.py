@@ -77,6 +77,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetUserOpByIdResponse200]:
     """One user operation
 
+     One user operation
+
     Args:
         id (str):
 
@@ -106,6 +108,8 @@ def sync(
 ) -> ErrorEnvelope | GetUserOpByIdResponse200 | None:
     """One user operation
 
+     One user operation
+
     Args:
         id (str):
 
@@ -129,6 +133,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
 ) -> Response[ErrorEnvelope | GetUserOpByIdResponse200]:
     """One user operation
+
+     One user operation
 
     Args:
         id (str):
@@ -156,6 +162,8 @@ async def asyncio(
     client: AuthenticatedClient,
 ) -> ErrorEnvelope | GetUserOpByIdResponse200 | None:
     """One user operation
+
+     One user operation
 
     Args:
         id (str):

@@ -98,6 +98,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetUserOpOwnerByOwnerIdResponse200]:
     """Submitted operations of one owner (record id or address), newest first
 
+     Submitted operations of one owner (record id or address), newest first
+
     Args:
         owner_id (str):
         page (int | Unset): Page number, from 1. Default: 1.
@@ -133,6 +135,8 @@ def sync(
 ) -> ErrorEnvelope | GetUserOpOwnerByOwnerIdResponse200 | None:
     """Submitted operations of one owner (record id or address), newest first
 
+     Submitted operations of one owner (record id or address), newest first
+
     Args:
         owner_id (str):
         page (int | Unset): Page number, from 1. Default: 1.
@@ -162,6 +166,8 @@ async def asyncio_detailed(
     limit: int | Unset = 10,
 ) -> Response[ErrorEnvelope | GetUserOpOwnerByOwnerIdResponse200]:
     """Submitted operations of one owner (record id or address), newest first
+
+     Submitted operations of one owner (record id or address), newest first
 
     Args:
         owner_id (str):
@@ -195,6 +201,8 @@ async def asyncio(
     limit: int | Unset = 10,
 ) -> ErrorEnvelope | GetUserOpOwnerByOwnerIdResponse200 | None:
     """Submitted operations of one owner (record id or address), newest first
+
+     Submitted operations of one owner (record id or address), newest first
 
     Args:
         owner_id (str):

@@ -104,6 +104,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | PostUserOpActivateHashResponse200]:
     """Build an operation that only deploys the account (empty call); submit it like any other
 
+     Build an operation that only deploys the account (empty call); submit it like any other
+
     Args:
         body (Activate): Deploy the account only (an operation with an empty call).
 
@@ -133,6 +135,8 @@ def sync(
 ) -> ErrorEnvelope | PostUserOpActivateHashResponse200 | None:
     """Build an operation that only deploys the account (empty call); submit it like any other
 
+     Build an operation that only deploys the account (empty call); submit it like any other
+
     Args:
         body (Activate): Deploy the account only (an operation with an empty call).
 
@@ -156,6 +160,8 @@ async def asyncio_detailed(
     body: Activate,
 ) -> Response[ErrorEnvelope | PostUserOpActivateHashResponse200]:
     """Build an operation that only deploys the account (empty call); submit it like any other
+
+     Build an operation that only deploys the account (empty call); submit it like any other
 
     Args:
         body (Activate): Deploy the account only (an operation with an empty call).
@@ -183,6 +189,8 @@ async def asyncio(
     body: Activate,
 ) -> ErrorEnvelope | PostUserOpActivateHashResponse200 | None:
     """Build an operation that only deploys the account (empty call); submit it like any other
+
+     Build an operation that only deploys the account (empty call); submit it like any other
 
     Args:
         body (Activate): Deploy the account only (an operation with an empty call).

@@ -105,6 +105,9 @@ def sync_detailed(
     """Estimate a coin transfer: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
+     Estimate a coin transfer: the maximum cost in wei and in gas-tank units (fees included); records
+    nothing
+
     Args:
         body (SendCoin):
 
@@ -135,6 +138,9 @@ def sync(
     """Estimate a coin transfer: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
+     Estimate a coin transfer: the maximum cost in wei and in gas-tank units (fees included); records
+    nothing
+
     Args:
         body (SendCoin):
 
@@ -158,6 +164,9 @@ async def asyncio_detailed(
     body: SendCoin,
 ) -> Response[ErrorEnvelope | PostUserOpSendCoinEstimateResponse200]:
     """Estimate a coin transfer: the maximum cost in wei and in gas-tank units (fees included); records
+    nothing
+
+     Estimate a coin transfer: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
     Args:
@@ -186,6 +195,9 @@ async def asyncio(
     body: SendCoin,
 ) -> ErrorEnvelope | PostUserOpSendCoinEstimateResponse200 | None:
     """Estimate a coin transfer: the maximum cost in wei and in gas-tank units (fees included); records
+    nothing
+
+     Estimate a coin transfer: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
     Args:

@@ -104,6 +104,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | PostUserOpSendCoinHashResponse200]:
     """Build a coin transfer (state `created`) and return the hash the owner signs
 
+     Build a coin transfer (state `created`) and return the hash the owner signs
+
     Args:
         body (SendCoin):
 
@@ -133,6 +135,8 @@ def sync(
 ) -> ErrorEnvelope | PostUserOpSendCoinHashResponse200 | None:
     """Build a coin transfer (state `created`) and return the hash the owner signs
 
+     Build a coin transfer (state `created`) and return the hash the owner signs
+
     Args:
         body (SendCoin):
 
@@ -156,6 +160,8 @@ async def asyncio_detailed(
     body: SendCoin,
 ) -> Response[ErrorEnvelope | PostUserOpSendCoinHashResponse200]:
     """Build a coin transfer (state `created`) and return the hash the owner signs
+
+     Build a coin transfer (state `created`) and return the hash the owner signs
 
     Args:
         body (SendCoin):
@@ -183,6 +189,8 @@ async def asyncio(
     body: SendCoin,
 ) -> ErrorEnvelope | PostUserOpSendCoinHashResponse200 | None:
     """Build a coin transfer (state `created`) and return the hash the owner signs
+
+     Build a coin transfer (state `created`) and return the hash the owner signs
 
     Args:
         body (SendCoin):

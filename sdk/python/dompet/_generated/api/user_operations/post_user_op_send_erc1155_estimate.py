@@ -107,6 +107,9 @@ def sync_detailed(
     """Estimate an ERC-1155 transfer: the maximum cost in wei and in gas-tank units (fees included);
     records nothing
 
+     Estimate an ERC-1155 transfer: the maximum cost in wei and in gas-tank units (fees included);
+    records nothing
+
     Args:
         body (SendErc1155):
 
@@ -137,6 +140,9 @@ def sync(
     """Estimate an ERC-1155 transfer: the maximum cost in wei and in gas-tank units (fees included);
     records nothing
 
+     Estimate an ERC-1155 transfer: the maximum cost in wei and in gas-tank units (fees included);
+    records nothing
+
     Args:
         body (SendErc1155):
 
@@ -160,6 +166,9 @@ async def asyncio_detailed(
     body: SendErc1155,
 ) -> Response[ErrorEnvelope | PostUserOpSendErc1155EstimateResponse200]:
     """Estimate an ERC-1155 transfer: the maximum cost in wei and in gas-tank units (fees included);
+    records nothing
+
+     Estimate an ERC-1155 transfer: the maximum cost in wei and in gas-tank units (fees included);
     records nothing
 
     Args:
@@ -188,6 +197,9 @@ async def asyncio(
     body: SendErc1155,
 ) -> ErrorEnvelope | PostUserOpSendErc1155EstimateResponse200 | None:
     """Estimate an ERC-1155 transfer: the maximum cost in wei and in gas-tank units (fees included);
+    records nothing
+
+     Estimate an ERC-1155 transfer: the maximum cost in wei and in gas-tank units (fees included);
     records nothing
 
     Args:

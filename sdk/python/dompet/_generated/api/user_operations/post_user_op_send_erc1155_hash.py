@@ -104,6 +104,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | PostUserOpSendErc1155HashResponse200]:
     """Build an ERC-1155 transfer (state `created`) and return the hash the owner signs
 
+     Build an ERC-1155 transfer (state `created`) and return the hash the owner signs
+
     Args:
         body (SendErc1155):
 
@@ -133,6 +135,8 @@ def sync(
 ) -> ErrorEnvelope | PostUserOpSendErc1155HashResponse200 | None:
     """Build an ERC-1155 transfer (state `created`) and return the hash the owner signs
 
+     Build an ERC-1155 transfer (state `created`) and return the hash the owner signs
+
     Args:
         body (SendErc1155):
 
@@ -156,6 +160,8 @@ async def asyncio_detailed(
     body: SendErc1155,
 ) -> Response[ErrorEnvelope | PostUserOpSendErc1155HashResponse200]:
     """Build an ERC-1155 transfer (state `created`) and return the hash the owner signs
+
+     Build an ERC-1155 transfer (state `created`) and return the hash the owner signs
 
     Args:
         body (SendErc1155):
@@ -183,6 +189,8 @@ async def asyncio(
     body: SendErc1155,
 ) -> ErrorEnvelope | PostUserOpSendErc1155HashResponse200 | None:
     """Build an ERC-1155 transfer (state `created`) and return the hash the owner signs
+
+     Build an ERC-1155 transfer (state `created`) and return the hash the owner signs
 
     Args:
         body (SendErc1155):

@@ -104,6 +104,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | PostUserOpSendErc721HashResponse200]:
     """Build an ERC-721 transfer (state `created`) and return the hash the owner signs
 
+     Build an ERC-721 transfer (state `created`) and return the hash the owner signs
+
     Args:
         body (SendErc721):
 
@@ -133,6 +135,8 @@ def sync(
 ) -> ErrorEnvelope | PostUserOpSendErc721HashResponse200 | None:
     """Build an ERC-721 transfer (state `created`) and return the hash the owner signs
 
+     Build an ERC-721 transfer (state `created`) and return the hash the owner signs
+
     Args:
         body (SendErc721):
 
@@ -156,6 +160,8 @@ async def asyncio_detailed(
     body: SendErc721,
 ) -> Response[ErrorEnvelope | PostUserOpSendErc721HashResponse200]:
     """Build an ERC-721 transfer (state `created`) and return the hash the owner signs
+
+     Build an ERC-721 transfer (state `created`) and return the hash the owner signs
 
     Args:
         body (SendErc721):
@@ -183,6 +189,8 @@ async def asyncio(
     body: SendErc721,
 ) -> ErrorEnvelope | PostUserOpSendErc721HashResponse200 | None:
     """Build an ERC-721 transfer (state `created`) and return the hash the owner signs
+
+     Build an ERC-721 transfer (state `created`) and return the hash the owner signs
 
     Args:
         body (SendErc721):

@@ -105,6 +105,9 @@ def sync_detailed(
     """Estimate an ERC-20 transfer: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
+     Estimate an ERC-20 transfer: the maximum cost in wei and in gas-tank units (fees included); records
+    nothing
+
     Args:
         body (SendToken):
 
@@ -135,6 +138,9 @@ def sync(
     """Estimate an ERC-20 transfer: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
+     Estimate an ERC-20 transfer: the maximum cost in wei and in gas-tank units (fees included); records
+    nothing
+
     Args:
         body (SendToken):
 
@@ -158,6 +164,9 @@ async def asyncio_detailed(
     body: SendToken,
 ) -> Response[ErrorEnvelope | PostUserOpSendTokenEstimateResponse200]:
     """Estimate an ERC-20 transfer: the maximum cost in wei and in gas-tank units (fees included); records
+    nothing
+
+     Estimate an ERC-20 transfer: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
     Args:
@@ -186,6 +195,9 @@ async def asyncio(
     body: SendToken,
 ) -> ErrorEnvelope | PostUserOpSendTokenEstimateResponse200 | None:
     """Estimate an ERC-20 transfer: the maximum cost in wei and in gas-tank units (fees included); records
+    nothing
+
+     Estimate an ERC-20 transfer: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
     Args:

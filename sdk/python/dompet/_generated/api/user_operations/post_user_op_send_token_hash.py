@@ -104,6 +104,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | PostUserOpSendTokenHashResponse200]:
     """Build an ERC-20 transfer (state `created`) and return the hash the owner signs
 
+     Build an ERC-20 transfer (state `created`) and return the hash the owner signs
+
     Args:
         body (SendToken):
 
@@ -133,6 +135,8 @@ def sync(
 ) -> ErrorEnvelope | PostUserOpSendTokenHashResponse200 | None:
     """Build an ERC-20 transfer (state `created`) and return the hash the owner signs
 
+     Build an ERC-20 transfer (state `created`) and return the hash the owner signs
+
     Args:
         body (SendToken):
 
@@ -156,6 +160,8 @@ async def asyncio_detailed(
     body: SendToken,
 ) -> Response[ErrorEnvelope | PostUserOpSendTokenHashResponse200]:
     """Build an ERC-20 transfer (state `created`) and return the hash the owner signs
+
+     Build an ERC-20 transfer (state `created`) and return the hash the owner signs
 
     Args:
         body (SendToken):
@@ -183,6 +189,8 @@ async def asyncio(
     body: SendToken,
 ) -> ErrorEnvelope | PostUserOpSendTokenHashResponse200 | None:
     """Build an ERC-20 transfer (state `created`) and return the hash the owner signs
+
+     Build an ERC-20 transfer (state `created`) and return the hash the owner signs
 
     Args:
         body (SendToken):

@@ -107,6 +107,9 @@ def sync_detailed(
     """Estimate an arbitrary call: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
+     Estimate an arbitrary call: the maximum cost in wei and in gas-tank units (fees included); records
+    nothing
+
     Args:
         body (SignTransaction):
 
@@ -137,6 +140,9 @@ def sync(
     """Estimate an arbitrary call: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
+     Estimate an arbitrary call: the maximum cost in wei and in gas-tank units (fees included); records
+    nothing
+
     Args:
         body (SignTransaction):
 
@@ -160,6 +166,9 @@ async def asyncio_detailed(
     body: SignTransaction,
 ) -> Response[ErrorEnvelope | PostUserOpSignTransactionEstimateResponse200]:
     """Estimate an arbitrary call: the maximum cost in wei and in gas-tank units (fees included); records
+    nothing
+
+     Estimate an arbitrary call: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
     Args:
@@ -188,6 +197,9 @@ async def asyncio(
     body: SignTransaction,
 ) -> ErrorEnvelope | PostUserOpSignTransactionEstimateResponse200 | None:
     """Estimate an arbitrary call: the maximum cost in wei and in gas-tank units (fees included); records
+    nothing
+
+     Estimate an arbitrary call: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
     Args:

@@ -106,6 +106,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | PostUserOpSignTransactionHashResponse200]:
     """Build an arbitrary call (state `created`) and return the hash the owner signs
 
+     Build an arbitrary call (state `created`) and return the hash the owner signs
+
     Args:
         body (SignTransaction):
 
@@ -135,6 +137,8 @@ def sync(
 ) -> ErrorEnvelope | PostUserOpSignTransactionHashResponse200 | None:
     """Build an arbitrary call (state `created`) and return the hash the owner signs
 
+     Build an arbitrary call (state `created`) and return the hash the owner signs
+
     Args:
         body (SignTransaction):
 
@@ -158,6 +162,8 @@ async def asyncio_detailed(
     body: SignTransaction,
 ) -> Response[ErrorEnvelope | PostUserOpSignTransactionHashResponse200]:
     """Build an arbitrary call (state `created`) and return the hash the owner signs
+
+     Build an arbitrary call (state `created`) and return the hash the owner signs
 
     Args:
         body (SignTransaction):
@@ -185,6 +191,8 @@ async def asyncio(
     body: SignTransaction,
 ) -> ErrorEnvelope | PostUserOpSignTransactionHashResponse200 | None:
     """Build an arbitrary call (state `created`) and return the hash the owner signs
+
+     Build an arbitrary call (state `created`) and return the hash the owner signs
 
     Args:
         body (SignTransaction):

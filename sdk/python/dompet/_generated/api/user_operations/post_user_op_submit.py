@@ -107,6 +107,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | PostUserOpSubmitResponse200]:
     """Submit a signed operation: charge the payer's gas tank and send it to the bundler
 
+     Submit a signed operation: charge the payer's gas tank and send it to the bundler
+
     Args:
         body (Submit):
 
@@ -136,6 +138,8 @@ def sync(
 ) -> ErrorEnvelope | PostUserOpSubmitResponse200 | None:
     """Submit a signed operation: charge the payer's gas tank and send it to the bundler
 
+     Submit a signed operation: charge the payer's gas tank and send it to the bundler
+
     Args:
         body (Submit):
 
@@ -159,6 +163,8 @@ async def asyncio_detailed(
     body: Submit,
 ) -> Response[ErrorEnvelope | PostUserOpSubmitResponse200]:
     """Submit a signed operation: charge the payer's gas tank and send it to the bundler
+
+     Submit a signed operation: charge the payer's gas tank and send it to the bundler
 
     Args:
         body (Submit):
@@ -186,6 +192,8 @@ async def asyncio(
     body: Submit,
 ) -> ErrorEnvelope | PostUserOpSubmitResponse200 | None:
     """Submit a signed operation: charge the payer's gas tank and send it to the bundler
+
+     Submit a signed operation: charge the payer's gas tank and send it to the bundler
 
     Args:
         body (Submit):

@@ -56,6 +56,11 @@ def _parse_response(
 
         return response_403
 
+    if response.status_code == 404:
+        response_404 = ErrorEnvelope.from_dict(response.json())
+
+        return response_404
+
     if response.status_code == 500:
         response_500 = ErrorEnvelope.from_dict(response.json())
 

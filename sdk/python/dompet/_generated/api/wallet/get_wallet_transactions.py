@@ -58,6 +58,11 @@ def _parse_response(
 
         return response_403
 
+    if response.status_code == 404:
+        response_404 = ErrorEnvelope.from_dict(response.json())
+
+        return response_404
+
     if response.status_code == 500:
         response_500 = ErrorEnvelope.from_dict(response.json())
 
@@ -93,6 +98,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetWalletTransactionsResponse200]:
     """Transactions sent from the wallet, newest first
 
+     Transactions sent from the wallet, newest first
+
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
         limit (int | Unset): Records per page, at most 100. Default: 20.
@@ -125,6 +132,8 @@ def sync(
 ) -> ErrorEnvelope | GetWalletTransactionsResponse200 | None:
     """Transactions sent from the wallet, newest first
 
+     Transactions sent from the wallet, newest first
+
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
         limit (int | Unset): Records per page, at most 100. Default: 20.
@@ -151,6 +160,8 @@ async def asyncio_detailed(
     limit: int | Unset = 20,
 ) -> Response[ErrorEnvelope | GetWalletTransactionsResponse200]:
     """Transactions sent from the wallet, newest first
+
+     Transactions sent from the wallet, newest first
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -181,6 +192,8 @@ async def asyncio(
     limit: int | Unset = 20,
 ) -> ErrorEnvelope | GetWalletTransactionsResponse200 | None:
     """Transactions sent from the wallet, newest first
+
+     Transactions sent from the wallet, newest first
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.

@@ -84,6 +84,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetWalletTransactionsByHashResponse200]:
     """One transaction sent from the wallet, with its tracking status
 
+     One transaction sent from the wallet, with its tracking status
+
     Args:
         hash_ (str):
 
@@ -113,6 +115,8 @@ def sync(
 ) -> ErrorEnvelope | GetWalletTransactionsByHashResponse200 | None:
     """One transaction sent from the wallet, with its tracking status
 
+     One transaction sent from the wallet, with its tracking status
+
     Args:
         hash_ (str):
 
@@ -136,6 +140,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
 ) -> Response[ErrorEnvelope | GetWalletTransactionsByHashResponse200]:
     """One transaction sent from the wallet, with its tracking status
+
+     One transaction sent from the wallet, with its tracking status
 
     Args:
         hash_ (str):
@@ -163,6 +169,8 @@ async def asyncio(
     client: AuthenticatedClient,
 ) -> ErrorEnvelope | GetWalletTransactionsByHashResponse200 | None:
     """One transaction sent from the wallet, with its tracking status
+
+     One transaction sent from the wallet, with its tracking status
 
     Args:
         hash_ (str):

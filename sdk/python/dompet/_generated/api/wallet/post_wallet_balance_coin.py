@@ -104,6 +104,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | PostWalletBalanceCoinResponse200]:
     """Native coin balance of the wallet
 
+     Native coin balance of the wallet
+
     Args:
         body (WalletRequest): The common wallet parameters of the interface.
 
@@ -133,6 +135,8 @@ def sync(
 ) -> ErrorEnvelope | PostWalletBalanceCoinResponse200 | None:
     """Native coin balance of the wallet
 
+     Native coin balance of the wallet
+
     Args:
         body (WalletRequest): The common wallet parameters of the interface.
 
@@ -156,6 +160,8 @@ async def asyncio_detailed(
     body: WalletRequest,
 ) -> Response[ErrorEnvelope | PostWalletBalanceCoinResponse200]:
     """Native coin balance of the wallet
+
+     Native coin balance of the wallet
 
     Args:
         body (WalletRequest): The common wallet parameters of the interface.
@@ -183,6 +189,8 @@ async def asyncio(
     body: WalletRequest,
 ) -> ErrorEnvelope | PostWalletBalanceCoinResponse200 | None:
     """Native coin balance of the wallet
+
+     Native coin balance of the wallet
 
     Args:
         body (WalletRequest): The common wallet parameters of the interface.

@@ -109,6 +109,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | PostWalletBalanceTokenResponse200]:
     """ERC-20 token balance of the wallet
 
+     ERC-20 token balance of the wallet
+
     Args:
         body (TokenBalanceRequest):
 
@@ -138,6 +140,8 @@ def sync(
 ) -> ErrorEnvelope | PostWalletBalanceTokenResponse200 | None:
     """ERC-20 token balance of the wallet
 
+     ERC-20 token balance of the wallet
+
     Args:
         body (TokenBalanceRequest):
 
@@ -161,6 +165,8 @@ async def asyncio_detailed(
     body: TokenBalanceRequest,
 ) -> Response[ErrorEnvelope | PostWalletBalanceTokenResponse200]:
     """ERC-20 token balance of the wallet
+
+     ERC-20 token balance of the wallet
 
     Args:
         body (TokenBalanceRequest):
@@ -188,6 +194,8 @@ async def asyncio(
     body: TokenBalanceRequest,
 ) -> ErrorEnvelope | PostWalletBalanceTokenResponse200 | None:
     """ERC-20 token balance of the wallet
+
+     ERC-20 token balance of the wallet
 
     Args:
         body (TokenBalanceRequest):

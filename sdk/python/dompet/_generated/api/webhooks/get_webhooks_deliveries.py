@@ -88,6 +88,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetWebhooksDeliveriesResponse200]:
     """Delivery records, newest first
 
+     Delivery records, newest first
+
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
         limit (int | Unset): Records per page, at most 100. Default: 20.
@@ -120,6 +122,8 @@ def sync(
 ) -> ErrorEnvelope | GetWebhooksDeliveriesResponse200 | None:
     """Delivery records, newest first
 
+     Delivery records, newest first
+
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
         limit (int | Unset): Records per page, at most 100. Default: 20.
@@ -146,6 +150,8 @@ async def asyncio_detailed(
     limit: int | Unset = 20,
 ) -> Response[ErrorEnvelope | GetWebhooksDeliveriesResponse200]:
     """Delivery records, newest first
+
+     Delivery records, newest first
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -176,6 +182,8 @@ async def asyncio(
     limit: int | Unset = 20,
 ) -> ErrorEnvelope | GetWebhooksDeliveriesResponse200 | None:
     """Delivery records, newest first
+
+     Delivery records, newest first
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.

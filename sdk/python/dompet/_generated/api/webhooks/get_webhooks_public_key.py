@@ -68,6 +68,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetWebhooksPublicKeyResponse200]:
     """The app's Ed25519 public key for verifying deliveries
 
+     The app's Ed25519 public key for verifying deliveries
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -91,6 +93,8 @@ def sync(
 ) -> ErrorEnvelope | GetWebhooksPublicKeyResponse200 | None:
     """The app's Ed25519 public key for verifying deliveries
 
+     The app's Ed25519 public key for verifying deliveries
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -109,6 +113,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
 ) -> Response[ErrorEnvelope | GetWebhooksPublicKeyResponse200]:
     """The app's Ed25519 public key for verifying deliveries
+
+     The app's Ed25519 public key for verifying deliveries
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -130,6 +136,8 @@ async def asyncio(
     client: AuthenticatedClient,
 ) -> ErrorEnvelope | GetWebhooksPublicKeyResponse200 | None:
     """The app's Ed25519 public key for verifying deliveries
+
+     The app's Ed25519 public key for verifying deliveries
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

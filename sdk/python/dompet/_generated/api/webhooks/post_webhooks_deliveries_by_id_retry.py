@@ -86,6 +86,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | PostWebhooksDeliveriesByIdRetryResponse200]:
     """Deliver a failed delivery again (same event id), from attempt 1
 
+     Deliver a failed delivery again (same event id), from attempt 1
+
     Args:
         id (str):
 
@@ -115,6 +117,8 @@ def sync(
 ) -> ErrorEnvelope | PostWebhooksDeliveriesByIdRetryResponse200 | None:
     """Deliver a failed delivery again (same event id), from attempt 1
 
+     Deliver a failed delivery again (same event id), from attempt 1
+
     Args:
         id (str):
 
@@ -138,6 +142,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
 ) -> Response[ErrorEnvelope | PostWebhooksDeliveriesByIdRetryResponse200]:
     """Deliver a failed delivery again (same event id), from attempt 1
+
+     Deliver a failed delivery again (same event id), from attempt 1
 
     Args:
         id (str):
@@ -165,6 +171,8 @@ async def asyncio(
     client: AuthenticatedClient,
 ) -> ErrorEnvelope | PostWebhooksDeliveriesByIdRetryResponse200 | None:
     """Deliver a failed delivery again (same event id), from attempt 1
+
+     Deliver a failed delivery again (same event id), from attempt 1
 
     Args:
         id (str):

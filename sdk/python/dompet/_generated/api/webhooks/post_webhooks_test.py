@@ -71,6 +71,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | PostWebhooksTestResponse200]:
     """Queue a webhook.test event to the configured URL
 
+     Queue a webhook.test event to the configured URL
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -94,6 +96,8 @@ def sync(
 ) -> ErrorEnvelope | PostWebhooksTestResponse200 | None:
     """Queue a webhook.test event to the configured URL
 
+     Queue a webhook.test event to the configured URL
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -112,6 +116,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
 ) -> Response[ErrorEnvelope | PostWebhooksTestResponse200]:
     """Queue a webhook.test event to the configured URL
+
+     Queue a webhook.test event to the configured URL
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -133,6 +139,8 @@ async def asyncio(
     client: AuthenticatedClient,
 ) -> ErrorEnvelope | PostWebhooksTestResponse200 | None:
     """Queue a webhook.test event to the configured URL
+
+     Queue a webhook.test event to the configured URL
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
