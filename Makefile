@@ -7,7 +7,7 @@ CHROMIUM := /usr/bin/chromium
 VENDORED := chalicelib/system/vendored/manifest.json
 MPC_SOURCES := $(MPC)/Cargo.toml $(MPC)/Cargo.lock $(wildcard $(MPC)/src/*.rs)
 
-.PHONY: dev test deps lint fmt clean vendor
+.PHONY: dev test deps lint fmt clean vendor sdk
 
 deps: $(VENV)/.installed node_modules/.installed $(VENV)/.mpc-built $(CHROMIUM) $(VENDORED)
 
@@ -51,6 +51,11 @@ lint: deps
 	$(BIN)/python -m devtools.import_graph
 	cargo fmt --check --manifest-path $(MPC)/Cargo.toml
 	cargo clippy --release --quiet --manifest-path $(MPC)/Cargo.toml --all-targets -- -D warnings
+
+# The SDKs' generated parts (sdk/python/dompet/_generated, sdk/typescript/src/generated) from the app's OpenAPI
+# document; tests/sdk fails while they are stale.
+sdk: deps
+	$(BIN)/python -m devtools.sdk generate
 
 fmt: deps
 	$(BIN)/ruff format .

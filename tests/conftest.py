@@ -134,3 +134,57 @@ def pool_settings(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     settings.load_settings.cache_clear()
     yield
     settings.load_settings.cache_clear()
+
+
+# The local stack as `make dev` runs it, for the tests that call it over HTTP (tests/integration/test_devstack*.py,
+# tests/browser, tests/sdk): started once per session (it makes aux-info sets and deploys two chains);
+# test_ctrl_c_stops_everything ends it and runs after every other test (tests/iam_recorder.py orders it).
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object]]:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from devtools.chain import free_port
+    from tests.support.scripts import ROOT
+
+    state = tmp_path_factory.mktemp("stack")
+    ports = {"api": free_port(), "moto": free_port(), "chains": [free_port(), free_port()]}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "DOMPET_"))}
+    log = (state / "devstack.out").open("wb")
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "devtools.devstack",
+            "--api-port",
+            str(ports["api"]),
+            "--moto-port",
+            str(ports["moto"]),
+            "--chain-ports",
+            ",".join(map(str, ports["chains"])),
+            "--state-dir",
+            str(state),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    stack_file = state / "stack.json"
+    deadline = time.monotonic() + 300  # a fresh clone also makes its aux-info sets
+    while not stack_file.exists():
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail("local stack did not come up:\n" + (state / "devstack.out").read_text()[-4000:])
+        time.sleep(0.5)
+    info = json.loads(stack_file.read_text())
+    yield {"info": info, "process": process, "ports": ports, "state": state}
+    if process.poll() is None:  # Ctrl-C, as a developer stops it: devstack stops everything it started
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

@@ -12,11 +12,6 @@ from typing import Any
 
 import pytest
 
-# The session's local stack. A fixture is visible below its conftest's directory only: until `stack` moves to
-# tests/conftest.py, this import gives tests/browser the same fixture function (a second instance when the
-# browser tests share a session with tests/integration).
-from tests.integration.conftest import stack  # noqa: F401
-
 CHROMIUM = Path("/usr/bin/chromium")
 # A name that is not local to Scalar (it calls localhost, 127.0.0.1, *.test, *.localhost... directly and would
 # send anything else through its proxy unless told not to), mapped to the stack by Chromium's resolver.
@@ -46,7 +41,7 @@ class Browsing:
 
 
 @pytest.fixture
-def browser_page(stack: dict[str, Any], tmp_path: Path) -> Iterator[Browsing]:  # noqa: F811 (the fixture above)
+def browser_page(stack: dict[str, Any], tmp_path: Path) -> Iterator[Browsing]:
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing: `make deps` installs Debian's chromium")
     from playwright.sync_api import Route, sync_playwright

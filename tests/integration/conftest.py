@@ -7,10 +7,6 @@ Session-scoped and not autouse: only a session with a test that requests `aa_cha
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -20,10 +16,8 @@ import pytest
 from web3 import Web3
 
 from devtools import aa, chain
-from devtools.chain import free_port
 from tests.support.custody import CONFIRMATIONS as CUSTODY_CONFIRMATIONS
 from tests.support.family_s import call
-from tests.support.scripts import ROOT
 
 AA_NETWORKS = (("local-a", 31337), ("local-b", 31338))
 
@@ -130,45 +124,3 @@ def custody(aa_chains, tmp_path, monkeypatch, api, tenant, aux_sets):
     yield {"w3": w3, "chains": aa_chains, "signed": signed, "tenant": tenant}
     settings.load_settings.cache_clear()
     networks.registry.cache_clear()
-
-
-# The local stack as `make dev` runs it, for tests/integration/test_devstack*.py: started once per session (it
-# makes aux-info sets and deploys two chains); test_ctrl_c_stops_everything ends it and runs after every other
-# test (tests/iam_recorder.py orders it).
-@pytest.fixture(scope="session")
-def stack(tmp_path_factory):
-    state = tmp_path_factory.mktemp("stack")
-    ports = {"api": free_port(), "moto": free_port(), "chains": [free_port(), free_port()]}
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "DOMPET_"))}
-    log = (state / "devstack.out").open("wb")
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "devtools.devstack",
-            "--api-port",
-            str(ports["api"]),
-            "--moto-port",
-            str(ports["moto"]),
-            "--chain-ports",
-            ",".join(map(str, ports["chains"])),
-            "--state-dir",
-            str(state),
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    stack_file = state / "stack.json"
-    deadline = time.monotonic() + 300  # a fresh clone also makes its aux-info sets
-    while not stack_file.exists():
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            pytest.fail("local stack did not come up:\n" + (state / "devstack.out").read_text()[-4000:])
-        time.sleep(0.5)
-    info = json.loads(stack_file.read_text())
-    yield {"info": info, "process": process, "ports": ports, "state": state}
-    if process.poll() is None:
-        process.kill()
-        process.wait()
