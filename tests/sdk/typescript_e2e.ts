@@ -7,7 +7,14 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 
-import { ConflictError, Dompet, WebhookVerificationError, verifyWebhook, type WebhookEvent } from "@dompet/sdk";
+import {
+  ConflictError,
+  Dompet,
+  WEBHOOK_API_VERSION,
+  WebhookVerificationError,
+  verifyWebhook,
+  type WebhookEvent,
+} from "@dompet/sdk";
 
 interface Stack {
   apiUrl: string;
@@ -197,6 +204,7 @@ try {
   const queued = await app.POST("/api/v1/webhooks/test");
   const event = await until("webhook.test to arrive", 60, async () => accepted.find((e) => e.id === queued.id));
   assert.equal(event.type, "webhook.test");
+  assert.equal(event.apiVersion, WEBHOOK_API_VERSION);
   assert.equal((event.data as { appId?: string }).appId, stack.appId);
   step("webhook", { id: event.id, type: event.type, apiVersion: event.apiVersion });
 

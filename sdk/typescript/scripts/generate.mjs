@@ -44,6 +44,8 @@ write(
   header("paths and version") +
     `/** The API version the SDK was generated against (info.version). */\n` +
     `export const API_VERSION = ${JSON.stringify(String(document.info?.version ?? ""))};\n\n` +
+    `/** The webhook envelope's \`apiVersion\` (info.x-webhook-api-version). */\n` +
+    `export const WEBHOOK_API_VERSION = ${JSON.stringify(String(document.info?.["x-webhook-api-version"] ?? ""))};\n\n` +
     `/** POST routes that honour Idempotency-Key: the only POSTs the client retries. */\n` +
     `export const IDEMPOTENT_POSTS: ReadonlySet<string> = new Set([\n` +
     idempotent.map((p) => `  ${JSON.stringify(p)},\n`).join("") +

@@ -25,8 +25,8 @@ export {
   UnprocessableEntityError,
 } from "./errors.js";
 export type { FieldError } from "./errors.js";
-export { API_VERSION, IDEMPOTENT_POSTS } from "./generated/operations.js";
-export type { components, operations, paths } from "./generated/schema.js";
+export { API_VERSION, IDEMPOTENT_POSTS, WEBHOOK_API_VERSION } from "./generated/operations.js";
+export type { components, operations, paths, webhooks } from "./generated/schema.js";
 export { RequestSigner, canonicalQuery, rfc3986, stringToSign, timestampNow } from "./signing.js";
 export type { RetryOptions } from "./transport.js";
 export { WebhookVerificationError, verifyWebhook } from "./webhooks.js";

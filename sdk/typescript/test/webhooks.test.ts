@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { generateKeyPairSync, sign } from "node:crypto";
 import { test } from "node:test";
 
-import { WebhookVerificationError, verifyWebhook } from "../src/index.js";
+import { WEBHOOK_API_VERSION, WebhookVerificationError, verifyWebhook } from "../src/index.js";
 
 function keyPair() {
   const { publicKey, privateKey } = generateKeyPairSync("ed25519");
@@ -34,6 +34,10 @@ function reason(run: () => unknown): string {
   }
   return "accepted";
 }
+
+test("the webhook apiVersion comes from the document", () => {
+  assert.match(WEBHOOK_API_VERSION, /^\d{4}-\d{2}-\d{2}$/);
+});
 
 test("a signed delivery verifies and gives its event", () => {
   const { key, body, headers } = delivery();

@@ -2,6 +2,9 @@
 /** The API version the SDK was generated against (info.version). */
 export const API_VERSION = "0.1.0";
 
+/** The webhook envelope's `apiVersion` (info.x-webhook-api-version). */
+export const WEBHOOK_API_VERSION = "2025-06-22";
+
 /** POST routes that honour Idempotency-Key: the only POSTs the client retries. */
 export const IDEMPOTENT_POSTS: ReadonlySet<string> = new Set([
   "/api/v1/custody/invoices",

@@ -8,7 +8,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public keys of the service's JWTs (a bare JWK Set, RFC 7517, not the envelope) */
+        /**
+         * Public keys of the service's JWTs (a bare JWK Set, RFC 7517, not the envelope)
+         * @description EdDSA (Ed25519) keys by `kid`; a retired key stays published for 30 days. Served bare so that JWT libraries can read it.
+         */
         get: operations["getJwks"];
         put?: never;
         post?: never;
@@ -125,7 +128,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Who the token belongs to */
+        /**
+         * Who the token belongs to
+         * @description Who the token belongs to
+         */
         get: operations["getAuthSession"];
         put?: never;
         post?: never;
@@ -142,7 +148,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The app a signed request comes from */
+        /**
+         * The app a signed request comes from
+         * @description The app a signed request comes from
+         */
         get: operations["getAuthWhoami"];
         put?: never;
         post?: never;
@@ -159,7 +168,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The organization gas tank (one per client) */
+        /**
+         * The organization gas tank (one per client)
+         * @description The organization gas tank (one per client)
+         */
         get: operations["getClientGasTank"];
         put?: never;
         post?: never;
@@ -196,7 +208,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Top-ups of the organization gas tank, newest first */
+        /**
+         * Top-ups of the organization gas tank, newest first
+         * @description Top-ups of the organization gas tank, newest first
+         */
         get: operations["getClientGasTankTopUpHistory"];
         put?: never;
         post?: never;
@@ -213,7 +228,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The app's custody accounts, newest first */
+        /**
+         * The app's custody accounts, newest first
+         * @description The app's custody accounts, newest first
+         */
         get: operations["getCustodyAccounts"];
         put?: never;
         /**
@@ -234,7 +252,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One custody account */
+        /**
+         * One custody account
+         * @description One custody account
+         */
         get: operations["getCustodyAccountsByAccountId"];
         put?: never;
         post?: never;
@@ -251,7 +272,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An account's balances per token */
+        /**
+         * An account's balances per token
+         * @description An account's balances per token
+         */
         get: operations["getCustodyAccountsByAccountIdBalances"];
         put?: never;
         post?: never;
@@ -268,7 +292,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An account's journal, newest first (for reconciliation) */
+        /**
+         * An account's journal, newest first (for reconciliation)
+         * @description An account's journal, newest first (for reconciliation)
+         */
         get: operations["getCustodyAccountsByAccountIdEntries"];
         put?: never;
         post?: never;
@@ -285,7 +312,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Deposits to the app's accounts, newest first */
+        /**
+         * Deposits to the app's accounts, newest first
+         * @description Deposits to the app's accounts, newest first
+         */
         get: operations["getCustodyDeposits"];
         put?: never;
         post?: never;
@@ -302,7 +332,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One deposit */
+        /**
+         * One deposit
+         * @description One deposit
+         */
         get: operations["getCustodyDepositsByDepositId"];
         put?: never;
         post?: never;
@@ -319,7 +352,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The app's custody keys and their native balances (they pay withdrawals' gas) */
+        /**
+         * The app's custody keys and their native balances (they pay withdrawals' gas)
+         * @description The app's custody keys and their native balances (they pay withdrawals' gas)
+         */
         get: operations["getCustodyGasWallets"];
         put?: never;
         post?: never;
@@ -336,7 +372,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The app's invoices, newest first */
+        /**
+         * The app's invoices, newest first
+         * @description The app's invoices, newest first
+         */
         get: operations["getCustodyInvoices"];
         put?: never;
         /**
@@ -357,7 +396,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One invoice */
+        /**
+         * One invoice
+         * @description One invoice
+         */
         get: operations["getCustodyInvoicesByInvoiceId"];
         put?: never;
         post?: never;
@@ -374,7 +416,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The deposit watcher of a network: cursor, head, lag */
+        /**
+         * The deposit watcher of a network: cursor, head, lag
+         * @description The deposit watcher of a network: cursor, head, lag
+         */
         get: operations["getCustodyNetworksByNetworkWatcher"];
         put?: never;
         post?: never;
@@ -391,7 +436,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Tokens custody accounts accept, per network */
+        /**
+         * Tokens custody accounts accept, per network
+         * @description Tokens custody accounts accept, per network
+         */
         get: operations["getCustodyTokens"];
         put?: never;
         post?: never;
@@ -428,7 +476,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The app's withdrawals, newest first */
+        /**
+         * The app's withdrawals, newest first
+         * @description The app's withdrawals, newest first
+         */
         get: operations["getCustodyWithdrawals"];
         put?: never;
         /**
@@ -449,7 +500,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One withdrawal */
+        /**
+         * One withdrawal
+         * @description One withdrawal
+         */
         get: operations["getCustodyWithdrawalsByWithdrawalId"];
         put?: never;
         post?: never;
@@ -466,7 +520,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What user operations charged the organization gas tank, newest first */
+        /**
+         * What user operations charged the organization gas tank, newest first
+         * @description What user operations charged the organization gas tank, newest first
+         */
         get: operations["getGasTankOrganizationUsageHistory"];
         put?: never;
         post?: never;
@@ -483,7 +540,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness of what the API depends on: its tables and every network's RPC */
+        /**
+         * Readiness of what the API depends on: its tables and every network's RPC
+         * @description Readiness of what the API depends on: its tables and every network's RPC
+         */
         get: operations["getHealthDetails"];
         put?: never;
         post?: never;
@@ -500,7 +560,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Networks with smart accounts and gas tanks: contracts, USDT and the pool top-ups are sent to */
+        /**
+         * Networks with smart accounts and gas tanks: contracts, USDT and the pool top-ups are sent to
+         * @description Networks with smart accounts and gas tanks: contracts, USDT and the pool top-ups are sent to
+         */
         get: operations["getNetworks"];
         put?: never;
         post?: never;
@@ -621,7 +684,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An owner's record with its accounts and gas tank (by owner record id or owner address) */
+        /**
+         * An owner's record with its accounts and gas tank (by owner record id or owner address)
+         * @description An owner's record with its accounts and gas tank (by owner record id or owner address)
+         */
         get: operations["getSmartAccountByOwnerId"];
         put?: never;
         post?: never;
@@ -638,7 +704,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Top-ups of an owner's gas tank, newest first */
+        /**
+         * Top-ups of an owner's gas tank, newest first
+         * @description Top-ups of an owner's gas tank, newest first
+         */
         get: operations["getSmartAccountByOwnerIdTopUpHistory"];
         put?: never;
         post?: never;
@@ -655,7 +724,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What user operations charged an owner's gas tank, newest first */
+        /**
+         * What user operations charged an owner's gas tank, newest first
+         * @description What user operations charged an owner's gas tank, newest first
+         */
         get: operations["getSmartAccountByOwnerIdUsageHistory"];
         put?: never;
         post?: never;
@@ -672,7 +744,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Submitted operations of all owners of the app, newest first, each with its usage record */
+        /**
+         * Submitted operations of all owners of the app, newest first, each with its usage record
+         * @description Submitted operations of all owners of the app, newest first, each with its usage record
+         */
         get: operations["getUserOp"];
         put?: never;
         post?: never;
@@ -691,7 +766,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Build an operation that only deploys the account (empty call); submit it like any other */
+        /**
+         * Build an operation that only deploys the account (empty call); submit it like any other
+         * @description Build an operation that only deploys the account (empty call); submit it like any other
+         */
         post: operations["postUserOpActivateHash"];
         delete?: never;
         options?: never;
@@ -706,7 +784,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Submitted operations of one owner (record id or address), newest first */
+        /**
+         * Submitted operations of one owner (record id or address), newest first
+         * @description Submitted operations of one owner (record id or address), newest first
+         */
         get: operations["getUserOpOwnerByOwnerId"];
         put?: never;
         post?: never;
@@ -725,7 +806,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Estimate a coin transfer: the maximum cost in wei and in gas-tank units (fees included); records nothing */
+        /**
+         * Estimate a coin transfer: the maximum cost in wei and in gas-tank units (fees included); records nothing
+         * @description Estimate a coin transfer: the maximum cost in wei and in gas-tank units (fees included); records nothing
+         */
         post: operations["postUserOpSendCoinEstimate"];
         delete?: never;
         options?: never;
@@ -742,7 +826,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Build a coin transfer (state `created`) and return the hash the owner signs */
+        /**
+         * Build a coin transfer (state `created`) and return the hash the owner signs
+         * @description Build a coin transfer (state `created`) and return the hash the owner signs
+         */
         post: operations["postUserOpSendCoinHash"];
         delete?: never;
         options?: never;
@@ -759,7 +846,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Estimate an ERC-1155 transfer: the maximum cost in wei and in gas-tank units (fees included); records nothing */
+        /**
+         * Estimate an ERC-1155 transfer: the maximum cost in wei and in gas-tank units (fees included); records nothing
+         * @description Estimate an ERC-1155 transfer: the maximum cost in wei and in gas-tank units (fees included); records nothing
+         */
         post: operations["postUserOpSendERC1155Estimate"];
         delete?: never;
         options?: never;
@@ -776,7 +866,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Build an ERC-1155 transfer (state `created`) and return the hash the owner signs */
+        /**
+         * Build an ERC-1155 transfer (state `created`) and return the hash the owner signs
+         * @description Build an ERC-1155 transfer (state `created`) and return the hash the owner signs
+         */
         post: operations["postUserOpSendERC1155Hash"];
         delete?: never;
         options?: never;
@@ -793,7 +886,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Estimate an ERC-721 transfer: the maximum cost in wei and in gas-tank units (fees included); records nothing */
+        /**
+         * Estimate an ERC-721 transfer: the maximum cost in wei and in gas-tank units (fees included); records nothing
+         * @description Estimate an ERC-721 transfer: the maximum cost in wei and in gas-tank units (fees included); records nothing
+         */
         post: operations["postUserOpSendERC721Estimate"];
         delete?: never;
         options?: never;
@@ -810,7 +906,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Build an ERC-721 transfer (state `created`) and return the hash the owner signs */
+        /**
+         * Build an ERC-721 transfer (state `created`) and return the hash the owner signs
+         * @description Build an ERC-721 transfer (state `created`) and return the hash the owner signs
+         */
         post: operations["postUserOpSendERC721Hash"];
         delete?: never;
         options?: never;
@@ -827,7 +926,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Estimate an ERC-20 transfer: the maximum cost in wei and in gas-tank units (fees included); records nothing */
+        /**
+         * Estimate an ERC-20 transfer: the maximum cost in wei and in gas-tank units (fees included); records nothing
+         * @description Estimate an ERC-20 transfer: the maximum cost in wei and in gas-tank units (fees included); records nothing
+         */
         post: operations["postUserOpSendTokenEstimate"];
         delete?: never;
         options?: never;
@@ -844,7 +946,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Build an ERC-20 transfer (state `created`) and return the hash the owner signs */
+        /**
+         * Build an ERC-20 transfer (state `created`) and return the hash the owner signs
+         * @description Build an ERC-20 transfer (state `created`) and return the hash the owner signs
+         */
         post: operations["postUserOpSendTokenHash"];
         delete?: never;
         options?: never;
@@ -861,7 +966,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Estimate an arbitrary call: the maximum cost in wei and in gas-tank units (fees included); records nothing */
+        /**
+         * Estimate an arbitrary call: the maximum cost in wei and in gas-tank units (fees included); records nothing
+         * @description Estimate an arbitrary call: the maximum cost in wei and in gas-tank units (fees included); records nothing
+         */
         post: operations["postUserOpSignTransactionEstimate"];
         delete?: never;
         options?: never;
@@ -878,7 +986,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Build an arbitrary call (state `created`) and return the hash the owner signs */
+        /**
+         * Build an arbitrary call (state `created`) and return the hash the owner signs
+         * @description Build an arbitrary call (state `created`) and return the hash the owner signs
+         */
         post: operations["postUserOpSignTransactionHash"];
         delete?: never;
         options?: never;
@@ -895,7 +1006,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Submit a signed operation: charge the payer's gas tank and send it to the bundler */
+        /**
+         * Submit a signed operation: charge the payer's gas tank and send it to the bundler
+         * @description Submit a signed operation: charge the payer's gas tank and send it to the bundler
+         */
         post: operations["postUserOpSubmit"];
         delete?: never;
         options?: never;
@@ -910,7 +1024,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One user operation */
+        /**
+         * One user operation
+         * @description One user operation
+         */
         get: operations["getUserOpById"];
         put?: never;
         post?: never;
@@ -929,7 +1046,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Native coin balance of the wallet */
+        /**
+         * Native coin balance of the wallet
+         * @description Native coin balance of the wallet
+         */
         post: operations["postWalletBalanceCoin"];
         delete?: never;
         options?: never;
@@ -946,7 +1066,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** ERC-20 token balance of the wallet */
+        /**
+         * ERC-20 token balance of the wallet
+         * @description ERC-20 token balance of the wallet
+         */
         post: operations["postWalletBalanceToken"];
         delete?: never;
         options?: never;
@@ -1081,7 +1204,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Transactions sent from the wallet, newest first */
+        /**
+         * Transactions sent from the wallet, newest first
+         * @description Transactions sent from the wallet, newest first
+         */
         get: operations["getWalletTransactions"];
         put?: never;
         post?: never;
@@ -1098,7 +1224,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One transaction sent from the wallet, with its tracking status */
+        /**
+         * One transaction sent from the wallet, with its tracking status
+         * @description One transaction sent from the wallet, with its tracking status
+         */
         get: operations["getWalletTransactionsByHash"];
         put?: never;
         post?: never;
@@ -1135,7 +1264,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Delivery records, newest first */
+        /**
+         * Delivery records, newest first
+         * @description Delivery records, newest first
+         */
         get: operations["getWebhooksDeliveries"];
         put?: never;
         post?: never;
@@ -1154,7 +1286,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deliver a failed delivery again (same event id), from attempt 1 */
+        /**
+         * Deliver a failed delivery again (same event id), from attempt 1
+         * @description Deliver a failed delivery again (same event id), from attempt 1
+         */
         post: operations["postWebhooksDeliveriesByIdRetry"];
         delete?: never;
         options?: never;
@@ -1169,7 +1304,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The app's Ed25519 public key for verifying deliveries */
+        /**
+         * The app's Ed25519 public key for verifying deliveries
+         * @description The app's Ed25519 public key for verifying deliveries
+         */
         get: operations["getWebhooksPublicKey"];
         put?: never;
         post?: never;
@@ -1186,7 +1324,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The app's webhook endpoint */
+        /**
+         * The app's webhook endpoint
+         * @description The app's webhook endpoint
+         */
         get: operations["getWebhooksSettings"];
         /**
          * Register the app's webhook endpoint
@@ -1194,7 +1335,10 @@ export interface paths {
          */
         put: operations["putWebhooksSettings"];
         post?: never;
-        /** Remove the app's webhook endpoint */
+        /**
+         * Remove the app's webhook endpoint
+         * @description Remove the app's webhook endpoint
+         */
         delete: operations["deleteWebhooksSettings"];
         options?: never;
         head?: never;
@@ -1210,7 +1354,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Queue a webhook.test event to the configured URL */
+        /**
+         * Queue a webhook.test event to the configured URL
+         * @description Queue a webhook.test event to the configured URL
+         */
         post: operations["postWebhooksTest"];
         delete?: never;
         options?: never;
@@ -1225,7 +1372,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This document as a page (no scripts, works offline) */
+        /**
+         * This document as an interactive reference page
+         * @description The API reference over `/openapi.json`, served with its assets by the service itself (nothing is fetched from elsewhere).
+         */
         get: operations["getDocs"];
         put?: never;
         post?: never;
@@ -1242,7 +1392,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the service answers (no dependency is called) */
+        /**
+         * Liveness: the service answers (no dependency is called)
+         * @description Liveness: the service answers (no dependency is called)
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -1259,7 +1412,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This document */
+        /**
+         * This document
+         * @description The OpenAPI 3.1 document of the service, served bare (not in the envelope); the SDKs are generated from it.
+         */
         get: operations["getOpenapi"];
         put?: never;
         post?: never;
@@ -1270,7 +1426,28 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    event: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An event POSTed to the app's webhook URL
+         * @description Every event is the envelope `{apiVersion, id, type, createdAt, data}` with `apiVersion` `2025-06-22`, signed with the app's Ed25519 key (`GET /api/v1/webhooks/public-key`): verify the base64 `X-Service-Signature` over `X-Service-Event-Id + "." + X-Service-Timestamp + "." + raw body`, refuse a timestamp more than 5 minutes from your clock, check the body's `id` equals `X-Service-Event-Id`, deduplicate by `id`. Answer 2xx; network errors, 5xx, 408 and 429 are retried (10 attempts over about 28 hours).
+         */
+        post: operations["receiveWebhookEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** Account */
@@ -1310,6 +1487,9 @@ export interface components {
         /**
          * Activate
          * @description Deploy the account only (an operation with an empty call).
+         * @example {
+         *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e"
+         *     }
          */
         Activate: {
             /**
@@ -1318,7 +1498,16 @@ export interface components {
              */
             accountId: string;
         };
-        /** Allowlist */
+        /**
+         * Allowlist
+         * @example {
+         *       "addresses": [
+         *         "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2"
+         *       ],
+         *       "enabled": true,
+         *       "updatedAt": "2026-11-22T08:00:00.000Z"
+         *     }
+         */
         Allowlist: {
             /** Addresses */
             addresses: string[];
@@ -1333,7 +1522,14 @@ export interface components {
              */
             updatedAt?: string | null;
         };
-        /** Balance */
+        /**
+         * Balance
+         * @example {
+         *       "address": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+         *       "balance": "1.25",
+         *       "symbol": "POL"
+         *     }
+         */
         Balance: {
             /**
              * Address
@@ -1348,7 +1544,19 @@ export interface components {
             /** Symbol */
             symbol: string;
         };
-        /** ClientGasTank */
+        /**
+         * ClientGasTank
+         * @example {
+         *       "balance": "25000000",
+         *       "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+         *       "createdAt": "2026-11-22T08:00:00.000Z",
+         *       "decimals": 6,
+         *       "id": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
+         *       "tokenName": "USDT",
+         *       "type": "token",
+         *       "updatedAt": "2026-11-22T08:00:31.000Z"
+         *     }
+         */
         ClientGasTank: {
             /** Balance */
             balance: string;
@@ -1367,7 +1575,17 @@ export interface components {
             /** Updatedat */
             updatedAt: string | null;
         };
-        /** ClientTopUp */
+        /**
+         * ClientTopUp
+         * @example {
+         *       "chainId": 137,
+         *       "immediate": true,
+         *       "poolAddress": "0x617F2E2fD72FD9D5503197092aC168c91465E7f2",
+         *       "signature": "0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b",
+         *       "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+         *       "txHash": "0x2d4f6a8c0e1b3d5f7a9c2e4f6b8d0a1c3e5f7b9d1a3c5e7f9b2d4f6a8c0e1b3d"
+         *     }
+         */
         ClientTopUp: {
             /**
              * Chainid
@@ -1402,7 +1620,13 @@ export interface components {
              */
             txHash: string;
         };
-        /** CreateAccountRequest */
+        /**
+         * CreateAccountRequest
+         * @example {
+         *       "poolType": "dedicated",
+         *       "subId": "user-42"
+         *     }
+         */
         CreateAccountRequest: {
             /**
              * Pooltype
@@ -1417,7 +1641,17 @@ export interface components {
              */
             subId: string;
         };
-        /** CreateInvoiceRequest */
+        /**
+         * CreateInvoiceRequest
+         * @example {
+         *       "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+         *       "amount": "25.5",
+         *       "expiresInSeconds": 3600,
+         *       "network": "polygon-pos",
+         *       "reference": "order-1001",
+         *       "tokenCode": "USDT_POLYGON"
+         *     }
+         */
         CreateInvoiceRequest: {
             /** Accountid */
             accountId: string;
@@ -1441,11 +1675,24 @@ export interface components {
             /** Tokencode */
             tokenCode: string;
         };
-        /** CreateSmartAccount */
+        /**
+         * CreateSmartAccount
+         * @example {
+         *       "owner": {
+         *         "id": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
+         *         "provider": "wallet"
+         *       }
+         *     }
+         */
         CreateSmartAccount: {
             owner: components["schemas"]["OwnerRef"];
         };
-        /** CreateWalletRequest */
+        /**
+         * CreateWalletRequest
+         * @example {
+         *       "expireDate": "2026-11-23T08:00:00Z"
+         *     }
+         */
         CreateWalletRequest: {
             /**
              * Expiredate
@@ -1454,7 +1701,17 @@ export interface components {
              */
             expireDate?: string | null;
         };
-        /** CreateWithdrawalRequest */
+        /**
+         * CreateWithdrawalRequest
+         * @example {
+         *       "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+         *       "amount": "10",
+         *       "network": "polygon-pos",
+         *       "reference": "payout-77",
+         *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+         *       "tokenCode": "USDT_POLYGON"
+         *     }
+         */
         CreateWithdrawalRequest: {
             /** Accountid */
             accountId: string;
@@ -1479,7 +1736,26 @@ export interface components {
             /** Tokencode */
             tokenCode: string;
         };
-        /** CustodyAccount */
+        /**
+         * CustodyAccount
+         * @example {
+         *       "createdAt": "2026-11-22T08:00:00.000Z",
+         *       "id": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+         *       "mpcSubId": "custody:dedicated:e5a7c9b1",
+         *       "poolType": "dedicated",
+         *       "status": "active",
+         *       "subId": "user-42",
+         *       "wallets": [
+         *         {
+         *           "address": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
+         *           "addressType": "",
+         *           "chainId": 137,
+         *           "network": "polygon-pos",
+         *           "walletId": "f7b9d1c3-5e7a-4c9b-8d1f-5a7c9e1b3d5f"
+         *         }
+         *       ]
+         *     }
+         */
         CustodyAccount: {
             /** Createdat */
             createdAt: string;
@@ -1505,7 +1781,38 @@ export interface components {
             /** Wallets */
             wallets: components["schemas"]["CustodyWallet"][];
         };
-        /** CustodyAccountPage */
+        /**
+         * CustodyAccountPage
+         * @example {
+         *       "data": [
+         *         {
+         *           "createdAt": "2026-11-22T08:00:00.000Z",
+         *           "id": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+         *           "mpcSubId": "custody:dedicated:e5a7c9b1",
+         *           "poolType": "dedicated",
+         *           "status": "active",
+         *           "subId": "user-42",
+         *           "wallets": [
+         *             {
+         *               "address": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
+         *               "addressType": "",
+         *               "chainId": 137,
+         *               "network": "polygon-pos",
+         *               "walletId": "f7b9d1c3-5e7a-4c9b-8d1f-5a7c9e1b3d5f"
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "hasNext": false,
+         *         "hasPrev": false,
+         *         "limit": 20,
+         *         "page": 1,
+         *         "total": 1,
+         *         "totalPages": 1
+         *       }
+         *     }
+         */
         CustodyAccountPage: {
             /** Data */
             data: components["schemas"]["CustodyAccount"][];
@@ -1545,7 +1852,27 @@ export interface components {
             /** Tokencode */
             tokenCode: string;
         };
-        /** CustodyBalances */
+        /**
+         * CustodyBalances
+         * @example {
+         *       "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+         *       "balances": [
+         *         {
+         *           "activeBalance": "25.5",
+         *           "activeBalanceInDecimals": "25500000",
+         *           "chainId": 137,
+         *           "decimals": 6,
+         *           "heldBalance": "10",
+         *           "heldBalanceInDecimals": "10000000",
+         *           "network": "polygon-pos",
+         *           "pendingBalance": "0",
+         *           "pendingBalanceInDecimals": "0",
+         *           "symbol": "USDT",
+         *           "tokenCode": "USDT_POLYGON"
+         *         }
+         *       ]
+         *     }
+         */
         CustodyBalances: {
             /** Accountid */
             accountId: string;
@@ -1577,7 +1904,23 @@ export interface components {
             /** Tokencode */
             tokenCode: string;
         };
-        /** CustodyTokenList */
+        /**
+         * CustodyTokenList
+         * @example {
+         *       "data": [
+         *         {
+         *           "chainId": 137,
+         *           "confirmations": 64,
+         *           "decimals": 6,
+         *           "id": "c3e5a7b9-1d3f-4a6c-8e0b-2d4f6a8c0e1b",
+         *           "network": "polygon-pos",
+         *           "symbol": "USDT",
+         *           "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+         *           "tokenCode": "USDT_POLYGON"
+         *         }
+         *       ]
+         *     }
+         */
         CustodyTokenList: {
             /** Data */
             data: components["schemas"]["CustodyToken"][];
@@ -1598,7 +1941,12 @@ export interface components {
             /** Walletid */
             walletId: string;
         };
-        /** Deleted */
+        /**
+         * Deleted
+         * @example {
+         *       "status": "ok"
+         *     }
+         */
         Deleted: {
             /**
              * Status
@@ -1607,7 +1955,32 @@ export interface components {
              */
             status?: "ok";
         };
-        /** Delivery */
+        /**
+         * Delivery
+         * @example {
+         *       "attempts": 0,
+         *       "createdAt": "2026-11-22T08:00:00.000Z",
+         *       "deliveredAt": null,
+         *       "eventId": "3f0c2a4e-8f5d-4b8e-9a41-6f1f2d7c9b10",
+         *       "eventType": "webhook.test",
+         *       "id": "0c2e4a6b-8d0f-4c2e-9a4b-6d8f0a2c4e6b",
+         *       "lastAttemptAt": "2026-11-22T08:00:12.000Z",
+         *       "lastError": "HTTP 503",
+         *       "lastResponseStatus": 503,
+         *       "log": [
+         *         {
+         *           "at": "2026-11-22T08:00:12.000Z",
+         *           "attempt": 1,
+         *           "durationMs": 142,
+         *           "error": null,
+         *           "responseStatus": 200
+         *         }
+         *       ],
+         *       "nextAttemptAt": "2026-11-22T08:00:12.000Z",
+         *       "status": "pending",
+         *       "url": "https://example.com/hook"
+         *     }
+         */
         Delivery: {
             /** Attempts */
             attempts: number;
@@ -1670,13 +2043,94 @@ export interface components {
             /** Responsestatus */
             responseStatus: number | null;
         };
-        /** DeliveryPage */
+        /**
+         * DeliveryPage
+         * @example {
+         *       "data": [
+         *         {
+         *           "attempts": 1,
+         *           "createdAt": "2026-11-22T08:00:00.000Z",
+         *           "deliveredAt": "2026-11-22T08:00:12.000Z",
+         *           "eventId": "3f0c2a4e-8f5d-4b8e-9a41-6f1f2d7c9b10",
+         *           "eventType": "webhook.test",
+         *           "id": "0c2e4a6b-8d0f-4c2e-9a4b-6d8f0a2c4e6b",
+         *           "lastAttemptAt": "2026-11-22T08:00:12.000Z",
+         *           "lastError": null,
+         *           "lastResponseStatus": 200,
+         *           "log": [
+         *             {
+         *               "at": "2026-11-22T08:00:12.000Z",
+         *               "attempt": 1,
+         *               "durationMs": 142,
+         *               "error": null,
+         *               "responseStatus": 200
+         *             }
+         *           ],
+         *           "nextAttemptAt": null,
+         *           "status": "delivered",
+         *           "url": "https://example.com/hook"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "hasNext": false,
+         *         "hasPrev": false,
+         *         "limit": 20,
+         *         "page": 1,
+         *         "total": 1,
+         *         "totalPages": 1
+         *       }
+         *     }
+         */
         DeliveryPage: {
             /** Data */
             data: components["schemas"]["Delivery"][];
             pagination: components["schemas"]["Pagination"];
         };
-        /** Deposit */
+        /**
+         * Deposit
+         * @example {
+         *       "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+         *       "amount": "25.5",
+         *       "amountInDecimals": "25500000",
+         *       "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
+         *       "blockNumber": 64128377,
+         *       "chainId": 137,
+         *       "confirmations": 64,
+         *       "confirmationsRequired": 64,
+         *       "createdAt": "2026-11-22T08:00:00.000Z",
+         *       "credit": {
+         *         "amount": "25.5",
+         *         "referenceId": "1b3d5f7a-9c1e-4d3f-8a5c-7e9b1d3f5a7c",
+         *         "referenceType": "invoice",
+         *         "tokenCode": "USDT_POLYGON"
+         *       },
+         *       "creditedAt": "2026-11-22T08:00:31.000Z",
+         *       "id": "3d5f7a9c-1e3b-4f5a-8c7e-9b1d3f5a7c9e",
+         *       "invoiceId": "1b3d5f7a-9c1e-4d3f-8a5c-7e9b1d3f5a7c",
+         *       "invoiceOutcome": "paid",
+         *       "late": false,
+         *       "logIndex": 12,
+         *       "matchType": "invoice",
+         *       "network": "polygon-pos",
+         *       "revertedAt": null,
+         *       "seenAt": "2026-11-22T08:00:00.000Z",
+         *       "status": "credited",
+         *       "tokenCode": "USDT_POLYGON",
+         *       "transaction": {
+         *         "blockchainType": "evm",
+         *         "chainId": 137,
+         *         "from": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+         *         "networkCode": "polygon-pos",
+         *         "to": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
+         *         "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+         *         "tokenSymbol": "USDT",
+         *         "txHash": "0x2d4f6a8c0e1b3d5f7a9c2e4f6b8d0a1c3e5f7b9d1a3c5e7f9b2d4f6a8c0e1b3d",
+         *         "value": "25500000",
+         *         "valueDecimals": 6
+         *       },
+         *       "walletId": "f7b9d1c3-5e7a-4c9b-8d1f-5a7c9e1b3d5f"
+         *     }
+         */
         Deposit: {
             /** Accountid */
             accountId: string;
@@ -1742,7 +2196,63 @@ export interface components {
             /** Tokencode */
             tokenCode: string;
         };
-        /** DepositPage */
+        /**
+         * DepositPage
+         * @example {
+         *       "data": [
+         *         {
+         *           "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+         *           "amount": "25.5",
+         *           "amountInDecimals": "25500000",
+         *           "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
+         *           "blockNumber": 64128377,
+         *           "chainId": 137,
+         *           "confirmations": 64,
+         *           "confirmationsRequired": 64,
+         *           "createdAt": "2026-11-22T08:00:00.000Z",
+         *           "credit": {
+         *             "amount": "25.5",
+         *             "referenceId": "1b3d5f7a-9c1e-4d3f-8a5c-7e9b1d3f5a7c",
+         *             "referenceType": "invoice",
+         *             "tokenCode": "USDT_POLYGON"
+         *           },
+         *           "creditedAt": "2026-11-22T08:00:31.000Z",
+         *           "id": "3d5f7a9c-1e3b-4f5a-8c7e-9b1d3f5a7c9e",
+         *           "invoiceId": "1b3d5f7a-9c1e-4d3f-8a5c-7e9b1d3f5a7c",
+         *           "invoiceOutcome": "paid",
+         *           "late": false,
+         *           "logIndex": 12,
+         *           "matchType": "invoice",
+         *           "network": "polygon-pos",
+         *           "revertedAt": null,
+         *           "seenAt": "2026-11-22T08:00:00.000Z",
+         *           "status": "credited",
+         *           "tokenCode": "USDT_POLYGON",
+         *           "transaction": {
+         *             "blockchainType": "evm",
+         *             "chainId": 137,
+         *             "from": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+         *             "networkCode": "polygon-pos",
+         *             "to": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
+         *             "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+         *             "tokenSymbol": "USDT",
+         *             "txHash": "0x2d4f6a8c0e1b3d5f7a9c2e4f6b8d0a1c3e5f7b9d1a3c5e7f9b2d4f6a8c0e1b3d",
+         *             "value": "25500000",
+         *             "valueDecimals": 6
+         *           },
+         *           "walletId": "f7b9d1c3-5e7a-4c9b-8d1f-5a7c9e1b3d5f"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "hasNext": false,
+         *         "hasPrev": false,
+         *         "limit": 20,
+         *         "page": 1,
+         *         "total": 1,
+         *         "totalPages": 1
+         *       }
+         *     }
+         */
         DepositPage: {
             /** Data */
             data: components["schemas"]["Deposit"][];
@@ -1809,7 +2319,7 @@ export interface components {
         };
         ErrorEnvelope: {
             data: {
-                /** @description Stable machine-readable error code (docs/errors.md). */
+                /** @description Stable machine-readable error code (docs/errors.md); each operation lists the codes of each of its error statuses. */
                 code: string;
                 /** @description Validation errors, one per bad field. */
                 errors?: {
@@ -1818,11 +2328,19 @@ export interface components {
                     type?: string;
                 }[];
             };
+            /** @description For humans; may change. */
             message: string;
             /** @description Equals the HTTP status. */
             status: number;
         };
-        /** Estimate */
+        /**
+         * Estimate
+         * @example {
+         *       "decimal": 6,
+         *       "requiredGasTankBalance": "1107675",
+         *       "requiredNative": "2461500000000000"
+         *     }
+         */
         Estimate: {
             /**
              * Decimal
@@ -1978,12 +2496,38 @@ export interface components {
             /** Symbol */
             symbol: string;
         };
-        /** GasWalletList */
+        /**
+         * GasWalletList
+         * @example {
+         *       "data": [
+         *         {
+         *           "address": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
+         *           "balances": [
+         *             {
+         *               "balance": "0.25",
+         *               "chainId": 137,
+         *               "network": "polygon-pos",
+         *               "symbol": "POL"
+         *             }
+         *           ],
+         *           "mpcSubId": "custody:dedicated:e5a7c9b1",
+         *           "poolType": "dedicated"
+         *         }
+         *       ]
+         *     }
+         */
         GasWalletList: {
             /** Data */
             data: components["schemas"]["GasWallet"][];
         };
-        /** HashResult */
+        /**
+         * HashResult
+         * @example {
+         *       "hash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
+         *       "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
+         *       "validUntil": 1795334400
+         *     }
+         */
         HashResult: {
             /**
              * Hash
@@ -1998,7 +2542,13 @@ export interface components {
              */
             validUntil: number;
         };
-        /** ImportWalletRequest */
+        /**
+         * ImportWalletRequest
+         * @example {
+         *       "expireDate": "2026-11-23T08:00:00Z",
+         *       "privateKey": "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
+         *     }
+         */
         ImportWalletRequest: {
             /**
              * Expiredate
@@ -2012,7 +2562,32 @@ export interface components {
              */
             privateKey: string;
         };
-        /** Invoice */
+        /**
+         * Invoice
+         * @example {
+         *       "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+         *       "amount": "25.5",
+         *       "amountInDecimals": "25500000",
+         *       "bufferInSeconds": 300,
+         *       "chainId": 137,
+         *       "createdAt": "2026-11-22T08:00:00.000Z",
+         *       "depositAddress": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
+         *       "depositId": null,
+         *       "expiredAt": null,
+         *       "expiresAt": "2026-11-22T09:00:00.000Z",
+         *       "failedAt": null,
+         *       "failedReason": null,
+         *       "id": "1b3d5f7a-9c1e-4d3f-8a5c-7e9b1d3f5a7c",
+         *       "network": "polygon-pos",
+         *       "paidAt": null,
+         *       "receivedAmountInDecimals": null,
+         *       "reference": "order-1001",
+         *       "status": "pending",
+         *       "tokenCode": "USDT_POLYGON",
+         *       "transactionHash": null,
+         *       "walletId": "f7b9d1c3-5e7a-4c9b-8d1f-5a7c9e1b3d5f"
+         *     }
+         */
         Invoice: {
             /** Accountid */
             accountId: string;
@@ -2087,7 +2662,44 @@ export interface components {
             /** Walletid */
             walletId: string;
         };
-        /** InvoicePage */
+        /**
+         * InvoicePage
+         * @example {
+         *       "data": [
+         *         {
+         *           "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+         *           "amount": "25.5",
+         *           "amountInDecimals": "25500000",
+         *           "bufferInSeconds": 300,
+         *           "chainId": 137,
+         *           "createdAt": "2026-11-22T08:00:00.000Z",
+         *           "depositAddress": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
+         *           "depositId": null,
+         *           "expiredAt": null,
+         *           "expiresAt": "2026-11-22T09:00:00.000Z",
+         *           "failedAt": null,
+         *           "failedReason": null,
+         *           "id": "1b3d5f7a-9c1e-4d3f-8a5c-7e9b1d3f5a7c",
+         *           "network": "polygon-pos",
+         *           "paidAt": null,
+         *           "receivedAmountInDecimals": null,
+         *           "reference": "order-1001",
+         *           "status": "pending",
+         *           "tokenCode": "USDT_POLYGON",
+         *           "transactionHash": null,
+         *           "walletId": "f7b9d1c3-5e7a-4c9b-8d1f-5a7c9e1b3d5f"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "hasNext": false,
+         *         "hasPrev": false,
+         *         "limit": 20,
+         *         "page": 1,
+         *         "total": 1,
+         *         "totalPages": 1
+         *       }
+         *     }
+         */
         InvoicePage: {
             /** Data */
             data: components["schemas"]["Invoice"][];
@@ -2144,7 +2756,41 @@ export interface components {
             /** Tokencode */
             tokenCode: string;
         };
-        /** JournalEntryPage */
+        /**
+         * JournalEntryPage
+         * @example {
+         *       "data": [
+         *         {
+         *           "activeAfter": "25500000",
+         *           "activeDelta": "25500000",
+         *           "amount": "25500000",
+         *           "chainId": 137,
+         *           "createdAt": "2026-11-22T08:00:31.000Z",
+         *           "creditAccount": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+         *           "debitAccount": "deposits:polygon-pos",
+         *           "heldAfter": "0",
+         *           "heldDelta": "0",
+         *           "id": "7b9d1f3a-5c7e-4b9d-8f1a-3c5e7a9b1d3f",
+         *           "kind": "credit",
+         *           "network": "polygon-pos",
+         *           "pendingAfter": "0",
+         *           "pendingDelta": "-25500000",
+         *           "reason": "deposit confirmed",
+         *           "referenceId": "3d5f7a9c-1e3b-4f5a-8c7e-9b1d3f5a7c9e",
+         *           "referenceType": "deposit",
+         *           "tokenCode": "USDT_POLYGON"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "hasNext": false,
+         *         "hasPrev": false,
+         *         "limit": 20,
+         *         "page": 1,
+         *         "total": 1,
+         *         "totalPages": 1
+         *       }
+         *     }
+         */
         JournalEntryPage: {
             /** Data */
             data: components["schemas"]["JournalEntry"][];
@@ -2189,7 +2835,12 @@ export interface components {
              */
             signature: string;
         };
-        /** LoginRequest */
+        /**
+         * LoginRequest
+         * @example {
+         *       "subId": "user-42"
+         *     }
+         */
         LoginRequest: {
             /**
              * Subid
@@ -2252,12 +2903,72 @@ export interface components {
             poolAddress: string;
             usdt: components["schemas"]["UsdtInfo"];
         };
-        /** NetworkList */
+        /**
+         * NetworkList
+         * @example {
+         *       "networks": [
+         *         {
+         *           "accountFactory": "0x91E60e0613810449d098b0b5Ec8b51A0FE8c8985",
+         *           "accountVersion": "0.1",
+         *           "bundlerVersion": "0.7",
+         *           "chainId": 137,
+         *           "entryPoint": "0x0000000071727De22E5E9d8BAf0edAc6f37da032",
+         *           "name": "polygon-pos",
+         *           "nativeDecimals": 18,
+         *           "nativeSymbol": "POL",
+         *           "paymaster": "0xc0E2b1E5b3B5e1E7BB2af0D8CD2a3E1f4A5b6C7d",
+         *           "poolAddress": "0x617F2E2fD72FD9D5503197092aC168c91465E7f2",
+         *           "usdt": {
+         *             "address": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+         *             "decimals": 6
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
         NetworkList: {
             /** Networks */
             networks: components["schemas"]["NetworkInfo"][];
         };
-        /** OwnerRecord */
+        /**
+         * OwnerRecord
+         * @example {
+         *       "accounts": [
+         *         {
+         *           "aaAddress": "0x4B0897b0513fdC7C541B6d9D7E929C4e5364D2dB",
+         *           "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
+         *           "chainId": 137,
+         *           "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+         *           "createdAt": "2026-11-22T08:00:00.000Z",
+         *           "id": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+         *           "network": "polygon-pos",
+         *           "ownerId": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
+         *           "status": "not_deployed",
+         *           "updatedAt": null,
+         *           "version": "0.1"
+         *         }
+         *       ],
+         *       "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
+         *       "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+         *       "createdAt": "2026-11-22T08:00:00.000Z",
+         *       "gasTanks": [
+         *         {
+         *           "balance": "0",
+         *           "createdAt": "2026-11-22T08:00:00.000Z",
+         *           "decimals": 6,
+         *           "id": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
+         *           "ownerId": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
+         *           "tokenName": "USDT",
+         *           "type": "token",
+         *           "updatedAt": null
+         *         }
+         *       ],
+         *       "id": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
+         *       "ownerId": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
+         *       "provider": "wallet",
+         *       "updatedAt": null
+         *     }
+         */
         OwnerRecord: {
             /** Accounts */
             accounts: components["schemas"]["Account"][];
@@ -2295,7 +3006,18 @@ export interface components {
              */
             provider: string;
         };
-        /** OwnerTopUp */
+        /**
+         * OwnerTopUp
+         * @example {
+         *       "chainId": 137,
+         *       "immediate": false,
+         *       "poolAddress": "0x617F2E2fD72FD9D5503197092aC168c91465E7f2",
+         *       "receiverOwnerId": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
+         *       "signature": "0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b",
+         *       "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+         *       "txHash": "0x2d4f6a8c0e1b3d5f7a9c2e4f6b8d0a1c3e5f7b9d1a3c5e7f9b2d4f6a8c0e1b3d"
+         *     }
+         */
         OwnerTopUp: {
             /**
              * Chainid
@@ -2535,7 +3257,14 @@ export interface components {
             /** Publickey */
             publicKey: string;
         };
-        /** PublicKey */
+        /**
+         * PublicKey
+         * @example {
+         *       "keyId": "whk-20261122-e9513a",
+         *       "previous": [],
+         *       "publicKey": "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="
+         *     }
+         */
         PublicKey: {
             /**
              * Keyid
@@ -2602,6 +3331,10 @@ export interface components {
         /**
          * RecoverWalletRequest
          * @description JSON `{secret0}`; or multipart/form-data with the recovery file in part `file`.
+         * @example {
+         *       "expireDate": "2026-11-23T08:00:00Z",
+         *       "secret0": "dps0_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA"
+         *     }
          */
         RecoverWalletRequest: {
             /**
@@ -2623,12 +3356,24 @@ export interface components {
              */
             secret0?: string | null;
         };
-        /** RefreshRequest */
+        /**
+         * RefreshRequest
+         * @example {
+         *       "refreshToken": "drt_Q2xpZW50IHJlZnJlc2ggdG9rZW4gZXhhbXBsZQ"
+         *     }
+         */
         RefreshRequest: {
             /** Refreshtoken */
             refreshToken: string;
         };
-        /** SendCoin */
+        /**
+         * SendCoin
+         * @example {
+         *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+         *       "amount": "10000000000000000",
+         *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2"
+         *     }
+         */
         SendCoin: {
             /**
              * Accountid
@@ -2648,7 +3393,14 @@ export interface components {
              */
             to: string;
         };
-        /** SendCoinRequest */
+        /**
+         * SendCoinRequest
+         * @example {
+         *       "amount": "0.01",
+         *       "network": "polygon-pos",
+         *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2"
+         *     }
+         */
         SendCoinRequest: {
             /**
              * Amount
@@ -2679,7 +3431,17 @@ export interface components {
              */
             to: string;
         };
-        /** SendErc1155 */
+        /**
+         * SendErc1155
+         * @example {
+         *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+         *       "amount": "3",
+         *       "data": "0x",
+         *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+         *       "tokenAddress": "0x2cF7252e74036d1Da831d11089D326296e64a728",
+         *       "tokenId": "7"
+         *     }
+         */
         SendErc1155: {
             /**
              * Accountid
@@ -2717,7 +3479,15 @@ export interface components {
              */
             tokenId: string;
         };
-        /** SendErc721 */
+        /**
+         * SendErc721
+         * @example {
+         *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+         *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+         *       "tokenAddress": "0x2cF7252e74036d1Da831d11089D326296e64a728",
+         *       "tokenId": "42"
+         *     }
+         */
         SendErc721: {
             /**
              * Accountid
@@ -2743,11 +3513,48 @@ export interface components {
              */
             tokenId: string;
         };
-        /** SendResult */
+        /**
+         * SendResult
+         * @example {
+         *       "txReceipt": {
+         *         "_type": "TransactionReceipt",
+         *         "accessList": null,
+         *         "blockHash": null,
+         *         "blockNumber": null,
+         *         "chainId": "137",
+         *         "data": "0x",
+         *         "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+         *         "gasLimit": "21000",
+         *         "gasPrice": "30000000000",
+         *         "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
+         *         "maxFeePerGas": null,
+         *         "maxPriorityFeePerGas": null,
+         *         "nonce": 4,
+         *         "signature": {
+         *           "_type": "signature",
+         *           "networkV": "309",
+         *           "r": "0x1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a",
+         *           "s": "0x2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b",
+         *           "v": 28
+         *         },
+         *         "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+         *         "type": 0,
+         *         "value": "10000000000000000"
+         *       }
+         *     }
+         */
         SendResult: {
             txReceipt: components["schemas"]["TxReceipt"];
         };
-        /** SendToken */
+        /**
+         * SendToken
+         * @example {
+         *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+         *       "amount": "1500000",
+         *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+         *       "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F"
+         *     }
+         */
         SendToken: {
             /**
              * Accountid
@@ -2773,7 +3580,15 @@ export interface components {
              */
             tokenAddress: string;
         };
-        /** SendTokenRequest */
+        /**
+         * SendTokenRequest
+         * @example {
+         *       "amount": "1.5",
+         *       "network": "polygon-pos",
+         *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+         *       "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F"
+         *     }
+         */
         SendTokenRequest: {
             /**
              * Amount
@@ -2809,7 +3624,19 @@ export interface components {
              */
             tokenAddress: string;
         };
-        /** SendTransactionRequest */
+        /**
+         * SendTransactionRequest
+         * @example {
+         *       "network": "polygon-pos",
+         *       "transaction": {
+         *         "data": "0x095ea7b3000000000000000000000000ab8483f64d9c6d1ecf9b849ae677dd3315835cb200000000000000000000000000000000000000000000000000000000000f4240",
+         *         "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+         *         "gasLimit": "0xea60",
+         *         "to": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+         *         "value": "0x0"
+         *       }
+         *     }
+         */
         SendTransactionRequest: {
             /**
              * Chainid
@@ -2831,7 +3658,18 @@ export interface components {
             secret?: string | null;
             transaction: components["schemas"]["RawTransaction"];
         };
-        /** SessionInfo */
+        /**
+         * SessionInfo
+         * @example {
+         *       "address": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+         *       "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+         *       "expiresAt": "2026-11-22T09:00:00.000Z",
+         *       "isWalletCreated": true,
+         *       "subId": "user-42",
+         *       "tokenType": "wallet",
+         *       "userId": "8c2b7e4a-1d3f-4a6b-9e8c-7d5f3a1b2c4e"
+         *     }
+         */
         SessionInfo: {
             /**
              * Address
@@ -2885,7 +3723,15 @@ export interface components {
              */
             secret?: string | null;
         };
-        /** SignTransaction */
+        /**
+         * SignTransaction
+         * @example {
+         *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+         *       "callData": "0x095ea7b3000000000000000000000000ab8483f64d9c6d1ecf9b849ae677dd3315835cb200000000000000000000000000000000000000000000000000000000000f4240",
+         *       "to": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+         *       "value": "0"
+         *     }
+         */
         SignTransaction: {
             /**
              * Accountid
@@ -2968,7 +3814,29 @@ export interface components {
                 [key: string]: unknown;
             };
         };
-        /** SignaturePage */
+        /**
+         * SignaturePage
+         * @example {
+         *       "data": [
+         *         {
+         *           "chainId": "31337",
+         *           "createdAt": "2026-11-22T10:00:00.000Z",
+         *           "hash": "0xb93fae8a6aa0064bce0bcc3b12d708b28c545fb889ac312cb19d08dfca63a5e5",
+         *           "kind": "typed_data",
+         *           "primaryType": "Permit",
+         *           "verifyingContract": "0x5FbDB2315678afecb367f032d93F642f64180aa3"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "hasNext": false,
+         *         "hasPrev": false,
+         *         "limit": 20,
+         *         "page": 1,
+         *         "total": 1,
+         *         "totalPages": 1
+         *       }
+         *     }
+         */
         SignaturePage: {
             /** Data */
             data: components["schemas"]["SignatureView"][];
@@ -3015,7 +3883,15 @@ export interface components {
              */
             verifyingContract: string | null;
         };
-        /** Submit */
+        /**
+         * Submit
+         * @example {
+         *       "hash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
+         *       "isSponsored": true,
+         *       "signature": "0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b",
+         *       "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c"
+         *     }
+         */
         Submit: {
             /** Hash */
             hash: string;
@@ -3032,7 +3908,13 @@ export interface components {
             /** Useropid */
             userOpId: string;
         };
-        /** TestEventQueued */
+        /**
+         * TestEventQueued
+         * @example {
+         *       "deliveryId": "0c2e4a6b-8d0f-4c2e-9a4b-6d8f0a2c4e6b",
+         *       "id": "3f0c2a4e-8f5d-4b8e-9a41-6f1f2d7c9b10"
+         *     }
+         */
         TestEventQueued: {
             /** Deliveryid */
             deliveryId: string;
@@ -3042,7 +3924,13 @@ export interface components {
              */
             id: string;
         };
-        /** TokenBalanceRequest */
+        /**
+         * TokenBalanceRequest
+         * @example {
+         *       "chainId": "137",
+         *       "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F"
+         *     }
+         */
         TokenBalanceRequest: {
             /**
              * Chainid
@@ -3071,6 +3959,12 @@ export interface components {
         /**
          * TokenPair
          * @description `accessToken` for a user without a wallet, `walletToken` once the wallet exists; never both.
+         * @example {
+         *       "expiresAt": "2026-11-22T09:00:00.000Z",
+         *       "isWalletCreated": true,
+         *       "refreshToken": "drt_Q2xpZW50IHJlZnJlc2ggdG9rZW4gZXhhbXBsZQ",
+         *       "walletToken": "eyJhbGciOiJFZERTQSIsImtpZCI6IjIwMjYxMTIyLWM2NzljNDVkIiwidHlwIjoiSldUIn0.eyJpc3MiOiJkb21wZXQiLCJraW5kIjoid2FsbGV0In0.c2lnbmF0dXJl"
+         *     }
          */
         TokenPair: {
             /**
@@ -3095,7 +3989,35 @@ export interface components {
              */
             walletToken?: string | null;
         };
-        /** TopUpPage */
+        /**
+         * TopUpPage
+         * @example {
+         *       "data": [
+         *         {
+         *           "amount": "25000000",
+         *           "chainId": 137,
+         *           "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+         *           "createdAt": "2026-11-22T08:00:00.000Z",
+         *           "gasTankId": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
+         *           "id": "8a0c2e4b-6d8f-4a0c-9e2b-4d6f8a0c2e4b",
+         *           "network": "polygon-pos",
+         *           "poolAddress": "0x617F2E2fD72FD9D5503197092aC168c91465E7f2",
+         *           "status": "success",
+         *           "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+         *           "txHash": "0x2d4f6a8c0e1b3d5f7a9c2e4f6b8d0a1c3e5f7b9d1a3c5e7f9b2d4f6a8c0e1b3d",
+         *           "updatedAt": "2026-11-22T08:00:12.000Z"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "hasNext": false,
+         *         "hasPrev": false,
+         *         "limit": 10,
+         *         "page": 1,
+         *         "total": 1,
+         *         "totalPages": 1
+         *       }
+         *     }
+         */
         TopUpPage: {
             /** Data */
             data: components["schemas"]["TopUpRecord"][];
@@ -3134,7 +4056,64 @@ export interface components {
             /** Updatedat */
             updatedAt: string | null;
         };
-        /** TransactionPage */
+        /**
+         * TransactionPage
+         * @example {
+         *       "data": [
+         *         {
+         *           "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
+         *           "blockNumber": 64128377,
+         *           "chainId": "137",
+         *           "createdAt": "2026-11-22T08:00:00.000Z",
+         *           "effectiveGasPrice": "30000000000",
+         *           "failedReason": null,
+         *           "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+         *           "gasUsed": "21000",
+         *           "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
+         *           "kind": "coin",
+         *           "network": "polygon-pos",
+         *           "nonce": 4,
+         *           "status": "success",
+         *           "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+         *           "txReceipt": {
+         *             "_type": "TransactionReceipt",
+         *             "accessList": null,
+         *             "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
+         *             "blockNumber": 64128377,
+         *             "chainId": "137",
+         *             "data": "0x",
+         *             "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+         *             "gasLimit": "21000",
+         *             "gasPrice": "30000000000",
+         *             "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
+         *             "maxFeePerGas": null,
+         *             "maxPriorityFeePerGas": null,
+         *             "nonce": 4,
+         *             "signature": {
+         *               "_type": "signature",
+         *               "networkV": "309",
+         *               "r": "0x1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a",
+         *               "s": "0x2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b",
+         *               "v": 28
+         *             },
+         *             "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+         *             "type": 0,
+         *             "value": "10000000000000000"
+         *           },
+         *           "updatedAt": "2026-11-22T08:00:12.000Z",
+         *           "value": "10000000000000000"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "hasNext": false,
+         *         "hasPrev": false,
+         *         "limit": 20,
+         *         "page": 1,
+         *         "total": 1,
+         *         "totalPages": 1
+         *       }
+         *     }
+         */
         TransactionPage: {
             /** Data */
             data: components["schemas"]["TransactionView"][];
@@ -3170,7 +4149,52 @@ export interface components {
              */
             value?: string;
         };
-        /** TransactionView */
+        /**
+         * TransactionView
+         * @example {
+         *       "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
+         *       "blockNumber": 64128377,
+         *       "chainId": "137",
+         *       "createdAt": "2026-11-22T08:00:00.000Z",
+         *       "effectiveGasPrice": "30000000000",
+         *       "failedReason": null,
+         *       "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+         *       "gasUsed": "21000",
+         *       "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
+         *       "kind": "coin",
+         *       "network": "polygon-pos",
+         *       "nonce": 4,
+         *       "status": "success",
+         *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+         *       "txReceipt": {
+         *         "_type": "TransactionReceipt",
+         *         "accessList": null,
+         *         "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
+         *         "blockNumber": 64128377,
+         *         "chainId": "137",
+         *         "data": "0x",
+         *         "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+         *         "gasLimit": "21000",
+         *         "gasPrice": "30000000000",
+         *         "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
+         *         "maxFeePerGas": null,
+         *         "maxPriorityFeePerGas": null,
+         *         "nonce": 4,
+         *         "signature": {
+         *           "_type": "signature",
+         *           "networkV": "309",
+         *           "r": "0x1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a",
+         *           "s": "0x2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b",
+         *           "v": 28
+         *         },
+         *         "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+         *         "type": 0,
+         *         "value": "10000000000000000"
+         *       },
+         *       "updatedAt": "2026-11-22T08:00:12.000Z",
+         *       "value": "10000000000000000"
+         *     }
+         */
         TransactionView: {
             /** Blockhash */
             blockHash: string | null;
@@ -3216,7 +4240,15 @@ export interface components {
              */
             value: string;
         };
-        /** TransferErc721Request */
+        /**
+         * TransferErc721Request
+         * @example {
+         *       "network": "polygon-pos",
+         *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+         *       "tokenAddress": "0x2cF7252e74036d1Da831d11089D326296e64a728",
+         *       "tokenId": "42"
+         *     }
+         */
         TransferErc721Request: {
             /**
              * Chainid
@@ -3341,7 +4373,38 @@ export interface components {
              */
             signature: string;
         };
-        /** UsagePage */
+        /**
+         * UsagePage
+         * @example {
+         *       "data": [
+         *         {
+         *           "amountInGasTank": "852057",
+         *           "amountInNative": "1893460000000000",
+         *           "clientFeeInGasTank": null,
+         *           "clientGasTankId": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
+         *           "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+         *           "createdAt": "2026-11-22T08:00:12.000Z",
+         *           "id": "7a9c1e3b-5d7f-4a2c-9e4b-6d8f0a2c4e6b",
+         *           "initialDeductedAmountInGasTank": "1107675",
+         *           "initialDeductedAmountInNative": "2461500000000000",
+         *           "nativeToGasTankRate": 0.45,
+         *           "refundedAmountInGasTank": "255618",
+         *           "refundedAmountInNative": "568040000000000",
+         *           "refundedAt": "2026-11-22T08:00:31.000Z",
+         *           "serviceFeeInGasTank": null,
+         *           "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "hasNext": false,
+         *         "hasPrev": false,
+         *         "limit": 10,
+         *         "page": 1,
+         *         "total": 1,
+         *         "totalPages": 1
+         *       }
+         *     }
+         */
         UsagePage: {
             /** Data */
             data: components["schemas"]["UsageRecord"][];
@@ -3387,7 +4450,32 @@ export interface components {
             /** Decimals */
             decimals: number;
         };
-        /** UserOperation */
+        /**
+         * UserOperation
+         * @example {
+         *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+         *       "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
+         *       "bundlerVersion": "0.7",
+         *       "chainId": 137,
+         *       "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+         *       "createdAt": "2026-11-22T08:00:00.000Z",
+         *       "failedAt": null,
+         *       "failedReason": null,
+         *       "id": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
+         *       "network": "polygon-pos",
+         *       "ownerId": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
+         *       "payer": "organization",
+         *       "sentAt": "2026-11-22T08:00:12.000Z",
+         *       "signature": "0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b",
+         *       "status": "on_process",
+         *       "successAt": null,
+         *       "txHash": null,
+         *       "type": "send_coin",
+         *       "updatedAt": "2026-11-22T08:00:12.000Z",
+         *       "userOpHash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
+         *       "validUntil": "2026-11-22T08:10:00.000Z"
+         *     }
+         */
         UserOperation: {
             /** Accountid */
             accountId: string;
@@ -3443,7 +4531,61 @@ export interface components {
             /** Validuntil */
             validUntil: string;
         };
-        /** UserOperationPage */
+        /**
+         * UserOperationPage
+         * @example {
+         *       "data": [
+         *         {
+         *           "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+         *           "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
+         *           "bundlerVersion": "0.7",
+         *           "chainId": 137,
+         *           "clientGasTankUsageHistory": {
+         *             "amountInGasTank": "852057",
+         *             "amountInNative": "1893460000000000",
+         *             "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
+         *             "clientFeeInGasTank": null,
+         *             "clientGasTankId": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
+         *             "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+         *             "createdAt": "2026-11-22T08:00:12.000Z",
+         *             "id": "7a9c1e3b-5d7f-4a2c-9e4b-6d8f0a2c4e6b",
+         *             "initialDeductedAmountInGasTank": "1107675",
+         *             "initialDeductedAmountInNative": "2461500000000000",
+         *             "nativeToGasTankRate": 0.45,
+         *             "refundedAmountInGasTank": "255618",
+         *             "refundedAmountInNative": "568040000000000",
+         *             "refundedAt": "2026-11-22T08:00:31.000Z",
+         *             "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c"
+         *           },
+         *           "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+         *           "createdAt": "2026-11-22T08:00:00.000Z",
+         *           "failedAt": null,
+         *           "failedReason": null,
+         *           "id": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
+         *           "network": "polygon-pos",
+         *           "ownerId": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
+         *           "payer": "organization",
+         *           "sentAt": "2026-11-22T08:00:12.000Z",
+         *           "signature": "0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b",
+         *           "status": "on_process",
+         *           "successAt": null,
+         *           "txHash": null,
+         *           "type": "send_coin",
+         *           "updatedAt": "2026-11-22T08:00:12.000Z",
+         *           "userOpHash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
+         *           "validUntil": "2026-11-22T08:10:00.000Z"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "hasNext": false,
+         *         "hasPrev": false,
+         *         "limit": 10,
+         *         "page": 1,
+         *         "total": 1,
+         *         "totalPages": 1
+         *       }
+         *     }
+         */
         UserOperationPage: {
             /** Data */
             data: components["schemas"]["UserOperation"][];
@@ -3452,6 +4594,13 @@ export interface components {
         /**
          * WalletCreated
          * @description The interface's MPC wallet creation result, plus a refresh token for later logins.
+         * @example {
+         *       "address": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+         *       "refreshToken": "drt_Q2xpZW50IHJlZnJlc2ggdG9rZW4gZXhhbXBsZQ",
+         *       "secret0": "dps0_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA",
+         *       "secret0Link": "https://storage.example.com/recovery/0x14723a09.service?X-Amz-Expires=300",
+         *       "walletToken": "eyJhbGciOiJFZERTQSIsImtpZCI6IjIwMjYxMTIyLWM2NzljNDVkIiwidHlwIjoiSldUIn0.eyJpc3MiOiJkb21wZXQiLCJraW5kIjoid2FsbGV0In0.c2lnbmF0dXJl"
+         *     }
          */
         WalletCreated: {
             /**
@@ -3483,6 +4632,9 @@ export interface components {
         /**
          * WalletRequest
          * @description The common wallet parameters of the interface.
+         * @example {
+         *       "network": "polygon-pos"
+         *     }
          */
         WalletRequest: {
             /**
@@ -3504,7 +4656,18 @@ export interface components {
              */
             secret?: string | null;
         };
-        /** WatcherStatus */
+        /**
+         * WatcherStatus
+         * @example {
+         *       "chainId": 137,
+         *       "confirmations": 64,
+         *       "cursor": 64128400,
+         *       "head": 64128402,
+         *       "lag": 2,
+         *       "lastStepAt": "2026-11-22T08:00:12.000Z",
+         *       "network": "polygon-pos"
+         *     }
+         */
         WatcherStatus: {
             /** Chainid */
             chainId: number;
@@ -3524,7 +4687,29 @@ export interface components {
             /** Network */
             network: string;
         };
-        /** WebhookSettings */
+        WebhookEvent: {
+            /**
+             * @description The webhook schema version (a date).
+             * @constant
+             */
+            apiVersion: "2025-06-22";
+            /** @description UTC, RFC 3339. */
+            createdAt: string;
+            /** @description The event's payload (docs/webhooks.md). */
+            data: Record<string, never>;
+            /** @description Stable event id (`<type>:<ids>`, a random UUID for `webhook.test`), equal to `X-Service-Event-Id`. Deduplicate by it: a delivery may arrive more than once. */
+            id: string;
+            /** @description account.created, deposit.invoice.pending_confirmation, deposit.wallet.pending_confirmation, deposit.invoice.paid, deposit.wallet.credited, deposit.reverted, invoice.expired, invoice.failed, withdraw.created, withdraw.success, withdraw.failed, userOp.success, userOp.failed, webhook.test. */
+            type: string;
+        };
+        /**
+         * WebhookSettings
+         * @example {
+         *       "enabled": true,
+         *       "updatedAt": "2026-11-22T08:00:00.000Z",
+         *       "url": "https://example.com/hook"
+         *     }
+         */
         WebhookSettings: {
             /**
              * Enabled
@@ -3542,7 +4727,12 @@ export interface components {
              */
             url: string | null;
         };
-        /** WebhookSettingsRequest */
+        /**
+         * WebhookSettingsRequest
+         * @example {
+         *       "url": "https://example.com/hook"
+         *     }
+         */
         WebhookSettingsRequest: {
             /**
              * Url
@@ -3550,7 +4740,14 @@ export interface components {
              */
             url: string;
         };
-        /** WhoAmI */
+        /**
+         * WhoAmI
+         * @example {
+         *       "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
+         *       "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+         *       "organizationId": "a1f3c5e7-2b4d-4f6a-8c9e-0d1b2c3d4e5f"
+         *     }
+         */
         WhoAmI: {
             /** Appid */
             appId: string;
@@ -3559,7 +4756,30 @@ export interface components {
             /** Organizationid */
             organizationId: string;
         };
-        /** Withdrawal */
+        /**
+         * Withdrawal
+         * @example {
+         *       "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+         *       "amount": "10",
+         *       "amountInDecimals": "10000000",
+         *       "chainId": 137,
+         *       "completedAt": null,
+         *       "createdAt": "2026-11-22T08:00:00.000Z",
+         *       "failedAt": null,
+         *       "failedReason": null,
+         *       "fee": "0",
+         *       "from": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
+         *       "id": "5f7a9c1e-3b5d-4a7c-9e1b-3d5f7a9c1e3b",
+         *       "network": "polygon-pos",
+         *       "reference": "payout-77",
+         *       "sentAt": null,
+         *       "status": "pending",
+         *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+         *       "tokenCode": "USDT_POLYGON",
+         *       "txHash": null,
+         *       "updatedAt": "2026-11-22T08:00:00.000Z"
+         *     }
+         */
         Withdrawal: {
             /** Accountid */
             accountId: string;
@@ -3609,7 +4829,42 @@ export interface components {
             /** Updatedat */
             updatedAt: string;
         };
-        /** WithdrawalPage */
+        /**
+         * WithdrawalPage
+         * @example {
+         *       "data": [
+         *         {
+         *           "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+         *           "amount": "10",
+         *           "amountInDecimals": "10000000",
+         *           "chainId": 137,
+         *           "completedAt": null,
+         *           "createdAt": "2026-11-22T08:00:00.000Z",
+         *           "failedAt": null,
+         *           "failedReason": null,
+         *           "fee": "0",
+         *           "from": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
+         *           "id": "5f7a9c1e-3b5d-4a7c-9e1b-3d5f7a9c1e3b",
+         *           "network": "polygon-pos",
+         *           "reference": "payout-77",
+         *           "sentAt": null,
+         *           "status": "pending",
+         *           "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+         *           "tokenCode": "USDT_POLYGON",
+         *           "txHash": null,
+         *           "updatedAt": "2026-11-22T08:00:00.000Z"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "hasNext": false,
+         *         "hasPrev": false,
+         *         "limit": 20,
+         *         "page": 1,
+         *         "total": 1,
+         *         "totalPages": 1
+         *       }
+         *     }
+         */
         WithdrawalPage: {
             /** Data */
             data: components["schemas"]["Withdrawal"][];
@@ -3639,6 +4894,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "alg": "EdDSA",
+                     *           "crv": "Ed25519",
+                     *           "kid": "k-20261122",
+                     *           "kty": "OKP",
+                     *           "use": "sig",
+                     *           "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/jwk-set+json": {
                         keys?: Record<string, never>[];
                     };
@@ -3655,6 +4924,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "expireDate": "2026-11-23T08:00:00Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateWalletRequest"];
             };
         };
@@ -3665,6 +4939,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "address": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+                     *         "refreshToken": "drt_Q2xpZW50IHJlZnJlc2ggdG9rZW4gZXhhbXBsZQ",
+                     *         "secret0": "dps0_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA",
+                     *         "secret0Link": "https://storage.example.com/recovery/0x14723a09.service?X-Amz-Expires=300",
+                     *         "walletToken": "eyJhbGciOiJFZERTQSIsImtpZCI6IjIwMjYxMTIyLWM2NzljNDVkIiwidHlwIjoiSldUIn0.eyJpc3MiOiJkb21wZXQiLCJraW5kIjoid2FsbGV0In0.c2lnbmF0dXJl"
+                     *       },
+                     *       "message": "create wallet successfully",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["WalletCreated"];
                         /** @example create wallet successfully */
@@ -3674,7 +4961,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `INVALID_EXPIRE_DATE`, `INVALID_PRIVATE_KEY`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3683,7 +4970,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_CLIENT_SECRET`, `INVALID_CLIENT_SECRET`, `MISSING_TOKEN`, `INVALID_TOKEN`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`, `TOKEN_CLIENT_MISMATCH`, `USER_NOT_FOUND`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3692,7 +4979,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not allowed */
+            /** @description Not allowed. `data.code`: `POLICY_DENIED`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3701,7 +4988,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict. `data.code`: `KEY_ALREADY_IMPORTED`, `WALLET_CREATION_IN_PROGRESS`, `WALLET_EXISTS`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3710,7 +4997,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3719,7 +5006,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3728,7 +5015,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `SIGNER_UNAVAILABLE`, `WALLET_POOL_EMPTY`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3748,6 +5035,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "expireDate": "2026-11-23T08:00:00Z",
+                 *       "privateKey": "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ImportWalletRequest"];
             };
         };
@@ -3758,6 +5051,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "address": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+                     *         "refreshToken": "drt_Q2xpZW50IHJlZnJlc2ggdG9rZW4gZXhhbXBsZQ",
+                     *         "secret0": "dps0_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA",
+                     *         "secret0Link": "https://storage.example.com/recovery/0x14723a09.service?X-Amz-Expires=300",
+                     *         "walletToken": "eyJhbGciOiJFZERTQSIsImtpZCI6IjIwMjYxMTIyLWM2NzljNDVkIiwidHlwIjoiSldUIn0.eyJpc3MiOiJkb21wZXQiLCJraW5kIjoid2FsbGV0In0.c2lnbmF0dXJl"
+                     *       },
+                     *       "message": "import wallet successfully",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["WalletCreated"];
                         /** @example import wallet successfully */
@@ -3767,7 +5073,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `INVALID_EXPIRE_DATE`, `INVALID_PRIVATE_KEY`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3776,7 +5082,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_CLIENT_SECRET`, `INVALID_CLIENT_SECRET`, `MISSING_TOKEN`, `INVALID_TOKEN`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`, `TOKEN_CLIENT_MISMATCH`, `USER_NOT_FOUND`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3785,7 +5091,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not allowed */
+            /** @description Not allowed. `data.code`: `POLICY_DENIED`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3794,7 +5100,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict. `data.code`: `KEY_ALREADY_IMPORTED`, `WALLET_CREATION_IN_PROGRESS`, `WALLET_EXISTS`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3803,7 +5109,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3812,7 +5118,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3821,7 +5127,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `SIGNER_UNAVAILABLE`, `WALLET_POOL_EMPTY`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3841,6 +5147,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "expireDate": "2026-11-23T08:00:00Z",
+                 *       "secret0": "dps0_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RecoverWalletRequest"];
             };
         };
@@ -3851,6 +5163,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "address": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+                     *         "refreshToken": "drt_Q2xpZW50IHJlZnJlc2ggdG9rZW4gZXhhbXBsZQ",
+                     *         "secret0": "dps0_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA",
+                     *         "secret0Link": "https://storage.example.com/recovery/0x14723a09.service?X-Amz-Expires=300",
+                     *         "walletToken": "eyJhbGciOiJFZERTQSIsImtpZCI6IjIwMjYxMTIyLWM2NzljNDVkIiwidHlwIjoiSldUIn0.eyJpc3MiOiJkb21wZXQiLCJraW5kIjoid2FsbGV0In0.c2lnbmF0dXJl"
+                     *       },
+                     *       "message": "recover wallet successfully",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["WalletCreated"];
                         /** @example recover wallet successfully */
@@ -3860,7 +5185,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `MALFORMED_MULTIPART`, `INVALID_EXPIRE_DATE`, `MALFORMED_SECRET0`, `MISSING_SECRET0`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3869,7 +5194,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_CLIENT_SECRET`, `INVALID_CLIENT_SECRET`, `MISSING_TOKEN`, `INVALID_TOKEN`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`, `TOKEN_CLIENT_MISMATCH`, `USER_NOT_FOUND`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3878,16 +5203,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Conflict */
+            /** @description Conflict. `data.code`: `KEY_ALREADY_IMPORTED`, `WALLET_CREATION_IN_PROGRESS`, `WALLET_EXISTS`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3896,7 +5212,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Request body too large. `data.code`: `REQUEST_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3905,7 +5230,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed */
+            /** @description Cannot be processed. `data.code`: `UNKNOWN_SECRET0`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3914,7 +5239,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3923,7 +5248,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3943,6 +5268,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "subId": "user-42"
+                 *     }
+                 */
                 "application/json": components["schemas"]["LoginRequest"];
             };
         };
@@ -3953,6 +5283,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "expiresAt": "2026-11-22T09:00:00.000Z",
+                     *         "isWalletCreated": true,
+                     *         "refreshToken": "drt_Q2xpZW50IHJlZnJlc2ggdG9rZW4gZXhhbXBsZQ",
+                     *         "walletToken": "eyJhbGciOiJFZERTQSIsImtpZCI6IjIwMjYxMTIyLWM2NzljNDVkIiwidHlwIjoiSldUIn0.eyJpc3MiOiJkb21wZXQiLCJraW5kIjoid2FsbGV0In0.c2lnbmF0dXJl"
+                     *       },
+                     *       "message": "login successfully",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["TokenPair"];
                         /** @example login successfully */
@@ -3962,7 +5304,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3971,7 +5313,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_CLIENT_SECRET`, `INVALID_CLIENT_SECRET`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3980,7 +5322,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3989,7 +5331,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3998,7 +5340,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4018,6 +5360,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "refreshToken": "drt_Q2xpZW50IHJlZnJlc2ggdG9rZW4gZXhhbXBsZQ"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RefreshRequest"];
             };
         };
@@ -4028,6 +5375,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "expiresAt": "2026-11-22T09:00:00.000Z",
+                     *         "isWalletCreated": true,
+                     *         "refreshToken": "drt_Q2xpZW50IHJlZnJlc2ggdG9rZW4gZXhhbXBsZQ",
+                     *         "walletToken": "eyJhbGciOiJFZERTQSIsImtpZCI6IjIwMjYxMTIyLWM2NzljNDVkIiwidHlwIjoiSldUIn0.eyJpc3MiOiJkb21wZXQiLCJraW5kIjoid2FsbGV0In0.c2lnbmF0dXJl"
+                     *       },
+                     *       "message": "token refreshed successfully",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["TokenPair"];
                         /** @example token refreshed successfully */
@@ -4037,7 +5396,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4046,7 +5405,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_CLIENT_SECRET`, `INVALID_CLIENT_SECRET`, `INVALID_REFRESH_TOKEN`, `REFRESH_TOKEN_REUSED`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4055,7 +5414,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4064,7 +5423,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4073,7 +5432,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4099,6 +5458,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "address": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+                     *         "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+                     *         "expiresAt": "2026-11-22T09:00:00.000Z",
+                     *         "isWalletCreated": true,
+                     *         "subId": "user-42",
+                     *         "tokenType": "wallet",
+                     *         "userId": "8c2b7e4a-1d3f-4a6b-9e8c-7d5f3a1b2c4e"
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["SessionInfo"];
                         /** @example ok */
@@ -4108,7 +5482,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_CLIENT_SECRET`, `INVALID_CLIENT_SECRET`, `MISSING_TOKEN`, `INVALID_TOKEN`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`, `TOKEN_CLIENT_MISMATCH`, `USER_NOT_FOUND`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4117,16 +5491,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4135,7 +5500,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4161,6 +5526,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
+                     *         "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+                     *         "organizationId": "a1f3c5e7-2b4d-4f6a-8c9e-0d1b2c3d4e5f"
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["WhoAmI"];
                         /** @example ok */
@@ -4170,7 +5546,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4179,7 +5555,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4188,7 +5564,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4214,6 +5590,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "balance": "25000000",
+                     *         "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+                     *         "createdAt": "2026-11-22T08:00:00.000Z",
+                     *         "decimals": 6,
+                     *         "id": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
+                     *         "tokenName": "USDT",
+                     *         "type": "token",
+                     *         "updatedAt": "2026-11-22T08:00:31.000Z"
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["ClientGasTank"];
                         /** @example ok */
@@ -4223,7 +5615,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4232,7 +5624,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4241,7 +5633,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4261,6 +5653,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "chainId": 137,
+                 *       "immediate": true,
+                 *       "poolAddress": "0x617F2E2fD72FD9D5503197092aC168c91465E7f2",
+                 *       "signature": "0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b",
+                 *       "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+                 *       "txHash": "0x2d4f6a8c0e1b3d5f7a9c2e4f6b8d0a1c3e5f7b9d1a3c5e7f9b2d4f6a8c0e1b3d"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ClientTopUp"];
             };
         };
@@ -4271,6 +5673,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "top-up successful",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         /** @example top-up successful */
                         message: string;
@@ -4279,7 +5687,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `NETWORK_WITHOUT_GAS_TANKS`, `NOT_THE_POOL`, `NOT_USDT`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4288,7 +5696,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4297,7 +5705,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict. `data.code`: `TOPUP_ALREADY_USED`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4306,7 +5714,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4315,16 +5723,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4333,7 +5732,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Upstream (chain, bundler) unavailable */
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -4342,7 +5741,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4371,6 +5770,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "amount": "25000000",
+                     *             "chainId": 137,
+                     *             "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+                     *             "createdAt": "2026-11-22T08:00:00.000Z",
+                     *             "gasTankId": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
+                     *             "id": "8a0c2e4b-6d8f-4a0c-9e2b-4d6f8a0c2e4b",
+                     *             "network": "polygon-pos",
+                     *             "poolAddress": "0x617F2E2fD72FD9D5503197092aC168c91465E7f2",
+                     *             "status": "success",
+                     *             "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+                     *             "txHash": "0x2d4f6a8c0e1b3d5f7a9c2e4f6b8d0a1c3e5f7b9d1a3c5e7f9b2d4f6a8c0e1b3d",
+                     *             "updatedAt": "2026-11-22T08:00:12.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "hasNext": false,
+                     *           "hasPrev": false,
+                     *           "limit": 10,
+                     *           "page": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1
+                     *         }
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["TopUpPage"];
                         /** @example ok */
@@ -4380,7 +5811,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4389,7 +5820,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4398,7 +5829,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4407,7 +5838,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4437,6 +5868,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "createdAt": "2026-11-22T08:00:00.000Z",
+                     *             "id": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+                     *             "mpcSubId": "custody:dedicated:e5a7c9b1",
+                     *             "poolType": "dedicated",
+                     *             "status": "active",
+                     *             "subId": "user-42",
+                     *             "wallets": [
+                     *               {
+                     *                 "address": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
+                     *                 "addressType": "",
+                     *                 "chainId": 137,
+                     *                 "network": "polygon-pos",
+                     *                 "walletId": "f7b9d1c3-5e7a-4c9b-8d1f-5a7c9e1b3d5f"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "hasNext": false,
+                     *           "hasPrev": false,
+                     *           "limit": 20,
+                     *           "page": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1
+                     *         }
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["CustodyAccountPage"];
                         /** @example ok */
@@ -4446,7 +5912,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4455,7 +5921,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4464,7 +5930,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4473,7 +5939,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4493,6 +5959,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "poolType": "dedicated",
+                 *       "subId": "user-42"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateAccountRequest"];
             };
         };
@@ -4503,6 +5975,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "createdAt": "2026-11-22T08:00:00.000Z",
+                     *         "id": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+                     *         "mpcSubId": "custody:dedicated:e5a7c9b1",
+                     *         "poolType": "dedicated",
+                     *         "status": "active",
+                     *         "subId": "user-42",
+                     *         "wallets": [
+                     *           {
+                     *             "address": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
+                     *             "addressType": "",
+                     *             "chainId": 137,
+                     *             "network": "polygon-pos",
+                     *             "walletId": "f7b9d1c3-5e7a-4c9b-8d1f-5a7c9e1b3d5f"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "message": "account created",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["CustodyAccount"];
                         /** @example account created */
@@ -4512,7 +6007,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `INVALID_PRIVATE_KEY`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4521,7 +6016,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4530,8 +6025,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict */
-            409: {
+            /** @description Not allowed. `data.code`: `POLICY_DENIED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4539,7 +6034,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4548,7 +6052,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4557,7 +6061,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Upstream (chain, bundler) unavailable */
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -4566,7 +6070,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `CUSTODY_BUSY`, `CUSTODY_KEY_PENDING`, `LIST_BUSY`, `NO_CUSTODY_NETWORKS`, `SIGNER_UNAVAILABLE`, `WALLET_POOL_EMPTY`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4594,6 +6098,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "createdAt": "2026-11-22T08:00:00.000Z",
+                     *         "id": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+                     *         "mpcSubId": "custody:dedicated:e5a7c9b1",
+                     *         "poolType": "dedicated",
+                     *         "status": "active",
+                     *         "subId": "user-42",
+                     *         "wallets": [
+                     *           {
+                     *             "address": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
+                     *             "addressType": "",
+                     *             "chainId": 137,
+                     *             "network": "polygon-pos",
+                     *             "walletId": "f7b9d1c3-5e7a-4c9b-8d1f-5a7c9e1b3d5f"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["CustodyAccount"];
                         /** @example ok */
@@ -4603,7 +6130,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4612,7 +6139,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4621,7 +6148,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4630,7 +6157,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4658,6 +6185,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+                     *         "balances": [
+                     *           {
+                     *             "activeBalance": "25.5",
+                     *             "activeBalanceInDecimals": "25500000",
+                     *             "chainId": 137,
+                     *             "decimals": 6,
+                     *             "heldBalance": "10",
+                     *             "heldBalanceInDecimals": "10000000",
+                     *             "network": "polygon-pos",
+                     *             "pendingBalance": "0",
+                     *             "pendingBalanceInDecimals": "0",
+                     *             "symbol": "USDT",
+                     *             "tokenCode": "USDT_POLYGON"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["CustodyBalances"];
                         /** @example ok */
@@ -4667,7 +6218,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4676,7 +6227,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4685,7 +6236,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4694,7 +6245,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4725,6 +6276,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "activeAfter": "25500000",
+                     *             "activeDelta": "25500000",
+                     *             "amount": "25500000",
+                     *             "chainId": 137,
+                     *             "createdAt": "2026-11-22T08:00:31.000Z",
+                     *             "creditAccount": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+                     *             "debitAccount": "deposits:polygon-pos",
+                     *             "heldAfter": "0",
+                     *             "heldDelta": "0",
+                     *             "id": "7b9d1f3a-5c7e-4b9d-8f1a-3c5e7a9b1d3f",
+                     *             "kind": "credit",
+                     *             "network": "polygon-pos",
+                     *             "pendingAfter": "0",
+                     *             "pendingDelta": "-25500000",
+                     *             "reason": "deposit confirmed",
+                     *             "referenceId": "3d5f7a9c-1e3b-4f5a-8c7e-9b1d3f5a7c9e",
+                     *             "referenceType": "deposit",
+                     *             "tokenCode": "USDT_POLYGON"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "hasNext": false,
+                     *           "hasPrev": false,
+                     *           "limit": 20,
+                     *           "page": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1
+                     *         }
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["JournalEntryPage"];
                         /** @example ok */
@@ -4734,7 +6323,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4743,7 +6332,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4752,7 +6341,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4761,7 +6350,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4770,7 +6359,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4802,6 +6391,66 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+                     *             "amount": "25.5",
+                     *             "amountInDecimals": "25500000",
+                     *             "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
+                     *             "blockNumber": 64128377,
+                     *             "chainId": 137,
+                     *             "confirmations": 64,
+                     *             "confirmationsRequired": 64,
+                     *             "createdAt": "2026-11-22T08:00:00.000Z",
+                     *             "credit": {
+                     *               "amount": "25.5",
+                     *               "referenceId": "1b3d5f7a-9c1e-4d3f-8a5c-7e9b1d3f5a7c",
+                     *               "referenceType": "invoice",
+                     *               "tokenCode": "USDT_POLYGON"
+                     *             },
+                     *             "creditedAt": "2026-11-22T08:00:31.000Z",
+                     *             "id": "3d5f7a9c-1e3b-4f5a-8c7e-9b1d3f5a7c9e",
+                     *             "invoiceId": "1b3d5f7a-9c1e-4d3f-8a5c-7e9b1d3f5a7c",
+                     *             "invoiceOutcome": "paid",
+                     *             "late": false,
+                     *             "logIndex": 12,
+                     *             "matchType": "invoice",
+                     *             "network": "polygon-pos",
+                     *             "revertedAt": null,
+                     *             "seenAt": "2026-11-22T08:00:00.000Z",
+                     *             "status": "credited",
+                     *             "tokenCode": "USDT_POLYGON",
+                     *             "transaction": {
+                     *               "blockchainType": "evm",
+                     *               "chainId": 137,
+                     *               "from": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+                     *               "networkCode": "polygon-pos",
+                     *               "to": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
+                     *               "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+                     *               "tokenSymbol": "USDT",
+                     *               "txHash": "0x2d4f6a8c0e1b3d5f7a9c2e4f6b8d0a1c3e5f7b9d1a3c5e7f9b2d4f6a8c0e1b3d",
+                     *               "value": "25500000",
+                     *               "valueDecimals": 6
+                     *             },
+                     *             "walletId": "f7b9d1c3-5e7a-4c9b-8d1f-5a7c9e1b3d5f"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "hasNext": false,
+                     *           "hasPrev": false,
+                     *           "limit": 20,
+                     *           "page": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1
+                     *         }
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["DepositPage"];
                         /** @example ok */
@@ -4811,7 +6460,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `NETWORK_MISMATCH`, `NETWORK_NOT_CUSTODIAL`, `NETWORK_REQUIRED`, `UNKNOWN_NETWORK`, `UNKNOWN_TOKEN`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4820,7 +6469,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4829,7 +6478,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`, `INVOICE_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4838,7 +6487,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4847,7 +6496,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4875,6 +6524,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+                     *         "amount": "25.5",
+                     *         "amountInDecimals": "25500000",
+                     *         "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
+                     *         "blockNumber": 64128377,
+                     *         "chainId": 137,
+                     *         "confirmations": 64,
+                     *         "confirmationsRequired": 64,
+                     *         "createdAt": "2026-11-22T08:00:00.000Z",
+                     *         "credit": {
+                     *           "amount": "25.5",
+                     *           "referenceId": "1b3d5f7a-9c1e-4d3f-8a5c-7e9b1d3f5a7c",
+                     *           "referenceType": "invoice",
+                     *           "tokenCode": "USDT_POLYGON"
+                     *         },
+                     *         "creditedAt": "2026-11-22T08:00:31.000Z",
+                     *         "id": "3d5f7a9c-1e3b-4f5a-8c7e-9b1d3f5a7c9e",
+                     *         "invoiceId": "1b3d5f7a-9c1e-4d3f-8a5c-7e9b1d3f5a7c",
+                     *         "invoiceOutcome": "paid",
+                     *         "late": false,
+                     *         "logIndex": 12,
+                     *         "matchType": "invoice",
+                     *         "network": "polygon-pos",
+                     *         "revertedAt": null,
+                     *         "seenAt": "2026-11-22T08:00:00.000Z",
+                     *         "status": "credited",
+                     *         "tokenCode": "USDT_POLYGON",
+                     *         "transaction": {
+                     *           "blockchainType": "evm",
+                     *           "chainId": 137,
+                     *           "from": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+                     *           "networkCode": "polygon-pos",
+                     *           "to": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
+                     *           "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+                     *           "tokenSymbol": "USDT",
+                     *           "txHash": "0x2d4f6a8c0e1b3d5f7a9c2e4f6b8d0a1c3e5f7b9d1a3c5e7f9b2d4f6a8c0e1b3d",
+                     *           "value": "25500000",
+                     *           "valueDecimals": 6
+                     *         },
+                     *         "walletId": "f7b9d1c3-5e7a-4c9b-8d1f-5a7c9e1b3d5f"
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["Deposit"];
                         /** @example ok */
@@ -4884,7 +6581,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated */
+            /** @description Invalid request. `data.code`: `NETWORK_MISMATCH`, `NETWORK_NOT_CUSTODIAL`, `NETWORK_REQUIRED`, `UNKNOWN_NETWORK`, `UNKNOWN_TOKEN`, `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4893,7 +6599,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `DEPOSIT_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4902,7 +6608,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4911,7 +6617,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4937,6 +6643,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "address": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
+                     *             "balances": [
+                     *               {
+                     *                 "balance": "0.25",
+                     *                 "chainId": 137,
+                     *                 "network": "polygon-pos",
+                     *                 "symbol": "POL"
+                     *               }
+                     *             ],
+                     *             "mpcSubId": "custody:dedicated:e5a7c9b1",
+                     *             "poolType": "dedicated"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["GasWalletList"];
                         /** @example ok */
@@ -4946,7 +6675,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4955,7 +6684,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4964,7 +6702,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4996,6 +6743,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+                     *             "amount": "25.5",
+                     *             "amountInDecimals": "25500000",
+                     *             "bufferInSeconds": 300,
+                     *             "chainId": 137,
+                     *             "createdAt": "2026-11-22T08:00:00.000Z",
+                     *             "depositAddress": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
+                     *             "depositId": null,
+                     *             "expiredAt": null,
+                     *             "expiresAt": "2026-11-22T09:00:00.000Z",
+                     *             "failedAt": null,
+                     *             "failedReason": null,
+                     *             "id": "1b3d5f7a-9c1e-4d3f-8a5c-7e9b1d3f5a7c",
+                     *             "network": "polygon-pos",
+                     *             "paidAt": null,
+                     *             "receivedAmountInDecimals": null,
+                     *             "reference": "order-1001",
+                     *             "status": "pending",
+                     *             "tokenCode": "USDT_POLYGON",
+                     *             "transactionHash": null,
+                     *             "walletId": "f7b9d1c3-5e7a-4c9b-8d1f-5a7c9e1b3d5f"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "hasNext": false,
+                     *           "hasPrev": false,
+                     *           "limit": 20,
+                     *           "page": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1
+                     *         }
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["InvoicePage"];
                         /** @example ok */
@@ -5005,7 +6793,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5014,7 +6802,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5023,7 +6811,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5032,7 +6820,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5041,7 +6829,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5056,7 +6844,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Same key and body: the first response again, nothing new is done (24 h, per user or app). A request that may have taken effect is never run again (409 IDEMPOTENCY_OUTCOME_UNKNOWN). */
+                /**
+                 * @description Same key and body: the first response again, nothing new is done (24 h, per user or app). A request that may have taken effect is never run again (409 IDEMPOTENCY_OUTCOME_UNKNOWN).
+                 * @example 7d2c1f0e-4b7a-4a59-9f3e-2b8c5d1e6a90
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5064,6 +6855,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+                 *       "amount": "25.5",
+                 *       "expiresInSeconds": 3600,
+                 *       "network": "polygon-pos",
+                 *       "reference": "order-1001",
+                 *       "tokenCode": "USDT_POLYGON"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateInvoiceRequest"];
             };
         };
@@ -5074,6 +6875,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+                     *         "amount": "25.5",
+                     *         "amountInDecimals": "25500000",
+                     *         "bufferInSeconds": 300,
+                     *         "chainId": 137,
+                     *         "createdAt": "2026-11-22T08:00:00.000Z",
+                     *         "depositAddress": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
+                     *         "depositId": null,
+                     *         "expiredAt": null,
+                     *         "expiresAt": "2026-11-22T09:00:00.000Z",
+                     *         "failedAt": null,
+                     *         "failedReason": null,
+                     *         "id": "1b3d5f7a-9c1e-4d3f-8a5c-7e9b1d3f5a7c",
+                     *         "network": "polygon-pos",
+                     *         "paidAt": null,
+                     *         "receivedAmountInDecimals": null,
+                     *         "reference": "order-1001",
+                     *         "status": "pending",
+                     *         "tokenCode": "USDT_POLYGON",
+                     *         "transactionHash": null,
+                     *         "walletId": "f7b9d1c3-5e7a-4c9b-8d1f-5a7c9e1b3d5f"
+                     *       },
+                     *       "message": "invoice created",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["Invoice"];
                         /** @example invoice created */
@@ -5083,7 +6913,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_IDEMPOTENCY_KEY`, `INVALID_AMOUNT`, `NETWORK_MISMATCH`, `NETWORK_NOT_CUSTODIAL`, `NETWORK_NOT_ON_ACCOUNT`, `NETWORK_REQUIRED`, `UNKNOWN_NETWORK`, `UNKNOWN_TOKEN`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5092,7 +6922,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5101,7 +6931,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`, `INVOICE_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5110,7 +6940,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict. `data.code`: `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_OUTCOME_UNKNOWN`, `DUPLICATE_REFERENCE`, `INVOICE_ALREADY_PENDING`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5119,7 +6949,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5128,7 +6958,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed */
+            /** @description Cannot be processed. `data.code`: `IDEMPOTENCY_KEY_REUSED`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5137,7 +6967,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5146,7 +6976,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `CUSTODY_BUSY`, `LIST_BUSY`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5174,6 +7004,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+                     *         "amount": "25.5",
+                     *         "amountInDecimals": "25500000",
+                     *         "bufferInSeconds": 300,
+                     *         "chainId": 137,
+                     *         "createdAt": "2026-11-22T08:00:00.000Z",
+                     *         "depositAddress": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
+                     *         "depositId": null,
+                     *         "expiredAt": null,
+                     *         "expiresAt": "2026-11-22T09:00:00.000Z",
+                     *         "failedAt": null,
+                     *         "failedReason": null,
+                     *         "id": "1b3d5f7a-9c1e-4d3f-8a5c-7e9b1d3f5a7c",
+                     *         "network": "polygon-pos",
+                     *         "paidAt": null,
+                     *         "receivedAmountInDecimals": null,
+                     *         "reference": "order-1001",
+                     *         "status": "pending",
+                     *         "tokenCode": "USDT_POLYGON",
+                     *         "transactionHash": null,
+                     *         "walletId": "f7b9d1c3-5e7a-4c9b-8d1f-5a7c9e1b3d5f"
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["Invoice"];
                         /** @example ok */
@@ -5183,7 +7042,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5192,7 +7051,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `INVOICE_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5201,7 +7060,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5210,7 +7069,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5238,6 +7097,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "chainId": 137,
+                     *         "confirmations": 64,
+                     *         "cursor": 64128400,
+                     *         "head": 64128402,
+                     *         "lag": 2,
+                     *         "lastStepAt": "2026-11-22T08:00:12.000Z",
+                     *         "network": "polygon-pos"
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["WatcherStatus"];
                         /** @example ok */
@@ -5247,7 +7121,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `NETWORK_MISMATCH`, `NETWORK_NOT_CUSTODIAL`, `NETWORK_REQUIRED`, `UNKNOWN_NETWORK`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5256,7 +7130,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5265,7 +7139,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5274,7 +7148,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5300,6 +7183,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "chainId": 137,
+                     *             "confirmations": 64,
+                     *             "decimals": 6,
+                     *             "id": "c3e5a7b9-1d3f-4a6c-8e0b-2d4f6a8c0e1b",
+                     *             "network": "polygon-pos",
+                     *             "symbol": "USDT",
+                     *             "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+                     *             "tokenCode": "USDT_POLYGON"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["CustodyTokenList"];
                         /** @example ok */
@@ -5309,7 +7212,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5318,7 +7221,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5327,7 +7230,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5353,6 +7256,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "addresses": [
+                     *           "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2"
+                     *         ],
+                     *         "enabled": true,
+                     *         "updatedAt": "2026-11-22T08:00:00.000Z"
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["Allowlist"];
                         /** @example ok */
@@ -5362,7 +7278,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5371,7 +7287,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5380,7 +7296,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5411,6 +7327,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+                     *             "amount": "10",
+                     *             "amountInDecimals": "10000000",
+                     *             "chainId": 137,
+                     *             "completedAt": null,
+                     *             "createdAt": "2026-11-22T08:00:00.000Z",
+                     *             "failedAt": null,
+                     *             "failedReason": null,
+                     *             "fee": "0",
+                     *             "from": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
+                     *             "id": "5f7a9c1e-3b5d-4a7c-9e1b-3d5f7a9c1e3b",
+                     *             "network": "polygon-pos",
+                     *             "reference": "payout-77",
+                     *             "sentAt": null,
+                     *             "status": "pending",
+                     *             "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+                     *             "tokenCode": "USDT_POLYGON",
+                     *             "txHash": null,
+                     *             "updatedAt": "2026-11-22T08:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "hasNext": false,
+                     *           "hasPrev": false,
+                     *           "limit": 20,
+                     *           "page": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1
+                     *         }
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["WithdrawalPage"];
                         /** @example ok */
@@ -5420,7 +7375,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `NETWORK_MISMATCH`, `NETWORK_NOT_CUSTODIAL`, `NETWORK_REQUIRED`, `UNKNOWN_NETWORK`, `UNKNOWN_TOKEN`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5429,7 +7384,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5438,7 +7393,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5447,7 +7402,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5456,7 +7411,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5471,7 +7426,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Same key and body: the first response again, nothing new is done (24 h, per user or app). A request that may have taken effect is never run again (409 IDEMPOTENCY_OUTCOME_UNKNOWN). */
+                /**
+                 * @description Same key and body: the first response again, nothing new is done (24 h, per user or app). A request that may have taken effect is never run again (409 IDEMPOTENCY_OUTCOME_UNKNOWN).
+                 * @example 7d2c1f0e-4b7a-4a59-9f3e-2b8c5d1e6a90
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5479,6 +7437,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+                 *       "amount": "10",
+                 *       "network": "polygon-pos",
+                 *       "reference": "payout-77",
+                 *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+                 *       "tokenCode": "USDT_POLYGON"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateWithdrawalRequest"];
             };
         };
@@ -5489,6 +7457,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+                     *         "amount": "10",
+                     *         "amountInDecimals": "10000000",
+                     *         "chainId": 137,
+                     *         "completedAt": null,
+                     *         "createdAt": "2026-11-22T08:00:00.000Z",
+                     *         "failedAt": null,
+                     *         "failedReason": null,
+                     *         "fee": "0",
+                     *         "from": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
+                     *         "id": "5f7a9c1e-3b5d-4a7c-9e1b-3d5f7a9c1e3b",
+                     *         "network": "polygon-pos",
+                     *         "reference": "payout-77",
+                     *         "sentAt": null,
+                     *         "status": "pending",
+                     *         "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+                     *         "tokenCode": "USDT_POLYGON",
+                     *         "txHash": null,
+                     *         "updatedAt": "2026-11-22T08:00:00.000Z"
+                     *       },
+                     *       "message": "withdrawal created",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["Withdrawal"];
                         /** @example withdrawal created */
@@ -5498,7 +7493,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_IDEMPOTENCY_KEY`, `INVALID_ADDRESS`, `INVALID_AMOUNT`, `NETWORK_MISMATCH`, `NETWORK_NOT_CUSTODIAL`, `NETWORK_NOT_ON_ACCOUNT`, `NETWORK_REQUIRED`, `UNKNOWN_NETWORK`, `UNKNOWN_TOKEN`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5507,7 +7502,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5516,7 +7511,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5525,7 +7520,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict. `data.code`: `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_OUTCOME_UNKNOWN`, `DUPLICATE_REFERENCE`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5534,7 +7529,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5543,7 +7538,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed */
+            /** @description Cannot be processed. `data.code`: `IDEMPOTENCY_KEY_REUSED`, `DAILY_LIMIT_EXCEEDED`, `DESTINATION_NOT_ALLOWED`, `INSUFFICIENT_BALANCE`, `WITHDRAWAL_LIMIT_EXCEEDED`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5552,7 +7547,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5561,7 +7556,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `CUSTODY_BUSY`, `LIST_BUSY`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5589,6 +7584,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+                     *         "amount": "10",
+                     *         "amountInDecimals": "10000000",
+                     *         "chainId": 137,
+                     *         "completedAt": null,
+                     *         "createdAt": "2026-11-22T08:00:00.000Z",
+                     *         "failedAt": null,
+                     *         "failedReason": null,
+                     *         "fee": "0",
+                     *         "from": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
+                     *         "id": "5f7a9c1e-3b5d-4a7c-9e1b-3d5f7a9c1e3b",
+                     *         "network": "polygon-pos",
+                     *         "reference": "payout-77",
+                     *         "sentAt": null,
+                     *         "status": "pending",
+                     *         "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+                     *         "tokenCode": "USDT_POLYGON",
+                     *         "txHash": null,
+                     *         "updatedAt": "2026-11-22T08:00:00.000Z"
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["Withdrawal"];
                         /** @example ok */
@@ -5598,7 +7620,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated */
+            /** @description Invalid request. `data.code`: `NETWORK_MISMATCH`, `NETWORK_NOT_CUSTODIAL`, `NETWORK_REQUIRED`, `UNKNOWN_NETWORK`, `UNKNOWN_TOKEN`, `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5607,7 +7638,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `WITHDRAWAL_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5616,7 +7647,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5625,7 +7656,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5654,6 +7685,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "amountInGasTank": "852057",
+                     *             "amountInNative": "1893460000000000",
+                     *             "clientFeeInGasTank": null,
+                     *             "clientGasTankId": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
+                     *             "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+                     *             "createdAt": "2026-11-22T08:00:12.000Z",
+                     *             "id": "7a9c1e3b-5d7f-4a2c-9e4b-6d8f0a2c4e6b",
+                     *             "initialDeductedAmountInGasTank": "1107675",
+                     *             "initialDeductedAmountInNative": "2461500000000000",
+                     *             "nativeToGasTankRate": 0.45,
+                     *             "refundedAmountInGasTank": "255618",
+                     *             "refundedAmountInNative": "568040000000000",
+                     *             "refundedAt": "2026-11-22T08:00:31.000Z",
+                     *             "serviceFeeInGasTank": null,
+                     *             "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "hasNext": false,
+                     *           "hasPrev": false,
+                     *           "limit": 10,
+                     *           "page": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1
+                     *         }
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["UsagePage"];
                         /** @example ok */
@@ -5663,7 +7729,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5672,7 +7738,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5681,7 +7747,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5690,7 +7756,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5716,6 +7782,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         /** @example ok */
                         message: string;
@@ -5724,7 +7796,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5733,7 +7805,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5742,7 +7814,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5768,6 +7840,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "networks": [
+                     *           {
+                     *             "accountFactory": "0x91E60e0613810449d098b0b5Ec8b51A0FE8c8985",
+                     *             "accountVersion": "0.1",
+                     *             "bundlerVersion": "0.7",
+                     *             "chainId": 137,
+                     *             "entryPoint": "0x0000000071727De22E5E9d8BAf0edAc6f37da032",
+                     *             "name": "polygon-pos",
+                     *             "nativeDecimals": 18,
+                     *             "nativeSymbol": "POL",
+                     *             "paymaster": "0xc0E2b1E5b3B5e1E7BB2af0D8CD2a3E1f4A5b6C7d",
+                     *             "poolAddress": "0x617F2E2fD72FD9D5503197092aC168c91465E7f2",
+                     *             "usdt": {
+                     *               "address": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+                     *               "decimals": 6
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["NetworkList"];
                         /** @example ok */
@@ -5777,7 +7875,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5786,7 +7884,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5795,7 +7893,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5821,6 +7919,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "keyId": "pk_56475aa75463474c",
+                     *         "keyRegistered": true,
+                     *         "keySequence": 1,
+                     *         "policy": {
+                     *           "default": "allow",
+                     *           "messages": {
+                     *             "personal": true,
+                     *             "typedData": [
+                     *               {
+                     *                 "chainId": 31337,
+                     *                 "primaryType": "Permit",
+                     *                 "verifyingContract": "0x5fbdb2315678afecb367f032d93f642f64180aa3"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "networks": [
+                     *             "local-a"
+                     *           ],
+                     *           "transactions": {
+                     *             "contracts": [
+                     *               {
+                     *                 "address": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+                     *                 "selectors": [
+                     *                   "0xa9059cbb",
+                     *                   "0x095ea7b3"
+                     *                 ]
+                     *               }
+                     *             ],
+                     *             "destinations": {
+                     *               "deny": [
+                     *                 "0x000000000000000000000000000000000000dead"
+                     *               ]
+                     *             },
+                     *             "maxCountPer24h": 100,
+                     *             "maxValue": {
+                     *               "0x5fbdb2315678afecb367f032d93f642f64180aa3": "500000000",
+                     *               "native": "1000000000000000000"
+                     *             },
+                     *             "maxValuePer24h": {
+                     *               "0x5fbdb2315678afecb367f032d93f642f64180aa3": "2000000000",
+                     *               "native": "5000000000000000000"
+                     *             },
+                     *             "raw": false
+                     *           },
+                     *           "version": 3
+                     *         },
+                     *         "version": 3
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["PolicyView"];
                         /** @example ok */
@@ -5830,7 +7983,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated */
+            /** @description Invalid request. `data.code`: `INVALID_ADDRESS`, `INVALID_PAYLOAD`, `INVALID_POLICY`, `INVALID_POLICY_KEY`, `INVALID_PRIVATE_KEY`, `POLICY_TOO_LARGE`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5839,7 +8001,34 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Not allowed. `data.code`: `POLICY_DENIED`, `POLICY_SIGNATURE_INVALID`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found. `data.code`: `WALLET_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict. `data.code`: `NO_POLICY_KEY`, `POLICY_VERSION_STALE`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5848,7 +8037,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `SIGNER_UNAVAILABLE`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5868,6 +8057,54 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "policy": {
+                 *         "default": "allow",
+                 *         "messages": {
+                 *           "personal": true,
+                 *           "typedData": [
+                 *             {
+                 *               "chainId": 31337,
+                 *               "primaryType": "Permit",
+                 *               "verifyingContract": "0x5fbdb2315678afecb367f032d93f642f64180aa3"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "networks": [
+                 *           "local-a"
+                 *         ],
+                 *         "transactions": {
+                 *           "contracts": [
+                 *             {
+                 *               "address": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+                 *               "selectors": [
+                 *                 "0xa9059cbb",
+                 *                 "0x095ea7b3"
+                 *               ]
+                 *             }
+                 *           ],
+                 *           "destinations": {
+                 *             "deny": [
+                 *               "0x000000000000000000000000000000000000dead"
+                 *             ]
+                 *           },
+                 *           "maxCountPer24h": 100,
+                 *           "maxValue": {
+                 *             "0x5fbdb2315678afecb367f032d93f642f64180aa3": "500000000",
+                 *             "native": "1000000000000000000"
+                 *           },
+                 *           "maxValuePer24h": {
+                 *             "0x5fbdb2315678afecb367f032d93f642f64180aa3": "2000000000",
+                 *             "native": "5000000000000000000"
+                 *           },
+                 *           "raw": false
+                 *         },
+                 *         "version": 3
+                 *       },
+                 *       "signature": "+y3ooEq20qT/GA7wTw2a5FRR2VS/ymyMdqmtqlsiuksa9Ulq83gNGAQKpvE4sepSkoBsZj0h3EXf9Gq1pHRYBw=="
+                 *     }
+                 */
                 "application/json": components["schemas"]["PolicyBody"];
             };
         };
@@ -5878,6 +8115,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "keyId": "pk_56475aa75463474c",
+                     *         "setAt": "2026-11-22T10:00:00.000Z",
+                     *         "version": 3
+                     *       },
+                     *       "message": "policy set",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["PolicySet"];
                         /** @example policy set */
@@ -5887,7 +8135,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `INVALID_PAYLOAD`, `INVALID_POLICY`, `INVALID_POLICY_KEY`, `INVALID_PRIVATE_KEY`, `POLICY_TOO_LARGE`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5896,7 +8144,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5905,7 +8153,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not allowed */
+            /** @description Not allowed. `data.code`: `POLICY_DENIED`, `POLICY_SIGNATURE_INVALID`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5914,7 +8162,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict */
+            /** @description Not found. `data.code`: `WALLET_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict. `data.code`: `NO_POLICY_KEY`, `POLICY_VERSION_STALE`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5923,7 +8180,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5932,7 +8189,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5941,7 +8198,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `SIGNER_UNAVAILABLE`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5961,6 +8218,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "transaction": {
+                 *         "network": "local-a",
+                 *         "to": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                 *         "value": "250000000000000000"
+                 *       },
+                 *       "walletAddress": "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A"
+                 *     }
+                 */
                 "application/json": components["schemas"]["EvaluateBody"];
             };
         };
@@ -5971,6 +8238,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "allowed": false,
+                     *         "reason": "This sends 1000000000000000000 base units of the native coin after 4500000000000000000 in the last 24 hours, over the limit of 5000000000000000000.",
+                     *         "rule": "transactions.maxValuePer24h.native"
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["Evaluation"];
                         /** @example ok */
@@ -5980,7 +8258,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `INVALID_AMOUNT`, `INVALID_MESSAGE`, `INVALID_PAYLOAD`, `INVALID_POLICY`, `INVALID_POLICY_KEY`, `INVALID_PRIVATE_KEY`, `INVALID_TYPED_DATA`, `MESSAGE_TOO_LARGE`, `POLICY_TOO_LARGE`, `TYPED_DATA_TOO_LARGE`, `UNKNOWN_NETWORK`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5989,7 +8267,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5998,7 +8276,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not allowed. `data.code`: `POLICY_DENIED`, `POLICY_SIGNATURE_INVALID`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found. `data.code`: `WALLET_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6007,7 +8294,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Conflict. `data.code`: `NO_POLICY_KEY`, `POLICY_VERSION_STALE`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6016,7 +8312,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6025,7 +8321,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `SIGNER_UNAVAILABLE`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6045,6 +8341,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "publicKey": "Kay64UG8yvCyLhqU000LxzYeUm0L/hLIl5S8kyKWbdc=",
+                 *       "signature": "f9Kt9wJbzqni/qRX4kctkB6YBIqJSNoVEi8/7y70O/BDJZaH+Usmqfg2iC7IcjbEw884pxK8N5QqPE/xGRJwCQ=="
+                 *     }
+                 */
                 "application/json": components["schemas"]["KeyRotationBody"];
             };
         };
@@ -6055,6 +8357,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "keyId": "pk_24f6ed6acbfe1009",
+                     *         "sequence": 2
+                     *       },
+                     *       "message": "policy key rotated",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["KeyRotated"];
                         /** @example policy key rotated */
@@ -6064,7 +8376,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `INVALID_PAYLOAD`, `INVALID_POLICY`, `INVALID_POLICY_KEY`, `INVALID_PRIVATE_KEY`, `POLICY_TOO_LARGE`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6073,7 +8385,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6082,7 +8394,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not allowed */
+            /** @description Not allowed. `data.code`: `POLICY_DENIED`, `POLICY_SIGNATURE_INVALID`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6091,7 +8403,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict */
+            /** @description Not found. `data.code`: `WALLET_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict. `data.code`: `NO_POLICY_KEY`, `POLICY_VERSION_STALE`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6100,7 +8421,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6109,7 +8430,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6118,7 +8439,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `SIGNER_UNAVAILABLE`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6138,6 +8459,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "owner": {
+                 *         "id": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
+                 *         "provider": "wallet"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSmartAccount"];
             };
         };
@@ -6148,6 +8477,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "accounts": [
+                     *           {
+                     *             "aaAddress": "0x4B0897b0513fdC7C541B6d9D7E929C4e5364D2dB",
+                     *             "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
+                     *             "chainId": 137,
+                     *             "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+                     *             "createdAt": "2026-11-22T08:00:00.000Z",
+                     *             "id": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+                     *             "network": "polygon-pos",
+                     *             "ownerId": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
+                     *             "status": "not_deployed",
+                     *             "updatedAt": null,
+                     *             "version": "0.1"
+                     *           }
+                     *         ],
+                     *         "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
+                     *         "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+                     *         "createdAt": "2026-11-22T08:00:00.000Z",
+                     *         "gasTanks": [
+                     *           {
+                     *             "balance": "0",
+                     *             "createdAt": "2026-11-22T08:00:00.000Z",
+                     *             "decimals": 6,
+                     *             "id": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
+                     *             "ownerId": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
+                     *             "tokenName": "USDT",
+                     *             "type": "token",
+                     *             "updatedAt": null
+                     *           }
+                     *         ],
+                     *         "id": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
+                     *         "ownerId": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
+                     *         "provider": "wallet",
+                     *         "updatedAt": null
+                     *       },
+                     *       "message": "account created successfully",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["OwnerRecord"];
                         /** @example account created successfully */
@@ -6157,7 +8528,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `UNSUPPORTED_PROVIDER`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6166,7 +8537,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6175,7 +8546,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Not found. `data.code`: `OWNER_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6184,7 +8564,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6193,7 +8573,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6213,6 +8593,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "chainId": 137,
+                 *       "immediate": false,
+                 *       "poolAddress": "0x617F2E2fD72FD9D5503197092aC168c91465E7f2",
+                 *       "receiverOwnerId": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
+                 *       "signature": "0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b",
+                 *       "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+                 *       "txHash": "0x2d4f6a8c0e1b3d5f7a9c2e4f6b8d0a1c3e5f7b9d1a3c5e7f9b2d4f6a8c0e1b3d"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OwnerTopUp"];
             };
         };
@@ -6223,6 +8614,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "top-up successful",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         /** @example top-up successful */
                         message: string;
@@ -6231,7 +8628,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `NETWORK_WITHOUT_GAS_TANKS`, `NOT_THE_POOL`, `NOT_USDT`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6240,7 +8637,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6249,7 +8646,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `OWNER_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6258,7 +8655,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict. `data.code`: `TOPUP_ALREADY_USED`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6267,7 +8664,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6276,16 +8673,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6294,7 +8682,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Upstream (chain, bundler) unavailable */
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -6303,7 +8691,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6331,6 +8719,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "accounts": [
+                     *           {
+                     *             "aaAddress": "0x4B0897b0513fdC7C541B6d9D7E929C4e5364D2dB",
+                     *             "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
+                     *             "chainId": 137,
+                     *             "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+                     *             "createdAt": "2026-11-22T08:00:00.000Z",
+                     *             "id": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+                     *             "network": "polygon-pos",
+                     *             "ownerId": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
+                     *             "status": "not_deployed",
+                     *             "updatedAt": null,
+                     *             "version": "0.1"
+                     *           }
+                     *         ],
+                     *         "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
+                     *         "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+                     *         "createdAt": "2026-11-22T08:00:00.000Z",
+                     *         "gasTanks": [
+                     *           {
+                     *             "balance": "0",
+                     *             "createdAt": "2026-11-22T08:00:00.000Z",
+                     *             "decimals": 6,
+                     *             "id": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
+                     *             "ownerId": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
+                     *             "tokenName": "USDT",
+                     *             "type": "token",
+                     *             "updatedAt": null
+                     *           }
+                     *         ],
+                     *         "id": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
+                     *         "ownerId": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
+                     *         "provider": "wallet",
+                     *         "updatedAt": null
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["OwnerRecord"];
                         /** @example ok */
@@ -6340,7 +8770,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6349,7 +8779,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `OWNER_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6358,7 +8788,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6367,7 +8797,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6398,6 +8828,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "amount": "25000000",
+                     *             "chainId": 137,
+                     *             "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+                     *             "createdAt": "2026-11-22T08:00:00.000Z",
+                     *             "gasTankId": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
+                     *             "id": "8a0c2e4b-6d8f-4a0c-9e2b-4d6f8a0c2e4b",
+                     *             "network": "polygon-pos",
+                     *             "poolAddress": "0x617F2E2fD72FD9D5503197092aC168c91465E7f2",
+                     *             "status": "success",
+                     *             "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+                     *             "txHash": "0x2d4f6a8c0e1b3d5f7a9c2e4f6b8d0a1c3e5f7b9d1a3c5e7f9b2d4f6a8c0e1b3d",
+                     *             "updatedAt": "2026-11-22T08:00:12.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "hasNext": false,
+                     *           "hasPrev": false,
+                     *           "limit": 10,
+                     *           "page": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1
+                     *         }
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["TopUpPage"];
                         /** @example ok */
@@ -6407,7 +8869,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6416,7 +8878,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6425,7 +8887,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `OWNER_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6434,7 +8896,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6443,7 +8905,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6474,6 +8936,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "amountInGasTank": "852057",
+                     *             "amountInNative": "1893460000000000",
+                     *             "clientFeeInGasTank": null,
+                     *             "clientGasTankId": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
+                     *             "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+                     *             "createdAt": "2026-11-22T08:00:12.000Z",
+                     *             "id": "7a9c1e3b-5d7f-4a2c-9e4b-6d8f0a2c4e6b",
+                     *             "initialDeductedAmountInGasTank": "1107675",
+                     *             "initialDeductedAmountInNative": "2461500000000000",
+                     *             "nativeToGasTankRate": 0.45,
+                     *             "refundedAmountInGasTank": "255618",
+                     *             "refundedAmountInNative": "568040000000000",
+                     *             "refundedAt": "2026-11-22T08:00:31.000Z",
+                     *             "serviceFeeInGasTank": null,
+                     *             "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "hasNext": false,
+                     *           "hasPrev": false,
+                     *           "limit": 10,
+                     *           "page": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1
+                     *         }
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["UsagePage"];
                         /** @example ok */
@@ -6483,7 +8980,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6492,7 +8989,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6501,7 +8998,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `OWNER_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6510,7 +9007,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6519,7 +9016,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6548,6 +9045,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+                     *             "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
+                     *             "bundlerVersion": "0.7",
+                     *             "chainId": 137,
+                     *             "clientGasTankUsageHistory": {
+                     *               "amountInGasTank": "852057",
+                     *               "amountInNative": "1893460000000000",
+                     *               "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
+                     *               "clientFeeInGasTank": null,
+                     *               "clientGasTankId": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
+                     *               "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+                     *               "createdAt": "2026-11-22T08:00:12.000Z",
+                     *               "id": "7a9c1e3b-5d7f-4a2c-9e4b-6d8f0a2c4e6b",
+                     *               "initialDeductedAmountInGasTank": "1107675",
+                     *               "initialDeductedAmountInNative": "2461500000000000",
+                     *               "nativeToGasTankRate": 0.45,
+                     *               "refundedAmountInGasTank": "255618",
+                     *               "refundedAmountInNative": "568040000000000",
+                     *               "refundedAt": "2026-11-22T08:00:31.000Z",
+                     *               "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c"
+                     *             },
+                     *             "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+                     *             "createdAt": "2026-11-22T08:00:00.000Z",
+                     *             "failedAt": null,
+                     *             "failedReason": null,
+                     *             "id": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
+                     *             "network": "polygon-pos",
+                     *             "ownerId": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
+                     *             "payer": "organization",
+                     *             "sentAt": "2026-11-22T08:00:12.000Z",
+                     *             "signature": "0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b",
+                     *             "status": "on_process",
+                     *             "successAt": null,
+                     *             "txHash": null,
+                     *             "type": "send_coin",
+                     *             "updatedAt": "2026-11-22T08:00:12.000Z",
+                     *             "userOpHash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
+                     *             "validUntil": "2026-11-22T08:10:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "hasNext": false,
+                     *           "hasPrev": false,
+                     *           "limit": 10,
+                     *           "page": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1
+                     *         }
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["UserOperationPage"];
                         /** @example ok */
@@ -6557,7 +9112,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6566,7 +9121,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6575,7 +9130,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6584,7 +9139,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6604,6 +9159,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Activate"];
             };
         };
@@ -6614,6 +9174,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "hash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
+                     *         "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
+                     *         "validUntil": 1795334400
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["HashResult"];
                         /** @example ok */
@@ -6623,7 +9194,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6632,7 +9203,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6641,7 +9212,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6650,7 +9221,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6659,7 +9230,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed */
+            /** @description Cannot be processed. `data.code`: `BUNDLER_REFUSED`, `NETWORK_WITHOUT_GAS_TANKS`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6668,7 +9239,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6677,7 +9248,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Upstream (chain, bundler) unavailable */
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -6686,7 +9257,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6717,6 +9288,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+                     *             "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
+                     *             "bundlerVersion": "0.7",
+                     *             "chainId": 137,
+                     *             "clientGasTankUsageHistory": {
+                     *               "amountInGasTank": "852057",
+                     *               "amountInNative": "1893460000000000",
+                     *               "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
+                     *               "clientFeeInGasTank": null,
+                     *               "clientGasTankId": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
+                     *               "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+                     *               "createdAt": "2026-11-22T08:00:12.000Z",
+                     *               "id": "7a9c1e3b-5d7f-4a2c-9e4b-6d8f0a2c4e6b",
+                     *               "initialDeductedAmountInGasTank": "1107675",
+                     *               "initialDeductedAmountInNative": "2461500000000000",
+                     *               "nativeToGasTankRate": 0.45,
+                     *               "refundedAmountInGasTank": "255618",
+                     *               "refundedAmountInNative": "568040000000000",
+                     *               "refundedAt": "2026-11-22T08:00:31.000Z",
+                     *               "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c"
+                     *             },
+                     *             "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+                     *             "createdAt": "2026-11-22T08:00:00.000Z",
+                     *             "failedAt": null,
+                     *             "failedReason": null,
+                     *             "id": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
+                     *             "network": "polygon-pos",
+                     *             "ownerId": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
+                     *             "payer": "organization",
+                     *             "sentAt": "2026-11-22T08:00:12.000Z",
+                     *             "signature": "0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b",
+                     *             "status": "on_process",
+                     *             "successAt": null,
+                     *             "txHash": null,
+                     *             "type": "send_coin",
+                     *             "updatedAt": "2026-11-22T08:00:12.000Z",
+                     *             "userOpHash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
+                     *             "validUntil": "2026-11-22T08:10:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "hasNext": false,
+                     *           "hasPrev": false,
+                     *           "limit": 10,
+                     *           "page": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1
+                     *         }
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["UserOperationPage"];
                         /** @example ok */
@@ -6726,7 +9355,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6735,7 +9364,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6744,7 +9373,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `OWNER_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6753,7 +9382,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6762,7 +9391,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6782,6 +9411,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+                 *       "amount": "10000000000000000",
+                 *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SendCoin"];
             };
         };
@@ -6792,6 +9428,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "decimal": 6,
+                     *         "requiredGasTankBalance": "1107675",
+                     *         "requiredNative": "2461500000000000"
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["Estimate"];
                         /** @example ok */
@@ -6801,7 +9448,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `INVALID_AMOUNT`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6810,7 +9457,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6819,7 +9466,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6828,7 +9475,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6837,7 +9484,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed */
+            /** @description Cannot be processed. `data.code`: `BUNDLER_REFUSED`, `NETWORK_WITHOUT_GAS_TANKS`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6846,7 +9493,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6855,7 +9502,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Upstream (chain, bundler) unavailable */
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -6864,7 +9511,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6884,6 +9531,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+                 *       "amount": "10000000000000000",
+                 *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SendCoin"];
             };
         };
@@ -6894,6 +9548,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "hash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
+                     *         "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
+                     *         "validUntil": 1795334400
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["HashResult"];
                         /** @example ok */
@@ -6903,7 +9568,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `INVALID_AMOUNT`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6912,7 +9577,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6921,7 +9586,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6930,7 +9595,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6939,7 +9604,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed */
+            /** @description Cannot be processed. `data.code`: `BUNDLER_REFUSED`, `NETWORK_WITHOUT_GAS_TANKS`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6948,7 +9613,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6957,7 +9622,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Upstream (chain, bundler) unavailable */
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -6966,7 +9631,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6986,6 +9651,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+                 *       "amount": "3",
+                 *       "data": "0x",
+                 *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+                 *       "tokenAddress": "0x2cF7252e74036d1Da831d11089D326296e64a728",
+                 *       "tokenId": "7"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SendErc1155"];
             };
         };
@@ -6996,6 +9671,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "decimal": 6,
+                     *         "requiredGasTankBalance": "1107675",
+                     *         "requiredNative": "2461500000000000"
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["Estimate"];
                         /** @example ok */
@@ -7005,7 +9691,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `INVALID_TOKEN_ID`, `INVALID_AMOUNT`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7014,7 +9700,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7023,7 +9709,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7032,7 +9718,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7041,7 +9727,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed */
+            /** @description Cannot be processed. `data.code`: `BUNDLER_REFUSED`, `NETWORK_WITHOUT_GAS_TANKS`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7050,7 +9736,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7059,7 +9745,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Upstream (chain, bundler) unavailable */
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -7068,7 +9754,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7088,6 +9774,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+                 *       "amount": "3",
+                 *       "data": "0x",
+                 *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+                 *       "tokenAddress": "0x2cF7252e74036d1Da831d11089D326296e64a728",
+                 *       "tokenId": "7"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SendErc1155"];
             };
         };
@@ -7098,6 +9794,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "hash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
+                     *         "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
+                     *         "validUntil": 1795334400
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["HashResult"];
                         /** @example ok */
@@ -7107,7 +9814,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `INVALID_TOKEN_ID`, `INVALID_AMOUNT`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7116,7 +9823,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7125,7 +9832,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7134,7 +9841,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7143,7 +9850,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed */
+            /** @description Cannot be processed. `data.code`: `BUNDLER_REFUSED`, `NETWORK_WITHOUT_GAS_TANKS`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7152,7 +9859,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7161,7 +9868,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Upstream (chain, bundler) unavailable */
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -7170,7 +9877,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7190,6 +9897,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+                 *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+                 *       "tokenAddress": "0x2cF7252e74036d1Da831d11089D326296e64a728",
+                 *       "tokenId": "42"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SendErc721"];
             };
         };
@@ -7200,6 +9915,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "decimal": 6,
+                     *         "requiredGasTankBalance": "1107675",
+                     *         "requiredNative": "2461500000000000"
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["Estimate"];
                         /** @example ok */
@@ -7209,7 +9935,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `INVALID_TOKEN_ID`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7218,7 +9944,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7227,7 +9953,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7236,7 +9962,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7245,7 +9971,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed */
+            /** @description Cannot be processed. `data.code`: `BUNDLER_REFUSED`, `NETWORK_WITHOUT_GAS_TANKS`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7254,7 +9980,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7263,7 +9989,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Upstream (chain, bundler) unavailable */
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -7272,7 +9998,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7292,6 +10018,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+                 *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+                 *       "tokenAddress": "0x2cF7252e74036d1Da831d11089D326296e64a728",
+                 *       "tokenId": "42"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SendErc721"];
             };
         };
@@ -7302,6 +10036,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "hash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
+                     *         "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
+                     *         "validUntil": 1795334400
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["HashResult"];
                         /** @example ok */
@@ -7311,7 +10056,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `INVALID_TOKEN_ID`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7320,7 +10065,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7329,7 +10074,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7338,7 +10083,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7347,7 +10092,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed */
+            /** @description Cannot be processed. `data.code`: `BUNDLER_REFUSED`, `NETWORK_WITHOUT_GAS_TANKS`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7356,7 +10101,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7365,7 +10110,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Upstream (chain, bundler) unavailable */
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -7374,7 +10119,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7394,6 +10139,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+                 *       "amount": "1500000",
+                 *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+                 *       "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SendToken"];
             };
         };
@@ -7404,6 +10157,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "decimal": 6,
+                     *         "requiredGasTankBalance": "1107675",
+                     *         "requiredNative": "2461500000000000"
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["Estimate"];
                         /** @example ok */
@@ -7413,7 +10177,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `INVALID_AMOUNT`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7422,7 +10186,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7431,7 +10195,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7440,7 +10204,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7449,7 +10213,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed */
+            /** @description Cannot be processed. `data.code`: `BUNDLER_REFUSED`, `NETWORK_WITHOUT_GAS_TANKS`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7458,7 +10222,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7467,7 +10231,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Upstream (chain, bundler) unavailable */
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -7476,7 +10240,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7496,6 +10260,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+                 *       "amount": "1500000",
+                 *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+                 *       "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SendToken"];
             };
         };
@@ -7506,6 +10278,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "hash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
+                     *         "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
+                     *         "validUntil": 1795334400
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["HashResult"];
                         /** @example ok */
@@ -7515,7 +10298,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `INVALID_AMOUNT`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7524,7 +10307,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7533,7 +10316,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7542,7 +10325,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7551,7 +10334,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed */
+            /** @description Cannot be processed. `data.code`: `BUNDLER_REFUSED`, `NETWORK_WITHOUT_GAS_TANKS`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7560,7 +10343,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7569,7 +10352,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Upstream (chain, bundler) unavailable */
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -7578,7 +10361,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7598,6 +10381,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+                 *       "callData": "0x095ea7b3000000000000000000000000ab8483f64d9c6d1ecf9b849ae677dd3315835cb200000000000000000000000000000000000000000000000000000000000f4240",
+                 *       "to": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+                 *       "value": "0"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SignTransaction"];
             };
         };
@@ -7608,6 +10399,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "decimal": 6,
+                     *         "requiredGasTankBalance": "1107675",
+                     *         "requiredNative": "2461500000000000"
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["Estimate"];
                         /** @example ok */
@@ -7617,7 +10419,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `INVALID_AMOUNT`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7626,7 +10428,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7635,7 +10437,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7644,7 +10446,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7653,7 +10455,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed */
+            /** @description Cannot be processed. `data.code`: `BUNDLER_REFUSED`, `NETWORK_WITHOUT_GAS_TANKS`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7662,7 +10464,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7671,7 +10473,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Upstream (chain, bundler) unavailable */
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -7680,7 +10482,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7700,6 +10502,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+                 *       "callData": "0x095ea7b3000000000000000000000000ab8483f64d9c6d1ecf9b849ae677dd3315835cb200000000000000000000000000000000000000000000000000000000000f4240",
+                 *       "to": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+                 *       "value": "0"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SignTransaction"];
             };
         };
@@ -7710,6 +10520,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "hash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
+                     *         "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
+                     *         "validUntil": 1795334400
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["HashResult"];
                         /** @example ok */
@@ -7719,7 +10540,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `INVALID_AMOUNT`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7728,7 +10549,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7737,7 +10558,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7746,7 +10567,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7755,7 +10576,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed */
+            /** @description Cannot be processed. `data.code`: `BUNDLER_REFUSED`, `NETWORK_WITHOUT_GAS_TANKS`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7764,7 +10585,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7773,7 +10594,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Upstream (chain, bundler) unavailable */
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -7782,7 +10603,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7802,6 +10623,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "hash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
+                 *       "isSponsored": true,
+                 *       "signature": "0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b",
+                 *       "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Submit"];
             };
         };
@@ -7812,6 +10641,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+                     *         "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
+                     *         "bundlerVersion": "0.7",
+                     *         "chainId": 137,
+                     *         "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+                     *         "createdAt": "2026-11-22T08:00:00.000Z",
+                     *         "failedAt": null,
+                     *         "failedReason": null,
+                     *         "id": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
+                     *         "network": "polygon-pos",
+                     *         "ownerId": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
+                     *         "payer": "organization",
+                     *         "sentAt": "2026-11-22T08:00:12.000Z",
+                     *         "signature": "0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b",
+                     *         "status": "on_process",
+                     *         "successAt": null,
+                     *         "txHash": null,
+                     *         "type": "send_coin",
+                     *         "updatedAt": "2026-11-22T08:00:12.000Z",
+                     *         "userOpHash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
+                     *         "validUntil": "2026-11-22T08:10:00.000Z"
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["UserOperation"];
                         /** @example ok */
@@ -7821,7 +10679,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `HASH_MISMATCH`, `INVALID_USER_OP_SIGNATURE`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7830,7 +10688,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7839,7 +10697,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `USER_OP_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7848,7 +10706,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict. `data.code`: `USER_OP_ALREADY_SUBMITTED`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7857,7 +10715,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7866,7 +10724,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed */
+            /** @description Cannot be processed. `data.code`: `INSUFFICIENT_GAS_TANK_BALANCE`, `NETWORK_WITHOUT_GAS_TANKS`, `USER_OP_EXPIRED`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7875,7 +10733,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7884,7 +10742,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Upstream (chain, bundler) unavailable */
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -7893,7 +10751,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7921,6 +10779,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+                     *         "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
+                     *         "bundlerVersion": "0.7",
+                     *         "chainId": 137,
+                     *         "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+                     *         "createdAt": "2026-11-22T08:00:00.000Z",
+                     *         "failedAt": null,
+                     *         "failedReason": null,
+                     *         "id": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
+                     *         "network": "polygon-pos",
+                     *         "ownerId": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
+                     *         "payer": "organization",
+                     *         "sentAt": "2026-11-22T08:00:12.000Z",
+                     *         "signature": "0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b",
+                     *         "status": "on_process",
+                     *         "successAt": null,
+                     *         "txHash": null,
+                     *         "type": "send_coin",
+                     *         "updatedAt": "2026-11-22T08:00:12.000Z",
+                     *         "userOpHash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
+                     *         "validUntil": "2026-11-22T08:10:00.000Z"
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["UserOperation"];
                         /** @example ok */
@@ -7930,7 +10817,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7939,7 +10826,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `USER_OP_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7948,7 +10835,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7957,7 +10844,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7977,6 +10864,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "network": "polygon-pos"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WalletRequest"];
             };
         };
@@ -7987,6 +10879,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "address": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+                     *         "balance": "1.25",
+                     *         "symbol": "POL"
+                     *       },
+                     *       "message": "get balance successfully",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["Balance"];
                         /** @example get balance successfully */
@@ -7996,7 +10899,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `NETWORK_MISMATCH`, `NETWORK_REQUIRED`, `UNKNOWN_NETWORK`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8005,7 +10908,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_CLIENT_SECRET`, `INVALID_CLIENT_SECRET`, `MISSING_TOKEN`, `INVALID_TOKEN`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`, `TOKEN_CLIENT_MISMATCH`, `USER_NOT_FOUND`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8014,7 +10917,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not allowed */
+            /** @description Not allowed. `data.code`: `WALLET_TOKEN_REQUIRED`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8023,7 +10926,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `WALLET_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8032,7 +10935,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8041,7 +10944,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8050,7 +10953,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Upstream (chain, bundler) unavailable */
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -8059,7 +10962,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8079,6 +10982,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "chainId": "137",
+                 *       "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TokenBalanceRequest"];
             };
         };
@@ -8089,6 +10998,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "address": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+                     *         "balance": "1.25",
+                     *         "symbol": "POL"
+                     *       },
+                     *       "message": "get balance successfully",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["Balance"];
                         /** @example get balance successfully */
@@ -8098,7 +11018,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `NETWORK_MISMATCH`, `NETWORK_REQUIRED`, `UNKNOWN_NETWORK`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8107,7 +11027,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_CLIENT_SECRET`, `INVALID_CLIENT_SECRET`, `MISSING_TOKEN`, `INVALID_TOKEN`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`, `TOKEN_CLIENT_MISMATCH`, `USER_NOT_FOUND`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8116,7 +11036,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not allowed */
+            /** @description Not allowed. `data.code`: `WALLET_TOKEN_REQUIRED`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8125,7 +11045,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `WALLET_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8134,7 +11054,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8143,7 +11063,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed */
+            /** @description Cannot be processed. `data.code`: `NOT_A_TOKEN`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8152,7 +11072,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8161,7 +11081,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Upstream (chain, bundler) unavailable */
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -8170,7 +11090,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8185,7 +11105,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Same key and body: the first response again, nothing new is done (24 h, per user or app). A request that may have taken effect is never run again (409 IDEMPOTENCY_OUTCOME_UNKNOWN). */
+                /**
+                 * @description Same key and body: the first response again, nothing new is done (24 h, per user or app). A request that may have taken effect is never run again (409 IDEMPOTENCY_OUTCOME_UNKNOWN).
+                 * @example 7d2c1f0e-4b7a-4a59-9f3e-2b8c5d1e6a90
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -8193,6 +11116,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": "0.01",
+                 *       "network": "polygon-pos",
+                 *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SendCoinRequest"];
             };
         };
@@ -8203,6 +11133,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "txReceipt": {
+                     *           "_type": "TransactionReceipt",
+                     *           "accessList": null,
+                     *           "blockHash": null,
+                     *           "blockNumber": null,
+                     *           "chainId": "137",
+                     *           "data": "0x",
+                     *           "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+                     *           "gasLimit": "21000",
+                     *           "gasPrice": "30000000000",
+                     *           "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
+                     *           "maxFeePerGas": null,
+                     *           "maxPriorityFeePerGas": null,
+                     *           "nonce": 4,
+                     *           "signature": {
+                     *             "_type": "signature",
+                     *             "networkV": "309",
+                     *             "r": "0x1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a",
+                     *             "s": "0x2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b",
+                     *             "v": 28
+                     *           },
+                     *           "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+                     *           "type": 0,
+                     *           "value": "10000000000000000"
+                     *         }
+                     *       },
+                     *       "message": "transaction is processing",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["SendResult"];
                         /** @example transaction is processing */
@@ -8212,7 +11175,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_IDEMPOTENCY_KEY`, `INVALID_ADDRESS`, `INVALID_AMOUNT`, `INVALID_PRIVATE_KEY`, `NETWORK_MISMATCH`, `NETWORK_REQUIRED`, `UNKNOWN_NETWORK`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8221,7 +11184,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_CLIENT_SECRET`, `INVALID_CLIENT_SECRET`, `MISSING_TOKEN`, `INVALID_TOKEN`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`, `TOKEN_CLIENT_MISMATCH`, `USER_NOT_FOUND`, `INVALID_SECRET`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8230,7 +11193,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not allowed */
+            /** @description Not allowed. `data.code`: `WALLET_TOKEN_REQUIRED`, `POLICY_DENIED`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8239,7 +11202,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `WALLET_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8248,7 +11211,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict. `data.code`: `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_OUTCOME_UNKNOWN`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8257,7 +11220,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8266,7 +11229,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed */
+            /** @description Cannot be processed. `data.code`: `IDEMPOTENCY_KEY_REUSED`, `BROADCAST_REJECTED`, `INSUFFICIENT_FUNDS`, `TRANSACTION_WOULD_FAIL`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8275,7 +11238,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8284,7 +11247,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Upstream (chain, bundler) unavailable */
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -8293,7 +11256,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `NONCE_BUSY`, `SIGNER_UNAVAILABLE`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8308,7 +11271,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Same key and body: the first response again, nothing new is done (24 h, per user or app). A request that may have taken effect is never run again (409 IDEMPOTENCY_OUTCOME_UNKNOWN). */
+                /**
+                 * @description Same key and body: the first response again, nothing new is done (24 h, per user or app). A request that may have taken effect is never run again (409 IDEMPOTENCY_OUTCOME_UNKNOWN).
+                 * @example 7d2c1f0e-4b7a-4a59-9f3e-2b8c5d1e6a90
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -8316,6 +11282,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": "1.5",
+                 *       "network": "polygon-pos",
+                 *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+                 *       "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SendTokenRequest"];
             };
         };
@@ -8326,6 +11300,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "txReceipt": {
+                     *           "_type": "TransactionReceipt",
+                     *           "accessList": null,
+                     *           "blockHash": null,
+                     *           "blockNumber": null,
+                     *           "chainId": "137",
+                     *           "data": "0x",
+                     *           "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+                     *           "gasLimit": "21000",
+                     *           "gasPrice": "30000000000",
+                     *           "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
+                     *           "maxFeePerGas": null,
+                     *           "maxPriorityFeePerGas": null,
+                     *           "nonce": 4,
+                     *           "signature": {
+                     *             "_type": "signature",
+                     *             "networkV": "309",
+                     *             "r": "0x1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a",
+                     *             "s": "0x2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b",
+                     *             "v": 28
+                     *           },
+                     *           "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+                     *           "type": 0,
+                     *           "value": "10000000000000000"
+                     *         }
+                     *       },
+                     *       "message": "transaction is processing",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["SendResult"];
                         /** @example transaction is processing */
@@ -8335,7 +11342,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_IDEMPOTENCY_KEY`, `INVALID_ADDRESS`, `INVALID_AMOUNT`, `INVALID_PRIVATE_KEY`, `NETWORK_MISMATCH`, `NETWORK_REQUIRED`, `UNKNOWN_NETWORK`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8344,7 +11351,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_CLIENT_SECRET`, `INVALID_CLIENT_SECRET`, `MISSING_TOKEN`, `INVALID_TOKEN`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`, `TOKEN_CLIENT_MISMATCH`, `USER_NOT_FOUND`, `INVALID_SECRET`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8353,7 +11360,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not allowed */
+            /** @description Not allowed. `data.code`: `WALLET_TOKEN_REQUIRED`, `POLICY_DENIED`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8362,7 +11369,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `WALLET_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8371,7 +11378,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict. `data.code`: `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_OUTCOME_UNKNOWN`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8380,7 +11387,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8389,7 +11396,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed */
+            /** @description Cannot be processed. `data.code`: `IDEMPOTENCY_KEY_REUSED`, `BROADCAST_REJECTED`, `INSUFFICIENT_FUNDS`, `INSUFFICIENT_TOKEN_BALANCE`, `NOT_A_TOKEN`, `TRANSACTION_WOULD_FAIL`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8398,7 +11405,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8407,7 +11414,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Upstream (chain, bundler) unavailable */
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -8416,7 +11423,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `NONCE_BUSY`, `SIGNER_UNAVAILABLE`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8431,7 +11438,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Same key and body: the first response again, nothing new is done (24 h, per user or app). A request that may have taken effect is never run again (409 IDEMPOTENCY_OUTCOME_UNKNOWN). */
+                /**
+                 * @description Same key and body: the first response again, nothing new is done (24 h, per user or app). A request that may have taken effect is never run again (409 IDEMPOTENCY_OUTCOME_UNKNOWN).
+                 * @example 7d2c1f0e-4b7a-4a59-9f3e-2b8c5d1e6a90
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -8439,6 +11449,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "network": "polygon-pos",
+                 *       "transaction": {
+                 *         "data": "0x095ea7b3000000000000000000000000ab8483f64d9c6d1ecf9b849ae677dd3315835cb200000000000000000000000000000000000000000000000000000000000f4240",
+                 *         "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+                 *         "gasLimit": "0xea60",
+                 *         "to": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+                 *         "value": "0x0"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SendTransactionRequest"];
             };
         };
@@ -8449,6 +11471,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "txReceipt": {
+                     *           "_type": "TransactionReceipt",
+                     *           "accessList": null,
+                     *           "blockHash": null,
+                     *           "blockNumber": null,
+                     *           "chainId": "137",
+                     *           "data": "0x",
+                     *           "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+                     *           "gasLimit": "21000",
+                     *           "gasPrice": "30000000000",
+                     *           "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
+                     *           "maxFeePerGas": null,
+                     *           "maxPriorityFeePerGas": null,
+                     *           "nonce": 4,
+                     *           "signature": {
+                     *             "_type": "signature",
+                     *             "networkV": "309",
+                     *             "r": "0x1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a",
+                     *             "s": "0x2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b",
+                     *             "v": 28
+                     *           },
+                     *           "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+                     *           "type": 0,
+                     *           "value": "10000000000000000"
+                     *         }
+                     *       },
+                     *       "message": "transaction is processing",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["SendResult"];
                         /** @example transaction is processing */
@@ -8458,7 +11513,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_IDEMPOTENCY_KEY`, `FROM_MISMATCH`, `INVALID_ADDRESS`, `INVALID_PRIVATE_KEY`, `INVALID_TRANSACTION`, `NETWORK_MISMATCH`, `NETWORK_REQUIRED`, `UNKNOWN_NETWORK`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8467,7 +11522,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_CLIENT_SECRET`, `INVALID_CLIENT_SECRET`, `MISSING_TOKEN`, `INVALID_TOKEN`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`, `TOKEN_CLIENT_MISMATCH`, `USER_NOT_FOUND`, `INVALID_SECRET`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8476,7 +11531,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not allowed */
+            /** @description Not allowed. `data.code`: `WALLET_TOKEN_REQUIRED`, `POLICY_DENIED`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8485,7 +11540,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `WALLET_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8494,7 +11549,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict. `data.code`: `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_OUTCOME_UNKNOWN`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8503,7 +11558,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8512,7 +11567,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed */
+            /** @description Cannot be processed. `data.code`: `IDEMPOTENCY_KEY_REUSED`, `BROADCAST_REJECTED`, `INSUFFICIENT_FUNDS`, `TRANSACTION_WOULD_FAIL`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8521,7 +11576,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8530,7 +11585,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Upstream (chain, bundler) unavailable */
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -8539,7 +11594,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `NONCE_BUSY`, `SIGNER_UNAVAILABLE`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8559,6 +11614,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "message": "Sign in to app.example.com\nNonce: 8f3c2a1b"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SignMessageRequest"];
             };
         };
@@ -8569,6 +11629,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "address": "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A",
+                     *         "messageHash": "0xa79c786e56960307571f7fbc08bf948bec30e6c3281ed8b7ef1981cffab35a48",
+                     *         "signature": "0x59da11c5f0368aeb6881aeb5a1c5d6350e29e79bfceb74934bd2a1b4f1d136e55f37fdf6d975dac320237a0d48e9cd269be39dbbcfe55ce2e5fb9f5534ec98421b"
+                     *       },
+                     *       "message": "sign message successfully",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["MessageSignature"];
                         /** @example sign message successfully */
@@ -8578,7 +11649,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `INVALID_MESSAGE`, `INVALID_PRIVATE_KEY`, `MESSAGE_TOO_LARGE`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8587,7 +11658,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_CLIENT_SECRET`, `INVALID_CLIENT_SECRET`, `MISSING_TOKEN`, `INVALID_TOKEN`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`, `TOKEN_CLIENT_MISMATCH`, `USER_NOT_FOUND`, `INVALID_SECRET`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8596,7 +11667,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not allowed */
+            /** @description Not allowed. `data.code`: `WALLET_TOKEN_REQUIRED`, `POLICY_DENIED`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8605,7 +11676,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `WALLET_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8614,7 +11685,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8623,7 +11694,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8632,7 +11703,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `SIGNER_UNAVAILABLE`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8652,6 +11723,50 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "typedData": {
+                 *         "domain": {
+                 *           "chainId": 31337,
+                 *           "name": "Permit Token",
+                 *           "verifyingContract": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+                 *           "version": "1"
+                 *         },
+                 *         "message": {
+                 *           "deadline": 1893456000,
+                 *           "nonce": 0,
+                 *           "owner": "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A",
+                 *           "spender": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                 *           "value": "1000000000000000000"
+                 *         },
+                 *         "primaryType": "Permit",
+                 *         "types": {
+                 *           "Permit": [
+                 *             {
+                 *               "name": "owner",
+                 *               "type": "address"
+                 *             },
+                 *             {
+                 *               "name": "spender",
+                 *               "type": "address"
+                 *             },
+                 *             {
+                 *               "name": "value",
+                 *               "type": "uint256"
+                 *             },
+                 *             {
+                 *               "name": "nonce",
+                 *               "type": "uint256"
+                 *             },
+                 *             {
+                 *               "name": "deadline",
+                 *               "type": "uint256"
+                 *             }
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SignTypedDataRequest"];
             };
         };
@@ -8662,6 +11777,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "address": "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A",
+                     *         "domainSeparator": "0xda4fc6a9a15b5c8a2aa7bcd2f80a42dcf859832549cb194b9892aeaa5c604fd0",
+                     *         "hash": "0xb93fae8a6aa0064bce0bcc3b12d708b28c545fb889ac312cb19d08dfca63a5e5",
+                     *         "signature": "0xaa1d2518281d808001dab06a443742b4ef8eecb501b243ad7bc979b967fb203c146e14147c5aad5792a23c117863c231f403321e83e91e820e04ef297116957c1c"
+                     *       },
+                     *       "message": "sign typed data successfully",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["TypedDataSignature"];
                         /** @example sign typed data successfully */
@@ -8671,7 +11798,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `INVALID_PRIVATE_KEY`, `INVALID_TYPED_DATA`, `TYPED_DATA_TOO_LARGE`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8680,7 +11807,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_CLIENT_SECRET`, `INVALID_CLIENT_SECRET`, `MISSING_TOKEN`, `INVALID_TOKEN`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`, `TOKEN_CLIENT_MISMATCH`, `USER_NOT_FOUND`, `INVALID_SECRET`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8689,7 +11816,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not allowed */
+            /** @description Not allowed. `data.code`: `WALLET_TOKEN_REQUIRED`, `POLICY_DENIED`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8698,7 +11825,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `WALLET_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8707,7 +11834,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8716,7 +11843,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8725,7 +11852,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `SIGNER_UNAVAILABLE`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8754,6 +11881,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "chainId": "31337",
+                     *             "createdAt": "2026-11-22T10:00:00.000Z",
+                     *             "hash": "0xb93fae8a6aa0064bce0bcc3b12d708b28c545fb889ac312cb19d08dfca63a5e5",
+                     *             "kind": "typed_data",
+                     *             "primaryType": "Permit",
+                     *             "verifyingContract": "0x5FbDB2315678afecb367f032d93F642f64180aa3"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "hasNext": false,
+                     *           "hasPrev": false,
+                     *           "limit": 20,
+                     *           "page": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1
+                     *         }
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["SignaturePage"];
                         /** @example ok */
@@ -8763,7 +11916,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8772,7 +11925,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_CLIENT_SECRET`, `INVALID_CLIENT_SECRET`, `MISSING_TOKEN`, `INVALID_TOKEN`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`, `TOKEN_CLIENT_MISMATCH`, `USER_NOT_FOUND`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8781,7 +11934,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not allowed */
+            /** @description Not allowed. `data.code`: `WALLET_TOKEN_REQUIRED`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8790,7 +11943,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Not found. `data.code`: `WALLET_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8799,7 +11961,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8828,6 +11990,67 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
+                     *             "blockNumber": 64128377,
+                     *             "chainId": "137",
+                     *             "createdAt": "2026-11-22T08:00:00.000Z",
+                     *             "effectiveGasPrice": "30000000000",
+                     *             "failedReason": null,
+                     *             "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+                     *             "gasUsed": "21000",
+                     *             "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
+                     *             "kind": "coin",
+                     *             "network": "polygon-pos",
+                     *             "nonce": 4,
+                     *             "status": "success",
+                     *             "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+                     *             "txReceipt": {
+                     *               "_type": "TransactionReceipt",
+                     *               "accessList": null,
+                     *               "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
+                     *               "blockNumber": 64128377,
+                     *               "chainId": "137",
+                     *               "data": "0x",
+                     *               "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+                     *               "gasLimit": "21000",
+                     *               "gasPrice": "30000000000",
+                     *               "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
+                     *               "maxFeePerGas": null,
+                     *               "maxPriorityFeePerGas": null,
+                     *               "nonce": 4,
+                     *               "signature": {
+                     *                 "_type": "signature",
+                     *                 "networkV": "309",
+                     *                 "r": "0x1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a",
+                     *                 "s": "0x2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b",
+                     *                 "v": 28
+                     *               },
+                     *               "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+                     *               "type": 0,
+                     *               "value": "10000000000000000"
+                     *             },
+                     *             "updatedAt": "2026-11-22T08:00:12.000Z",
+                     *             "value": "10000000000000000"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "hasNext": false,
+                     *           "hasPrev": false,
+                     *           "limit": 20,
+                     *           "page": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1
+                     *         }
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["TransactionPage"];
                         /** @example ok */
@@ -8837,7 +12060,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8846,7 +12069,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_CLIENT_SECRET`, `INVALID_CLIENT_SECRET`, `MISSING_TOKEN`, `INVALID_TOKEN`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`, `TOKEN_CLIENT_MISMATCH`, `USER_NOT_FOUND`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8855,7 +12078,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not allowed */
+            /** @description Not allowed. `data.code`: `WALLET_TOKEN_REQUIRED`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8864,7 +12087,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Not found. `data.code`: `WALLET_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8873,7 +12105,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8901,6 +12133,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
+                     *         "blockNumber": 64128377,
+                     *         "chainId": "137",
+                     *         "createdAt": "2026-11-22T08:00:00.000Z",
+                     *         "effectiveGasPrice": "30000000000",
+                     *         "failedReason": null,
+                     *         "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+                     *         "gasUsed": "21000",
+                     *         "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
+                     *         "kind": "coin",
+                     *         "network": "polygon-pos",
+                     *         "nonce": 4,
+                     *         "status": "success",
+                     *         "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+                     *         "txReceipt": {
+                     *           "_type": "TransactionReceipt",
+                     *           "accessList": null,
+                     *           "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
+                     *           "blockNumber": 64128377,
+                     *           "chainId": "137",
+                     *           "data": "0x",
+                     *           "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+                     *           "gasLimit": "21000",
+                     *           "gasPrice": "30000000000",
+                     *           "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
+                     *           "maxFeePerGas": null,
+                     *           "maxPriorityFeePerGas": null,
+                     *           "nonce": 4,
+                     *           "signature": {
+                     *             "_type": "signature",
+                     *             "networkV": "309",
+                     *             "r": "0x1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a",
+                     *             "s": "0x2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b",
+                     *             "v": 28
+                     *           },
+                     *           "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+                     *           "type": 0,
+                     *           "value": "10000000000000000"
+                     *         },
+                     *         "updatedAt": "2026-11-22T08:00:12.000Z",
+                     *         "value": "10000000000000000"
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["TransactionView"];
                         /** @example ok */
@@ -8910,7 +12191,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_CLIENT_SECRET`, `INVALID_CLIENT_SECRET`, `MISSING_TOKEN`, `INVALID_TOKEN`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`, `TOKEN_CLIENT_MISMATCH`, `USER_NOT_FOUND`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8919,7 +12200,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not allowed */
+            /** @description Not allowed. `data.code`: `WALLET_TOKEN_REQUIRED`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8928,7 +12209,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `TRANSACTION_NOT_FOUND`, `WALLET_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8937,7 +12218,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8946,7 +12227,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8961,7 +12242,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Same key and body: the first response again, nothing new is done (24 h, per user or app). A request that may have taken effect is never run again (409 IDEMPOTENCY_OUTCOME_UNKNOWN). */
+                /**
+                 * @description Same key and body: the first response again, nothing new is done (24 h, per user or app). A request that may have taken effect is never run again (409 IDEMPOTENCY_OUTCOME_UNKNOWN).
+                 * @example 7d2c1f0e-4b7a-4a59-9f3e-2b8c5d1e6a90
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -8969,6 +12253,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "network": "polygon-pos",
+                 *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+                 *       "tokenAddress": "0x2cF7252e74036d1Da831d11089D326296e64a728",
+                 *       "tokenId": "42"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TransferErc721Request"];
             };
         };
@@ -8979,6 +12271,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "txReceipt": {
+                     *           "_type": "TransactionReceipt",
+                     *           "accessList": null,
+                     *           "blockHash": null,
+                     *           "blockNumber": null,
+                     *           "chainId": "137",
+                     *           "data": "0x",
+                     *           "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+                     *           "gasLimit": "21000",
+                     *           "gasPrice": "30000000000",
+                     *           "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
+                     *           "maxFeePerGas": null,
+                     *           "maxPriorityFeePerGas": null,
+                     *           "nonce": 4,
+                     *           "signature": {
+                     *             "_type": "signature",
+                     *             "networkV": "309",
+                     *             "r": "0x1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a",
+                     *             "s": "0x2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b",
+                     *             "v": 28
+                     *           },
+                     *           "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+                     *           "type": 0,
+                     *           "value": "10000000000000000"
+                     *         }
+                     *       },
+                     *       "message": "transaction is processing",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["SendResult"];
                         /** @example transaction is processing */
@@ -8988,7 +12313,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_IDEMPOTENCY_KEY`, `INVALID_ADDRESS`, `INVALID_PRIVATE_KEY`, `INVALID_TOKEN_ID`, `NETWORK_MISMATCH`, `NETWORK_REQUIRED`, `UNKNOWN_NETWORK`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8997,7 +12322,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_CLIENT_SECRET`, `INVALID_CLIENT_SECRET`, `MISSING_TOKEN`, `INVALID_TOKEN`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`, `TOKEN_CLIENT_MISMATCH`, `USER_NOT_FOUND`, `INVALID_SECRET`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9006,7 +12331,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not allowed */
+            /** @description Not allowed. `data.code`: `WALLET_TOKEN_REQUIRED`, `POLICY_DENIED`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9015,7 +12340,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `WALLET_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9024,7 +12349,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict. `data.code`: `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_OUTCOME_UNKNOWN`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9033,7 +12358,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9042,7 +12367,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed */
+            /** @description Cannot be processed. `data.code`: `IDEMPOTENCY_KEY_REUSED`, `BROADCAST_REJECTED`, `INSUFFICIENT_FUNDS`, `NOT_TOKEN_OWNER`, `TRANSACTION_WOULD_FAIL`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9051,7 +12376,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9060,7 +12385,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Upstream (chain, bundler) unavailable */
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -9069,7 +12394,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `NONCE_BUSY`, `SIGNER_UNAVAILABLE`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9098,6 +12423,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "attempts": 1,
+                     *             "createdAt": "2026-11-22T08:00:00.000Z",
+                     *             "deliveredAt": "2026-11-22T08:00:12.000Z",
+                     *             "eventId": "3f0c2a4e-8f5d-4b8e-9a41-6f1f2d7c9b10",
+                     *             "eventType": "webhook.test",
+                     *             "id": "0c2e4a6b-8d0f-4c2e-9a4b-6d8f0a2c4e6b",
+                     *             "lastAttemptAt": "2026-11-22T08:00:12.000Z",
+                     *             "lastError": null,
+                     *             "lastResponseStatus": 200,
+                     *             "log": [
+                     *               {
+                     *                 "at": "2026-11-22T08:00:12.000Z",
+                     *                 "attempt": 1,
+                     *                 "durationMs": 142,
+                     *                 "error": null,
+                     *                 "responseStatus": 200
+                     *               }
+                     *             ],
+                     *             "nextAttemptAt": null,
+                     *             "status": "delivered",
+                     *             "url": "https://example.com/hook"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "hasNext": false,
+                     *           "hasPrev": false,
+                     *           "limit": 20,
+                     *           "page": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1
+                     *         }
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["DeliveryPage"];
                         /** @example ok */
@@ -9107,7 +12473,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9116,7 +12482,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9125,7 +12491,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9134,7 +12500,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9162,6 +12528,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "attempts": 0,
+                     *         "createdAt": "2026-11-22T08:00:00.000Z",
+                     *         "deliveredAt": null,
+                     *         "eventId": "3f0c2a4e-8f5d-4b8e-9a41-6f1f2d7c9b10",
+                     *         "eventType": "webhook.test",
+                     *         "id": "0c2e4a6b-8d0f-4c2e-9a4b-6d8f0a2c4e6b",
+                     *         "lastAttemptAt": "2026-11-22T08:00:12.000Z",
+                     *         "lastError": "HTTP 503",
+                     *         "lastResponseStatus": 503,
+                     *         "log": [
+                     *           {
+                     *             "at": "2026-11-22T08:00:12.000Z",
+                     *             "attempt": 1,
+                     *             "durationMs": 142,
+                     *             "error": null,
+                     *             "responseStatus": 200
+                     *           }
+                     *         ],
+                     *         "nextAttemptAt": "2026-11-22T08:00:12.000Z",
+                     *         "status": "pending",
+                     *         "url": "https://example.com/hook"
+                     *       },
+                     *       "message": "delivery queued",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["Delivery"];
                         /** @example delivery queued */
@@ -9171,7 +12566,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9180,7 +12575,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `data.code`: `DELIVERY_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9189,7 +12584,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict. `data.code`: `DELIVERY_NOT_FAILED`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9198,7 +12593,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9207,7 +12602,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9233,6 +12628,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "keyId": "whk-20261122-e9513a",
+                     *         "previous": [],
+                     *         "publicKey": "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["PublicKey"];
                         /** @example ok */
@@ -9242,7 +12648,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9251,7 +12657,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9260,7 +12666,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9286,6 +12692,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "enabled": true,
+                     *         "updatedAt": "2026-11-22T08:00:00.000Z",
+                     *         "url": "https://example.com/hook"
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["WebhookSettings"];
                         /** @example ok */
@@ -9295,7 +12712,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9304,7 +12721,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9313,7 +12730,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9333,6 +12750,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/hook"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookSettingsRequest"];
             };
         };
@@ -9343,6 +12765,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "enabled": true,
+                     *         "updatedAt": "2026-11-22T08:00:00.000Z",
+                     *         "url": "https://example.com/hook"
+                     *       },
+                     *       "message": "webhook settings saved",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["WebhookSettings"];
                         /** @example webhook settings saved */
@@ -9352,7 +12785,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_WEBHOOK_URL`, `WEBHOOK_HOST_UNRESOLVABLE`, `WEBHOOK_URL_FORBIDDEN_ADDRESS`, `WEBHOOK_URL_NOT_HTTPS`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9361,7 +12794,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9370,7 +12803,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Body is not UTF-8 JSON (Content-Type: application/json) */
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9379,7 +12812,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9388,7 +12821,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9414,6 +12847,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "status": "ok"
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["Deleted"];
                         /** @example ok */
@@ -9423,7 +12865,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9432,7 +12874,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9441,7 +12883,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9467,6 +12909,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "deliveryId": "0c2e4a6b-8d0f-4c2e-9a4b-6d8f0a2c4e6b",
+                     *         "id": "3f0c2a4e-8f5d-4b8e-9a41-6f1f2d7c9b10"
+                     *       },
+                     *       "message": "test event queued",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         data?: components["schemas"]["TestEventQueued"];
                         /** @example test event queued */
@@ -9476,7 +12928,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated */
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9485,7 +12937,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict. `data.code`: `WEBHOOK_NOT_CONFIGURED`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9494,7 +12946,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9503,7 +12955,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9529,6 +12981,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <!doctype html><title>Dompet API reference</title> */
                     "text/html": unknown;
                 };
             };
@@ -9549,6 +13002,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
                     "application/json": {
                         /** @example ok */
                         message: string;
@@ -9557,7 +13016,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected failure (data.requestId) */
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9566,7 +13025,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED) */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9587,6 +13046,60 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description OpenAPI 3.1 document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "info": {
+                     *         "title": "Dompet"
+                     *       },
+                     *       "openapi": "3.1.0",
+                     *       "paths": {}
+                     *     }
+                     */
+                    "application/json": unknown;
+                };
+            };
+        };
+    };
+    receiveWebhookEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event `id`. */
+                "X-Service-Event-Id": string;
+                /** @description Unix time in seconds when this attempt was signed. */
+                "X-Service-Timestamp": string;
+                /** @description Base64 Ed25519 signature of `{id}.{timestamp}.{raw body}`. */
+                "X-Service-Signature": string;
+                /** @description The `keyId` of the signing key. */
+                "X-Service-Key-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "apiVersion": "2025-06-22",
+                 *       "createdAt": "2026-11-22T08:00:00.000Z",
+                 *       "data": {
+                 *         "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
+                 *         "message": "This is a test event"
+                 *       },
+                 *       "id": "3f0c2a4e-8f5d-4b8e-9a41-6f1f2d7c9b10",
+                 *       "type": "webhook.test"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
             200: {
                 headers: {
                     [name: string]: unknown;
