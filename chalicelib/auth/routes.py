@@ -58,6 +58,8 @@ def refresh(call: Call) -> Reply:
     tag="Auth",
     guard=guards.any_user_token,
     response=SessionInfo,
+    description="Family W, either token kind. The user behind the bearer token: its ids, the token's kind and "
+    "expiry, and the wallet address once the user has a wallet.",
 )
 def session(call: Call) -> Reply:
     return Reply(service.session(call.principal))
@@ -71,6 +73,8 @@ def session(call: Call) -> Reply:
     tag="Auth",
     guard=guards.signed_request,
     response=WhoAmI,
+    description="Family S. Answers the app, client and organization a correctly signed request belongs to: the "
+    "quickest way to check a signing implementation (see the `appSignature` scheme).",
 )
 def whoami(call: Call) -> Reply:
     app = call.principal

@@ -45,6 +45,8 @@ EntryQuery = page_query(20)
     tag=TAG,
     guard=guards.signed_request,
     response=CustodyTokenList,
+    description="Family S. Every token a custody account can hold, with its network, contract, decimals and the "
+    "confirmations a deposit needs before it is credited.",
 )
 def list_tokens(call: Call) -> Reply:
     return Reply(service.tokens())
@@ -91,6 +93,9 @@ def create_account(call: Call) -> Reply:
     guard=guards.signed_request,
     query=CustodyAccountListQuery,
     response=CustodyAccountPage,
+    description="Family S. The app's custody accounts, each with its deposit addresses per network. Query `page` "
+    "(from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, "
+    "`hasPrev`.",
 )
 def list_accounts(call: Call) -> Reply:
     return Reply(service.account_page(call.principal, call.query))
@@ -105,6 +110,8 @@ def list_accounts(call: Call) -> Reply:
     guard=guards.signed_request,
     response=CustodyAccount,
     errors={404: ("ACCOUNT_NOT_FOUND",)},
+    description="Family S. One custody account of the app with its deposit addresses; another app's account is not "
+    "found.",
 )
 def get_account(call: Call) -> Reply:
     return Reply(service.account(call.principal, call.path_params["accountId"]))
@@ -119,6 +126,9 @@ def get_account(call: Call) -> Reply:
     guard=guards.signed_request,
     response=CustodyBalances,
     errors={404: ("ACCOUNT_NOT_FOUND",)},
+    description="Family S. Per network and token: `activeBalance` (spendable), `pendingBalance` (deposits seen, not "
+    "yet confirmed) and `heldBalance` (withdrawals in flight), in human units and in base units "
+    "(`...InDecimals`).",
 )
 def get_balances(call: Call) -> Reply:
     return Reply(service.balances(call.principal, call.path_params["accountId"]))
@@ -134,6 +144,9 @@ def get_balances(call: Call) -> Reply:
     query=EntryQuery,
     response=JournalEntryPage,
     errors={404: ("ACCOUNT_NOT_FOUND",)},
+    description="Family S. The account's double-entry journal (credits, holds, releases, debits, corrections) with "
+    "the balances after each entry, for reconciliation. Query `page` (from 1) and `limit`; the answer is "
+    "`{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.",
 )
 def list_entries(call: Call) -> Reply:
     return Reply(service.entries(call.principal, call.path_params["accountId"], call.query))
@@ -181,6 +194,8 @@ def create_invoice(call: Call) -> Reply:
     query=InvoiceListQuery,
     response=InvoicePage,
     errors={404: ("ACCOUNT_NOT_FOUND",)},
+    description="Family S. The app's invoices, optionally of one account or status. Query `page` (from 1) and "
+    "`limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.",
 )
 def list_invoices(call: Call) -> Reply:
     return Reply(service.invoice_page(call.principal, call.query))
@@ -195,6 +210,8 @@ def list_invoices(call: Call) -> Reply:
     guard=guards.signed_request,
     response=Invoice,
     errors={404: ("INVOICE_NOT_FOUND",)},
+    description="Family S. One invoice: `pending` until a matching transfer is confirmed (`paid`), its expiry passes "
+    "(`expired`) or a confirmed payment does not match (`failed`).",
 )
 def get_invoice(call: Call) -> Reply:
     return Reply(service.invoice(call.principal, call.path_params["invoiceId"]))
@@ -213,6 +230,9 @@ def get_invoice(call: Call) -> Reply:
         400: ("NETWORK_MISMATCH", "NETWORK_NOT_CUSTODIAL", "NETWORK_REQUIRED", "UNKNOWN_NETWORK", "UNKNOWN_TOKEN"),
         404: ("ACCOUNT_NOT_FOUND", "INVOICE_NOT_FOUND"),
     },
+    description="Family S. Transfers seen to the app's deposit addresses: `pending` until confirmed, then `credited` "
+    "(or `reverted` after a reorganisation). Query `page` (from 1) and `limit`; the answer is `{data, "
+    "pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.",
 )
 def list_deposits(call: Call) -> Reply:
     return Reply(service.deposit_page(call.principal, call.query))
@@ -237,6 +257,7 @@ def list_deposits(call: Call) -> Reply:
         ),
         404: ("DEPOSIT_NOT_FOUND",),
     },
+    description="Family S. One deposit with its on-chain transaction, confirmations and the off-chain credit it made.",
 )
 def get_deposit(call: Call) -> Reply:
     return Reply(service.deposit(call.principal, call.path_params["depositId"]))
@@ -254,6 +275,8 @@ def get_deposit(call: Call) -> Reply:
         400: ("NETWORK_MISMATCH", "NETWORK_NOT_CUSTODIAL", "NETWORK_REQUIRED", "UNKNOWN_NETWORK", "VALIDATION_ERROR"),
         502: ("UPSTREAM_UNAVAILABLE",),
     },
+    description="Family S. Where the network's deposit watcher is: the last block scanned (`cursor`), the chain head "
+    "and the lag between them.",
 )
 def get_watcher(call: Call) -> Reply:
     return Reply(service.watcher_status(call.path_params["network"]))
@@ -307,6 +330,9 @@ def create_withdrawal(call: Call) -> Reply:
         400: ("NETWORK_MISMATCH", "NETWORK_NOT_CUSTODIAL", "NETWORK_REQUIRED", "UNKNOWN_NETWORK", "UNKNOWN_TOKEN"),
         404: ("ACCOUNT_NOT_FOUND",),
     },
+    description="Family S. The app's withdrawals (`pending`, `sending`, `sent`, `success`, `failed`). Query `page` "
+    "(from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, "
+    "`hasPrev`.",
 )
 def list_withdrawals(call: Call) -> Reply:
     return Reply(service.withdrawal_page(call.principal, call.query))
@@ -331,6 +357,7 @@ def list_withdrawals(call: Call) -> Reply:
         ),
         404: ("WITHDRAWAL_NOT_FOUND",),
     },
+    description="Family S. One withdrawal with its transaction hash once sent and its failure reason if it failed.",
 )
 def get_withdrawal(call: Call) -> Reply:
     return Reply(service.withdrawal(call.principal, call.path_params["withdrawalId"]))
@@ -360,6 +387,8 @@ def get_allowlist(call: Call) -> Reply:
     guard=guards.signed_request,
     response=GasWalletList,
     errors={404: ("ACCOUNT_NOT_FOUND",), 502: ("UPSTREAM_UNAVAILABLE",)},
+    description="Family S. The custody keys of the app's pools and their native coin balances per network: fund them "
+    "so withdrawals can pay their gas.",
 )
 def list_gas_wallets(call: Call) -> Reply:
     return Reply(service.gas_wallets(call.principal))

@@ -4,7 +4,7 @@ top-up record and the transaction's marker, with their transition tables."""
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, StrictBool
 
@@ -24,8 +24,18 @@ TX_HASH = r"^0x[0-9a-fA-F]{64}$"
 SIGNATURE = r"^0x[0-9a-fA-F]{130}$"
 
 
+_EXAMPLE_CLIENT_TOP_UP: dict[str, Any] = {
+    "txHash": "0x2d4f6a8c0e1b3d5f7a9c2e4f6b8d0a1c3e5f7b9d1a3c5e7f9b2d4f6a8c0e1b3d",
+    "chainId": 137,
+    "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+    "poolAddress": "0x617F2E2fD72FD9D5503197092aC168c91465E7f2",
+    "immediate": True,
+    "signature": "0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b",  # noqa: E501 - one hex string
+}
+
+
 class ClientTopUp(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [_EXAMPLE_CLIENT_TOP_UP]})
 
     txHash: str = Field(pattern=TX_HASH, description="The transaction that sent USDT to the pool.")
     chainId: int = Field(gt=0, lt=2**63, description="The network it was sent on.")
@@ -38,7 +48,20 @@ class ClientTopUp(BaseModel):
     )
 
 
+_EXAMPLE_OWNER_TOP_UP: dict[str, Any] = {
+    "txHash": "0x2d4f6a8c0e1b3d5f7a9c2e4f6b8d0a1c3e5f7b9d1a3c5e7f9b2d4f6a8c0e1b3d",
+    "chainId": 137,
+    "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+    "poolAddress": "0x617F2E2fD72FD9D5503197092aC168c91465E7f2",
+    "immediate": False,
+    "signature": "0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b",  # noqa: E501 - one hex string
+    "receiverOwnerId": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
+}
+
+
 class OwnerTopUp(ClientTopUp):
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_OWNER_TOP_UP]})
+
     receiverOwnerId: str = Field(min_length=1, max_length=64, description="Owner record id or owner address.")
 
 
@@ -57,12 +80,49 @@ class TopUpRecord(BaseModel):
     status: Literal["pending", "success", "failed"]
 
 
+_EXAMPLE_TOP_UP_PAGE: dict[str, Any] = {
+    "data": [
+        {
+            "id": "8a0c2e4b-6d8f-4a0c-9e2b-4d6f8a0c2e4b",
+            "createdAt": "2026-11-22T08:00:00.000Z",
+            "updatedAt": "2026-11-22T08:00:12.000Z",
+            "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+            "gasTankId": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
+            "txHash": "0x2d4f6a8c0e1b3d5f7a9c2e4f6b8d0a1c3e5f7b9d1a3c5e7f9b2d4f6a8c0e1b3d",
+            "network": "polygon-pos",
+            "chainId": 137,
+            "poolAddress": "0x617F2E2fD72FD9D5503197092aC168c91465E7f2",
+            "amount": "25000000",
+            "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+            "status": "success",
+        }
+    ],
+    "pagination": {"total": 1, "page": 1, "limit": 10, "totalPages": 1, "hasNext": False, "hasPrev": False},
+}
+
+
 class TopUpPage(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_TOP_UP_PAGE]})
+
     data: list[TopUpRecord]
     pagination: Pagination
 
 
+_EXAMPLE_CLIENT_GAS_TANK: dict[str, Any] = {
+    "id": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
+    "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+    "balance": "25000000",
+    "type": "token",
+    "tokenName": "USDT",
+    "decimals": 6,
+    "createdAt": "2026-11-22T08:00:00.000Z",
+    "updatedAt": "2026-11-22T08:00:31.000Z",
+}
+
+
 class ClientGasTank(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_CLIENT_GAS_TANK]})
+
     id: str
     clientId: str
     balance: str
@@ -91,7 +151,33 @@ class UsageRecord(BaseModel):
     refundedAt: str | None
 
 
+_EXAMPLE_USAGE_PAGE: dict[str, Any] = {
+    "data": [
+        {
+            "id": "7a9c1e3b-5d7f-4a2c-9e4b-6d8f0a2c4e6b",
+            "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+            "clientGasTankId": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
+            "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
+            "nativeToGasTankRate": 0.45,
+            "amountInNative": "1893460000000000",
+            "amountInGasTank": "852057",
+            "initialDeductedAmountInNative": "2461500000000000",
+            "initialDeductedAmountInGasTank": "1107675",
+            "refundedAmountInNative": "568040000000000",
+            "refundedAmountInGasTank": "255618",
+            "clientFeeInGasTank": None,
+            "serviceFeeInGasTank": None,
+            "createdAt": "2026-11-22T08:00:12.000Z",
+            "refundedAt": "2026-11-22T08:00:31.000Z",
+        }
+    ],
+    "pagination": {"total": 1, "page": 1, "limit": 10, "totalPages": 1, "hasNext": False, "hasPrev": False},
+}
+
+
 class UsagePage(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_USAGE_PAGE]})
+
     data: list[UsageRecord]
     pagination: Pagination
 

@@ -78,6 +78,8 @@ def top_up_client(call: Call) -> Reply:
     guard=guards.signed_request,
     response=ClientGasTank,
     errors={503: ("LIST_BUSY",)},
+    description="Family S. The client's organization gas tank (USDT base units), which pays sponsored user "
+    "operations (`isSponsored: true`).",
 )
 def get_client_tank(call: Call) -> Reply:
     return Reply(service.client_tank(call.principal))
@@ -93,6 +95,8 @@ def get_client_tank(call: Call) -> Reply:
     query=HistoryQuery,
     response=TopUpPage,
     errors={503: ("LIST_BUSY",)},
+    description="Family S. Top-ups credited to (or pending for) the organization gas tank. Query `page` (from 1) and "
+    "`limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.",
 )
 def client_top_up_history(call: Call) -> Reply:
     return Reply(service.client_top_ups(call.principal, call.query))
@@ -108,6 +112,9 @@ def client_top_up_history(call: Call) -> Reply:
     query=HistoryQuery,
     response=TopUpPage,
     errors={404: ("OWNER_NOT_FOUND",)},
+    description="Family S. Top-ups of one owner's gas tank; `ownerId` is the owner record id or the owner address. "
+    "Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, "
+    "`hasNext`, `hasPrev`.",
 )
 def owner_top_up_history(call: Call) -> Reply:
     return Reply(service.owner_top_ups(call.principal, call.path_params["ownerId"], call.query))
@@ -123,6 +130,9 @@ def owner_top_up_history(call: Call) -> Reply:
     query=HistoryQuery,
     response=UsagePage,
     errors={503: ("LIST_BUSY",)},
+    description="Family S. One record per user operation paid by the organization gas tank: what was deducted when "
+    "it was submitted and what was refunded once its real cost was known. Query `page` (from 1) and "
+    "`limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.",
 )
 def organization_usage_history(call: Call) -> Reply:
     return Reply(service.client_usage(call.principal, call.query))

@@ -21,6 +21,8 @@ CREATED = "account created successfully"
     tag="Smart accounts",
     guard=guards.signed_request,
     response=NetworkList,
+    description="Family S. For each network with smart accounts: the ERC-4337 contracts (EntryPoint, factory, "
+    "paymaster), its USDT and the pool address gas-tank top-ups are sent to.",
 )
 def list_networks(call: Call) -> Reply:
     return Reply(NetworkList(networks=service.networks()))
@@ -54,6 +56,8 @@ def create_smart_account(call: Call) -> Reply:
     guard=guards.signed_request,
     response=OwnerRecord,
     errors={404: ("OWNER_NOT_FOUND",)},
+    description="Family S. The owner record created by `POST /api/v1/smart-account`, with one counterfactual account "
+    "per network and its gas tank; `ownerId` is the record id or the owner address (any letter case).",
 )
 def get_smart_account(call: Call) -> Reply:
     return Reply(service.get(call.principal, call.path_params["ownerId"]))

@@ -3,7 +3,7 @@ API's shapes); the stored operation with its transition table."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
@@ -30,24 +30,65 @@ class _Body(BaseModel):
 # above 2**256-1 is 400 INVALID_AMOUNT (INVALID_TOKEN_ID for a token id), as in the wallet and custody routes.
 
 
+_EXAMPLE_SEND_COIN: dict[str, Any] = {
+    "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+    "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+    "amount": "10000000000000000",
+}
+
+
 class SendCoin(_Body):
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_SEND_COIN]})
+
     to: Address
     amount: Uint256 = Field(description="Wei (smallest unit), at most 2**256-1.")
 
 
+_EXAMPLE_SEND_TOKEN: dict[str, Any] = {
+    "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+    "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+    "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+    "amount": "1500000",
+}
+
+
 class SendToken(_Body):
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_SEND_TOKEN]})
+
     tokenAddress: Address = Field(description="ERC-20 contract.")
     to: Address
     amount: Uint256 = Field(description="Smallest unit of the token, at most 2**256-1.")
 
 
+_EXAMPLE_SEND_ERC721: dict[str, Any] = {
+    "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+    "tokenAddress": "0x2cF7252e74036d1Da831d11089D326296e64a728",
+    "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+    "tokenId": "42",
+}
+
+
 class SendErc721(_Body):
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_SEND_ERC721]})
+
     tokenAddress: Address
     to: Address
     tokenId: TokenId
 
 
+_EXAMPLE_SEND_ERC1155: dict[str, Any] = {
+    "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+    "tokenAddress": "0x2cF7252e74036d1Da831d11089D326296e64a728",
+    "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+    "tokenId": "7",
+    "amount": "3",
+    "data": "0x",
+}
+
+
 class SendErc1155(_Body):
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_SEND_ERC1155]})
+
     tokenAddress: Address
     to: Address
     tokenId: TokenId
@@ -55,30 +96,71 @@ class SendErc1155(_Body):
     data: str = Field("0x", pattern=HEX, description="Bytes passed to the receiver (hex).")
 
 
+_EXAMPLE_SIGN_TRANSACTION: dict[str, Any] = {
+    "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+    "to": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+    "value": "0",
+    "callData": "0x095ea7b3000000000000000000000000ab8483f64d9c6d1ecf9b849ae677dd3315835cb200000000000000000000000000000000000000000000000000000000000f4240",  # noqa: E501 - one hex string
+}
+
+
 class SignTransaction(_Body):
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_SIGN_TRANSACTION]})
+
     to: Address
     value: Uint256 = Field(description="Wei sent with the call, at most 2**256-1.")
     callData: str = Field(pattern=HEX)
 
 
+_EXAMPLE_ACTIVATE: dict[str, Any] = {"accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e"}
+
+
 class Activate(_Body):
     """Deploy the account only (an operation with an empty call)."""
 
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_ACTIVATE]})
+
+
+_EXAMPLE_ESTIMATE: dict[str, Any] = {
+    "requiredNative": "2461500000000000",
+    "requiredGasTankBalance": "1107675",
+    "decimal": 6,
+}
+
 
 class Estimate(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_ESTIMATE]})
+
     requiredNative: str = Field(description="The operation's maximum cost in wei.")
     requiredGasTankBalance: str = Field(description="That cost in gas-tank base units, fees included.")
     decimal: int = Field(description="Decimals of the gas tank currency.")
 
 
+_EXAMPLE_HASH_RESULT: dict[str, Any] = {
+    "hash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
+    "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
+    "validUntil": 1795334400,
+}
+
+
 class HashResult(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_HASH_RESULT]})
+
     hash: str = Field(description="The userOpHash; the owner signs it (EIP-191 personal_sign of the 32 bytes).")
     userOpId: str
     validUntil: int = Field(description="Unix seconds until which the operation can be submitted and included.")
 
 
+_EXAMPLE_SUBMIT: dict[str, Any] = {
+    "signature": "0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b",  # noqa: E501 - one hex string
+    "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
+    "hash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
+    "isSponsored": True,
+}
+
+
 class Submit(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [_EXAMPLE_SUBMIT]})
 
     signature: str = Field(pattern=r"^0x[0-9a-fA-F]{130}$", description="The owner's signature of `hash`.")
     userOpId: str = Field(min_length=1, max_length=64)
@@ -106,7 +188,34 @@ class EmbeddedUsage(BaseModel):
     refundedAt: str | None
 
 
+_EXAMPLE_USER_OPERATION: dict[str, Any] = {
+    "id": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
+    "createdAt": "2026-11-22T08:00:00.000Z",
+    "updatedAt": "2026-11-22T08:00:12.000Z",
+    "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+    "ownerId": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
+    "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+    "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
+    "signature": "0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b",  # noqa: E501 - one hex string
+    "userOpHash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
+    "txHash": None,
+    "status": "on_process",
+    "type": "send_coin",
+    "network": "polygon-pos",
+    "chainId": 137,
+    "payer": "organization",
+    "validUntil": "2026-11-22T08:10:00.000Z",
+    "failedReason": None,
+    "bundlerVersion": "0.7",
+    "successAt": None,
+    "failedAt": None,
+    "sentAt": "2026-11-22T08:00:12.000Z",
+}
+
+
 class UserOperation(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_USER_OPERATION]})
+
     id: str
     createdAt: str
     updatedAt: str | None
@@ -133,7 +242,56 @@ class UserOperation(BaseModel):
     )
 
 
+_EXAMPLE_USER_OPERATION_PAGE: dict[str, Any] = {
+    "data": [
+        {
+            "id": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
+            "createdAt": "2026-11-22T08:00:00.000Z",
+            "updatedAt": "2026-11-22T08:00:12.000Z",
+            "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+            "ownerId": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
+            "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+            "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
+            "signature": "0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b",  # noqa: E501 - one hex string
+            "userOpHash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
+            "txHash": None,
+            "status": "on_process",
+            "type": "send_coin",
+            "network": "polygon-pos",
+            "chainId": 137,
+            "payer": "organization",
+            "validUntil": "2026-11-22T08:10:00.000Z",
+            "failedReason": None,
+            "bundlerVersion": "0.7",
+            "successAt": None,
+            "failedAt": None,
+            "sentAt": "2026-11-22T08:00:12.000Z",
+            "clientGasTankUsageHistory": {
+                "id": "7a9c1e3b-5d7f-4a2c-9e4b-6d8f0a2c4e6b",
+                "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
+                "clientGasTankId": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
+                "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
+                "nativeToGasTankRate": 0.45,
+                "amountInNative": "1893460000000000",
+                "amountInGasTank": "852057",
+                "initialDeductedAmountInNative": "2461500000000000",
+                "initialDeductedAmountInGasTank": "1107675",
+                "refundedAmountInNative": "568040000000000",
+                "refundedAmountInGasTank": "255618",
+                "clientFeeInGasTank": None,
+                "createdAt": "2026-11-22T08:00:12.000Z",
+                "refundedAt": "2026-11-22T08:00:31.000Z",
+                "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
+            },
+        }
+    ],
+    "pagination": {"total": 1, "page": 1, "limit": 10, "totalPages": 1, "hasNext": False, "hasPrev": False},
+}
+
+
 class UserOperationPage(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_USER_OPERATION_PAGE]})
+
     data: list[UserOperation]
     pagination: Pagination
 

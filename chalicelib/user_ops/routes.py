@@ -88,6 +88,8 @@ def _register(kind: str, body: type[Any], what: str) -> None:
         body=body,
         response=Estimate,
         errors=BUILD_ERRORS,
+        description=f"Family S. The maximum cost of {what} from the smart account, in wei (`requiredNative`) and in "
+        f"gas-tank base units (`requiredGasTankBalance`, fees included). Nothing is recorded.",
     )(estimate)
     route(
         bp,
@@ -99,6 +101,8 @@ def _register(kind: str, body: type[Any], what: str) -> None:
         body=body,
         response=HashResult,
         errors=BUILD_ERRORS,
+        description=f"Family S. Builds {what} (state `created`, valid until `validUntil`) and returns its ERC-4337 "
+        f"hash: have the owner sign it and send it to `POST /api/v1/userOp/submit`.",
     )(hash_operation)
 
 
@@ -120,6 +124,8 @@ for _kind, (_body, _what) in KINDS.items():
         422: ("BUNDLER_REFUSED", "NETWORK_WITHOUT_GAS_TANKS"),
         502: ("UPSTREAM_UNAVAILABLE",),
     },
+    description="Family S. Deploys the counterfactual account without doing anything else (any first operation "
+    "deploys it too). Sign the hash and submit it like any other operation.",
 )
 def hash_activation(call: Call) -> Reply:
     return Reply(service.hash_operation(call.principal, call.body.accountId, _call_for(call.body)))
@@ -142,6 +148,10 @@ def hash_activation(call: Call) -> Reply:
         502: ("UPSTREAM_UNAVAILABLE",),
         503: ("LIST_BUSY",),
     },
+    description="Family S. Checks the owner's signature and the hash, charges the paying tank its maximum cost (the "
+    "organization's when `isSponsored`, else the owner's), and sends the operation to the bundler: "
+    "status `on_process`, then `success` or `failed` (events `userOp.success` / `userOp.failed`); the "
+    "unused part of the charge is refunded.",
 )
 def submit(call: Call) -> Reply:
     body = call.body
@@ -157,6 +167,9 @@ def submit(call: Call) -> Reply:
     guard=guards.signed_request,
     query=ListQuery,
     response=UserOperationPage,
+    description="Family S. Operations submitted for every owner of the app, each with the usage record of its gas "
+    "tank charge (`clientGasTankUsageHistory`). Query `page` (from 1) and `limit`; the answer is `{data, "
+    "pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.",
 )
 def list_all(call: Call) -> Reply:
     return Reply(service.page_for_app(call.principal, call.query))
@@ -172,6 +185,9 @@ def list_all(call: Call) -> Reply:
     query=ListQuery,
     response=UserOperationPage,
     errors={404: ("OWNER_NOT_FOUND",)},
+    description="Family S. Operations submitted for one owner; `ownerId` is the owner record id or the owner "
+    "address. Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, "
+    "`totalPages`, `hasNext`, `hasPrev`.",
 )
 def list_owner(call: Call) -> Reply:
     return Reply(service.page_for_owner(call.principal, call.path_params["ownerId"], call.query))
@@ -186,6 +202,8 @@ def list_owner(call: Call) -> Reply:
     guard=guards.signed_request,
     response=UserOperation,
     errors={404: ("USER_OP_NOT_FOUND",)},
+    description="Family S. One user operation of the app by its `userOpId`, in any state (`created`, `on_process`, "
+    "`success`, `failed`).",
 )
 def get_one(call: Call) -> Reply:
     return Reply(service.get(call.principal, call.path_params["id"]))
@@ -201,6 +219,9 @@ def get_one(call: Call) -> Reply:
     query=ListQuery,
     response=UsagePage,
     errors={404: ("OWNER_NOT_FOUND",)},
+    description="Family S. One record per user operation paid by the owner's gas tank: what was deducted at submit "
+    "and what was refunded. Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with "
+    "`total`, `totalPages`, `hasNext`, `hasPrev`.",
 )
 def owner_usage_history(call: Call) -> Reply:
     return Reply(gas_tanks.owner_usage(call.principal, call.path_params["ownerId"], call.query))

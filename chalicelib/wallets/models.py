@@ -21,8 +21,13 @@ class SecretRequest(BaseModel):
     )
 
 
+_EXAMPLE_WALLET_REQUEST: dict[str, Any] = {"network": "polygon-pos"}
+
+
 class WalletRequest(SecretRequest):
     """The common wallet parameters of the interface."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_WALLET_REQUEST]})
 
     network: str | None = Field(None, max_length=40, description="Network name; required when chainId is empty.")
     chainId: str | None = Field(
@@ -30,11 +35,28 @@ class WalletRequest(SecretRequest):
     )
 
 
+_EXAMPLE_TOKEN_BALANCE_REQUEST: dict[str, Any] = {
+    "chainId": "137",
+    "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+}
+
+
 class TokenBalanceRequest(WalletRequest):
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_TOKEN_BALANCE_REQUEST]})
+
     tokenAddress: str = Field(max_length=42, description="ERC-20 contract address.")
 
 
+_EXAMPLE_BALANCE: dict[str, Any] = {
+    "balance": "1.25",
+    "symbol": "POL",
+    "address": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+}
+
+
 class Balance(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_BALANCE]})
+
     balance: str = Field(description="Exact decimal amount in human units.")
     symbol: str
     address: str = Field(description="The wallet address.")
@@ -46,16 +68,25 @@ _EXPIRE_DATE_DOC = (
 )
 
 
+_EXAMPLE_CREATE_WALLET_REQUEST: dict[str, Any] = {"expireDate": "2026-11-23T08:00:00Z"}
+
+
 class CreateWalletRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [_EXAMPLE_CREATE_WALLET_REQUEST]})
 
     expireDate: str | None = Field(None, max_length=40, description=_EXPIRE_DATE_DOC)
+
+
+_EXAMPLE_RECOVER_WALLET_REQUEST: dict[str, Any] = {
+    "secret0": "dps0_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA",
+    "expireDate": "2026-11-23T08:00:00Z",
+}
 
 
 class RecoverWalletRequest(BaseModel):
     """JSON `{secret0}`; or multipart/form-data with the recovery file in part `file`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [_EXAMPLE_RECOVER_WALLET_REQUEST]})
 
     secret0: str | None = Field(None, max_length=16_384, description="The wallet's secret0 (JSON body).")
     file: str | None = Field(
@@ -68,8 +99,14 @@ class RecoverWalletRequest(BaseModel):
         return self.secret0 if self.secret0 is not None else self.file
 
 
+_EXAMPLE_IMPORT_WALLET_REQUEST: dict[str, Any] = {
+    "privateKey": "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318",
+    "expireDate": "2026-11-23T08:00:00Z",
+}
+
+
 class ImportWalletRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [_EXAMPLE_IMPORT_WALLET_REQUEST]})
 
     privateKey: str = Field(
         max_length=66, description="The secp256k1 private key to import: 64 hex digits, optionally 0x-prefixed."
@@ -77,8 +114,19 @@ class ImportWalletRequest(BaseModel):
     expireDate: str | None = Field(None, max_length=40, description=_EXPIRE_DATE_DOC)
 
 
+_EXAMPLE_WALLET_CREATED: dict[str, Any] = {
+    "walletToken": "eyJhbGciOiJFZERTQSIsImtpZCI6IjIwMjYxMTIyLWM2NzljNDVkIiwidHlwIjoiSldUIn0.eyJpc3MiOiJkb21wZXQiLCJraW5kIjoid2FsbGV0In0.c2lnbmF0dXJl",  # noqa: E501 - one hex string
+    "refreshToken": "drt_Q2xpZW50IHJlZnJlc2ggdG9rZW4gZXhhbXBsZQ",
+    "secret0": "dps0_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA",
+    "secret0Link": "https://storage.example.com/recovery/0x14723a09.service?X-Amz-Expires=300",
+    "address": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+}
+
+
 class WalletCreated(BaseModel):
     """The interface's MPC wallet creation result, plus a refresh token for later logins."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_WALLET_CREATED]})
 
     walletToken: str = Field(description="JWT for the wallet operation endpoints.")
     refreshToken: str = Field(description="Single-use refresh token (see docs/authentication.md).")
@@ -87,20 +135,49 @@ class WalletCreated(BaseModel):
     address: str = Field(description="The wallet's checksummed address.")
 
 
+_EXAMPLE_SEND_COIN_REQUEST: dict[str, Any] = {
+    "network": "polygon-pos",
+    "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+    "amount": "0.01",
+}
+
+
 class SendCoinRequest(WalletRequest):
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_SEND_COIN_REQUEST]})
+
     to: str = Field(max_length=42, description="Recipient address.")
     amount: str = Field(
         max_length=100, description="Native coin in ether units, an exact decimal string (≤ 18 places)."
     )
 
 
+_EXAMPLE_SEND_TOKEN_REQUEST: dict[str, Any] = {
+    "network": "polygon-pos",
+    "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+    "amount": "1.5",
+    "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+}
+
+
 class SendTokenRequest(WalletRequest):
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_SEND_TOKEN_REQUEST]})
+
     to: str = Field(max_length=42, description="Recipient address.")
     amount: str = Field(max_length=100, description="Token amount in the token's units (its decimals() places).")
     tokenAddress: str = Field(max_length=42, description="ERC-20 contract address.")
 
 
+_EXAMPLE_TRANSFER_ERC721_REQUEST: dict[str, Any] = {
+    "network": "polygon-pos",
+    "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+    "tokenId": "42",
+    "tokenAddress": "0x2cF7252e74036d1Da831d11089D326296e64a728",
+}
+
+
 class TransferErc721Request(WalletRequest):
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_TRANSFER_ERC721_REQUEST]})
+
     to: str = Field(max_length=42, description="Recipient address.")
     tokenId: str = Field(max_length=78, description="The token id, a decimal uint256.")
     tokenAddress: str = Field(max_length=42, description="ERC-721 contract address.")
@@ -120,7 +197,21 @@ class RawTransaction(BaseModel):
     value: str | None = Field(None, max_length=66, description="Hex wei; default 0x0.")
 
 
+_EXAMPLE_SEND_TRANSACTION_REQUEST: dict[str, Any] = {
+    "network": "polygon-pos",
+    "transaction": {
+        "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+        "to": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+        "data": "0x095ea7b3000000000000000000000000ab8483f64d9c6d1ecf9b849ae677dd3315835cb200000000000000000000000000000000000000000000000000000000000f4240",  # noqa: E501 - one hex string
+        "value": "0x0",
+        "gasLimit": "0xea60",
+    },
+}
+
+
 class SendTransactionRequest(WalletRequest):
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_SEND_TRANSACTION_REQUEST]})
+
     transaction: RawTransaction
 
 
@@ -154,11 +245,89 @@ class TxReceipt(BaseModel):
     value: str
 
 
+_EXAMPLE_SEND_RESULT: dict[str, Any] = {
+    "txReceipt": {
+        "_type": "TransactionReceipt",
+        "accessList": None,
+        "blockNumber": None,
+        "blockHash": None,
+        "chainId": "137",
+        "data": "0x",
+        "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+        "gasLimit": "21000",
+        "gasPrice": "30000000000",
+        "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
+        "maxFeePerGas": None,
+        "maxPriorityFeePerGas": None,
+        "nonce": 4,
+        "signature": {
+            "_type": "signature",
+            "networkV": "309",
+            "r": "0x1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a",
+            "s": "0x2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b",
+            "v": 28,
+        },
+        "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+        "type": 0,
+        "value": "10000000000000000",
+    }
+}
+
+
 class SendResult(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_SEND_RESULT]})
+
     txReceipt: TxReceipt
 
 
+_EXAMPLE_TRANSACTION_VIEW: dict[str, Any] = {
+    "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
+    "status": "success",
+    "network": "polygon-pos",
+    "chainId": "137",
+    "kind": "coin",
+    "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+    "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+    "value": "10000000000000000",
+    "nonce": 4,
+    "blockNumber": 64128377,
+    "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
+    "gasUsed": "21000",
+    "effectiveGasPrice": "30000000000",
+    "failedReason": None,
+    "createdAt": "2026-11-22T08:00:00.000Z",
+    "updatedAt": "2026-11-22T08:00:12.000Z",
+    "txReceipt": {
+        "_type": "TransactionReceipt",
+        "accessList": None,
+        "blockNumber": 64128377,
+        "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
+        "chainId": "137",
+        "data": "0x",
+        "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+        "gasLimit": "21000",
+        "gasPrice": "30000000000",
+        "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
+        "maxFeePerGas": None,
+        "maxPriorityFeePerGas": None,
+        "nonce": 4,
+        "signature": {
+            "_type": "signature",
+            "networkV": "309",
+            "r": "0x1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a",
+            "s": "0x2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b",
+            "v": 28,
+        },
+        "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+        "type": 0,
+        "value": "10000000000000000",
+    },
+}
+
+
 class TransactionView(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_TRANSACTION_VIEW]})
+
     hash: str
     status: str = Field(description="signing, pending, mined, failed or dropped.")
     network: str
@@ -178,7 +347,59 @@ class TransactionView(BaseModel):
     txReceipt: TxReceipt = Field(description="The receipt answered when it was sent.")
 
 
+_EXAMPLE_TRANSACTION_PAGE: dict[str, Any] = {
+    "data": [
+        {
+            "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
+            "status": "success",
+            "network": "polygon-pos",
+            "chainId": "137",
+            "kind": "coin",
+            "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+            "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+            "value": "10000000000000000",
+            "nonce": 4,
+            "blockNumber": 64128377,
+            "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
+            "gasUsed": "21000",
+            "effectiveGasPrice": "30000000000",
+            "failedReason": None,
+            "createdAt": "2026-11-22T08:00:00.000Z",
+            "updatedAt": "2026-11-22T08:00:12.000Z",
+            "txReceipt": {
+                "_type": "TransactionReceipt",
+                "accessList": None,
+                "blockNumber": 64128377,
+                "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
+                "chainId": "137",
+                "data": "0x",
+                "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+                "gasLimit": "21000",
+                "gasPrice": "30000000000",
+                "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
+                "maxFeePerGas": None,
+                "maxPriorityFeePerGas": None,
+                "nonce": 4,
+                "signature": {
+                    "_type": "signature",
+                    "networkV": "309",
+                    "r": "0x1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a",
+                    "s": "0x2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b",
+                    "v": 28,
+                },
+                "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+                "type": 0,
+                "value": "10000000000000000",
+            },
+        }
+    ],
+    "pagination": {"total": 1, "page": 1, "limit": 20, "totalPages": 1, "hasNext": False, "hasPrev": False},
+}
+
+
 class TransactionPage(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_TRANSACTION_PAGE]})
+
     data: list[TransactionView]
     pagination: Pagination
 
@@ -315,5 +536,23 @@ class SignatureView(BaseModel):
 
 
 class SignaturePage(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "data": SignatureView.model_config["json_schema_extra"]["examples"],  # type: ignore[index]
+                    "pagination": {
+                        "total": 1,
+                        "page": 1,
+                        "limit": 20,
+                        "totalPages": 1,
+                        "hasNext": False,
+                        "hasPrev": False,
+                    },
+                }
+            ]
+        }
+    )
+
     data: list[SignatureView]
     pagination: Pagination

@@ -127,6 +127,8 @@ def import_wallet(call: Call) -> Reply:
         404: ("WALLET_NOT_FOUND",),
         502: ("UPSTREAM_UNAVAILABLE",),
     },
+    description="Family W (wallet token). The native coin balance of the user's MPC wallet on the network named by "
+    "`network` or `chainId`, in human units (`balance`, e.g. ether).",
 )
 def balance_coin(call: Call) -> Reply:
     return Reply(service.coin_balance(call.principal, call.body), "get balance successfully")
@@ -148,6 +150,8 @@ def balance_coin(call: Call) -> Reply:
         422: ("NOT_A_TOKEN",),
         502: ("UPSTREAM_UNAVAILABLE",),
     },
+    description="Family W (wallet token). The ERC-20 balance of `tokenAddress` held by the user's MPC wallet, in "
+    "human units using the token's decimals; `422 NOT_A_TOKEN` when the address is no ERC-20 contract.",
 )
 def balance_token(call: Call) -> Reply:
     return Reply(service.token_balance(call.principal, call.body), "get balance successfully")
@@ -322,6 +326,9 @@ TransactionsQuery = page_query(20)
     query=TransactionsQuery,
     response=TransactionPage,
     errors={404: ("WALLET_NOT_FOUND",)},
+    description="Family W (wallet token). Every transaction the wallet sent, with its tracking status (`pending`, "
+    "`success`, `failed`, `dropped`). Query `page` (from 1) and `limit`; the answer is `{data, "
+    "pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.",
 )
 def list_transactions(call: Call) -> Reply:
     wallet = provisioning.bound_wallet(call.principal)
@@ -338,6 +345,8 @@ def list_transactions(call: Call) -> Reply:
     guard=guards.wallet_token,
     response=TransactionView,
     errors={404: ("TRANSACTION_NOT_FOUND", "WALLET_NOT_FOUND")},
+    description="Family W (wallet token). One transaction the wallet sent, by hash: look a send up here instead of "
+    "resending it after a timeout or `409 IDEMPOTENCY_OUTCOME_UNKNOWN`.",
 )
 def get_transaction(call: Call) -> Reply:
     wallet = provisioning.bound_wallet(call.principal)

@@ -29,6 +29,8 @@ bp = Blueprint(__name__)
     tag="Webhooks",
     guard=guards.signed_request,
     response=WebhookSettings,
+    description="Family S. The app's webhook URL, whether deliveries are enabled, and when it last changed (`url` "
+    "null while none is set).",
 )
 def get_settings(call: Call) -> Reply:
     return Reply(service.settings(call.principal))
@@ -67,6 +69,8 @@ def put_settings(call: Call) -> Reply:
     tag="Webhooks",
     guard=guards.signed_request,
     response=Deleted,
+    description="Family S. Stops new deliveries; deliveries already pending keep retrying the URL they were made "
+    'for. Answers `{status: "ok"}`.',
 )
 def delete_settings(call: Call) -> Reply:
     service.delete(call.principal)
@@ -83,6 +87,8 @@ def delete_settings(call: Call) -> Reply:
     response=TestEventQueued,
     message="test event queued",
     errors={409: ("WEBHOOK_NOT_CONFIGURED",), 503: ("LIST_BUSY",)},
+    description="Family S. Queues a `webhook.test` event (its `id` a random UUID) to the configured URL and answers "
+    "its event and delivery ids; `409 WEBHOOK_NOT_CONFIGURED` without a URL.",
 )
 def send_test(call: Call) -> Reply:
     return Reply(service.queue_test_event(call.principal), "test event queued")
@@ -100,6 +106,9 @@ DeliveriesQuery = page_query(20)
     guard=guards.signed_request,
     query=DeliveriesQuery,
     response=DeliveryPage,
+    description="Family S. Delivery records with their last attempts (status, response code, error, duration). "
+    "`limit` defaults to 20, at most 100. Query `page` (from 1) and `limit`; the answer is `{data, "
+    "pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.",
 )
 def list_deliveries(call: Call) -> Reply:
     return Reply(service.deliveries(call.principal, call.query))
@@ -115,6 +124,8 @@ def list_deliveries(call: Call) -> Reply:
     response=Delivery,
     message="delivery queued",
     errors={404: ("DELIVERY_NOT_FOUND",), 409: ("DELIVERY_NOT_FAILED",)},
+    description="Family S. Only a `failed` delivery: it is pending again, due now, with the same event id and "
+    "attempts counted from 1.",
 )
 def retry_delivery(call: Call) -> Reply:
     return Reply(service.retry_delivery(call.principal, call.path_params["id"]), "delivery queued")
@@ -128,6 +139,9 @@ def retry_delivery(call: Call) -> Reply:
     tag="Webhooks",
     guard=guards.signed_request,
     response=PublicKey,
+    description="Family S. The app's Ed25519 public key (base64, 32 bytes) and its `keyId` (sent as "
+    "`X-Service-Key-Id`), plus keys replaced less than 14 days ago. Verify each delivery's "
+    "`X-Service-Signature` over `X-Service-Event-Id.X-Service-Timestamp.raw body`.",
 )
 def public_key(call: Call) -> Reply:
     return Reply(service.public_key(call.principal))
