@@ -1,3 +1,1 @@
-"""The SDKs' end-to-end tests run against the session's local stack (tests/integration/conftest.py)."""
-
-from tests.integration.conftest import stack  # noqa: F401
+"""The SDKs' end-to-end tests run against the session's local stack (the `stack` fixture, tests/conftest.py)."""
