@@ -130,7 +130,7 @@ export interface paths {
         };
         /**
          * Who the token belongs to
-         * @description Who the token belongs to
+         * @description Family W, either token kind. The user behind the bearer token: its ids, the token's kind and expiry, and the wallet address once the user has a wallet.
          */
         get: operations["getAuthSession"];
         put?: never;
@@ -150,7 +150,7 @@ export interface paths {
         };
         /**
          * The app a signed request comes from
-         * @description The app a signed request comes from
+         * @description Family S. Answers the app, client and organization a correctly signed request belongs to: the quickest way to check a signing implementation (see the `appSignature` scheme).
          */
         get: operations["getAuthWhoami"];
         put?: never;
@@ -170,7 +170,7 @@ export interface paths {
         };
         /**
          * The organization gas tank (one per client)
-         * @description The organization gas tank (one per client)
+         * @description Family S. The client's organization gas tank (USDT base units), which pays sponsored user operations (`isSponsored: true`).
          */
         get: operations["getClientGasTank"];
         put?: never;
@@ -210,7 +210,7 @@ export interface paths {
         };
         /**
          * Top-ups of the organization gas tank, newest first
-         * @description Top-ups of the organization gas tank, newest first
+         * @description Family S. Top-ups credited to (or pending for) the organization gas tank. Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
          */
         get: operations["getClientGasTankTopUpHistory"];
         put?: never;
@@ -230,7 +230,7 @@ export interface paths {
         };
         /**
          * The app's custody accounts, newest first
-         * @description The app's custody accounts, newest first
+         * @description Family S. The app's custody accounts, each with its deposit addresses per network. Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
          */
         get: operations["getCustodyAccounts"];
         put?: never;
@@ -254,7 +254,7 @@ export interface paths {
         };
         /**
          * One custody account
-         * @description One custody account
+         * @description Family S. One custody account of the app with its deposit addresses; another app's account is not found.
          */
         get: operations["getCustodyAccountsByAccountId"];
         put?: never;
@@ -274,7 +274,7 @@ export interface paths {
         };
         /**
          * An account's balances per token
-         * @description An account's balances per token
+         * @description Family S. Per network and token: `activeBalance` (spendable), `pendingBalance` (deposits seen, not yet confirmed) and `heldBalance` (withdrawals in flight), in human units and in base units (`...InDecimals`).
          */
         get: operations["getCustodyAccountsByAccountIdBalances"];
         put?: never;
@@ -294,7 +294,7 @@ export interface paths {
         };
         /**
          * An account's journal, newest first (for reconciliation)
-         * @description An account's journal, newest first (for reconciliation)
+         * @description Family S. The account's double-entry journal (credits, holds, releases, debits, corrections) with the balances after each entry, for reconciliation. Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
          */
         get: operations["getCustodyAccountsByAccountIdEntries"];
         put?: never;
@@ -314,7 +314,7 @@ export interface paths {
         };
         /**
          * Deposits to the app's accounts, newest first
-         * @description Deposits to the app's accounts, newest first
+         * @description Family S. Transfers seen to the app's deposit addresses: `pending` until confirmed, then `credited` (or `reverted` after a reorganisation). Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
          */
         get: operations["getCustodyDeposits"];
         put?: never;
@@ -334,7 +334,7 @@ export interface paths {
         };
         /**
          * One deposit
-         * @description One deposit
+         * @description Family S. One deposit with its on-chain transaction, confirmations and the off-chain credit it made.
          */
         get: operations["getCustodyDepositsByDepositId"];
         put?: never;
@@ -354,7 +354,7 @@ export interface paths {
         };
         /**
          * The app's custody keys and their native balances (they pay withdrawals' gas)
-         * @description The app's custody keys and their native balances (they pay withdrawals' gas)
+         * @description Family S. The custody keys of the app's pools and their native coin balances per network: fund them so withdrawals can pay their gas.
          */
         get: operations["getCustodyGasWallets"];
         put?: never;
@@ -374,7 +374,7 @@ export interface paths {
         };
         /**
          * The app's invoices, newest first
-         * @description The app's invoices, newest first
+         * @description Family S. The app's invoices, optionally of one account or status. Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
          */
         get: operations["getCustodyInvoices"];
         put?: never;
@@ -398,7 +398,7 @@ export interface paths {
         };
         /**
          * One invoice
-         * @description One invoice
+         * @description Family S. One invoice: `pending` until a matching transfer is confirmed (`paid`), its expiry passes (`expired`) or a confirmed payment does not match (`failed`).
          */
         get: operations["getCustodyInvoicesByInvoiceId"];
         put?: never;
@@ -418,7 +418,7 @@ export interface paths {
         };
         /**
          * The deposit watcher of a network: cursor, head, lag
-         * @description The deposit watcher of a network: cursor, head, lag
+         * @description Family S. Where the network's deposit watcher is: the last block scanned (`cursor`), the chain head and the lag between them.
          */
         get: operations["getCustodyNetworksByNetworkWatcher"];
         put?: never;
@@ -438,7 +438,7 @@ export interface paths {
         };
         /**
          * Tokens custody accounts accept, per network
-         * @description Tokens custody accounts accept, per network
+         * @description Family S. Every token a custody account can hold, with its network, contract, decimals and the confirmations a deposit needs before it is credited.
          */
         get: operations["getCustodyTokens"];
         put?: never;
@@ -478,7 +478,7 @@ export interface paths {
         };
         /**
          * The app's withdrawals, newest first
-         * @description The app's withdrawals, newest first
+         * @description Family S. The app's withdrawals (`pending`, `sending`, `sent`, `success`, `failed`). Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
          */
         get: operations["getCustodyWithdrawals"];
         put?: never;
@@ -502,7 +502,7 @@ export interface paths {
         };
         /**
          * One withdrawal
-         * @description One withdrawal
+         * @description Family S. One withdrawal with its transaction hash once sent and its failure reason if it failed.
          */
         get: operations["getCustodyWithdrawalsByWithdrawalId"];
         put?: never;
@@ -522,7 +522,7 @@ export interface paths {
         };
         /**
          * What user operations charged the organization gas tank, newest first
-         * @description What user operations charged the organization gas tank, newest first
+         * @description Family S. One record per user operation paid by the organization gas tank: what was deducted when it was submitted and what was refunded once its real cost was known. Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
          */
         get: operations["getGasTankOrganizationUsageHistory"];
         put?: never;
@@ -562,7 +562,7 @@ export interface paths {
         };
         /**
          * Networks with smart accounts and gas tanks: contracts, USDT and the pool top-ups are sent to
-         * @description Networks with smart accounts and gas tanks: contracts, USDT and the pool top-ups are sent to
+         * @description Family S. For each network with smart accounts: the ERC-4337 contracts (EntryPoint, factory, paymaster), its USDT and the pool address gas-tank top-ups are sent to.
          */
         get: operations["getNetworks"];
         put?: never;
@@ -686,7 +686,7 @@ export interface paths {
         };
         /**
          * An owner's record with its accounts and gas tank (by owner record id or owner address)
-         * @description An owner's record with its accounts and gas tank (by owner record id or owner address)
+         * @description Family S. The owner record created by `POST /api/v1/smart-account`, with one counterfactual account per network and its gas tank; `ownerId` is the record id or the owner address (any letter case).
          */
         get: operations["getSmartAccountByOwnerId"];
         put?: never;
@@ -706,7 +706,7 @@ export interface paths {
         };
         /**
          * Top-ups of an owner's gas tank, newest first
-         * @description Top-ups of an owner's gas tank, newest first
+         * @description Family S. Top-ups of one owner's gas tank; `ownerId` is the owner record id or the owner address. Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
          */
         get: operations["getSmartAccountByOwnerIdTopUpHistory"];
         put?: never;
@@ -726,7 +726,7 @@ export interface paths {
         };
         /**
          * What user operations charged an owner's gas tank, newest first
-         * @description What user operations charged an owner's gas tank, newest first
+         * @description Family S. One record per user operation paid by the owner's gas tank: what was deducted at submit and what was refunded. Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
          */
         get: operations["getSmartAccountByOwnerIdUsageHistory"];
         put?: never;
@@ -746,7 +746,7 @@ export interface paths {
         };
         /**
          * Submitted operations of all owners of the app, newest first, each with its usage record
-         * @description Submitted operations of all owners of the app, newest first, each with its usage record
+         * @description Family S. Operations submitted for every owner of the app, each with the usage record of its gas tank charge (`clientGasTankUsageHistory`). Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
          */
         get: operations["getUserOp"];
         put?: never;
@@ -768,7 +768,7 @@ export interface paths {
         put?: never;
         /**
          * Build an operation that only deploys the account (empty call); submit it like any other
-         * @description Build an operation that only deploys the account (empty call); submit it like any other
+         * @description Family S. Deploys the counterfactual account without doing anything else (any first operation deploys it too). Sign the hash and submit it like any other operation.
          */
         post: operations["postUserOpActivateHash"];
         delete?: never;
@@ -786,7 +786,7 @@ export interface paths {
         };
         /**
          * Submitted operations of one owner (record id or address), newest first
-         * @description Submitted operations of one owner (record id or address), newest first
+         * @description Family S. Operations submitted for one owner; `ownerId` is the owner record id or the owner address. Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
          */
         get: operations["getUserOpOwnerByOwnerId"];
         put?: never;
@@ -808,7 +808,7 @@ export interface paths {
         put?: never;
         /**
          * Estimate a coin transfer: the maximum cost in wei and in gas-tank units (fees included); records nothing
-         * @description Estimate a coin transfer: the maximum cost in wei and in gas-tank units (fees included); records nothing
+         * @description Family S. The maximum cost of a coin transfer from the smart account, in wei (`requiredNative`) and in gas-tank base units (`requiredGasTankBalance`, fees included). Nothing is recorded.
          */
         post: operations["postUserOpSendCoinEstimate"];
         delete?: never;
@@ -828,7 +828,7 @@ export interface paths {
         put?: never;
         /**
          * Build a coin transfer (state `created`) and return the hash the owner signs
-         * @description Build a coin transfer (state `created`) and return the hash the owner signs
+         * @description Family S. Builds a coin transfer (state `created`, valid until `validUntil`) and returns its ERC-4337 hash: have the owner sign it and send it to `POST /api/v1/userOp/submit`.
          */
         post: operations["postUserOpSendCoinHash"];
         delete?: never;
@@ -848,7 +848,7 @@ export interface paths {
         put?: never;
         /**
          * Estimate an ERC-1155 transfer: the maximum cost in wei and in gas-tank units (fees included); records nothing
-         * @description Estimate an ERC-1155 transfer: the maximum cost in wei and in gas-tank units (fees included); records nothing
+         * @description Family S. The maximum cost of an ERC-1155 transfer from the smart account, in wei (`requiredNative`) and in gas-tank base units (`requiredGasTankBalance`, fees included). Nothing is recorded.
          */
         post: operations["postUserOpSendERC1155Estimate"];
         delete?: never;
@@ -868,7 +868,7 @@ export interface paths {
         put?: never;
         /**
          * Build an ERC-1155 transfer (state `created`) and return the hash the owner signs
-         * @description Build an ERC-1155 transfer (state `created`) and return the hash the owner signs
+         * @description Family S. Builds an ERC-1155 transfer (state `created`, valid until `validUntil`) and returns its ERC-4337 hash: have the owner sign it and send it to `POST /api/v1/userOp/submit`.
          */
         post: operations["postUserOpSendERC1155Hash"];
         delete?: never;
@@ -888,7 +888,7 @@ export interface paths {
         put?: never;
         /**
          * Estimate an ERC-721 transfer: the maximum cost in wei and in gas-tank units (fees included); records nothing
-         * @description Estimate an ERC-721 transfer: the maximum cost in wei and in gas-tank units (fees included); records nothing
+         * @description Family S. The maximum cost of an ERC-721 transfer from the smart account, in wei (`requiredNative`) and in gas-tank base units (`requiredGasTankBalance`, fees included). Nothing is recorded.
          */
         post: operations["postUserOpSendERC721Estimate"];
         delete?: never;
@@ -908,7 +908,7 @@ export interface paths {
         put?: never;
         /**
          * Build an ERC-721 transfer (state `created`) and return the hash the owner signs
-         * @description Build an ERC-721 transfer (state `created`) and return the hash the owner signs
+         * @description Family S. Builds an ERC-721 transfer (state `created`, valid until `validUntil`) and returns its ERC-4337 hash: have the owner sign it and send it to `POST /api/v1/userOp/submit`.
          */
         post: operations["postUserOpSendERC721Hash"];
         delete?: never;
@@ -928,7 +928,7 @@ export interface paths {
         put?: never;
         /**
          * Estimate an ERC-20 transfer: the maximum cost in wei and in gas-tank units (fees included); records nothing
-         * @description Estimate an ERC-20 transfer: the maximum cost in wei and in gas-tank units (fees included); records nothing
+         * @description Family S. The maximum cost of an ERC-20 transfer from the smart account, in wei (`requiredNative`) and in gas-tank base units (`requiredGasTankBalance`, fees included). Nothing is recorded.
          */
         post: operations["postUserOpSendTokenEstimate"];
         delete?: never;
@@ -948,7 +948,7 @@ export interface paths {
         put?: never;
         /**
          * Build an ERC-20 transfer (state `created`) and return the hash the owner signs
-         * @description Build an ERC-20 transfer (state `created`) and return the hash the owner signs
+         * @description Family S. Builds an ERC-20 transfer (state `created`, valid until `validUntil`) and returns its ERC-4337 hash: have the owner sign it and send it to `POST /api/v1/userOp/submit`.
          */
         post: operations["postUserOpSendTokenHash"];
         delete?: never;
@@ -968,7 +968,7 @@ export interface paths {
         put?: never;
         /**
          * Estimate an arbitrary call: the maximum cost in wei and in gas-tank units (fees included); records nothing
-         * @description Estimate an arbitrary call: the maximum cost in wei and in gas-tank units (fees included); records nothing
+         * @description Family S. The maximum cost of an arbitrary call from the smart account, in wei (`requiredNative`) and in gas-tank base units (`requiredGasTankBalance`, fees included). Nothing is recorded.
          */
         post: operations["postUserOpSignTransactionEstimate"];
         delete?: never;
@@ -988,7 +988,7 @@ export interface paths {
         put?: never;
         /**
          * Build an arbitrary call (state `created`) and return the hash the owner signs
-         * @description Build an arbitrary call (state `created`) and return the hash the owner signs
+         * @description Family S. Builds an arbitrary call (state `created`, valid until `validUntil`) and returns its ERC-4337 hash: have the owner sign it and send it to `POST /api/v1/userOp/submit`.
          */
         post: operations["postUserOpSignTransactionHash"];
         delete?: never;
@@ -1008,7 +1008,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a signed operation: charge the payer's gas tank and send it to the bundler
-         * @description Submit a signed operation: charge the payer's gas tank and send it to the bundler
+         * @description Family S. Checks the owner's signature and the hash, charges the paying tank its maximum cost (the organization's when `isSponsored`, else the owner's), and sends the operation to the bundler: status `on_process`, then `success` or `failed` (events `userOp.success` / `userOp.failed`); the unused part of the charge is refunded.
          */
         post: operations["postUserOpSubmit"];
         delete?: never;
@@ -1026,7 +1026,7 @@ export interface paths {
         };
         /**
          * One user operation
-         * @description One user operation
+         * @description Family S. One user operation of the app by its `userOpId`, in any state (`created`, `on_process`, `success`, `failed`).
          */
         get: operations["getUserOpById"];
         put?: never;
@@ -1048,7 +1048,7 @@ export interface paths {
         put?: never;
         /**
          * Native coin balance of the wallet
-         * @description Native coin balance of the wallet
+         * @description Family W (wallet token). The native coin balance of the user's MPC wallet on the network named by `network` or `chainId`, in human units (`balance`, e.g. ether).
          */
         post: operations["postWalletBalanceCoin"];
         delete?: never;
@@ -1068,7 +1068,7 @@ export interface paths {
         put?: never;
         /**
          * ERC-20 token balance of the wallet
-         * @description ERC-20 token balance of the wallet
+         * @description Family W (wallet token). The ERC-20 balance of `tokenAddress` held by the user's MPC wallet, in human units using the token's decimals; `422 NOT_A_TOKEN` when the address is no ERC-20 contract.
          */
         post: operations["postWalletBalanceToken"];
         delete?: never;
@@ -1206,7 +1206,7 @@ export interface paths {
         };
         /**
          * Transactions sent from the wallet, newest first
-         * @description Transactions sent from the wallet, newest first
+         * @description Family W (wallet token). Every transaction the wallet sent, with its tracking status (`pending`, `success`, `failed`, `dropped`). Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
          */
         get: operations["getWalletTransactions"];
         put?: never;
@@ -1226,7 +1226,7 @@ export interface paths {
         };
         /**
          * One transaction sent from the wallet, with its tracking status
-         * @description One transaction sent from the wallet, with its tracking status
+         * @description Family W (wallet token). One transaction the wallet sent, by hash: look a send up here instead of resending it after a timeout or `409 IDEMPOTENCY_OUTCOME_UNKNOWN`.
          */
         get: operations["getWalletTransactionsByHash"];
         put?: never;
@@ -1266,7 +1266,7 @@ export interface paths {
         };
         /**
          * Delivery records, newest first
-         * @description Delivery records, newest first
+         * @description Family S. Delivery records with their last attempts (status, response code, error, duration). `limit` defaults to 20, at most 100. Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
          */
         get: operations["getWebhooksDeliveries"];
         put?: never;
@@ -1288,7 +1288,7 @@ export interface paths {
         put?: never;
         /**
          * Deliver a failed delivery again (same event id), from attempt 1
-         * @description Deliver a failed delivery again (same event id), from attempt 1
+         * @description Family S. Only a `failed` delivery: it is pending again, due now, with the same event id and attempts counted from 1.
          */
         post: operations["postWebhooksDeliveriesByIdRetry"];
         delete?: never;
@@ -1306,7 +1306,7 @@ export interface paths {
         };
         /**
          * The app's Ed25519 public key for verifying deliveries
-         * @description The app's Ed25519 public key for verifying deliveries
+         * @description Family S. The app's Ed25519 public key (base64, 32 bytes) and its `keyId` (sent as `X-Service-Key-Id`), plus keys replaced less than 14 days ago. Verify each delivery's `X-Service-Signature` over `X-Service-Event-Id.X-Service-Timestamp.raw body`.
          */
         get: operations["getWebhooksPublicKey"];
         put?: never;
@@ -1326,7 +1326,7 @@ export interface paths {
         };
         /**
          * The app's webhook endpoint
-         * @description The app's webhook endpoint
+         * @description Family S. The app's webhook URL, whether deliveries are enabled, and when it last changed (`url` null while none is set).
          */
         get: operations["getWebhooksSettings"];
         /**
@@ -1337,7 +1337,7 @@ export interface paths {
         post?: never;
         /**
          * Remove the app's webhook endpoint
-         * @description Remove the app's webhook endpoint
+         * @description Family S. Stops new deliveries; deliveries already pending keep retrying the URL they were made for. Answers `{status: "ok"}`.
          */
         delete: operations["deleteWebhooksSettings"];
         options?: never;
@@ -1356,7 +1356,7 @@ export interface paths {
         put?: never;
         /**
          * Queue a webhook.test event to the configured URL
-         * @description Queue a webhook.test event to the configured URL
+         * @description Family S. Queues a `webhook.test` event (its `id` a random UUID) to the configured URL and answers its event and delivery ids; `409 WEBHOOK_NOT_CONFIGURED` without a URL.
          */
         post: operations["postWebhooksTest"];
         delete?: never;
