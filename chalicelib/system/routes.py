@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from chalice import Blueprint, Chalice, Response
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from chalicelib.auth import guards
 from chalicelib.evm.rpc import quantity, rpc_call
@@ -44,12 +44,33 @@ class Component(BaseModel):
 
 
 class Health(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"service": "dompet", "version": "0.1.0", "stage": "dev"}]}
+    )
+
     service: str
     version: str
     stage: str
 
 
 class HealthDetails(Health):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "service": "dompet",
+                    "version": "0.1.0",
+                    "stage": "dev",
+                    "components": [
+                        {"name": "table:tenancy", "ok": True, "detail": None},
+                        {"name": "network:polygon-pos", "ok": True, "detail": "chain 137"},
+                    ],
+                    "checkedAt": "2026-11-25T10:00:00.000Z",
+                }
+            ]
+        }
+    )
+
     components: list[Component]
     checkedAt: str
 
@@ -58,7 +79,15 @@ DETAILS_CACHE_S = 30  # a burst of checks (a load balancer, a dashboard) costs o
 details: TtlCache[str, HealthDetails] = TtlCache("health-details", DETAILS_CACHE_S, max_entries=1)
 
 
-@route(bp, "/health", "GET", summary="Liveness: the service answers (no dependency is called)", tag="Service")
+@route(
+    bp,
+    "/health",
+    "GET",
+    summary="Liveness: the service answers (no dependency is called)",
+    tag="Service",
+    response=Health,
+    description="Public, and no dependency is called: for load balancers. Only the service's version and stage.",
+)
 def health(call: Call) -> Reply:
     # Public and cheap: no AWS or RPC call per request, nothing about the deployment beyond its version.
     return Reply(Health(service="dompet", version=VERSION, stage=load_settings().stage), "healthy")
@@ -71,7 +100,10 @@ def health(call: Call) -> Reply:
     summary="Readiness of what the API depends on: its tables and every network's RPC",
     tag="Service",
     guard=guards.signed_request,
-    error_statuses=(401, 503),
+    response=HealthDetails,
+    errors={503: (NOT_READY,)},
+    description="Signed (Family S). Each component is a table or a network's RPC (its chain id checked); the "
+    "report is cached for 30 s. `503 NOT_READY` names the failing components in `data.components`.",
 )
 def health_details(call: Call) -> Reply:
     report = details.get_or_put("report", _check_dependencies) or _check_dependencies()

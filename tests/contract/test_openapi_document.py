@@ -131,8 +131,7 @@ def test_every_operation_has_a_summary_a_description_and_examples() -> None:
     for path, method, operation in OPERATIONS:
         where = f"{method.upper()} {path}"
         assert operation.get("summary") and operation.get("description"), where
-        if operation["tags"] != ["Service"]:  # TODO(O/R): the system routes too, once R gives them descriptions
-            assert operation["description"] != operation["summary"], f"{where}: the description repeats the summary"
+        assert operation["description"] != operation["summary"], f"{where}: the description repeats the summary"
         assert operation.get("tags"), where
         if "requestBody" in operation:
             assert operation["requestBody"]["content"]["application/json"].get("example") is not None, where
@@ -222,8 +221,6 @@ SCANNER = Scanner()
 NOT_ANSWERED: dict[tuple[str, str], dict[tuple[int, str], str]] = {
     ("GET", "/api/v1/health/details"): {
         (502, "UPSTREAM_UNAVAILABLE"): "each network's check catches its RPC failure (system.routes._network_status)",
-        # TODO(O/R): remove once chalicelib/system/routes.py declares errors={503: (NOT_READY,)} on the route.
-        (503, "NOT_READY"): "pending: system/routes.py is helper R's (see /tmp/team25/notes-O.md)",
     },
 }
 

@@ -253,8 +253,6 @@ def the_code_is_listed(ctx: Any, response: schemathesis.Response, case: schemath
         return True
     code = _envelope(response).get("data", {}).get("code")
     listed = declared.get("x-error-codes", [])
-    if (case.path, code) == ("/api/v1/health/details", "NOT_READY"):  # TODO(O/R): until system/routes.py lists it
-        return True
     assert code in listed, f"{case.method} {case.path} answered {response.status_code} {code}, not in {listed}"
     return True
 
