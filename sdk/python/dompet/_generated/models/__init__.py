@@ -6,6 +6,7 @@ from .allowlist import Allowlist
 from .balance import Balance
 from .client_gas_tank import ClientGasTank
 from .client_top_up import ClientTopUp
+from .component import Component
 from .create_account_request import CreateAccountRequest
 from .create_account_request_pooltype import CreateAccountRequestPooltype
 from .create_invoice_request import CreateInvoiceRequest
@@ -118,6 +119,8 @@ from .get_webhooks_deliveries_response_200 import GetWebhooksDeliveriesResponse2
 from .get_webhooks_public_key_response_200 import GetWebhooksPublicKeyResponse200
 from .get_webhooks_settings_response_200 import GetWebhooksSettingsResponse200
 from .hash_result import HashResult
+from .health import Health
+from .health_details import HealthDetails
 from .import_wallet_request import ImportWalletRequest
 from .invoice import Invoice
 from .invoice_page import InvoicePage
@@ -264,6 +267,7 @@ __all__ = (
     "Balance",
     "ClientGasTank",
     "ClientTopUp",
+    "Component",
     "CreateAccountRequest",
     "CreateAccountRequestPooltype",
     "CreateInvoiceRequest",
@@ -346,6 +350,8 @@ __all__ = (
     "GetWebhooksPublicKeyResponse200",
     "GetWebhooksSettingsResponse200",
     "HashResult",
+    "Health",
+    "HealthDetails",
     "ImportWalletRequest",
     "Invoice",
     "InvoicePage",

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import (
+    TYPE_CHECKING,
     Any,
     Literal,
     Self,
@@ -12,6 +13,12 @@ from typing import (
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.health_details import HealthDetails
+
+
 T = TypeVar("T", bound="GetHealthDetailsResponse200")
 
 
@@ -21,16 +28,22 @@ class GetHealthDetailsResponse200:
     Attributes:
         status (Literal[200]):
         message (str):
+        data (HealthDetails | Unset):
     """
 
     status: Literal[200]
     message: str
+    data: HealthDetails | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         status = self.status
 
         message = self.message
+
+        data: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.data, Unset):
+            data = self.data.to_dict()
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -40,11 +53,15 @@ class GetHealthDetailsResponse200:
                 "message": message,
             }
         )
+        if data is not UNSET:
+            field_dict["data"] = data
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.health_details import HealthDetails
+
         d = dict(src_dict)
         status = cast(Literal[200], d.pop("status"))
         if status != 200:
@@ -52,9 +69,17 @@ class GetHealthDetailsResponse200:
 
         message = d.pop("message")
 
+        _data = d.pop("data", UNSET)
+        data: HealthDetails | Unset
+        if isinstance(_data, Unset):
+            data = UNSET
+        else:
+            data = HealthDetails.from_dict(_data)
+
         get_health_details_response_200 = cls(
             status=status,
             message=message,
+            data=data,
         )
 
         get_health_details_response_200.additional_properties = d

@@ -66,7 +66,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetAuthSessionResponse200]:
     """Who the token belongs to
 
-     Who the token belongs to
+     Family W, either token kind. The user behind the bearer token: its ids, the token's kind and expiry,
+    and the wallet address once the user has a wallet.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -91,7 +92,8 @@ def sync(
 ) -> ErrorEnvelope | GetAuthSessionResponse200 | None:
     """Who the token belongs to
 
-     Who the token belongs to
+     Family W, either token kind. The user behind the bearer token: its ids, the token's kind and expiry,
+    and the wallet address once the user has a wallet.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -112,7 +114,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetAuthSessionResponse200]:
     """Who the token belongs to
 
-     Who the token belongs to
+     Family W, either token kind. The user behind the bearer token: its ids, the token's kind and expiry,
+    and the wallet address once the user has a wallet.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -135,7 +138,8 @@ async def asyncio(
 ) -> ErrorEnvelope | GetAuthSessionResponse200 | None:
     """Who the token belongs to
 
-     Who the token belongs to
+     Family W, either token kind. The user behind the bearer token: its ids, the token's kind and expiry,
+    and the wallet address once the user has a wallet.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

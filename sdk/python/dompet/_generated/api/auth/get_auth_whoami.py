@@ -66,7 +66,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetAuthWhoamiResponse200]:
     """The app a signed request comes from
 
-     The app a signed request comes from
+     Family S. Answers the app, client and organization a correctly signed request belongs to: the
+    quickest way to check a signing implementation (see the `appSignature` scheme).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -91,7 +92,8 @@ def sync(
 ) -> ErrorEnvelope | GetAuthWhoamiResponse200 | None:
     """The app a signed request comes from
 
-     The app a signed request comes from
+     Family S. Answers the app, client and organization a correctly signed request belongs to: the
+    quickest way to check a signing implementation (see the `appSignature` scheme).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -112,7 +114,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetAuthWhoamiResponse200]:
     """The app a signed request comes from
 
-     The app a signed request comes from
+     Family S. Answers the app, client and organization a correctly signed request belongs to: the
+    quickest way to check a signing implementation (see the `appSignature` scheme).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -135,7 +138,8 @@ async def asyncio(
 ) -> ErrorEnvelope | GetAuthWhoamiResponse200 | None:
     """The app a signed request comes from
 
-     The app a signed request comes from
+     Family S. Answers the app, client and organization a correctly signed request belongs to: the
+    quickest way to check a signing implementation (see the `appSignature` scheme).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

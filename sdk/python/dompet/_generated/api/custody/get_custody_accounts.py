@@ -95,7 +95,9 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyAccountsResponse200]:
     """The app's custody accounts, newest first
 
-     The app's custody accounts, newest first
+     Family S. The app's custody accounts, each with its deposit addresses per network. Query `page`
+    (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`,
+    `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -132,7 +134,9 @@ def sync(
 ) -> ErrorEnvelope | GetCustodyAccountsResponse200 | None:
     """The app's custody accounts, newest first
 
-     The app's custody accounts, newest first
+     Family S. The app's custody accounts, each with its deposit addresses per network. Query `page`
+    (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`,
+    `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -164,7 +168,9 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyAccountsResponse200]:
     """The app's custody accounts, newest first
 
-     The app's custody accounts, newest first
+     Family S. The app's custody accounts, each with its deposit addresses per network. Query `page`
+    (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`,
+    `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -199,7 +205,9 @@ async def asyncio(
 ) -> ErrorEnvelope | GetCustodyAccountsResponse200 | None:
     """The app's custody accounts, newest first
 
-     The app's custody accounts, newest first
+     Family S. The app's custody accounts, each with its deposit addresses per network. Query `page`
+    (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`,
+    `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.

@@ -81,7 +81,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyAccountsByAccountIdResponse200]:
     """One custody account
 
-     One custody account
+     Family S. One custody account of the app with its deposit addresses; another app's account is not
+    found.
 
     Args:
         account_id (str):
@@ -112,7 +113,8 @@ def sync(
 ) -> ErrorEnvelope | GetCustodyAccountsByAccountIdResponse200 | None:
     """One custody account
 
-     One custody account
+     Family S. One custody account of the app with its deposit addresses; another app's account is not
+    found.
 
     Args:
         account_id (str):
@@ -138,7 +140,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyAccountsByAccountIdResponse200]:
     """One custody account
 
-     One custody account
+     Family S. One custody account of the app with its deposit addresses; another app's account is not
+    found.
 
     Args:
         account_id (str):
@@ -167,7 +170,8 @@ async def asyncio(
 ) -> ErrorEnvelope | GetCustodyAccountsByAccountIdResponse200 | None:
     """One custody account
 
-     One custody account
+     Family S. One custody account of the app with its deposit addresses; another app's account is not
+    found.
 
     Args:
         account_id (str):

@@ -81,7 +81,9 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyAccountsByAccountIdBalancesResponse200]:
     """An account's balances per token
 
-     An account's balances per token
+     Family S. Per network and token: `activeBalance` (spendable), `pendingBalance` (deposits seen, not
+    yet confirmed) and `heldBalance` (withdrawals in flight), in human units and in base units
+    (`...InDecimals`).
 
     Args:
         account_id (str):
@@ -112,7 +114,9 @@ def sync(
 ) -> ErrorEnvelope | GetCustodyAccountsByAccountIdBalancesResponse200 | None:
     """An account's balances per token
 
-     An account's balances per token
+     Family S. Per network and token: `activeBalance` (spendable), `pendingBalance` (deposits seen, not
+    yet confirmed) and `heldBalance` (withdrawals in flight), in human units and in base units
+    (`...InDecimals`).
 
     Args:
         account_id (str):
@@ -138,7 +142,9 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyAccountsByAccountIdBalancesResponse200]:
     """An account's balances per token
 
-     An account's balances per token
+     Family S. Per network and token: `activeBalance` (spendable), `pendingBalance` (deposits seen, not
+    yet confirmed) and `heldBalance` (withdrawals in flight), in human units and in base units
+    (`...InDecimals`).
 
     Args:
         account_id (str):
@@ -167,7 +173,9 @@ async def asyncio(
 ) -> ErrorEnvelope | GetCustodyAccountsByAccountIdBalancesResponse200 | None:
     """An account's balances per token
 
-     An account's balances per token
+     Family S. Per network and token: `activeBalance` (spendable), `pendingBalance` (deposits seen, not
+    yet confirmed) and `heldBalance` (withdrawals in flight), in human units and in base units
+    (`...InDecimals`).
 
     Args:
         account_id (str):

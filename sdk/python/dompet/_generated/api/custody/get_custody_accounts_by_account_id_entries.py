@@ -100,7 +100,9 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyAccountsByAccountIdEntriesResponse200]:
     """An account's journal, newest first (for reconciliation)
 
-     An account's journal, newest first (for reconciliation)
+     Family S. The account's double-entry journal (credits, holds, releases, debits, corrections) with
+    the balances after each entry, for reconciliation. Query `page` (from 1) and `limit`; the answer is
+    `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         account_id (str):
@@ -137,7 +139,9 @@ def sync(
 ) -> ErrorEnvelope | GetCustodyAccountsByAccountIdEntriesResponse200 | None:
     """An account's journal, newest first (for reconciliation)
 
-     An account's journal, newest first (for reconciliation)
+     Family S. The account's double-entry journal (credits, holds, releases, debits, corrections) with
+    the balances after each entry, for reconciliation. Query `page` (from 1) and `limit`; the answer is
+    `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         account_id (str):
@@ -169,7 +173,9 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyAccountsByAccountIdEntriesResponse200]:
     """An account's journal, newest first (for reconciliation)
 
-     An account's journal, newest first (for reconciliation)
+     Family S. The account's double-entry journal (credits, holds, releases, debits, corrections) with
+    the balances after each entry, for reconciliation. Query `page` (from 1) and `limit`; the answer is
+    `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         account_id (str):
@@ -204,7 +210,9 @@ async def asyncio(
 ) -> ErrorEnvelope | GetCustodyAccountsByAccountIdEntriesResponse200 | None:
     """An account's journal, newest first (for reconciliation)
 
-     An account's journal, newest first (for reconciliation)
+     Family S. The account's double-entry journal (credits, holds, releases, debits, corrections) with
+    the balances after each entry, for reconciliation. Query `page` (from 1) and `limit`; the answer is
+    `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         account_id (str):

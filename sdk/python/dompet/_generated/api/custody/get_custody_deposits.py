@@ -121,7 +121,9 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyDepositsResponse200]:
     """Deposits to the app's accounts, newest first
 
-     Deposits to the app's accounts, newest first
+     Family S. Transfers seen to the app's deposit addresses: `pending` until confirmed, then `credited`
+    (or `reverted` after a reorganisation). Query `page` (from 1) and `limit`; the answer is `{data,
+    pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -164,7 +166,9 @@ def sync(
 ) -> ErrorEnvelope | GetCustodyDepositsResponse200 | None:
     """Deposits to the app's accounts, newest first
 
-     Deposits to the app's accounts, newest first
+     Family S. Transfers seen to the app's deposit addresses: `pending` until confirmed, then `credited`
+    (or `reverted` after a reorganisation). Query `page` (from 1) and `limit`; the answer is `{data,
+    pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -202,7 +206,9 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyDepositsResponse200]:
     """Deposits to the app's accounts, newest first
 
-     Deposits to the app's accounts, newest first
+     Family S. Transfers seen to the app's deposit addresses: `pending` until confirmed, then `credited`
+    (or `reverted` after a reorganisation). Query `page` (from 1) and `limit`; the answer is `{data,
+    pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -243,7 +249,9 @@ async def asyncio(
 ) -> ErrorEnvelope | GetCustodyDepositsResponse200 | None:
     """Deposits to the app's accounts, newest first
 
-     Deposits to the app's accounts, newest first
+     Family S. Transfers seen to the app's deposit addresses: `pending` until confirmed, then `credited`
+    (or `reverted` after a reorganisation). Query `page` (from 1) and `limit`; the answer is `{data,
+    pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.

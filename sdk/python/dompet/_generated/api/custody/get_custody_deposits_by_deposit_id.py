@@ -86,7 +86,7 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyDepositsByDepositIdResponse200]:
     """One deposit
 
-     One deposit
+     Family S. One deposit with its on-chain transaction, confirmations and the off-chain credit it made.
 
     Args:
         deposit_id (str):
@@ -117,7 +117,7 @@ def sync(
 ) -> ErrorEnvelope | GetCustodyDepositsByDepositIdResponse200 | None:
     """One deposit
 
-     One deposit
+     Family S. One deposit with its on-chain transaction, confirmations and the off-chain credit it made.
 
     Args:
         deposit_id (str):
@@ -143,7 +143,7 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyDepositsByDepositIdResponse200]:
     """One deposit
 
-     One deposit
+     Family S. One deposit with its on-chain transaction, confirmations and the off-chain credit it made.
 
     Args:
         deposit_id (str):
@@ -172,7 +172,7 @@ async def asyncio(
 ) -> ErrorEnvelope | GetCustodyDepositsByDepositIdResponse200 | None:
     """One deposit
 
-     One deposit
+     Family S. One deposit with its on-chain transaction, confirmations and the off-chain credit it made.
 
     Args:
         deposit_id (str):

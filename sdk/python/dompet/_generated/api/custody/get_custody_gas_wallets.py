@@ -78,7 +78,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyGasWalletsResponse200]:
     """The app's custody keys and their native balances (they pay withdrawals' gas)
 
-     The app's custody keys and their native balances (they pay withdrawals' gas)
+     Family S. The custody keys of the app's pools and their native coin balances per network: fund them
+    so withdrawals can pay their gas.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -103,7 +104,8 @@ def sync(
 ) -> ErrorEnvelope | GetCustodyGasWalletsResponse200 | None:
     """The app's custody keys and their native balances (they pay withdrawals' gas)
 
-     The app's custody keys and their native balances (they pay withdrawals' gas)
+     Family S. The custody keys of the app's pools and their native coin balances per network: fund them
+    so withdrawals can pay their gas.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -124,7 +126,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyGasWalletsResponse200]:
     """The app's custody keys and their native balances (they pay withdrawals' gas)
 
-     The app's custody keys and their native balances (they pay withdrawals' gas)
+     Family S. The custody keys of the app's pools and their native coin balances per network: fund them
+    so withdrawals can pay their gas.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -147,7 +150,8 @@ async def asyncio(
 ) -> ErrorEnvelope | GetCustodyGasWalletsResponse200 | None:
     """The app's custody keys and their native balances (they pay withdrawals' gas)
 
-     The app's custody keys and their native balances (they pay withdrawals' gas)
+     Family S. The custody keys of the app's pools and their native coin balances per network: fund them
+    so withdrawals can pay their gas.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -121,7 +121,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyInvoicesResponse200]:
     """The app's invoices, newest first
 
-     The app's invoices, newest first
+     Family S. The app's invoices, optionally of one account or status. Query `page` (from 1) and
+    `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -164,7 +165,8 @@ def sync(
 ) -> ErrorEnvelope | GetCustodyInvoicesResponse200 | None:
     """The app's invoices, newest first
 
-     The app's invoices, newest first
+     Family S. The app's invoices, optionally of one account or status. Query `page` (from 1) and
+    `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -202,7 +204,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyInvoicesResponse200]:
     """The app's invoices, newest first
 
-     The app's invoices, newest first
+     Family S. The app's invoices, optionally of one account or status. Query `page` (from 1) and
+    `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -243,7 +246,8 @@ async def asyncio(
 ) -> ErrorEnvelope | GetCustodyInvoicesResponse200 | None:
     """The app's invoices, newest first
 
-     The app's invoices, newest first
+     Family S. The app's invoices, optionally of one account or status. Query `page` (from 1) and
+    `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.

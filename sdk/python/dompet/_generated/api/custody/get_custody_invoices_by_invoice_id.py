@@ -81,7 +81,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyInvoicesByInvoiceIdResponse200]:
     """One invoice
 
-     One invoice
+     Family S. One invoice: `pending` until a matching transfer is confirmed (`paid`), its expiry passes
+    (`expired`) or a confirmed payment does not match (`failed`).
 
     Args:
         invoice_id (str):
@@ -112,7 +113,8 @@ def sync(
 ) -> ErrorEnvelope | GetCustodyInvoicesByInvoiceIdResponse200 | None:
     """One invoice
 
-     One invoice
+     Family S. One invoice: `pending` until a matching transfer is confirmed (`paid`), its expiry passes
+    (`expired`) or a confirmed payment does not match (`failed`).
 
     Args:
         invoice_id (str):
@@ -138,7 +140,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyInvoicesByInvoiceIdResponse200]:
     """One invoice
 
-     One invoice
+     Family S. One invoice: `pending` until a matching transfer is confirmed (`paid`), its expiry passes
+    (`expired`) or a confirmed payment does not match (`failed`).
 
     Args:
         invoice_id (str):
@@ -167,7 +170,8 @@ async def asyncio(
 ) -> ErrorEnvelope | GetCustodyInvoicesByInvoiceIdResponse200 | None:
     """One invoice
 
-     One invoice
+     Family S. One invoice: `pending` until a matching transfer is confirmed (`paid`), its expiry passes
+    (`expired`) or a confirmed payment does not match (`failed`).
 
     Args:
         invoice_id (str):

@@ -86,7 +86,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyNetworksByNetworkWatcherResponse200]:
     """The deposit watcher of a network: cursor, head, lag
 
-     The deposit watcher of a network: cursor, head, lag
+     Family S. Where the network's deposit watcher is: the last block scanned (`cursor`), the chain head
+    and the lag between them.
 
     Args:
         network (str):
@@ -117,7 +118,8 @@ def sync(
 ) -> ErrorEnvelope | GetCustodyNetworksByNetworkWatcherResponse200 | None:
     """The deposit watcher of a network: cursor, head, lag
 
-     The deposit watcher of a network: cursor, head, lag
+     Family S. Where the network's deposit watcher is: the last block scanned (`cursor`), the chain head
+    and the lag between them.
 
     Args:
         network (str):
@@ -143,7 +145,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyNetworksByNetworkWatcherResponse200]:
     """The deposit watcher of a network: cursor, head, lag
 
-     The deposit watcher of a network: cursor, head, lag
+     Family S. Where the network's deposit watcher is: the last block scanned (`cursor`), the chain head
+    and the lag between them.
 
     Args:
         network (str):
@@ -172,7 +175,8 @@ async def asyncio(
 ) -> ErrorEnvelope | GetCustodyNetworksByNetworkWatcherResponse200 | None:
     """The deposit watcher of a network: cursor, head, lag
 
-     The deposit watcher of a network: cursor, head, lag
+     Family S. Where the network's deposit watcher is: the last block scanned (`cursor`), the chain head
+    and the lag between them.
 
     Args:
         network (str):

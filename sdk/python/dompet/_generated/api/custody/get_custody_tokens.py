@@ -66,7 +66,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyTokensResponse200]:
     """Tokens custody accounts accept, per network
 
-     Tokens custody accounts accept, per network
+     Family S. Every token a custody account can hold, with its network, contract, decimals and the
+    confirmations a deposit needs before it is credited.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -91,7 +92,8 @@ def sync(
 ) -> ErrorEnvelope | GetCustodyTokensResponse200 | None:
     """Tokens custody accounts accept, per network
 
-     Tokens custody accounts accept, per network
+     Family S. Every token a custody account can hold, with its network, contract, decimals and the
+    confirmations a deposit needs before it is credited.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -112,7 +114,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyTokensResponse200]:
     """Tokens custody accounts accept, per network
 
-     Tokens custody accounts accept, per network
+     Family S. Every token a custody account can hold, with its network, contract, decimals and the
+    confirmations a deposit needs before it is credited.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -135,7 +138,8 @@ async def asyncio(
 ) -> ErrorEnvelope | GetCustodyTokensResponse200 | None:
     """Tokens custody accounts accept, per network
 
-     Tokens custody accounts accept, per network
+     Family S. Every token a custody account can hold, with its network, contract, decimals and the
+    confirmations a deposit needs before it is credited.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

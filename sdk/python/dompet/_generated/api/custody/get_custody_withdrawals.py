@@ -116,7 +116,9 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyWithdrawalsResponse200]:
     """The app's withdrawals, newest first
 
-     The app's withdrawals, newest first
+     Family S. The app's withdrawals (`pending`, `sending`, `sent`, `success`, `failed`). Query `page`
+    (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`,
+    `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -156,7 +158,9 @@ def sync(
 ) -> ErrorEnvelope | GetCustodyWithdrawalsResponse200 | None:
     """The app's withdrawals, newest first
 
-     The app's withdrawals, newest first
+     Family S. The app's withdrawals (`pending`, `sending`, `sent`, `success`, `failed`). Query `page`
+    (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`,
+    `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -191,7 +195,9 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyWithdrawalsResponse200]:
     """The app's withdrawals, newest first
 
-     The app's withdrawals, newest first
+     Family S. The app's withdrawals (`pending`, `sending`, `sent`, `success`, `failed`). Query `page`
+    (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`,
+    `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -229,7 +235,9 @@ async def asyncio(
 ) -> ErrorEnvelope | GetCustodyWithdrawalsResponse200 | None:
     """The app's withdrawals, newest first
 
-     The app's withdrawals, newest first
+     Family S. The app's withdrawals (`pending`, `sending`, `sent`, `success`, `failed`). Query `page`
+    (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`,
+    `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.

@@ -86,7 +86,7 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyWithdrawalsByWithdrawalIdResponse200]:
     """One withdrawal
 
-     One withdrawal
+     Family S. One withdrawal with its transaction hash once sent and its failure reason if it failed.
 
     Args:
         withdrawal_id (str):
@@ -117,7 +117,7 @@ def sync(
 ) -> ErrorEnvelope | GetCustodyWithdrawalsByWithdrawalIdResponse200 | None:
     """One withdrawal
 
-     One withdrawal
+     Family S. One withdrawal with its transaction hash once sent and its failure reason if it failed.
 
     Args:
         withdrawal_id (str):
@@ -143,7 +143,7 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyWithdrawalsByWithdrawalIdResponse200]:
     """One withdrawal
 
-     One withdrawal
+     Family S. One withdrawal with its transaction hash once sent and its failure reason if it failed.
 
     Args:
         withdrawal_id (str):
@@ -172,7 +172,7 @@ async def asyncio(
 ) -> ErrorEnvelope | GetCustodyWithdrawalsByWithdrawalIdResponse200 | None:
     """One withdrawal
 
-     One withdrawal
+     Family S. One withdrawal with its transaction hash once sent and its failure reason if it failed.
 
     Args:
         withdrawal_id (str):

@@ -66,7 +66,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetClientGasTankResponse200]:
     """The organization gas tank (one per client)
 
-     The organization gas tank (one per client)
+     Family S. The client's organization gas tank (USDT base units), which pays sponsored user operations
+    (`isSponsored: true`).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -91,7 +92,8 @@ def sync(
 ) -> ErrorEnvelope | GetClientGasTankResponse200 | None:
     """The organization gas tank (one per client)
 
-     The organization gas tank (one per client)
+     Family S. The client's organization gas tank (USDT base units), which pays sponsored user operations
+    (`isSponsored: true`).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -112,7 +114,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetClientGasTankResponse200]:
     """The organization gas tank (one per client)
 
-     The organization gas tank (one per client)
+     Family S. The client's organization gas tank (USDT base units), which pays sponsored user operations
+    (`isSponsored: true`).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -135,7 +138,8 @@ async def asyncio(
 ) -> ErrorEnvelope | GetClientGasTankResponse200 | None:
     """The organization gas tank (one per client)
 
-     The organization gas tank (one per client)
+     Family S. The client's organization gas tank (USDT base units), which pays sponsored user operations
+    (`isSponsored: true`).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

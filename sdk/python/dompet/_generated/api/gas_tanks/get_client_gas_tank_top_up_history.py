@@ -90,7 +90,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetClientGasTankTopUpHistoryResponse200]:
     """Top-ups of the organization gas tank, newest first
 
-     Top-ups of the organization gas tank, newest first
+     Family S. Top-ups credited to (or pending for) the organization gas tank. Query `page` (from 1) and
+    `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -124,7 +125,8 @@ def sync(
 ) -> ErrorEnvelope | GetClientGasTankTopUpHistoryResponse200 | None:
     """Top-ups of the organization gas tank, newest first
 
-     Top-ups of the organization gas tank, newest first
+     Family S. Top-ups credited to (or pending for) the organization gas tank. Query `page` (from 1) and
+    `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -153,7 +155,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetClientGasTankTopUpHistoryResponse200]:
     """Top-ups of the organization gas tank, newest first
 
-     Top-ups of the organization gas tank, newest first
+     Family S. Top-ups credited to (or pending for) the organization gas tank. Query `page` (from 1) and
+    `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -185,7 +188,8 @@ async def asyncio(
 ) -> ErrorEnvelope | GetClientGasTankTopUpHistoryResponse200 | None:
     """Top-ups of the organization gas tank, newest first
 
-     Top-ups of the organization gas tank, newest first
+     Family S. Top-ups credited to (or pending for) the organization gas tank. Query `page` (from 1) and
+    `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.

@@ -90,7 +90,9 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetGasTankOrganizationUsageHistoryResponse200]:
     """What user operations charged the organization gas tank, newest first
 
-     What user operations charged the organization gas tank, newest first
+     Family S. One record per user operation paid by the organization gas tank: what was deducted when it
+    was submitted and what was refunded once its real cost was known. Query `page` (from 1) and `limit`;
+    the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -124,7 +126,9 @@ def sync(
 ) -> ErrorEnvelope | GetGasTankOrganizationUsageHistoryResponse200 | None:
     """What user operations charged the organization gas tank, newest first
 
-     What user operations charged the organization gas tank, newest first
+     Family S. One record per user operation paid by the organization gas tank: what was deducted when it
+    was submitted and what was refunded once its real cost was known. Query `page` (from 1) and `limit`;
+    the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -153,7 +157,9 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetGasTankOrganizationUsageHistoryResponse200]:
     """What user operations charged the organization gas tank, newest first
 
-     What user operations charged the organization gas tank, newest first
+     Family S. One record per user operation paid by the organization gas tank: what was deducted when it
+    was submitted and what was refunded once its real cost was known. Query `page` (from 1) and `limit`;
+    the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -185,7 +191,9 @@ async def asyncio(
 ) -> ErrorEnvelope | GetGasTankOrganizationUsageHistoryResponse200 | None:
     """What user operations charged the organization gas tank, newest first
 
-     What user operations charged the organization gas tank, newest first
+     Family S. One record per user operation paid by the organization gas tank: what was deducted when it
+    was submitted and what was refunded once its real cost was known. Query `page` (from 1) and `limit`;
+    the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.

@@ -100,7 +100,9 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetSmartAccountByOwnerIdTopUpHistoryResponse200]:
     """Top-ups of an owner's gas tank, newest first
 
-     Top-ups of an owner's gas tank, newest first
+     Family S. Top-ups of one owner's gas tank; `ownerId` is the owner record id or the owner address.
+    Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`,
+    `hasNext`, `hasPrev`.
 
     Args:
         owner_id (str):
@@ -137,7 +139,9 @@ def sync(
 ) -> ErrorEnvelope | GetSmartAccountByOwnerIdTopUpHistoryResponse200 | None:
     """Top-ups of an owner's gas tank, newest first
 
-     Top-ups of an owner's gas tank, newest first
+     Family S. Top-ups of one owner's gas tank; `ownerId` is the owner record id or the owner address.
+    Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`,
+    `hasNext`, `hasPrev`.
 
     Args:
         owner_id (str):
@@ -169,7 +173,9 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetSmartAccountByOwnerIdTopUpHistoryResponse200]:
     """Top-ups of an owner's gas tank, newest first
 
-     Top-ups of an owner's gas tank, newest first
+     Family S. Top-ups of one owner's gas tank; `ownerId` is the owner record id or the owner address.
+    Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`,
+    `hasNext`, `hasPrev`.
 
     Args:
         owner_id (str):
@@ -204,7 +210,9 @@ async def asyncio(
 ) -> ErrorEnvelope | GetSmartAccountByOwnerIdTopUpHistoryResponse200 | None:
     """Top-ups of an owner's gas tank, newest first
 
-     Top-ups of an owner's gas tank, newest first
+     Family S. Top-ups of one owner's gas tank; `ownerId` is the owner record id or the owner address.
+    Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`,
+    `hasNext`, `hasPrev`.
 
     Args:
         owner_id (str):

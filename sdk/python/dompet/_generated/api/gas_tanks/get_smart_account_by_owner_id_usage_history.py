@@ -100,7 +100,9 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetSmartAccountByOwnerIdUsageHistoryResponse200]:
     """What user operations charged an owner's gas tank, newest first
 
-     What user operations charged an owner's gas tank, newest first
+     Family S. One record per user operation paid by the owner's gas tank: what was deducted at submit
+    and what was refunded. Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with
+    `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         owner_id (str):
@@ -137,7 +139,9 @@ def sync(
 ) -> ErrorEnvelope | GetSmartAccountByOwnerIdUsageHistoryResponse200 | None:
     """What user operations charged an owner's gas tank, newest first
 
-     What user operations charged an owner's gas tank, newest first
+     Family S. One record per user operation paid by the owner's gas tank: what was deducted at submit
+    and what was refunded. Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with
+    `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         owner_id (str):
@@ -169,7 +173,9 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetSmartAccountByOwnerIdUsageHistoryResponse200]:
     """What user operations charged an owner's gas tank, newest first
 
-     What user operations charged an owner's gas tank, newest first
+     Family S. One record per user operation paid by the owner's gas tank: what was deducted at submit
+    and what was refunded. Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with
+    `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         owner_id (str):
@@ -204,7 +210,9 @@ async def asyncio(
 ) -> ErrorEnvelope | GetSmartAccountByOwnerIdUsageHistoryResponse200 | None:
     """What user operations charged an owner's gas tank, newest first
 
-     What user operations charged an owner's gas tank, newest first
+     Family S. One record per user operation paid by the owner's gas tank: what was deducted at submit
+    and what was refunded. Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with
+    `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         owner_id (str):

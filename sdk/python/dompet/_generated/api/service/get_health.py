@@ -61,7 +61,7 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetHealthResponse200]:
     """Liveness: the service answers (no dependency is called)
 
-     Liveness: the service answers (no dependency is called)
+     Public, and no dependency is called: for load balancers. Only the service's version and stage.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -86,7 +86,7 @@ def sync(
 ) -> ErrorEnvelope | GetHealthResponse200 | None:
     """Liveness: the service answers (no dependency is called)
 
-     Liveness: the service answers (no dependency is called)
+     Public, and no dependency is called: for load balancers. Only the service's version and stage.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -107,7 +107,7 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetHealthResponse200]:
     """Liveness: the service answers (no dependency is called)
 
-     Liveness: the service answers (no dependency is called)
+     Public, and no dependency is called: for load balancers. Only the service's version and stage.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -130,7 +130,7 @@ async def asyncio(
 ) -> ErrorEnvelope | GetHealthResponse200 | None:
     """Liveness: the service answers (no dependency is called)
 
-     Liveness: the service answers (no dependency is called)
+     Public, and no dependency is called: for load balancers. Only the service's version and stage.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -66,7 +66,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetHealthDetailsResponse200]:
     """Readiness of what the API depends on: its tables and every network's RPC
 
-     Readiness of what the API depends on: its tables and every network's RPC
+     Signed (Family S). Each component is a table or a network's RPC (its chain id checked); the report
+    is cached for 30 s. `503 NOT_READY` names the failing components in `data.components`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -91,7 +92,8 @@ def sync(
 ) -> ErrorEnvelope | GetHealthDetailsResponse200 | None:
     """Readiness of what the API depends on: its tables and every network's RPC
 
-     Readiness of what the API depends on: its tables and every network's RPC
+     Signed (Family S). Each component is a table or a network's RPC (its chain id checked); the report
+    is cached for 30 s. `503 NOT_READY` names the failing components in `data.components`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -112,7 +114,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetHealthDetailsResponse200]:
     """Readiness of what the API depends on: its tables and every network's RPC
 
-     Readiness of what the API depends on: its tables and every network's RPC
+     Signed (Family S). Each component is a table or a network's RPC (its chain id checked); the report
+    is cached for 30 s. `503 NOT_READY` names the failing components in `data.components`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -135,7 +138,8 @@ async def asyncio(
 ) -> ErrorEnvelope | GetHealthDetailsResponse200 | None:
     """Readiness of what the API depends on: its tables and every network's RPC
 
-     Readiness of what the API depends on: its tables and every network's RPC
+     Signed (Family S). Each component is a table or a network's RPC (its chain id checked); the report
+    is cached for 30 s. `503 NOT_READY` names the failing components in `data.components`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

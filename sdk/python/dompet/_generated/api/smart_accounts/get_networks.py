@@ -66,7 +66,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetNetworksResponse200]:
     """Networks with smart accounts and gas tanks: contracts, USDT and the pool top-ups are sent to
 
-     Networks with smart accounts and gas tanks: contracts, USDT and the pool top-ups are sent to
+     Family S. For each network with smart accounts: the ERC-4337 contracts (EntryPoint, factory,
+    paymaster), its USDT and the pool address gas-tank top-ups are sent to.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -91,7 +92,8 @@ def sync(
 ) -> ErrorEnvelope | GetNetworksResponse200 | None:
     """Networks with smart accounts and gas tanks: contracts, USDT and the pool top-ups are sent to
 
-     Networks with smart accounts and gas tanks: contracts, USDT and the pool top-ups are sent to
+     Family S. For each network with smart accounts: the ERC-4337 contracts (EntryPoint, factory,
+    paymaster), its USDT and the pool address gas-tank top-ups are sent to.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -112,7 +114,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetNetworksResponse200]:
     """Networks with smart accounts and gas tanks: contracts, USDT and the pool top-ups are sent to
 
-     Networks with smart accounts and gas tanks: contracts, USDT and the pool top-ups are sent to
+     Family S. For each network with smart accounts: the ERC-4337 contracts (EntryPoint, factory,
+    paymaster), its USDT and the pool address gas-tank top-ups are sent to.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -135,7 +138,8 @@ async def asyncio(
 ) -> ErrorEnvelope | GetNetworksResponse200 | None:
     """Networks with smart accounts and gas tanks: contracts, USDT and the pool top-ups are sent to
 
-     Networks with smart accounts and gas tanks: contracts, USDT and the pool top-ups are sent to
+     Family S. For each network with smart accounts: the ERC-4337 contracts (EntryPoint, factory,
+    paymaster), its USDT and the pool address gas-tank top-ups are sent to.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

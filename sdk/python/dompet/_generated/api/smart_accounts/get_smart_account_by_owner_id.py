@@ -79,7 +79,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetSmartAccountByOwnerIdResponse200]:
     """An owner's record with its accounts and gas tank (by owner record id or owner address)
 
-     An owner's record with its accounts and gas tank (by owner record id or owner address)
+     Family S. The owner record created by `POST /api/v1/smart-account`, with one counterfactual account
+    per network and its gas tank; `ownerId` is the record id or the owner address (any letter case).
 
     Args:
         owner_id (str):
@@ -110,7 +111,8 @@ def sync(
 ) -> ErrorEnvelope | GetSmartAccountByOwnerIdResponse200 | None:
     """An owner's record with its accounts and gas tank (by owner record id or owner address)
 
-     An owner's record with its accounts and gas tank (by owner record id or owner address)
+     Family S. The owner record created by `POST /api/v1/smart-account`, with one counterfactual account
+    per network and its gas tank; `ownerId` is the record id or the owner address (any letter case).
 
     Args:
         owner_id (str):
@@ -136,7 +138,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetSmartAccountByOwnerIdResponse200]:
     """An owner's record with its accounts and gas tank (by owner record id or owner address)
 
-     An owner's record with its accounts and gas tank (by owner record id or owner address)
+     Family S. The owner record created by `POST /api/v1/smart-account`, with one counterfactual account
+    per network and its gas tank; `ownerId` is the record id or the owner address (any letter case).
 
     Args:
         owner_id (str):
@@ -165,7 +168,8 @@ async def asyncio(
 ) -> ErrorEnvelope | GetSmartAccountByOwnerIdResponse200 | None:
     """An owner's record with its accounts and gas tank (by owner record id or owner address)
 
-     An owner's record with its accounts and gas tank (by owner record id or owner address)
+     Family S. The owner record created by `POST /api/v1/smart-account`, with one counterfactual account
+    per network and its gas tank; `ownerId` is the record id or the owner address (any letter case).
 
     Args:
         owner_id (str):

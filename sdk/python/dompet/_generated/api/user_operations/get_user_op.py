@@ -86,7 +86,9 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetUserOpResponse200]:
     """Submitted operations of all owners of the app, newest first, each with its usage record
 
-     Submitted operations of all owners of the app, newest first, each with its usage record
+     Family S. Operations submitted for every owner of the app, each with the usage record of its gas
+    tank charge (`clientGasTankUsageHistory`). Query `page` (from 1) and `limit`; the answer is `{data,
+    pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -120,7 +122,9 @@ def sync(
 ) -> ErrorEnvelope | GetUserOpResponse200 | None:
     """Submitted operations of all owners of the app, newest first, each with its usage record
 
-     Submitted operations of all owners of the app, newest first, each with its usage record
+     Family S. Operations submitted for every owner of the app, each with the usage record of its gas
+    tank charge (`clientGasTankUsageHistory`). Query `page` (from 1) and `limit`; the answer is `{data,
+    pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -149,7 +153,9 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetUserOpResponse200]:
     """Submitted operations of all owners of the app, newest first, each with its usage record
 
-     Submitted operations of all owners of the app, newest first, each with its usage record
+     Family S. Operations submitted for every owner of the app, each with the usage record of its gas
+    tank charge (`clientGasTankUsageHistory`). Query `page` (from 1) and `limit`; the answer is `{data,
+    pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -181,7 +187,9 @@ async def asyncio(
 ) -> ErrorEnvelope | GetUserOpResponse200 | None:
     """Submitted operations of all owners of the app, newest first, each with its usage record
 
-     Submitted operations of all owners of the app, newest first, each with its usage record
+     Family S. Operations submitted for every owner of the app, each with the usage record of its gas
+    tank charge (`clientGasTankUsageHistory`). Query `page` (from 1) and `limit`; the answer is `{data,
+    pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.

@@ -77,7 +77,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetUserOpByIdResponse200]:
     """One user operation
 
-     One user operation
+     Family S. One user operation of the app by its `userOpId`, in any state (`created`, `on_process`,
+    `success`, `failed`).
 
     Args:
         id (str):
@@ -108,7 +109,8 @@ def sync(
 ) -> ErrorEnvelope | GetUserOpByIdResponse200 | None:
     """One user operation
 
-     One user operation
+     Family S. One user operation of the app by its `userOpId`, in any state (`created`, `on_process`,
+    `success`, `failed`).
 
     Args:
         id (str):
@@ -134,7 +136,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetUserOpByIdResponse200]:
     """One user operation
 
-     One user operation
+     Family S. One user operation of the app by its `userOpId`, in any state (`created`, `on_process`,
+    `success`, `failed`).
 
     Args:
         id (str):
@@ -163,7 +166,8 @@ async def asyncio(
 ) -> ErrorEnvelope | GetUserOpByIdResponse200 | None:
     """One user operation
 
-     One user operation
+     Family S. One user operation of the app by its `userOpId`, in any state (`created`, `on_process`,
+    `success`, `failed`).
 
     Args:
         id (str):

@@ -98,7 +98,9 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetUserOpOwnerByOwnerIdResponse200]:
     """Submitted operations of one owner (record id or address), newest first
 
-     Submitted operations of one owner (record id or address), newest first
+     Family S. Operations submitted for one owner; `ownerId` is the owner record id or the owner address.
+    Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`,
+    `hasNext`, `hasPrev`.
 
     Args:
         owner_id (str):
@@ -135,7 +137,9 @@ def sync(
 ) -> ErrorEnvelope | GetUserOpOwnerByOwnerIdResponse200 | None:
     """Submitted operations of one owner (record id or address), newest first
 
-     Submitted operations of one owner (record id or address), newest first
+     Family S. Operations submitted for one owner; `ownerId` is the owner record id or the owner address.
+    Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`,
+    `hasNext`, `hasPrev`.
 
     Args:
         owner_id (str):
@@ -167,7 +171,9 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetUserOpOwnerByOwnerIdResponse200]:
     """Submitted operations of one owner (record id or address), newest first
 
-     Submitted operations of one owner (record id or address), newest first
+     Family S. Operations submitted for one owner; `ownerId` is the owner record id or the owner address.
+    Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`,
+    `hasNext`, `hasPrev`.
 
     Args:
         owner_id (str):
@@ -202,7 +208,9 @@ async def asyncio(
 ) -> ErrorEnvelope | GetUserOpOwnerByOwnerIdResponse200 | None:
     """Submitted operations of one owner (record id or address), newest first
 
-     Submitted operations of one owner (record id or address), newest first
+     Family S. Operations submitted for one owner; `ownerId` is the owner record id or the owner address.
+    Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`,
+    `hasNext`, `hasPrev`.
 
     Args:
         owner_id (str):

@@ -104,7 +104,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | PostUserOpActivateHashResponse200]:
     """Build an operation that only deploys the account (empty call); submit it like any other
 
-     Build an operation that only deploys the account (empty call); submit it like any other
+     Family S. Deploys the counterfactual account without doing anything else (any first operation
+    deploys it too). Sign the hash and submit it like any other operation.
 
     Args:
         body (Activate): Deploy the account only (an operation with an empty call).
@@ -135,7 +136,8 @@ def sync(
 ) -> ErrorEnvelope | PostUserOpActivateHashResponse200 | None:
     """Build an operation that only deploys the account (empty call); submit it like any other
 
-     Build an operation that only deploys the account (empty call); submit it like any other
+     Family S. Deploys the counterfactual account without doing anything else (any first operation
+    deploys it too). Sign the hash and submit it like any other operation.
 
     Args:
         body (Activate): Deploy the account only (an operation with an empty call).
@@ -161,7 +163,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | PostUserOpActivateHashResponse200]:
     """Build an operation that only deploys the account (empty call); submit it like any other
 
-     Build an operation that only deploys the account (empty call); submit it like any other
+     Family S. Deploys the counterfactual account without doing anything else (any first operation
+    deploys it too). Sign the hash and submit it like any other operation.
 
     Args:
         body (Activate): Deploy the account only (an operation with an empty call).
@@ -190,7 +193,8 @@ async def asyncio(
 ) -> ErrorEnvelope | PostUserOpActivateHashResponse200 | None:
     """Build an operation that only deploys the account (empty call); submit it like any other
 
-     Build an operation that only deploys the account (empty call); submit it like any other
+     Family S. Deploys the counterfactual account without doing anything else (any first operation
+    deploys it too). Sign the hash and submit it like any other operation.
 
     Args:
         body (Activate): Deploy the account only (an operation with an empty call).

@@ -105,8 +105,8 @@ def sync_detailed(
     """Estimate a coin transfer: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
-     Estimate a coin transfer: the maximum cost in wei and in gas-tank units (fees included); records
-    nothing
+     Family S. The maximum cost of a coin transfer from the smart account, in wei (`requiredNative`) and
+    in gas-tank base units (`requiredGasTankBalance`, fees included). Nothing is recorded.
 
     Args:
         body (SendCoin):
@@ -138,8 +138,8 @@ def sync(
     """Estimate a coin transfer: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
-     Estimate a coin transfer: the maximum cost in wei and in gas-tank units (fees included); records
-    nothing
+     Family S. The maximum cost of a coin transfer from the smart account, in wei (`requiredNative`) and
+    in gas-tank base units (`requiredGasTankBalance`, fees included). Nothing is recorded.
 
     Args:
         body (SendCoin):
@@ -166,8 +166,8 @@ async def asyncio_detailed(
     """Estimate a coin transfer: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
-     Estimate a coin transfer: the maximum cost in wei and in gas-tank units (fees included); records
-    nothing
+     Family S. The maximum cost of a coin transfer from the smart account, in wei (`requiredNative`) and
+    in gas-tank base units (`requiredGasTankBalance`, fees included). Nothing is recorded.
 
     Args:
         body (SendCoin):
@@ -197,8 +197,8 @@ async def asyncio(
     """Estimate a coin transfer: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
-     Estimate a coin transfer: the maximum cost in wei and in gas-tank units (fees included); records
-    nothing
+     Family S. The maximum cost of a coin transfer from the smart account, in wei (`requiredNative`) and
+    in gas-tank base units (`requiredGasTankBalance`, fees included). Nothing is recorded.
 
     Args:
         body (SendCoin):

@@ -104,7 +104,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | PostUserOpSendCoinHashResponse200]:
     """Build a coin transfer (state `created`) and return the hash the owner signs
 
-     Build a coin transfer (state `created`) and return the hash the owner signs
+     Family S. Builds a coin transfer (state `created`, valid until `validUntil`) and returns its
+    ERC-4337 hash: have the owner sign it and send it to `POST /api/v1/userOp/submit`.
 
     Args:
         body (SendCoin):
@@ -135,7 +136,8 @@ def sync(
 ) -> ErrorEnvelope | PostUserOpSendCoinHashResponse200 | None:
     """Build a coin transfer (state `created`) and return the hash the owner signs
 
-     Build a coin transfer (state `created`) and return the hash the owner signs
+     Family S. Builds a coin transfer (state `created`, valid until `validUntil`) and returns its
+    ERC-4337 hash: have the owner sign it and send it to `POST /api/v1/userOp/submit`.
 
     Args:
         body (SendCoin):
@@ -161,7 +163,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | PostUserOpSendCoinHashResponse200]:
     """Build a coin transfer (state `created`) and return the hash the owner signs
 
-     Build a coin transfer (state `created`) and return the hash the owner signs
+     Family S. Builds a coin transfer (state `created`, valid until `validUntil`) and returns its
+    ERC-4337 hash: have the owner sign it and send it to `POST /api/v1/userOp/submit`.
 
     Args:
         body (SendCoin):
@@ -190,7 +193,8 @@ async def asyncio(
 ) -> ErrorEnvelope | PostUserOpSendCoinHashResponse200 | None:
     """Build a coin transfer (state `created`) and return the hash the owner signs
 
-     Build a coin transfer (state `created`) and return the hash the owner signs
+     Family S. Builds a coin transfer (state `created`, valid until `validUntil`) and returns its
+    ERC-4337 hash: have the owner sign it and send it to `POST /api/v1/userOp/submit`.
 
     Args:
         body (SendCoin):

@@ -104,7 +104,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | PostUserOpSendErc1155HashResponse200]:
     """Build an ERC-1155 transfer (state `created`) and return the hash the owner signs
 
-     Build an ERC-1155 transfer (state `created`) and return the hash the owner signs
+     Family S. Builds an ERC-1155 transfer (state `created`, valid until `validUntil`) and returns its
+    ERC-4337 hash: have the owner sign it and send it to `POST /api/v1/userOp/submit`.
 
     Args:
         body (SendErc1155):
@@ -135,7 +136,8 @@ def sync(
 ) -> ErrorEnvelope | PostUserOpSendErc1155HashResponse200 | None:
     """Build an ERC-1155 transfer (state `created`) and return the hash the owner signs
 
-     Build an ERC-1155 transfer (state `created`) and return the hash the owner signs
+     Family S. Builds an ERC-1155 transfer (state `created`, valid until `validUntil`) and returns its
+    ERC-4337 hash: have the owner sign it and send it to `POST /api/v1/userOp/submit`.
 
     Args:
         body (SendErc1155):
@@ -161,7 +163,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | PostUserOpSendErc1155HashResponse200]:
     """Build an ERC-1155 transfer (state `created`) and return the hash the owner signs
 
-     Build an ERC-1155 transfer (state `created`) and return the hash the owner signs
+     Family S. Builds an ERC-1155 transfer (state `created`, valid until `validUntil`) and returns its
+    ERC-4337 hash: have the owner sign it and send it to `POST /api/v1/userOp/submit`.
 
     Args:
         body (SendErc1155):
@@ -190,7 +193,8 @@ async def asyncio(
 ) -> ErrorEnvelope | PostUserOpSendErc1155HashResponse200 | None:
     """Build an ERC-1155 transfer (state `created`) and return the hash the owner signs
 
-     Build an ERC-1155 transfer (state `created`) and return the hash the owner signs
+     Family S. Builds an ERC-1155 transfer (state `created`, valid until `validUntil`) and returns its
+    ERC-4337 hash: have the owner sign it and send it to `POST /api/v1/userOp/submit`.
 
     Args:
         body (SendErc1155):

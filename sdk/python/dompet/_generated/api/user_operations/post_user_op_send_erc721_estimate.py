@@ -107,8 +107,8 @@ def sync_detailed(
     """Estimate an ERC-721 transfer: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
-     Estimate an ERC-721 transfer: the maximum cost in wei and in gas-tank units (fees included); records
-    nothing
+     Family S. The maximum cost of an ERC-721 transfer from the smart account, in wei (`requiredNative`)
+    and in gas-tank base units (`requiredGasTankBalance`, fees included). Nothing is recorded.
 
     Args:
         body (SendErc721):
@@ -140,8 +140,8 @@ def sync(
     """Estimate an ERC-721 transfer: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
-     Estimate an ERC-721 transfer: the maximum cost in wei and in gas-tank units (fees included); records
-    nothing
+     Family S. The maximum cost of an ERC-721 transfer from the smart account, in wei (`requiredNative`)
+    and in gas-tank base units (`requiredGasTankBalance`, fees included). Nothing is recorded.
 
     Args:
         body (SendErc721):
@@ -168,8 +168,8 @@ async def asyncio_detailed(
     """Estimate an ERC-721 transfer: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
-     Estimate an ERC-721 transfer: the maximum cost in wei and in gas-tank units (fees included); records
-    nothing
+     Family S. The maximum cost of an ERC-721 transfer from the smart account, in wei (`requiredNative`)
+    and in gas-tank base units (`requiredGasTankBalance`, fees included). Nothing is recorded.
 
     Args:
         body (SendErc721):
@@ -199,8 +199,8 @@ async def asyncio(
     """Estimate an ERC-721 transfer: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
-     Estimate an ERC-721 transfer: the maximum cost in wei and in gas-tank units (fees included); records
-    nothing
+     Family S. The maximum cost of an ERC-721 transfer from the smart account, in wei (`requiredNative`)
+    and in gas-tank base units (`requiredGasTankBalance`, fees included). Nothing is recorded.
 
     Args:
         body (SendErc721):

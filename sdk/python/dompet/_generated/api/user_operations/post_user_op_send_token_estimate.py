@@ -105,8 +105,8 @@ def sync_detailed(
     """Estimate an ERC-20 transfer: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
-     Estimate an ERC-20 transfer: the maximum cost in wei and in gas-tank units (fees included); records
-    nothing
+     Family S. The maximum cost of an ERC-20 transfer from the smart account, in wei (`requiredNative`)
+    and in gas-tank base units (`requiredGasTankBalance`, fees included). Nothing is recorded.
 
     Args:
         body (SendToken):
@@ -138,8 +138,8 @@ def sync(
     """Estimate an ERC-20 transfer: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
-     Estimate an ERC-20 transfer: the maximum cost in wei and in gas-tank units (fees included); records
-    nothing
+     Family S. The maximum cost of an ERC-20 transfer from the smart account, in wei (`requiredNative`)
+    and in gas-tank base units (`requiredGasTankBalance`, fees included). Nothing is recorded.
 
     Args:
         body (SendToken):
@@ -166,8 +166,8 @@ async def asyncio_detailed(
     """Estimate an ERC-20 transfer: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
-     Estimate an ERC-20 transfer: the maximum cost in wei and in gas-tank units (fees included); records
-    nothing
+     Family S. The maximum cost of an ERC-20 transfer from the smart account, in wei (`requiredNative`)
+    and in gas-tank base units (`requiredGasTankBalance`, fees included). Nothing is recorded.
 
     Args:
         body (SendToken):
@@ -197,8 +197,8 @@ async def asyncio(
     """Estimate an ERC-20 transfer: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
-     Estimate an ERC-20 transfer: the maximum cost in wei and in gas-tank units (fees included); records
-    nothing
+     Family S. The maximum cost of an ERC-20 transfer from the smart account, in wei (`requiredNative`)
+    and in gas-tank base units (`requiredGasTankBalance`, fees included). Nothing is recorded.
 
     Args:
         body (SendToken):

@@ -107,8 +107,8 @@ def sync_detailed(
     """Estimate an arbitrary call: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
-     Estimate an arbitrary call: the maximum cost in wei and in gas-tank units (fees included); records
-    nothing
+     Family S. The maximum cost of an arbitrary call from the smart account, in wei (`requiredNative`)
+    and in gas-tank base units (`requiredGasTankBalance`, fees included). Nothing is recorded.
 
     Args:
         body (SignTransaction):
@@ -140,8 +140,8 @@ def sync(
     """Estimate an arbitrary call: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
-     Estimate an arbitrary call: the maximum cost in wei and in gas-tank units (fees included); records
-    nothing
+     Family S. The maximum cost of an arbitrary call from the smart account, in wei (`requiredNative`)
+    and in gas-tank base units (`requiredGasTankBalance`, fees included). Nothing is recorded.
 
     Args:
         body (SignTransaction):
@@ -168,8 +168,8 @@ async def asyncio_detailed(
     """Estimate an arbitrary call: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
-     Estimate an arbitrary call: the maximum cost in wei and in gas-tank units (fees included); records
-    nothing
+     Family S. The maximum cost of an arbitrary call from the smart account, in wei (`requiredNative`)
+    and in gas-tank base units (`requiredGasTankBalance`, fees included). Nothing is recorded.
 
     Args:
         body (SignTransaction):
@@ -199,8 +199,8 @@ async def asyncio(
     """Estimate an arbitrary call: the maximum cost in wei and in gas-tank units (fees included); records
     nothing
 
-     Estimate an arbitrary call: the maximum cost in wei and in gas-tank units (fees included); records
-    nothing
+     Family S. The maximum cost of an arbitrary call from the smart account, in wei (`requiredNative`)
+    and in gas-tank base units (`requiredGasTankBalance`, fees included). Nothing is recorded.
 
     Args:
         body (SignTransaction):

@@ -106,7 +106,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | PostUserOpSignTransactionHashResponse200]:
     """Build an arbitrary call (state `created`) and return the hash the owner signs
 
-     Build an arbitrary call (state `created`) and return the hash the owner signs
+     Family S. Builds an arbitrary call (state `created`, valid until `validUntil`) and returns its
+    ERC-4337 hash: have the owner sign it and send it to `POST /api/v1/userOp/submit`.
 
     Args:
         body (SignTransaction):
@@ -137,7 +138,8 @@ def sync(
 ) -> ErrorEnvelope | PostUserOpSignTransactionHashResponse200 | None:
     """Build an arbitrary call (state `created`) and return the hash the owner signs
 
-     Build an arbitrary call (state `created`) and return the hash the owner signs
+     Family S. Builds an arbitrary call (state `created`, valid until `validUntil`) and returns its
+    ERC-4337 hash: have the owner sign it and send it to `POST /api/v1/userOp/submit`.
 
     Args:
         body (SignTransaction):
@@ -163,7 +165,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | PostUserOpSignTransactionHashResponse200]:
     """Build an arbitrary call (state `created`) and return the hash the owner signs
 
-     Build an arbitrary call (state `created`) and return the hash the owner signs
+     Family S. Builds an arbitrary call (state `created`, valid until `validUntil`) and returns its
+    ERC-4337 hash: have the owner sign it and send it to `POST /api/v1/userOp/submit`.
 
     Args:
         body (SignTransaction):
@@ -192,7 +195,8 @@ async def asyncio(
 ) -> ErrorEnvelope | PostUserOpSignTransactionHashResponse200 | None:
     """Build an arbitrary call (state `created`) and return the hash the owner signs
 
-     Build an arbitrary call (state `created`) and return the hash the owner signs
+     Family S. Builds an arbitrary call (state `created`, valid until `validUntil`) and returns its
+    ERC-4337 hash: have the owner sign it and send it to `POST /api/v1/userOp/submit`.
 
     Args:
         body (SignTransaction):

@@ -107,7 +107,10 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | PostUserOpSubmitResponse200]:
     """Submit a signed operation: charge the payer's gas tank and send it to the bundler
 
-     Submit a signed operation: charge the payer's gas tank and send it to the bundler
+     Family S. Checks the owner's signature and the hash, charges the paying tank its maximum cost (the
+    organization's when `isSponsored`, else the owner's), and sends the operation to the bundler: status
+    `on_process`, then `success` or `failed` (events `userOp.success` / `userOp.failed`); the unused
+    part of the charge is refunded.
 
     Args:
         body (Submit):
@@ -138,7 +141,10 @@ def sync(
 ) -> ErrorEnvelope | PostUserOpSubmitResponse200 | None:
     """Submit a signed operation: charge the payer's gas tank and send it to the bundler
 
-     Submit a signed operation: charge the payer's gas tank and send it to the bundler
+     Family S. Checks the owner's signature and the hash, charges the paying tank its maximum cost (the
+    organization's when `isSponsored`, else the owner's), and sends the operation to the bundler: status
+    `on_process`, then `success` or `failed` (events `userOp.success` / `userOp.failed`); the unused
+    part of the charge is refunded.
 
     Args:
         body (Submit):
@@ -164,7 +170,10 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | PostUserOpSubmitResponse200]:
     """Submit a signed operation: charge the payer's gas tank and send it to the bundler
 
-     Submit a signed operation: charge the payer's gas tank and send it to the bundler
+     Family S. Checks the owner's signature and the hash, charges the paying tank its maximum cost (the
+    organization's when `isSponsored`, else the owner's), and sends the operation to the bundler: status
+    `on_process`, then `success` or `failed` (events `userOp.success` / `userOp.failed`); the unused
+    part of the charge is refunded.
 
     Args:
         body (Submit):
@@ -193,7 +202,10 @@ async def asyncio(
 ) -> ErrorEnvelope | PostUserOpSubmitResponse200 | None:
     """Submit a signed operation: charge the payer's gas tank and send it to the bundler
 
-     Submit a signed operation: charge the payer's gas tank and send it to the bundler
+     Family S. Checks the owner's signature and the hash, charges the paying tank its maximum cost (the
+    organization's when `isSponsored`, else the owner's), and sends the operation to the bundler: status
+    `on_process`, then `success` or `failed` (events `userOp.success` / `userOp.failed`); the unused
+    part of the charge is refunded.
 
     Args:
         body (Submit):

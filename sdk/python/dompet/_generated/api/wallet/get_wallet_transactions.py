@@ -98,7 +98,9 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetWalletTransactionsResponse200]:
     """Transactions sent from the wallet, newest first
 
-     Transactions sent from the wallet, newest first
+     Family W (wallet token). Every transaction the wallet sent, with its tracking status (`pending`,
+    `success`, `failed`, `dropped`). Query `page` (from 1) and `limit`; the answer is `{data,
+    pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -132,7 +134,9 @@ def sync(
 ) -> ErrorEnvelope | GetWalletTransactionsResponse200 | None:
     """Transactions sent from the wallet, newest first
 
-     Transactions sent from the wallet, newest first
+     Family W (wallet token). Every transaction the wallet sent, with its tracking status (`pending`,
+    `success`, `failed`, `dropped`). Query `page` (from 1) and `limit`; the answer is `{data,
+    pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -161,7 +165,9 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetWalletTransactionsResponse200]:
     """Transactions sent from the wallet, newest first
 
-     Transactions sent from the wallet, newest first
+     Family W (wallet token). Every transaction the wallet sent, with its tracking status (`pending`,
+    `success`, `failed`, `dropped`). Query `page` (from 1) and `limit`; the answer is `{data,
+    pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -193,7 +199,9 @@ async def asyncio(
 ) -> ErrorEnvelope | GetWalletTransactionsResponse200 | None:
     """Transactions sent from the wallet, newest first
 
-     Transactions sent from the wallet, newest first
+     Family W (wallet token). Every transaction the wallet sent, with its tracking status (`pending`,
+    `success`, `failed`, `dropped`). Query `page` (from 1) and `limit`; the answer is `{data,
+    pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.

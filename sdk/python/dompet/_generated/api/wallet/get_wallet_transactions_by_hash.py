@@ -84,7 +84,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetWalletTransactionsByHashResponse200]:
     """One transaction sent from the wallet, with its tracking status
 
-     One transaction sent from the wallet, with its tracking status
+     Family W (wallet token). One transaction the wallet sent, by hash: look a send up here instead of
+    resending it after a timeout or `409 IDEMPOTENCY_OUTCOME_UNKNOWN`.
 
     Args:
         hash_ (str):
@@ -115,7 +116,8 @@ def sync(
 ) -> ErrorEnvelope | GetWalletTransactionsByHashResponse200 | None:
     """One transaction sent from the wallet, with its tracking status
 
-     One transaction sent from the wallet, with its tracking status
+     Family W (wallet token). One transaction the wallet sent, by hash: look a send up here instead of
+    resending it after a timeout or `409 IDEMPOTENCY_OUTCOME_UNKNOWN`.
 
     Args:
         hash_ (str):
@@ -141,7 +143,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetWalletTransactionsByHashResponse200]:
     """One transaction sent from the wallet, with its tracking status
 
-     One transaction sent from the wallet, with its tracking status
+     Family W (wallet token). One transaction the wallet sent, by hash: look a send up here instead of
+    resending it after a timeout or `409 IDEMPOTENCY_OUTCOME_UNKNOWN`.
 
     Args:
         hash_ (str):
@@ -170,7 +173,8 @@ async def asyncio(
 ) -> ErrorEnvelope | GetWalletTransactionsByHashResponse200 | None:
     """One transaction sent from the wallet, with its tracking status
 
-     One transaction sent from the wallet, with its tracking status
+     Family W (wallet token). One transaction the wallet sent, by hash: look a send up here instead of
+    resending it after a timeout or `409 IDEMPOTENCY_OUTCOME_UNKNOWN`.
 
     Args:
         hash_ (str):

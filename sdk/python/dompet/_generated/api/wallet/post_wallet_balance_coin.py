@@ -104,7 +104,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | PostWalletBalanceCoinResponse200]:
     """Native coin balance of the wallet
 
-     Native coin balance of the wallet
+     Family W (wallet token). The native coin balance of the user's MPC wallet on the network named by
+    `network` or `chainId`, in human units (`balance`, e.g. ether).
 
     Args:
         body (WalletRequest): The common wallet parameters of the interface.
@@ -135,7 +136,8 @@ def sync(
 ) -> ErrorEnvelope | PostWalletBalanceCoinResponse200 | None:
     """Native coin balance of the wallet
 
-     Native coin balance of the wallet
+     Family W (wallet token). The native coin balance of the user's MPC wallet on the network named by
+    `network` or `chainId`, in human units (`balance`, e.g. ether).
 
     Args:
         body (WalletRequest): The common wallet parameters of the interface.
@@ -161,7 +163,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | PostWalletBalanceCoinResponse200]:
     """Native coin balance of the wallet
 
-     Native coin balance of the wallet
+     Family W (wallet token). The native coin balance of the user's MPC wallet on the network named by
+    `network` or `chainId`, in human units (`balance`, e.g. ether).
 
     Args:
         body (WalletRequest): The common wallet parameters of the interface.
@@ -190,7 +193,8 @@ async def asyncio(
 ) -> ErrorEnvelope | PostWalletBalanceCoinResponse200 | None:
     """Native coin balance of the wallet
 
-     Native coin balance of the wallet
+     Family W (wallet token). The native coin balance of the user's MPC wallet on the network named by
+    `network` or `chainId`, in human units (`balance`, e.g. ether).
 
     Args:
         body (WalletRequest): The common wallet parameters of the interface.

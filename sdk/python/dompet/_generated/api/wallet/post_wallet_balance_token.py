@@ -109,7 +109,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | PostWalletBalanceTokenResponse200]:
     """ERC-20 token balance of the wallet
 
-     ERC-20 token balance of the wallet
+     Family W (wallet token). The ERC-20 balance of `tokenAddress` held by the user's MPC wallet, in
+    human units using the token's decimals; `422 NOT_A_TOKEN` when the address is no ERC-20 contract.
 
     Args:
         body (TokenBalanceRequest):
@@ -140,7 +141,8 @@ def sync(
 ) -> ErrorEnvelope | PostWalletBalanceTokenResponse200 | None:
     """ERC-20 token balance of the wallet
 
-     ERC-20 token balance of the wallet
+     Family W (wallet token). The ERC-20 balance of `tokenAddress` held by the user's MPC wallet, in
+    human units using the token's decimals; `422 NOT_A_TOKEN` when the address is no ERC-20 contract.
 
     Args:
         body (TokenBalanceRequest):
@@ -166,7 +168,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | PostWalletBalanceTokenResponse200]:
     """ERC-20 token balance of the wallet
 
-     ERC-20 token balance of the wallet
+     Family W (wallet token). The ERC-20 balance of `tokenAddress` held by the user's MPC wallet, in
+    human units using the token's decimals; `422 NOT_A_TOKEN` when the address is no ERC-20 contract.
 
     Args:
         body (TokenBalanceRequest):
@@ -195,7 +198,8 @@ async def asyncio(
 ) -> ErrorEnvelope | PostWalletBalanceTokenResponse200 | None:
     """ERC-20 token balance of the wallet
 
-     ERC-20 token balance of the wallet
+     Family W (wallet token). The ERC-20 balance of `tokenAddress` held by the user's MPC wallet, in
+    human units using the token's decimals; `422 NOT_A_TOKEN` when the address is no ERC-20 contract.
 
     Args:
         body (TokenBalanceRequest):

@@ -68,7 +68,8 @@ def sync_detailed(
 ) -> Response[DeleteWebhooksSettingsResponse200 | ErrorEnvelope]:
     """Remove the app's webhook endpoint
 
-     Remove the app's webhook endpoint
+     Family S. Stops new deliveries; deliveries already pending keep retrying the URL they were made for.
+    Answers `{status: "ok"}`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -93,7 +94,8 @@ def sync(
 ) -> DeleteWebhooksSettingsResponse200 | ErrorEnvelope | None:
     """Remove the app's webhook endpoint
 
-     Remove the app's webhook endpoint
+     Family S. Stops new deliveries; deliveries already pending keep retrying the URL they were made for.
+    Answers `{status: "ok"}`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -114,7 +116,8 @@ async def asyncio_detailed(
 ) -> Response[DeleteWebhooksSettingsResponse200 | ErrorEnvelope]:
     """Remove the app's webhook endpoint
 
-     Remove the app's webhook endpoint
+     Family S. Stops new deliveries; deliveries already pending keep retrying the URL they were made for.
+    Answers `{status: "ok"}`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -137,7 +140,8 @@ async def asyncio(
 ) -> DeleteWebhooksSettingsResponse200 | ErrorEnvelope | None:
     """Remove the app's webhook endpoint
 
-     Remove the app's webhook endpoint
+     Family S. Stops new deliveries; deliveries already pending keep retrying the URL they were made for.
+    Answers `{status: "ok"}`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -88,7 +88,9 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetWebhooksDeliveriesResponse200]:
     """Delivery records, newest first
 
-     Delivery records, newest first
+     Family S. Delivery records with their last attempts (status, response code, error, duration).
+    `limit` defaults to 20, at most 100. Query `page` (from 1) and `limit`; the answer is `{data,
+    pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -122,7 +124,9 @@ def sync(
 ) -> ErrorEnvelope | GetWebhooksDeliveriesResponse200 | None:
     """Delivery records, newest first
 
-     Delivery records, newest first
+     Family S. Delivery records with their last attempts (status, response code, error, duration).
+    `limit` defaults to 20, at most 100. Query `page` (from 1) and `limit`; the answer is `{data,
+    pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -151,7 +155,9 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetWebhooksDeliveriesResponse200]:
     """Delivery records, newest first
 
-     Delivery records, newest first
+     Family S. Delivery records with their last attempts (status, response code, error, duration).
+    `limit` defaults to 20, at most 100. Query `page` (from 1) and `limit`; the answer is `{data,
+    pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -183,7 +189,9 @@ async def asyncio(
 ) -> ErrorEnvelope | GetWebhooksDeliveriesResponse200 | None:
     """Delivery records, newest first
 
-     Delivery records, newest first
+     Family S. Delivery records with their last attempts (status, response code, error, duration).
+    `limit` defaults to 20, at most 100. Query `page` (from 1) and `limit`; the answer is `{data,
+    pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.

@@ -68,7 +68,9 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetWebhooksPublicKeyResponse200]:
     """The app's Ed25519 public key for verifying deliveries
 
-     The app's Ed25519 public key for verifying deliveries
+     Family S. The app's Ed25519 public key (base64, 32 bytes) and its `keyId` (sent as `X-Service-Key-
+    Id`), plus keys replaced less than 14 days ago. Verify each delivery's `X-Service-Signature` over
+    `X-Service-Event-Id.X-Service-Timestamp.raw body`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -93,7 +95,9 @@ def sync(
 ) -> ErrorEnvelope | GetWebhooksPublicKeyResponse200 | None:
     """The app's Ed25519 public key for verifying deliveries
 
-     The app's Ed25519 public key for verifying deliveries
+     Family S. The app's Ed25519 public key (base64, 32 bytes) and its `keyId` (sent as `X-Service-Key-
+    Id`), plus keys replaced less than 14 days ago. Verify each delivery's `X-Service-Signature` over
+    `X-Service-Event-Id.X-Service-Timestamp.raw body`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -114,7 +118,9 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetWebhooksPublicKeyResponse200]:
     """The app's Ed25519 public key for verifying deliveries
 
-     The app's Ed25519 public key for verifying deliveries
+     Family S. The app's Ed25519 public key (base64, 32 bytes) and its `keyId` (sent as `X-Service-Key-
+    Id`), plus keys replaced less than 14 days ago. Verify each delivery's `X-Service-Signature` over
+    `X-Service-Event-Id.X-Service-Timestamp.raw body`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -137,7 +143,9 @@ async def asyncio(
 ) -> ErrorEnvelope | GetWebhooksPublicKeyResponse200 | None:
     """The app's Ed25519 public key for verifying deliveries
 
-     The app's Ed25519 public key for verifying deliveries
+     Family S. The app's Ed25519 public key (base64, 32 bytes) and its `keyId` (sent as `X-Service-Key-
+    Id`), plus keys replaced less than 14 days ago. Verify each delivery's `X-Service-Signature` over
+    `X-Service-Event-Id.X-Service-Timestamp.raw body`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

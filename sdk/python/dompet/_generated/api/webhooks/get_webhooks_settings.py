@@ -66,7 +66,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetWebhooksSettingsResponse200]:
     """The app's webhook endpoint
 
-     The app's webhook endpoint
+     Family S. The app's webhook URL, whether deliveries are enabled, and when it last changed (`url`
+    null while none is set).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -91,7 +92,8 @@ def sync(
 ) -> ErrorEnvelope | GetWebhooksSettingsResponse200 | None:
     """The app's webhook endpoint
 
-     The app's webhook endpoint
+     Family S. The app's webhook URL, whether deliveries are enabled, and when it last changed (`url`
+    null while none is set).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -112,7 +114,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetWebhooksSettingsResponse200]:
     """The app's webhook endpoint
 
-     The app's webhook endpoint
+     Family S. The app's webhook URL, whether deliveries are enabled, and when it last changed (`url`
+    null while none is set).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -135,7 +138,8 @@ async def asyncio(
 ) -> ErrorEnvelope | GetWebhooksSettingsResponse200 | None:
     """The app's webhook endpoint
 
-     The app's webhook endpoint
+     Family S. The app's webhook URL, whether deliveries are enabled, and when it last changed (`url`
+    null while none is set).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

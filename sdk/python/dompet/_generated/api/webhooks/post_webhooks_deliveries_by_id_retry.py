@@ -86,7 +86,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | PostWebhooksDeliveriesByIdRetryResponse200]:
     """Deliver a failed delivery again (same event id), from attempt 1
 
-     Deliver a failed delivery again (same event id), from attempt 1
+     Family S. Only a `failed` delivery: it is pending again, due now, with the same event id and
+    attempts counted from 1.
 
     Args:
         id (str):
@@ -117,7 +118,8 @@ def sync(
 ) -> ErrorEnvelope | PostWebhooksDeliveriesByIdRetryResponse200 | None:
     """Deliver a failed delivery again (same event id), from attempt 1
 
-     Deliver a failed delivery again (same event id), from attempt 1
+     Family S. Only a `failed` delivery: it is pending again, due now, with the same event id and
+    attempts counted from 1.
 
     Args:
         id (str):
@@ -143,7 +145,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | PostWebhooksDeliveriesByIdRetryResponse200]:
     """Deliver a failed delivery again (same event id), from attempt 1
 
-     Deliver a failed delivery again (same event id), from attempt 1
+     Family S. Only a `failed` delivery: it is pending again, due now, with the same event id and
+    attempts counted from 1.
 
     Args:
         id (str):
@@ -172,7 +175,8 @@ async def asyncio(
 ) -> ErrorEnvelope | PostWebhooksDeliveriesByIdRetryResponse200 | None:
     """Deliver a failed delivery again (same event id), from attempt 1
 
-     Deliver a failed delivery again (same event id), from attempt 1
+     Family S. Only a `failed` delivery: it is pending again, due now, with the same event id and
+    attempts counted from 1.
 
     Args:
         id (str):

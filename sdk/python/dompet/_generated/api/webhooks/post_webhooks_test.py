@@ -71,7 +71,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | PostWebhooksTestResponse200]:
     """Queue a webhook.test event to the configured URL
 
-     Queue a webhook.test event to the configured URL
+     Family S. Queues a `webhook.test` event (its `id` a random UUID) to the configured URL and answers
+    its event and delivery ids; `409 WEBHOOK_NOT_CONFIGURED` without a URL.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -96,7 +97,8 @@ def sync(
 ) -> ErrorEnvelope | PostWebhooksTestResponse200 | None:
     """Queue a webhook.test event to the configured URL
 
-     Queue a webhook.test event to the configured URL
+     Family S. Queues a `webhook.test` event (its `id` a random UUID) to the configured URL and answers
+    its event and delivery ids; `409 WEBHOOK_NOT_CONFIGURED` without a URL.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -117,7 +119,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | PostWebhooksTestResponse200]:
     """Queue a webhook.test event to the configured URL
 
-     Queue a webhook.test event to the configured URL
+     Family S. Queues a `webhook.test` event (its `id` a random UUID) to the configured URL and answers
+    its event and delivery ids; `409 WEBHOOK_NOT_CONFIGURED` without a URL.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -140,7 +143,8 @@ async def asyncio(
 ) -> ErrorEnvelope | PostWebhooksTestResponse200 | None:
     """Queue a webhook.test event to the configured URL
 
-     Queue a webhook.test event to the configured URL
+     Family S. Queues a `webhook.test` event (its `id` a random UUID) to the configured URL and answers
+    its event and delivery ids; `409 WEBHOOK_NOT_CONFIGURED` without a URL.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
