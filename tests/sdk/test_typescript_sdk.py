@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -22,13 +23,13 @@ SDK = ROOT / "sdk" / "typescript"
 HERE = Path(__file__).resolve().parent
 TSC = SDK / "node_modules" / "typescript" / "bin" / "tsc"
 
-# README.md, "Quick start" (TypeScript): the same first call as the Python one.
-QUICK_START = """\
-import { Dompet } from "@dompet/sdk";
 
-const d = new Dompet({ baseUrl: "http://127.0.0.1:8000", appId: "<appId>", appSecret: "<appSecret>" }); // Family S
-console.log(await d.GET("/api/v1/auth/whoami")); // { appId, clientId, organizationId }
-"""
+def readme_quick_start() -> str:
+    """README.md's TypeScript quick start (the same first call as the Python one), as printed there."""
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```ts\n(.*?)```", readme, flags=re.DOTALL)
+    [block] = [b for b in blocks if '"@dompet/sdk"' in b and "/api/v1/auth/whoami" in b]
+    return block
 
 
 def run(command: list[str], cwd: Path, timeout: float = 300, env: dict[str, str] | None = None) -> str:
@@ -123,9 +124,12 @@ def _e2e_env(info: dict[str, Any]) -> dict[str, str]:
 def test_quick_start_and_the_scenario_against_the_local_stack(consumer, stack):
     info = stack["info"]
     demo = info["demo"]
-    quick = QUICK_START.replace("http://127.0.0.1:8000", info["apiUrl"])
-    quick = quick.replace("<appId>", demo["appId"]).replace("<appSecret>", demo["appSecret"])
-    (consumer / "quickstart.ts").write_text(quick)
+    # The quick start reads the demo app from .local/stack.json and calls make dev's port: here, the session's stack.
+    (consumer / ".local").mkdir(exist_ok=True)
+    (consumer / ".local" / "stack.json").write_text(json.dumps(info))
+    quick = readme_quick_start()
+    assert "http://127.0.0.1:8000" in quick
+    (consumer / "quickstart.ts").write_text(quick.replace("http://127.0.0.1:8000", info["apiUrl"]))
     shutil.copy(HERE / "typescript_e2e.ts", consumer / "e2e.ts")
     compile_in(consumer)
 
