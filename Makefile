@@ -5,11 +5,12 @@ BIN := $(VENV)/bin
 MPC := crates/dompet-mpc
 CHROMIUM := /usr/bin/chromium
 VENDORED := chalicelib/system/vendored/manifest.json
+TS_SDK := sdk/typescript/node_modules/.installed
 MPC_SOURCES := $(MPC)/Cargo.toml $(MPC)/Cargo.lock $(wildcard $(MPC)/src/*.rs)
 
 .PHONY: dev test deps lint fmt clean vendor sdk
 
-deps: $(VENV)/.installed node_modules/.installed $(VENV)/.mpc-built $(CHROMIUM) $(VENDORED)
+deps: $(VENV)/.installed node_modules/.installed $(VENV)/.mpc-built $(CHROMIUM) $(VENDORED) $(TS_SDK)
 
 $(VENV)/.installed: requirements.txt requirements-dev.lock
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +32,11 @@ $(CHROMIUM):
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# The TypeScript SDK's pinned toolchain (openapi-typescript, typescript, @types/node) and openapi-fetch.
+$(TS_SDK): sdk/typescript/package.json sdk/typescript/package-lock.json
+	cd sdk/typescript && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
 # The browser assets the service serves (Scalar's bundle for /docs), from the pinned npm packages: gzip, content-hashed.

@@ -166,6 +166,8 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object
             ",".join(map(str, ports["chains"])),
             "--state-dir",
             str(state),
+            "--aux-sets",
+            "6",  # the wallets the suites over HTTP create (integration, SDKs, browser), with room to spare
         ],
         cwd=ROOT,
         env=env,

@@ -542,7 +542,7 @@ export interface paths {
         };
         /**
          * Readiness of what the API depends on: its tables and every network's RPC
-         * @description Readiness of what the API depends on: its tables and every network's RPC
+         * @description Signed (Family S). Each component is a table or a network's RPC (its chain id checked); the report is cached for 30 s. `503 NOT_READY` names the failing components in `data.components`.
          */
         get: operations["getHealthDetails"];
         put?: never;
@@ -1394,7 +1394,7 @@ export interface paths {
         };
         /**
          * Liveness: the service answers (no dependency is called)
-         * @description Liveness: the service answers (no dependency is called)
+         * @description Public, and no dependency is called: for load balancers. Only the service's version and stage.
          */
         get: operations["getHealth"];
         put?: never;
@@ -1619,6 +1619,18 @@ export interface components {
              * @description The transaction that sent USDT to the pool.
              */
             txHash: string;
+        };
+        /** Component */
+        Component: {
+            /**
+             * Detail
+             * @default null
+             */
+            detail?: string | null;
+            /** Name */
+            name: string;
+            /** Ok */
+            ok: boolean;
         };
         /**
          * CreateAccountRequest
@@ -2541,6 +2553,55 @@ export interface components {
              * @description Unix seconds until which the operation can be submitted and included.
              */
             validUntil: number;
+        };
+        /**
+         * Health
+         * @example {
+         *       "service": "dompet",
+         *       "stage": "dev",
+         *       "version": "0.1.0"
+         *     }
+         */
+        Health: {
+            /** Service */
+            service: string;
+            /** Stage */
+            stage: string;
+            /** Version */
+            version: string;
+        };
+        /**
+         * HealthDetails
+         * @example {
+         *       "checkedAt": "2026-11-25T10:00:00.000Z",
+         *       "components": [
+         *         {
+         *           "detail": null,
+         *           "name": "table:tenancy",
+         *           "ok": true
+         *         },
+         *         {
+         *           "detail": "chain 137",
+         *           "name": "network:polygon-pos",
+         *           "ok": true
+         *         }
+         *       ],
+         *       "service": "dompet",
+         *       "stage": "dev",
+         *       "version": "0.1.0"
+         *     }
+         */
+        HealthDetails: {
+            /** Checkedat */
+            checkedAt: string;
+            /** Components */
+            components: components["schemas"]["Component"][];
+            /** Service */
+            service: string;
+            /** Stage */
+            stage: string;
+            /** Version */
+            version: string;
         };
         /**
          * ImportWalletRequest
@@ -7784,11 +7845,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "data": {
+                     *         "checkedAt": "2026-11-25T10:00:00.000Z",
+                     *         "components": [
+                     *           {
+                     *             "detail": null,
+                     *             "name": "table:tenancy",
+                     *             "ok": true
+                     *           },
+                     *           {
+                     *             "detail": "chain 137",
+                     *             "name": "network:polygon-pos",
+                     *             "ok": true
+                     *           }
+                     *         ],
+                     *         "service": "dompet",
+                     *         "stage": "dev",
+                     *         "version": "0.1.0"
+                     *       },
                      *       "message": "ok",
                      *       "status": 200
                      *     }
                      */
                     "application/json": {
+                        data?: components["schemas"]["HealthDetails"];
                         /** @example ok */
                         message: string;
                         /** @constant */
@@ -7814,7 +7894,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `NOT_READY`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13004,11 +13084,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "data": {
+                     *         "service": "dompet",
+                     *         "stage": "dev",
+                     *         "version": "0.1.0"
+                     *       },
                      *       "message": "ok",
                      *       "status": 200
                      *     }
                      */
                     "application/json": {
+                        data?: components["schemas"]["Health"];
                         /** @example ok */
                         message: string;
                         /** @constant */
