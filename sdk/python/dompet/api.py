@@ -5,6 +5,7 @@ edit). Each is an openapi-python-client module with sync/sync_detailed/asyncio/a
 from __future__ import annotations
 
 from dompet._generated.api.account import post_account_create, post_account_import, post_account_recover
+from dompet._generated.api.audit import get_audit_log
 from dompet._generated.api.auth import get_auth_session, get_auth_whoami, get_jwks, post_auth_login, post_auth_refresh
 from dompet._generated.api.custody import (
     get_custody_accounts,
@@ -82,6 +83,7 @@ API_VERSION = "0.1.0"
 # operationId: (method, path template, honours Idempotency-Key)
 OPERATIONS: dict[str, tuple[str, str, bool]] = {
     "deleteWebhooksSettings": ("DELETE", "/api/v1/webhooks/settings", False),
+    "getAuditLog": ("GET", "/api/v1/audit-log", False),
     "getAuthSession": ("GET", "/api/v1/auth/session", False),
     "getAuthWhoami": ("GET", "/api/v1/auth/whoami", False),
     "getClientGasTank": ("GET", "/api/v1/client/gasTank", False),
@@ -161,6 +163,7 @@ OPERATIONS: dict[str, tuple[str, str, bool]] = {
 
 __all__ = [
     "delete_webhooks_settings",
+    "get_audit_log",
     "get_auth_session",
     "get_auth_whoami",
     "get_client_gas_tank",

@@ -81,6 +81,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's audit log, newest first
+         * @description Family S. Every state-changing action of the signing app's organization in the console (apps, secrets, webhooks, members) and the operator's invites: who (`actor`), what (`action`, `target`), when (`at`) and from where (`sourceIp`, `userAgent`). Query `page` (from 1) and `limit` (default 50, at most 100); the answer is `{data, pagination}`.
+         */
+        get: operations["getAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/login": {
         parameters: {
             query?: never;
@@ -1331,7 +1351,7 @@ export interface paths {
         get: operations["getWebhooksSettings"];
         /**
          * Register the app's webhook endpoint
-         * @description An https URL whose host resolves only to public addresses (no private, loopback, link-local, multicast or cloud-metadata ones).
+         * @description An https URL whose host resolves only to public addresses (no private, loopback, link-local, multicast or cloud-metadata ones). Registering a URL also resumes deliveries paused in the console.
          */
         put: operations["putWebhooksSettings"];
         post?: never;
@@ -1356,7 +1376,7 @@ export interface paths {
         put?: never;
         /**
          * Queue a webhook.test event to the configured URL
-         * @description Family S. Queues a `webhook.test` event (its `id` a random UUID) to the configured URL and answers its event and delivery ids; `409 WEBHOOK_NOT_CONFIGURED` without a URL.
+         * @description Family S. Queues a `webhook.test` event (its `id` a random UUID) to the configured URL and answers its event and delivery ids; `409 WEBHOOK_NOT_CONFIGURED` without a URL, `409 WEBHOOK_PAUSED` while deliveries are paused in the console.
          */
         post: operations["postWebhooksTest"];
         delete?: never;
@@ -1499,12 +1519,34 @@ export interface components {
             accountId: string;
         };
         /**
+         * Actor
+         * @description Who changed something: a console user, or the operator's admin command.
+         */
+        Actor: {
+            /**
+             * Email
+             * @default null
+             */
+            email?: string | null;
+            /**
+             * Kind
+             * @description `console_user` or `operator`.
+             */
+            kind: string;
+            /**
+             * Userid
+             * @default null
+             */
+            userId?: string | null;
+        };
+        /**
          * Allowlist
          * @example {
          *       "addresses": [
          *         "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2"
          *       ],
          *       "enabled": true,
+         *       "inherited": false,
          *       "updatedAt": "2026-11-22T08:00:00.000Z"
          *     }
          */
@@ -1517,10 +1559,106 @@ export interface components {
              */
             enabled: boolean;
             /**
+             * Inherited
+             * @description True when the operator set nothing for this app and another app of its organization has an allowlist on: withdrawals may go nowhere until the operator sets this app's own (or turns it off).
+             * @default false
+             */
+            inherited?: boolean;
+            /**
              * Updatedat
              * @default null
              */
             updatedAt?: string | null;
+        };
+        /**
+         * AuditEntry
+         * @example {
+         *       "action": "app.secret_rotated",
+         *       "actor": {
+         *         "email": "ana@example.com",
+         *         "kind": "console_user",
+         *         "userId": "5c0f6a8e-2b1d-4e3f-9a7c-1d2e3f4a5b6c"
+         *       },
+         *       "at": "2026-11-28T09:15:02.120Z",
+         *       "details": {},
+         *       "id": "0b7c1e9e-61f4-4a55-9a3e-3c1f0e2a9d11",
+         *       "sourceIp": "203.0.113.7",
+         *       "target": {
+         *         "id": "6f1c3c0e-8d3e-4a7b-9c43-0d6f3f7e8a21",
+         *         "type": "app"
+         *       },
+         *       "userAgent": "Mozilla/5.0"
+         *     }
+         */
+        AuditEntry: {
+            /**
+             * Action
+             * @description What was done, e.g. `app.created`, `webhook.url_set`, `member.invited`.
+             */
+            action: string;
+            actor: components["schemas"]["Actor"];
+            /** At */
+            at: string;
+            /** Details */
+            details?: {
+                [key: string]: unknown;
+            };
+            /** Id */
+            id: string;
+            /**
+             * Sourceip
+             * @default null
+             */
+            sourceIp?: string | null;
+            /**
+             * Target
+             * @description What it was done to: `type` and `id`.
+             */
+            target: {
+                [key: string]: string;
+            };
+            /**
+             * Useragent
+             * @default null
+             */
+            userAgent?: string | null;
+        };
+        /**
+         * AuditPage
+         * @example {
+         *       "data": [
+         *         {
+         *           "action": "app.secret_rotated",
+         *           "actor": {
+         *             "email": "ana@example.com",
+         *             "kind": "console_user",
+         *             "userId": "5c0f6a8e-2b1d-4e3f-9a7c-1d2e3f4a5b6c"
+         *           },
+         *           "at": "2026-11-28T09:15:02.120Z",
+         *           "details": {},
+         *           "id": "0b7c1e9e-61f4-4a55-9a3e-3c1f0e2a9d11",
+         *           "sourceIp": "203.0.113.7",
+         *           "target": {
+         *             "id": "6f1c3c0e-8d3e-4a7b-9c43-0d6f3f7e8a21",
+         *             "type": "app"
+         *           },
+         *           "userAgent": "Mozilla/5.0"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "hasNext": false,
+         *         "hasPrev": false,
+         *         "limit": 50,
+         *         "page": 1,
+         *         "total": 1,
+         *         "totalPages": 1
+         *       }
+         *     }
+         */
+        AuditPage: {
+            /** Data */
+            data: components["schemas"]["AuditEntry"][];
+            pagination: components["schemas"]["Pagination"];
         };
         /**
          * Balance
@@ -1989,6 +2127,7 @@ export interface components {
          *         }
          *       ],
          *       "nextAttemptAt": "2026-11-22T08:00:12.000Z",
+         *       "replayOf": null,
          *       "status": "pending",
          *       "url": "https://example.com/hook"
          *     }
@@ -2035,6 +2174,12 @@ export interface components {
              */
             nextAttemptAt?: string | null;
             /**
+             * Replayof
+             * @description For a replay made in the console: the delivery whose event it delivers again.
+             * @default null
+             */
+            replayOf?: string | null;
+            /**
              * Status
              * @enum {string}
              */
@@ -2079,6 +2224,7 @@ export interface components {
          *             }
          *           ],
          *           "nextAttemptAt": null,
+         *           "replayOf": null,
          *           "status": "delivered",
          *           "url": "https://example.com/hook"
          *         }
@@ -4774,7 +4920,7 @@ export interface components {
         WebhookSettings: {
             /**
              * Enabled
-             * @description True while a URL is registered.
+             * @description True while a URL is registered and deliveries are not paused (the console pauses them).
              */
             enabled: boolean;
             /**
@@ -5320,6 +5466,115 @@ export interface operations {
             };
         };
     };
+    getAuditLog: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "action": "app.secret_rotated",
+                     *             "actor": {
+                     *               "email": "ana@example.com",
+                     *               "kind": "console_user",
+                     *               "userId": "5c0f6a8e-2b1d-4e3f-9a7c-1d2e3f4a5b6c"
+                     *             },
+                     *             "at": "2026-11-28T09:15:02.120Z",
+                     *             "details": {},
+                     *             "id": "0b7c1e9e-61f4-4a55-9a3e-3c1f0e2a9d11",
+                     *             "sourceIp": "203.0.113.7",
+                     *             "target": {
+                     *               "id": "6f1c3c0e-8d3e-4a7b-9c43-0d6f3f7e8a21",
+                     *               "type": "app"
+                     *             },
+                     *             "userAgent": "Mozilla/5.0"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "hasNext": false,
+                     *           "hasPrev": false,
+                     *           "limit": 50,
+                     *           "page": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1
+                     *         }
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
+                    "application/json": {
+                        data?: components["schemas"]["AuditPage"];
+                        /** @example ok */
+                        message: string;
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     postAuthLogin: {
         parameters: {
             query?: never;
@@ -5616,6 +5871,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
@@ -5678,6 +5942,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5759,6 +6032,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5890,6 +6172,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
@@ -5984,6 +6275,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6086,7 +6386,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not allowed. `data.code`: `POLICY_DENIED`. */
+            /** @description Not allowed. `data.code`: `APP_DISABLED`, `POLICY_DENIED`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6200,6 +6500,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
             404: {
                 headers: {
@@ -6281,6 +6590,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6395,6 +6713,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6539,6 +6866,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`, `INVOICE_NOT_FOUND`. */
             404: {
                 headers: {
@@ -6660,6 +6996,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Not found. `data.code`: `DEPOSIT_NOT_FOUND`. */
             404: {
                 headers: {
@@ -6738,6 +7083,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6872,6 +7226,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
             404: {
                 headers: {
@@ -6985,6 +7348,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7112,6 +7484,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Not found. `data.code`: `INVOICE_NOT_FOUND`. */
             404: {
                 headers: {
@@ -7193,6 +7574,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7282,6 +7672,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
@@ -7324,6 +7723,7 @@ export interface operations {
                      *           "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2"
                      *         ],
                      *         "enabled": true,
+                     *         "inherited": false,
                      *         "updatedAt": "2026-11-22T08:00:00.000Z"
                      *       },
                      *       "message": "ok",
@@ -7341,6 +7741,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7447,6 +7856,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7565,6 +7983,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7699,6 +8126,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Not found. `data.code`: `WITHDRAWAL_NOT_FOUND`. */
             404: {
                 headers: {
@@ -7808,6 +8244,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
@@ -7878,6 +8323,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7957,6 +8411,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8081,7 +8544,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not allowed. `data.code`: `POLICY_DENIED`, `POLICY_SIGNATURE_INVALID`. */
+            /** @description Not allowed. `data.code`: `APP_DISABLED`, `POLICY_DENIED`, `POLICY_SIGNATURE_INVALID`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8233,7 +8696,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not allowed. `data.code`: `POLICY_DENIED`, `POLICY_SIGNATURE_INVALID`. */
+            /** @description Not allowed. `data.code`: `APP_DISABLED`, `POLICY_DENIED`, `POLICY_SIGNATURE_INVALID`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8356,7 +8819,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not allowed. `data.code`: `POLICY_DENIED`, `POLICY_SIGNATURE_INVALID`. */
+            /** @description Not allowed. `data.code`: `APP_DISABLED`, `POLICY_DENIED`, `POLICY_SIGNATURE_INVALID`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8474,7 +8937,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not allowed. `data.code`: `POLICY_DENIED`, `POLICY_SIGNATURE_INVALID`. */
+            /** @description Not allowed. `data.code`: `APP_DISABLED`, `POLICY_DENIED`, `POLICY_SIGNATURE_INVALID`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8626,6 +9089,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Not found. `data.code`: `OWNER_NOT_FOUND`. */
             404: {
                 headers: {
@@ -8719,6 +9191,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8859,6 +9340,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Not found. `data.code`: `OWNER_NOT_FOUND`. */
             404: {
                 headers: {
@@ -8960,6 +9450,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9071,6 +9570,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9210,6 +9718,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
@@ -9285,6 +9802,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9453,6 +9979,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Not found. `data.code`: `OWNER_NOT_FOUND`. */
             404: {
                 headers: {
@@ -9539,6 +10074,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9659,6 +10203,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9789,6 +10342,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
             404: {
                 headers: {
@@ -9905,6 +10467,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10033,6 +10604,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
             404: {
                 headers: {
@@ -10147,6 +10727,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10275,6 +10864,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
             404: {
                 headers: {
@@ -10389,6 +10987,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10517,6 +11124,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
             404: {
                 headers: {
@@ -10631,6 +11247,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10777,6 +11402,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Not found. `data.code`: `USER_OP_NOT_FOUND`. */
             404: {
                 headers: {
@@ -10899,6 +11533,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12527,6 +13170,7 @@ export interface operations {
                      *               }
                      *             ],
                      *             "nextAttemptAt": null,
+                     *             "replayOf": null,
                      *             "status": "delivered",
                      *             "url": "https://example.com/hook"
                      *           }
@@ -12564,6 +13208,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12630,6 +13283,7 @@ export interface operations {
                      *           }
                      *         ],
                      *         "nextAttemptAt": "2026-11-22T08:00:12.000Z",
+                     *         "replayOf": null,
                      *         "status": "pending",
                      *         "url": "https://example.com/hook"
                      *       },
@@ -12648,6 +13302,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12737,6 +13400,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
@@ -12794,6 +13466,15 @@ export interface operations {
             };
             /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12883,6 +13564,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -12901,7 +13591,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12954,6 +13644,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
             500: {
                 headers: {
@@ -12963,7 +13662,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13017,7 +13716,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict. `data.code`: `WEBHOOK_NOT_CONFIGURED`. */
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict. `data.code`: `WEBHOOK_NOT_CONFIGURED`, `WEBHOOK_PAUSED`. */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -2,7 +2,12 @@
 
 from .account import Account
 from .activate import Activate
+from .actor import Actor
 from .allowlist import Allowlist
+from .audit_entry import AuditEntry
+from .audit_entry_details import AuditEntryDetails
+from .audit_entry_target import AuditEntryTarget
+from .audit_page import AuditPage
 from .balance import Balance
 from .client_gas_tank import ClientGasTank
 from .client_top_up import ClientTopUp
@@ -48,6 +53,7 @@ from .gas_wallet import GasWallet
 from .gas_wallet_balance import GasWalletBalance
 from .gas_wallet_list import GasWalletList
 from .gas_wallet_pooltype import GasWalletPooltype
+from .get_audit_log_response_200 import GetAuditLogResponse200
 from .get_auth_session_response_200 import GetAuthSessionResponse200
 from .get_auth_whoami_response_200 import GetAuthWhoamiResponse200
 from .get_client_gas_tank_response_200 import GetClientGasTankResponse200
@@ -263,7 +269,12 @@ from .withdrawal_status import WithdrawalStatus
 __all__ = (
     "Account",
     "Activate",
+    "Actor",
     "Allowlist",
+    "AuditEntry",
+    "AuditEntryDetails",
+    "AuditEntryTarget",
+    "AuditPage",
     "Balance",
     "ClientGasTank",
     "ClientTopUp",
@@ -309,6 +320,7 @@ __all__ = (
     "GasWalletBalance",
     "GasWalletList",
     "GasWalletPooltype",
+    "GetAuditLogResponse200",
     "GetAuthSessionResponse200",
     "GetAuthWhoamiResponse200",
     "GetClientGasTankResponse200",

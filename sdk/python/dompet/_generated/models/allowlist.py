@@ -18,11 +18,15 @@ class Allowlist:
         enabled (bool): When true, withdrawals may only go to `addresses`.
         addresses (list[str]):
         updated_at (None | str | Unset):
+        inherited (bool | Unset): True when the operator set nothing for this app and another app of its organization
+            has an allowlist on: withdrawals may go nowhere until the operator sets this app's own (or turns it off).
+            Default: False.
     """
 
     enabled: bool
     addresses: list[str]
     updated_at: None | str | Unset = UNSET
+    inherited: bool | Unset = False
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -36,6 +40,8 @@ class Allowlist:
         else:
             updated_at = self.updated_at
 
+        inherited = self.inherited
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -46,6 +52,8 @@ class Allowlist:
         )
         if updated_at is not UNSET:
             field_dict["updatedAt"] = updated_at
+        if inherited is not UNSET:
+            field_dict["inherited"] = inherited
 
         return field_dict
 
@@ -65,10 +73,13 @@ class Allowlist:
 
         updated_at = _parse_updated_at(d.pop("updatedAt", UNSET))
 
+        inherited = d.pop("inherited", UNSET)
+
         allowlist = cls(
             enabled=enabled,
             addresses=addresses,
             updated_at=updated_at,
+            inherited=inherited,
         )
 
         allowlist.additional_properties = d

@@ -33,6 +33,7 @@ class Delivery:
         next_attempt_at (None | str | Unset):
         delivered_at (None | str | Unset):
         log (list[DeliveryAttempt] | Unset): The last 10 attempts, oldest first (`attempts` counts them all).
+        replay_of (None | str | Unset): For a replay made in the console: the delivery whose event it delivers again.
     """
 
     id: str
@@ -48,6 +49,7 @@ class Delivery:
     next_attempt_at: None | str | Unset = UNSET
     delivered_at: None | str | Unset = UNSET
     log: list[DeliveryAttempt] | Unset = UNSET
+    replay_of: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -102,6 +104,12 @@ class Delivery:
                 log_item = log_item_data.to_dict()
                 log.append(log_item)
 
+        replay_of: None | str | Unset
+        if isinstance(self.replay_of, Unset):
+            replay_of = UNSET
+        else:
+            replay_of = self.replay_of
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -127,6 +135,8 @@ class Delivery:
             field_dict["deliveredAt"] = delivered_at
         if log is not UNSET:
             field_dict["log"] = log
+        if replay_of is not UNSET:
+            field_dict["replayOf"] = replay_of
 
         return field_dict
 
@@ -205,6 +215,15 @@ class Delivery:
 
                 log.append(log_item)
 
+        def _parse_replay_of(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        replay_of = _parse_replay_of(d.pop("replayOf", UNSET))
+
         delivery = cls(
             id=id,
             event_id=event_id,
@@ -219,6 +238,7 @@ class Delivery:
             next_attempt_at=next_attempt_at,
             delivered_at=delivered_at,
             log=log,
+            replay_of=replay_of,
         )
 
         delivery.additional_properties = d

@@ -14,7 +14,7 @@ class WebhookSettings:
     """
     Attributes:
         url (None | str): The registered URL, null when none is set.
-        enabled (bool): True while a URL is registered.
+        enabled (bool): True while a URL is registered and deliveries are not paused (the console pauses them).
         updated_at (None | str): When the settings last changed (UTC, RFC 3339); null if never set.
     """
 

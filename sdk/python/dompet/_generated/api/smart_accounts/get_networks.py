@@ -33,6 +33,11 @@ def _parse_response(
 
         return response_401
 
+    if response.status_code == 403:
+        response_403 = ErrorEnvelope.from_dict(response.json())
+
+        return response_403
+
     if response.status_code == 500:
         response_500 = ErrorEnvelope.from_dict(response.json())
 

@@ -33,6 +33,11 @@ def _parse_response(
 
         return response_401
 
+    if response.status_code == 403:
+        response_403 = ErrorEnvelope.from_dict(response.json())
+
+        return response_403
+
     if response.status_code == 409:
         response_409 = ErrorEnvelope.from_dict(response.json())
 
@@ -72,7 +77,8 @@ def sync_detailed(
     """Queue a webhook.test event to the configured URL
 
      Family S. Queues a `webhook.test` event (its `id` a random UUID) to the configured URL and answers
-    its event and delivery ids; `409 WEBHOOK_NOT_CONFIGURED` without a URL.
+    its event and delivery ids; `409 WEBHOOK_NOT_CONFIGURED` without a URL, `409 WEBHOOK_PAUSED` while
+    deliveries are paused in the console.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -98,7 +104,8 @@ def sync(
     """Queue a webhook.test event to the configured URL
 
      Family S. Queues a `webhook.test` event (its `id` a random UUID) to the configured URL and answers
-    its event and delivery ids; `409 WEBHOOK_NOT_CONFIGURED` without a URL.
+    its event and delivery ids; `409 WEBHOOK_NOT_CONFIGURED` without a URL, `409 WEBHOOK_PAUSED` while
+    deliveries are paused in the console.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -120,7 +127,8 @@ async def asyncio_detailed(
     """Queue a webhook.test event to the configured URL
 
      Family S. Queues a `webhook.test` event (its `id` a random UUID) to the configured URL and answers
-    its event and delivery ids; `409 WEBHOOK_NOT_CONFIGURED` without a URL.
+    its event and delivery ids; `409 WEBHOOK_NOT_CONFIGURED` without a URL, `409 WEBHOOK_PAUSED` while
+    deliveries are paused in the console.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -144,7 +152,8 @@ async def asyncio(
     """Queue a webhook.test event to the configured URL
 
      Family S. Queues a `webhook.test` event (its `id` a random UUID) to the configured URL and answers
-    its event and delivery ids; `409 WEBHOOK_NOT_CONFIGURED` without a URL.
+    its event and delivery ids; `409 WEBHOOK_NOT_CONFIGURED` without a URL, `409 WEBHOOK_PAUSED` while
+    deliveries are paused in the console.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -48,6 +48,11 @@ def _parse_response(
 
         return response_401
 
+    if response.status_code == 403:
+        response_403 = ErrorEnvelope.from_dict(response.json())
+
+        return response_403
+
     if response.status_code == 415:
         response_415 = ErrorEnvelope.from_dict(response.json())
 
@@ -88,7 +93,7 @@ def sync_detailed(
     """Register the app's webhook endpoint
 
      An https URL whose host resolves only to public addresses (no private, loopback, link-local,
-    multicast or cloud-metadata ones).
+    multicast or cloud-metadata ones). Registering a URL also resumes deliveries paused in the console.
 
     Args:
         body (WebhookSettingsRequest):
@@ -120,7 +125,7 @@ def sync(
     """Register the app's webhook endpoint
 
      An https URL whose host resolves only to public addresses (no private, loopback, link-local,
-    multicast or cloud-metadata ones).
+    multicast or cloud-metadata ones). Registering a URL also resumes deliveries paused in the console.
 
     Args:
         body (WebhookSettingsRequest):
@@ -147,7 +152,7 @@ async def asyncio_detailed(
     """Register the app's webhook endpoint
 
      An https URL whose host resolves only to public addresses (no private, loopback, link-local,
-    multicast or cloud-metadata ones).
+    multicast or cloud-metadata ones). Registering a URL also resumes deliveries paused in the console.
 
     Args:
         body (WebhookSettingsRequest):
@@ -177,7 +182,7 @@ async def asyncio(
     """Register the app's webhook endpoint
 
      An https URL whose host resolves only to public addresses (no private, loopback, link-local,
-    multicast or cloud-metadata ones).
+    multicast or cloud-metadata ones). Registering a URL also resumes deliveries paused in the console.
 
     Args:
         body (WebhookSettingsRequest):

@@ -1,0 +1,221 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_envelope import ErrorEnvelope
+from ...models.get_audit_log_response_200 import GetAuditLogResponse200
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    *,
+    page: int | Unset = 1,
+    limit: int | Unset = 50,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["page"] = page
+
+    params["limit"] = limit
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/api/v1/audit-log",
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorEnvelope | GetAuditLogResponse200 | None:
+    if response.status_code == 200:
+        response_200 = GetAuditLogResponse200.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorEnvelope.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorEnvelope.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorEnvelope.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 500:
+        response_500 = ErrorEnvelope.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = ErrorEnvelope.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorEnvelope | GetAuditLogResponse200]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+    page: int | Unset = 1,
+    limit: int | Unset = 50,
+) -> Response[ErrorEnvelope | GetAuditLogResponse200]:
+    """The organization's audit log, newest first
+
+     Family S. Every state-changing action of the signing app's organization in the console (apps,
+    secrets, webhooks, members) and the operator's invites: who (`actor`), what (`action`, `target`),
+    when (`at`) and from where (`sourceIp`, `userAgent`). Query `page` (from 1) and `limit` (default 50,
+    at most 100); the answer is `{data, pagination}`.
+
+    Args:
+        page (int | Unset): Page number, from 1. Default: 1.
+        limit (int | Unset): Records per page, at most 100. Default: 50.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorEnvelope | GetAuditLogResponse200]
+    """
+
+    kwargs = _get_kwargs(
+        page=page,
+        limit=limit,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+    page: int | Unset = 1,
+    limit: int | Unset = 50,
+) -> ErrorEnvelope | GetAuditLogResponse200 | None:
+    """The organization's audit log, newest first
+
+     Family S. Every state-changing action of the signing app's organization in the console (apps,
+    secrets, webhooks, members) and the operator's invites: who (`actor`), what (`action`, `target`),
+    when (`at`) and from where (`sourceIp`, `userAgent`). Query `page` (from 1) and `limit` (default 50,
+    at most 100); the answer is `{data, pagination}`.
+
+    Args:
+        page (int | Unset): Page number, from 1. Default: 1.
+        limit (int | Unset): Records per page, at most 100. Default: 50.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorEnvelope | GetAuditLogResponse200
+    """
+
+    return sync_detailed(
+        client=client,
+        page=page,
+        limit=limit,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+    page: int | Unset = 1,
+    limit: int | Unset = 50,
+) -> Response[ErrorEnvelope | GetAuditLogResponse200]:
+    """The organization's audit log, newest first
+
+     Family S. Every state-changing action of the signing app's organization in the console (apps,
+    secrets, webhooks, members) and the operator's invites: who (`actor`), what (`action`, `target`),
+    when (`at`) and from where (`sourceIp`, `userAgent`). Query `page` (from 1) and `limit` (default 50,
+    at most 100); the answer is `{data, pagination}`.
+
+    Args:
+        page (int | Unset): Page number, from 1. Default: 1.
+        limit (int | Unset): Records per page, at most 100. Default: 50.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorEnvelope | GetAuditLogResponse200]
+    """
+
+    kwargs = _get_kwargs(
+        page=page,
+        limit=limit,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+    page: int | Unset = 1,
+    limit: int | Unset = 50,
+) -> ErrorEnvelope | GetAuditLogResponse200 | None:
+    """The organization's audit log, newest first
+
+     Family S. Every state-changing action of the signing app's organization in the console (apps,
+    secrets, webhooks, members) and the operator's invites: who (`actor`), what (`action`, `target`),
+    when (`at`) and from where (`sourceIp`, `userAgent`). Query `page` (from 1) and `limit` (default 50,
+    at most 100); the answer is `{data, pagination}`.
+
+    Args:
+        page (int | Unset): Page number, from 1. Default: 1.
+        limit (int | Unset): Records per page, at most 100. Default: 50.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorEnvelope | GetAuditLogResponse200
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            page=page,
+            limit=limit,
+        )
+    ).parsed
