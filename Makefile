@@ -39,8 +39,9 @@ $(TS_SDK): sdk/typescript/package.json sdk/typescript/package-lock.json
 	cd sdk/typescript && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-# The browser assets the service serves (Scalar's bundle for /docs), from the pinned npm packages: gzip, content-hashed.
-$(VENDORED): node_modules/.installed devtools/vendor_assets.py $(VENV)/.installed
+# The browser assets the service serves (Scalar's bundle for /docs, the console's htmx, uPlot, script and styles), from
+# the pinned npm packages and chalicelib/console/static: gzip, content-hashed.
+$(VENDORED): node_modules/.installed devtools/vendor_assets.py $(VENV)/.installed $(wildcard chalicelib/console/static/*)
 	$(BIN)/python -m devtools.vendor_assets
 
 dev: deps

@@ -4,6 +4,9 @@ owners' gas tanks, nothing else."""
 from chalice import Chalice
 
 from chalicelib.auth.routes import bp as auth
+from chalicelib.console.pages import bp as console
+from chalicelib.console.routes import bp as audit_log
+from chalicelib.console.views import bp as console_views
 from chalicelib.custody.functions import bp as custody_workers
 from chalicelib.custody.policy import CUSTODY_POLICY
 from chalicelib.custody.routes import bp as custody
@@ -58,3 +61,6 @@ app.register_blueprint(webhook_workers)
 app.register_blueprint(custody)
 app.register_blueprint(custody_workers)
 app.register_blueprint(policies)
+app.register_blueprint(audit_log)
+app.register_blueprint(console)
+app.register_blueprint(console_views)

@@ -526,7 +526,7 @@ def main() -> None:
             assert credentials.appId is not None
             found = tenancy.app_with_secret(credentials.appId)
             assert found is not None
-            app = found[0]
+            app = found.app
             webhook_settings.put(app.appId, "https://hooks.example.com/dompet", clock.iso_now())
             keygen_started = time.perf_counter()
             real, created = accounts.create(app, "bench-real", "dedicated")

@@ -122,6 +122,10 @@ def main(argv: list[str] | None = None) -> int:
         from chalicelib.tenancy import service
 
         demo = service.create_tenant("Demo")
+        from chalicelib.console import accounts, audit
+        from chalicelib.console.models import Role
+
+        _, invite_token = accounts.invite(audit.operator(demo.organizationId), None, Role.ADMIN)
 
         from app import app
         from devtools.workers import WorkerRunner
@@ -143,10 +147,12 @@ def main(argv: list[str] | None = None) -> int:
             "apiUrl": api_url,
             "networks": networks,
             "demo": demo.model_dump(),
+            "consoleInvite": f"{api_url}/console/invite/{invite_token}",
             "awsEndpointUrl": env["AWS_ENDPOINT_URL"],
             "stage": STAGE,
         }
         (state_dir / "stack.json").write_text(json.dumps(stack, indent=2))
+        _say(f"console: the demo organization's first admin joins at {stack['consoleInvite']} (once, 24 h)")
         _say(f"ready: {api_url}/health, docs at {api_url}/docs; stack in {state_dir / 'stack.json'}; Ctrl-C stops")
 
         while not stop.is_set():

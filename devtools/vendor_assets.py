@@ -1,4 +1,5 @@
-"""Vendor the browser assets the service serves (Scalar's standalone bundle for /docs) from node_modules.
+"""Vendor the browser assets the service serves (Scalar's standalone bundle for /docs; htmx, uPlot and the
+console's own script and styles) from node_modules and the repository.
 
 Each asset is copied from its pinned npm package (package-lock.json) into chalicelib/system/vendored/
 (gitignored; `chalice package` ships chalicelib, so the Lambda package carries it), gzip-compressed (level 9,
@@ -37,14 +38,23 @@ SOURCE_MAP = re.compile(rb"\n//# sourceMappingURL=[^\n]*\s*\Z")
 @dataclass(frozen=True)
 class Source:
     logical: str  # the name the service asks for: "scalar.js"
-    package: str  # npm package, pinned in package-lock.json
-    path: str  # file inside the package
+    package: str  # npm package, pinned in package-lock.json; "" for a file of this repository
+    path: str  # file inside the package (or the repository)
 
 
-SOURCES = (Source("scalar.js", "@scalar/api-reference", "dist/browser/standalone.js"),)
+SOURCES = (
+    Source("scalar.js", "@scalar/api-reference", "dist/browser/standalone.js"),
+    Source("htmx.js", "htmx.org", "dist/htmx.min.js"),
+    Source("uplot.js", "uplot", "dist/uPlot.iife.min.js"),
+    Source("uplot.css", "uplot", "dist/uPlot.min.css"),
+    Source("console.js", "", "chalicelib/console/static/console.js"),
+    Source("console.css", "", "chalicelib/console/static/console.css"),
+)
 
 
 def package_version(package: str, node_modules: Path = NODE_MODULES) -> str:
+    if not package:
+        return "repository"
     try:
         return str(json.loads((node_modules / package / "package.json").read_text())["version"])
     except FileNotFoundError:
@@ -52,7 +62,7 @@ def package_version(package: str, node_modules: Path = NODE_MODULES) -> str:
 
 
 def content(source: Source, node_modules: Path = NODE_MODULES) -> bytes:
-    path = node_modules / source.package / source.path
+    path = node_modules / source.package / source.path if source.package else ROOT / source.path
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -71,7 +81,7 @@ def entry(source: Source, data: bytes, version: str) -> dict[str, str | int]:
         "sha256": digest,
         "bytes": len(data),
         "contentType": CONTENT_TYPES[ext],
-        "source": f"{source.package}@{version}/{source.path}",
+        "source": f"{source.package}@{version}/{source.path}" if source.package else source.path,
     }
 
 

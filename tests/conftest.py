@@ -20,6 +20,7 @@ os.environ.update(
 )
 
 import json  # noqa: E402
+import socket  # noqa: E402
 from collections.abc import Callable, Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -106,6 +107,27 @@ def api(aws_env: None) -> Iterator[object]:
 
 
 @pytest.fixture
+def public_dns(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
+    """Names resolve to what the test says (this machine has no DNS)."""
+    answers: dict[str, list[str]] = {
+        "hooks.example.com": ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"],
+        "rebind.example.com": ["10.1.2.3"],
+        "mixed.example.com": ["93.184.215.14", "192.168.1.1"],  # one bad answer is enough to refuse
+    }
+
+    def getaddrinfo(host: str, port: int, *args: object, **kwargs: object) -> list[tuple[object, ...]]:
+        if host not in answers:
+            raise socket.gaierror("no such host")
+        return [
+            (socket.AF_INET6 if ":" in ip else socket.AF_INET, socket.SOCK_STREAM, 6, "", (ip, port))
+            for ip in answers[host]
+        ]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return answers
+
+
+@pytest.fixture
 def use_networks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[list[dict] | str], Path]]:
     """Point the service at a networks registry written for the test (entries, or raw file text)."""
     written = 0
@@ -167,7 +189,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object
             "--state-dir",
             str(state),
             "--aux-sets",
-            "6",  # the wallets the suites over HTTP create (integration, SDKs, browser), with room to spare
+            "8",  # the wallets and custody keys the suites over HTTP create (integration, SDKs, browser), and a spare
         ],
         cwd=ROOT,
         env=env,

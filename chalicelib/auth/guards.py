@@ -99,7 +99,8 @@ class SignedRequestGuard:
             signing.UNKNOWN_APP,
             signing.INVALID_SIGNATURE,
             signing.REPLAYED_REQUEST,
-        )
+        ),
+        403: (signing.APP_DISABLED,),
     }
 
     def __call__(self, request: Request) -> App:

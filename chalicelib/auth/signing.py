@@ -3,9 +3,10 @@
     X-SIGNATURE = hex(HMAC-SHA256(app secret, X-TIMESTAMP "." METHOD "." path_with_query "." raw body))
 
 Checks, in order: headers present, timestamp parseable, within the window, app
-known, signature matches (constant time), and for POST/PUT/DELETE the signature
-not seen before within the window (a conditional write, so two concurrent replays
-cannot both pass).
+known, signature matches (constant time) under the app's secret or, for the overlap
+after a rotation, the secret it replaced; the app not disabled; and for
+POST/PUT/DELETE the signature not seen before within the window (a conditional
+write, so two concurrent replays cannot both pass).
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ from chalice.app import Request
 
 from chalicelib.platform import aws
 from chalicelib.platform.clock import epoch
-from chalicelib.platform.errors import unauthorized
+from chalicelib.platform.errors import forbidden, unauthorized
 from chalicelib.platform.router import path_with_query, raw_body_bytes
 from chalicelib.platform.settings import load_settings
 from chalicelib.tenancy import service as tenancy
-from chalicelib.tenancy.models import App
+from chalicelib.tenancy.models import App, AppSecrets
 
 MISSING_SIGNATURE_HEADERS = "MISSING_SIGNATURE_HEADERS"
 INVALID_TIMESTAMP = "INVALID_TIMESTAMP"
@@ -31,6 +32,7 @@ STALE_TIMESTAMP = "STALE_TIMESTAMP"
 UNKNOWN_APP = "UNKNOWN_APP"
 INVALID_SIGNATURE = "INVALID_SIGNATURE"
 REPLAYED_REQUEST = "REPLAYED_REQUEST"
+APP_DISABLED = "APP_DISABLED"
 
 HEADERS = ("X-APP-ID", "X-TIMESTAMP", "X-SIGNATURE")
 _SIGNATURE = re.compile(r"[0-9a-fA-F]{64}")
@@ -79,17 +81,35 @@ def verify(request: Request) -> App:
     if abs(epoch() - signed_at.timestamp()) > window:
         raise unauthorized(STALE_TIMESTAMP, f"X-TIMESTAMP is more than {window} seconds from server time")
     # Checked before any lookup: a malformed id or signature never reaches DynamoDB or compare_digest.
+    signature = signature.strip().lower()
     found = tenancy.app_with_secret(app_id) if _APP_ID.fullmatch(app_id) else None
     if found is None:
         raise unauthorized(UNKNOWN_APP, "Unknown app id")
-    app, secret = found
-    expected = sign(secret, timestamp, request.method, path_with_query(request), raw_body_bytes(request))
-    signature = signature.strip()
-    if not _SIGNATURE.fullmatch(signature) or not hmac.compare_digest(expected, signature.lower()):
+    if not _SIGNATURE.fullmatch(signature):
         raise unauthorized(INVALID_SIGNATURE, "Request signature does not match")
+    message = (timestamp, request.method, path_with_query(request), raw_body_bytes(request))
+    matched = _matching(found, signature, message)
+    if matched is None:  # a secret rotated (or an app disabled) by another function since this one cached it
+        fresh = tenancy.app_read_again(app_id)
+        matched = _matching(fresh, signature, message) if fresh is not None else None
+        found = fresh or found
+    if matched is None:
+        raise unauthorized(INVALID_SIGNATURE, "Request signature does not match")
+    if found.app.disabledAt is not None:
+        raise forbidden(APP_DISABLED, "This app is disabled; an admin of its organization can enable it again")
     if request.method.upper() in REPLAY_PROTECTED:
-        _remember(app_id, expected, int(signed_at.timestamp()) + window)
-    return app
+        _remember(app_id, matched, int(signed_at.timestamp()) + window)
+    return found.app
+
+
+def _matching(found: AppSecrets, signature: str, message: tuple[str, str, str, bytes]) -> str | None:
+    """The expected signature under whichever accepted secret of the app matches `signature` (constant time
+    for each), else None."""
+    for secret in found.accepted(epoch()):
+        expected = sign(secret, *message)
+        if hmac.compare_digest(expected, signature):
+            return expected
+    return None
 
 
 def _remember(app_id: str, signature: str, valid_until: int) -> None:

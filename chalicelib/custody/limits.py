@@ -8,7 +8,9 @@ The document is assembled here, and only here, from the operator's two inputs:
   network: "native" or the token's address, in base units rounded down to what the token can express;
 - the app's allowlist (table `custody-policy`, which only the operator's admin command writes:
   `python -m chalicelib.tenancy.admin set-withdrawal-allowlist`) gives `transactions.destinations.allow` while it
-  is on.
+  is on. An app the operator set nothing for, in an organization where some app's allowlist is on, may send
+  nowhere: apps can be made in the console (by the API function), and a new app must not be a way around its
+  organization's allowlists. The operator lets such an app withdraw by setting its own allowlist (or `--off`).
 
 The API judges a withdrawal when it is requested and the cosigner before it signs (policy.py), each reading the
 inputs itself; neither input is writable by the API function. The 24 h window of a custody document is the UTC
@@ -51,7 +53,7 @@ ALLOWLIST = "transactions.destinations.allow"
 _ERC20_TRANSFER = "0xa9059cbb"
 
 
-def document(app_id: str, network: Network) -> PolicyDocument:
+def document(app_id: str, organization_id: str, network: Network) -> PolicyDocument:
     """The app's custody document on `network`: limits name assets of one network (its native coin is "native")."""
     configured: dict[str, dict[str, str]] = json.loads(load_settings().withdrawal_limits)
     per_withdrawal: dict[str, str] = {}
@@ -67,7 +69,7 @@ def document(app_id: str, network: Network) -> PolicyDocument:
         transactions["maxValue"] = per_withdrawal
     if per_day:
         transactions["maxValuePer24h"] = per_day
-    listed = allowlist(app_id)
+    listed = allowlist(app_id, organization_id)
     if listed["enabled"]:
         transactions["destinations"] = {"allow": listed["addresses"]}
     return PolicyDocument.parse({"version": VERSION, **({"transactions": transactions} if transactions else {})})
@@ -102,30 +104,51 @@ def day_key(app_id: str, pair: TokenOnNetwork, day: str | None = None) -> dict[s
     return {"pk": f"DAY#{app_id}#{pair.key}", "sk": day or clock.iso_now()[:10]}
 
 
-def allowlist(app_id: str) -> dict[str, Any]:
-    item = (
-        aws.table(CUSTODY_POLICY_TABLE)
-        .get_item(Key={"pk": f"ALLOWLIST#{app_id}", "sk": "ALLOWLIST"}, ConsistentRead=True)
-        .get("Item")
-    )
+def _allowlist_key(app_id: str) -> dict[str, str]:
+    return {"pk": f"ALLOWLIST#{app_id}", "sk": "ALLOWLIST"}
+
+
+def _organization_key(organization_id: str) -> dict[str, str]:
+    """The organization's apps whose allowlist is on (a string set `apps`)."""
+    return {"pk": f"ORGALLOWLISTS#{organization_id}", "sk": "ORG"}
+
+
+def allowlist(app_id: str, organization_id: str) -> dict[str, Any]:
+    """The app's allowlist as the operator set it; for an app it set nothing for, in an organization where some
+    app's allowlist is on: on, and empty (`inherited`)."""
+    keys = [_allowlist_key(app_id), _organization_key(organization_id)]
+    found = {str(i["pk"]): i for i in aws.batch_get(CUSTODY_POLICY_TABLE, keys)}
+    item = found.get(keys[0]["pk"])
+    if item is None:
+        restricted = bool(found.get(keys[1]["pk"], {}).get("apps"))
+        return {"enabled": restricted, "addresses": [], "updatedAt": None, "inherited": restricted}
     return {
-        "enabled": bool(item and item.get("enabled")),
-        "addresses": sorted(item.get("addresses", [])) if item else [],
-        "updatedAt": item.get("updatedAt") if item else None,
+        "enabled": bool(item.get("enabled")),
+        "addresses": sorted(item.get("addresses", [])),
+        "updatedAt": item.get("updatedAt"),
+        "inherited": False,
     }
 
 
-def set_allowlist(app_id: str, enabled: bool, addresses: list[str]) -> dict[str, Any]:
-    """The operator's command only (no function may write table `custody-policy`)."""
+def set_allowlist(app_id: str, organization_id: str, enabled: bool, addresses: list[str]) -> dict[str, Any]:
+    """The operator's command only (no function may write table `custody-policy`): the app's allowlist, and its
+    place in its organization's set of apps with an allowlist on, in one transaction."""
     item = {
-        "pk": f"ALLOWLIST#{app_id}",
-        "sk": "ALLOWLIST",
+        **_allowlist_key(app_id),
+        "organizationId": organization_id,
         "enabled": enabled,
         "addresses": sorted(set(addresses)),
         "updatedAt": clock.iso_now(),
     }
-    aws.write(aws.put("allowlist", CUSTODY_POLICY_TABLE, item, None))
-    return allowlist(app_id)
+    member = {"apps": {app_id}}
+    changes = aws.Changes(add=member) if enabled else aws.Changes(delete=member)
+    aws.transact(
+        [
+            aws.put("allowlist", CUSTODY_POLICY_TABLE, item, None),
+            aws.update("organization", CUSTODY_POLICY_TABLE, _organization_key(organization_id), changes, None),
+        ]
+    )
+    return allowlist(app_id, organization_id)
 
 
 def _asset(token: CustodyToken) -> str:

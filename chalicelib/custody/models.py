@@ -643,6 +643,7 @@ _EXAMPLE_ALLOWLIST: dict[str, Any] = {
     "enabled": True,
     "addresses": ["0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2"],
     "updatedAt": "2026-11-22T08:00:00.000Z",
+    "inherited": False,
 }
 
 
@@ -652,6 +653,11 @@ class Allowlist(BaseModel):
     enabled: bool = Field(description="When true, withdrawals may only go to `addresses`.")
     addresses: list[str]
     updatedAt: str | None = None
+    inherited: bool = Field(
+        False,
+        description="True when the operator set nothing for this app and another app of its organization has an "
+        "allowlist on: withdrawals may go nowhere until the operator sets this app's own (or turns it off).",
+    )
 
 
 class GasWalletBalance(BaseModel):

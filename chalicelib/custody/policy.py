@@ -5,7 +5,8 @@ for more than a claim to check.
 
 At the key's generation (`on_key`) the cosigner records, in its own table `cosigner-policy`, the key's pool scope
 (`CUSTODYKEY#<keyId>`: `app:<appId>` for a dedicated pool, `org:<organizationId>` for an organization's), after
-checking that the app or organization exists in `tenancy` (which only the operator's admin command writes).
+checking that the app or organization exists in `tenancy` (which the operator's admin command and the console
+write).
 
 The cosigner is shown the transaction itself (a `transaction` payload, evm/digests.py; a custody key signs no
 other kind) and hashes it itself; the API function says what it is for in the policy context
@@ -13,7 +14,8 @@ other kind) and hashes it itself; the API function says what it is for in the po
 
 1. the digest is that transaction's signing hash (EIP-155 / EIP-1559) on the withdrawal's chain;
 2. the withdrawal record (table `custody`, read-only for the cosigner) is this key's and `sending`, and its app is
-   in the key's recorded scope: the scope's app, or an app that `tenancy` puts in the scope's organization;
+   in the key's recorded scope: the scope's app, or an app that `tenancy` puts in the scope's organization (an
+   app made there since, by the console, is bound by its organization's allowlists: limits.allowlist);
 3. the token is the registry's for the record's network and code; gas and fees are bounded.
 
 `deploy`: a call of the network's factory `createAccount(<key address>, <salt of the record's account id>)`, value
@@ -137,7 +139,7 @@ def _checked(request: SigningRequest) -> tuple[UnsignedTx, dict[str, Any], Netwo
         raise PolicyRefusedError(f"the withdrawal is {record['status']}")
     if tx.chain_id != int(record["chainId"]):
         raise PolicyRefusedError("another chain")
-    _check_scope(scope, str(record.get("appId", "")))
+    record["organizationId"] = _check_scope(scope, str(record.get("appId", "")))
     network = _check_token(record, tx)
     _check_fees(tx, network)
     return tx, record, network
@@ -153,22 +155,22 @@ def _scope(wallet_id: str) -> str:
     return scope
 
 
-def _check_scope(scope: str, app_id: str) -> None:
-    """The record's app is the key's (dedicated pool) or one of its organization's, as `tenancy` says: the API
-    function can write the record's `appId`, but no function can write `tenancy`."""
+def _check_scope(scope: str, app_id: str) -> str:
+    """The record's app is the key's (dedicated pool) or one of its organization's, as `tenancy` says; returns the
+    app's organization. The API function can write the record's `appId`, and it can make apps in `tenancy` (the
+    console), but it cannot take an app out of its organization's allowlists (limits.allowlist)."""
     kind, ident = pool_keys.parse_scope(scope)
-    if kind == "app":
-        if app_id != ident:
-            raise PolicyRefusedError("the withdrawal's app is not this key's")
-        return
+    if kind == "app" and app_id != ident:
+        raise PolicyRefusedError("the withdrawal's app is not this key's")
     organization = _ORGANIZATIONS.get(app_id)
     if organization is None:
         found = tenancy.get_app(app_id) if app_id else None
         if found is None:
             raise PolicyRefusedError("the withdrawal's app does not exist")
         organization = _ORGANIZATIONS.put(app_id, found[0].organizationId)
-    if organization != ident:
+    if kind == "org" and organization != ident:
         raise PolicyRefusedError("the withdrawal's app is not of this key's organization")
+    return organization
 
 
 def _deposit_address(network: Network, request: SigningRequest, record: dict[str, Any]) -> str:
@@ -252,7 +254,7 @@ def _custody_policy(record: dict[str, Any], network: Network) -> tuple[PolicyDoc
     record's, which the transaction was checked to pay exactly)."""
     pair = accepted(network.name, str(record["tokenCode"]))
     try:
-        document = limits.document(str(record["appId"]), network)
+        document = limits.document(str(record["appId"]), str(record["organizationId"]), network)
     except PolicyDocumentError as exc:
         raise PolicyRefusedError(f"the app's custody policy does not validate ({exc.field})") from None
     return document, limits.payment(pair, str(record["to"]), int(record["amountInDecimals"]))

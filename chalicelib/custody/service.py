@@ -204,7 +204,7 @@ def withdrawal_page(app: App, query: WithdrawalListQuery) -> WithdrawalPage:
 
 
 def allowlist(app: App) -> Allowlist:
-    return Allowlist.model_validate(limits.allowlist(app.appId))
+    return Allowlist.model_validate(limits.allowlist(app.appId, app.organizationId))
 
 
 def gas_wallets(app: App) -> GasWalletList:

@@ -82,7 +82,7 @@ def create(
             "`to` is the account's own deposit address",
             errors=[{"field": "to", "message": "the account's own address", "type": "address"}],
         )
-    policy = limits.document(app.appId, pair.network)
+    policy = limits.document(app.appId, app.organizationId, pair.network)
     paid = limits.payment(pair, destination, base)
     withdrawal_id = str(uuid.uuid4())
     now = clock.iso_now()

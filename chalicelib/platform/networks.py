@@ -62,6 +62,13 @@ class Network(BaseModel):
     nativeDecimals: int = Field(18, ge=0, le=36)
     confirmations: int = Field(1, ge=0, le=1000, description="Blocks after which a transfer counts as final.")
     tokens: dict[str, str] = Field(default_factory=dict, description="Well-known token contracts by code, e.g. usdt.")
+    explorerUrl: str | None = Field(
+        None,
+        max_length=200,
+        pattern=r"^https?://[^\s/?#]+(/[^\s?#]*)?$",
+        description="Block explorer base URL (e.g. https://etherscan.io): the console links <url>/tx/<hash> and "
+        "<url>/address/<address>.",
+    )
     # Smart accounts and gas tanks (all or none, see module docstring).
     entryPoint: str | None = Field(None, pattern=ADDRESS, description="ERC-4337 v0.7 EntryPoint.")
     accountFactory: str | None = Field(None, pattern=ADDRESS, description="SimpleAccountFactory v0.7.")
@@ -84,10 +91,12 @@ class Network(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> Network:
-        for url in (*self.rpcUrls, *self.bundlerUrls):
+        for url in (*self.rpcUrls, *self.bundlerUrls, *([self.explorerUrl] if self.explorerUrl else [])):
             # Plain http only to this machine (local chains); anything remote must be https.
             if not (url.startswith("https://") or _LOOPBACK.match(url)):
-                raise ValueError("rpcUrls/bundlerUrls: each must be https:// (http:// only for 127.0.0.1/localhost)")
+                raise ValueError(
+                    "rpcUrls/bundlerUrls/explorerUrl: each must be https:// (http:// only for 127.0.0.1/localhost)"
+                )
         for code, address in self.tokens.items():
             if not _is_address(address):
                 raise ValueError(f"tokens.{code}: not a 20-byte hex address")

@@ -95,27 +95,42 @@ def writes(event: Event, now: str) -> Emission | None:
     }
     items = [aws.put(EVENT_ITEM, TABLE, event_item)]
     settings = subscription(event.app_id)
-    if settings is None:
+    if settings is None or settings.get("disabled"):
         return Emission(items, [], None)
+    return delivery_writes(event.app_id, event.id, event.type, str(settings["url"]), now, items)
+
+
+def delivery_writes(
+    app_id: str,
+    event_id: str,
+    event_type: str,
+    url: str,
+    now: str,
+    items: list[aws.TxItem] | None = None,
+    replay_of: str | None = None,
+) -> Emission:
+    """A new delivery of a recorded event (after `items`, the event's own writes when it is new): pending, due
+    now, listed in the app's deliveries. A replay names the delivery it repeats."""
     delivery_id = str(uuid.uuid4())
     delivery = {
         "pk": f"DELIVERY#{delivery_id}",
         "sk": "DELIVERY",
         "id": delivery_id,
-        "appId": event.app_id,
-        "eventId": event.id,
-        "eventType": event.type,
-        "url": settings["url"],
+        "appId": app_id,
+        "eventId": event_id,
+        "eventType": event_type,
+        "url": url,
         "status": "pending",
         "attempts": 0,
         "createdAt": now,
         "nextAttemptAt": now,
         **due.due_in(0),  # due now: the sweeper queues it if its message is not sent
         "log": [],
+        **({"replayOf": replay_of} if replay_of else {}),
     }
-    items.append(aws.put("delivery", TABLE, delivery))
+    written = [*(items or []), aws.put("delivery", TABLE, delivery)]
     entry = {"deliveryId": delivery_id, "createdAt": now}
-    return Emission(items, [(deliveries_list(event.app_id), entry)], delivery_id)
+    return Emission(written, [(deliveries_list(app_id), entry)], delivery_id)
 
 
 def enqueue(delivery_id: str, delay_s: int = 0) -> None:

@@ -202,6 +202,13 @@ TABLES: tuple[Table, ...] = (
         ttl_attribute="expiresAt",  # the marks of counted digests outlive their 24 h window by an hour
     ),
     Table(
+        name="console",
+        purpose="Developer console: its users (argon2id password hashes, TOTP secrets encrypted under KMS key "
+        "`console`), their memberships, invites (hashed, single use), sessions (hashed), login throttles, and each "
+        "organization's audit log.",
+        ttl_attribute="expiresAt",
+    ),
+    Table(
         name="idempotency",
         purpose="Idempotency-Key reservations and the responses they replay.",
         ttl_attribute="expiresAt",
@@ -253,6 +260,7 @@ KEYS: tuple[Key, ...] = (
     Key(name="share-b", purpose="Encrypts key share B (the cosigner function) and its aux info."),
     Key(name="recovery", purpose="Encrypts share C inside each user's secret0; only the user-party function opens it."),
     Key(name="sessions", purpose="Seals the token pair a refresh returned, kept for the refresh reuse interval."),
+    Key(name="console", purpose="Encrypts console users' TOTP secrets at rest."),
     Key(
         name="paymaster-signer",
         purpose="The VerifyingPaymaster's verifying signer (secp256k1); its private key never leaves KMS.",
@@ -279,12 +287,15 @@ BUCKETS: tuple[Bucket, ...] = (
 FUNCTIONS: tuple[Function, ...] = (
     Function(
         name="api_handler",
-        purpose="The REST API.",
+        purpose="The REST API and the developer console.",
         grants=(
-            Grant("table", "tenancy", "read"),
+            # read_write: the console creates clients and apps, rotates their secrets and disables apps
+            Grant("table", "tenancy", "read_write"),
+            Grant("table", "console", "read_write"),
+            Grant("key", "console", "encrypt_decrypt"),
             Grant("table", "users", "read_write"),
             Grant("table", "auth-state", "read_write"),
-            Grant("key", "app-secrets", "decrypt"),
+            Grant("key", "app-secrets", "encrypt_decrypt"),  # encrypt: apps and secrets made in the console
             Grant("key", "sessions", "encrypt_decrypt"),
             Grant("secret", "jwt-signing-keys", "read"),
             Grant("table", "wallets", "read_write"),

@@ -116,6 +116,24 @@ class Settings(BaseSettings):
         description="How long one run of the deposit watcher keeps scanning (passes every few seconds; 0: one pass).",
     )
 
+    secret_overlap_s: int = Field(
+        86_400,
+        ge=0,
+        le=30 * 86_400,
+        description="After a client or app secret is rotated, how long the replaced secret still works.",
+    )
+    console_url: str = Field(
+        "",
+        max_length=300,
+        pattern=r"^(https?://[^\s/]+(/[^\s]*)?)?$",
+        description="The console's public base URL (invite links printed by the admin command); empty: relative.",
+    )
+    console_idle_s: int = Field(1800, ge=60, le=86_400, description="A console session ends after this idle time.")
+    console_session_s: int = Field(
+        12 * 3600, ge=300, le=7 * 86_400, description="A console session ends this long after sign-in, whatever use."
+    )
+    console_invite_s: int = Field(86_400, ge=300, le=7 * 86_400, description="Lifetime of a console invite link.")
+
     withdrawal_limits: str = Field(
         "{}",
         max_length=4000,

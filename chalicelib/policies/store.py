@@ -147,9 +147,14 @@ def wallet_client_key(wallet_id: str) -> dict[str, str]:
 
 
 def app_client(app_id: str) -> str | None:
-    """The client of app `app_id` as tenancy says (which only the operator writes); None for no such app."""
+    """The client of app `app_id`: as the operator recorded it with the app's policy key in this table, else (no
+    key yet, so nothing can be set) as tenancy says, which the API function writes too (the console creates
+    apps); None for no such app."""
 
     def read() -> str | None:
+        key = get_key(app_id)
+        if key is not None:
+            return key.client_id
         found = tenancy.get_app(app_id)
         return found[0].clientId if found else None
 

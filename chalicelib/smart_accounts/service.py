@@ -1,9 +1,9 @@
 """Smart-account owners: one owner record per address and app, its gas tank, one account per network.
 
-Creation is one DynamoDB transaction (address item, owner record, tank, every account) and no RPC call: the
-account addresses are counterfactual, computed locally (counterfactual.py). A repeated or concurrent call for
-the same address (any letter case) finds the address item taken and returns the existing record, adding the
-accounts of networks configured since.
+Creation is one DynamoDB transaction (address item, owner record, tank, every account, the entry of the app's
+owners list) and no RPC call: the account addresses are counterfactual, computed locally (counterfactual.py). A
+repeated or concurrent call for the same address (any letter case) finds the address item taken and returns the
+existing record, adding the accounts of networks configured since.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from chalicelib.platform.addresses import checksum_address
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.errors import bad_request, not_found
 from chalicelib.platform.networks import Network, registry
+from chalicelib.platform.pagination import PageQuery
 from chalicelib.platform.unit_of_work import Plan
 from chalicelib.smart_accounts import counterfactual, store, tanks
 from chalicelib.smart_accounts.models import (
@@ -77,7 +78,8 @@ def create(app: App, address: str, provider: str) -> OwnerRecord:
                     tank_put,
                     *map(_put, accounts),
                     *(_pointer(a) for a in accounts),
-                ]
+                ],
+                lists=[(store.app_owners(app.appId), {"ownerRecordId": record_id, "createdAt": now})],
             )
         )
     except aws.TransactionCancelledError as exc:
@@ -92,6 +94,12 @@ def get(app: App, owner_id: str) -> OwnerRecord:
     """By owner record id or by owner address."""
     owner, accounts = _find(app, owner_id)
     return _record(owner, tanks.registered().show(owner.tankId, owner.id), accounts)
+
+
+def page(app: App, query: PageQuery) -> tuple[list[OwnerRecord], int]:
+    """Page `query` of the app's owner records (as `get` shows them), newest first, and the exact total."""
+    entries, total = store.app_owners(app.appId).page(query)
+    return [get(app, str(entry["ownerRecordId"])) for entry in entries], total
 
 
 def owner_of(app: App, owner_id: str) -> Owner:

@@ -5,6 +5,8 @@
 - `OWNER#<id>` / `OWNER`: the owner record (and `tankId`, the owner's gas tank).
 - `OWNER#<id>` / `ACCOUNT#<chainId>`: the owner's account on one network.
 - `ACCOUNT#<accountId>` / `ACCOUNT`: which owner and network an account id names (user operations take it).
+- `APP#<appId>#OWNERS`: the app's list (platform/pagination) of its owner records, entries `{ownerRecordId,
+  createdAt}`, appended in the owner's creation transaction (owners created before the list existed are not in it).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.platform import aws
+from chalicelib.platform.pagination import AppendOnlyList
 from chalicelib.smart_accounts.models import Owner, SmartAccount
 
 TABLE = "smart-accounts"
@@ -43,6 +46,11 @@ def owner_items(owner_record_id: str) -> tuple[Owner | None, list[SmartAccount]]
 def record_id_for_address(app_id: str, address: str) -> str | None:
     item = aws.table(TABLE).get_item(Key=address_key(app_id, address), ConsistentRead=True).get("Item")
     return str(item["ownerRecordId"]) if item else None
+
+
+def app_owners(app_id: str) -> AppendOnlyList:
+    """The app's owner records in order of creation (entries `{ownerRecordId, createdAt}`)."""
+    return AppendOnlyList(TABLE, f"APP#{app_id}#OWNERS")
 
 
 def account_pointer_key(account_id: str) -> dict[str, str]:

@@ -1,4 +1,5 @@
-"""Vendored browser assets (the Scalar bundle of /docs): gzip-compressed files named by their content hash.
+"""Vendored browser assets (the Scalar bundle of /docs; htmx, uPlot and the console's own script and styles):
+gzip-compressed files named by their content hash.
 
 `python -m devtools.vendor_assets` builds them from node_modules into `vendored/` next to this module (gitignored;
 `chalice package` ships chalicelib whole, so the Lambda package carries them) and writes `manifest.json`, which
@@ -14,14 +15,18 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from chalice import Response
+
 from chalicelib.platform.cache import TtlCache
+from chalicelib.platform.errors import NOT_FOUND, ApiError
 
 VENDORED_DIR = Path(__file__).resolve().with_name("vendored")
 MANIFEST = "manifest.json"
-CONTENT_TYPES = {".js": "text/javascript; charset=utf-8"}
+NOT_READY = "NOT_READY"
+CONTENT_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
 # Chalice base64-encodes a body for API Gateway to decode (and accepts bytes) only for these media types
 # (app.api.binary_types, which `chalice package` writes into the API as its binary media types).
-BINARY_MEDIA_TYPES = ("text/javascript",)
+BINARY_MEDIA_TYPES = ("text/javascript", "text/css")
 IMMUTABLE = "public, max-age=31536000, immutable"
 # What a URL name looks like: logical stem, 16 hex digits of SHA-256, extension (nothing else is ever served).
 URL_NAME = re.compile(r"^[a-z0-9-]+\.[0-9a-f]{16}\.[a-z]+$")
@@ -85,3 +90,22 @@ def _read_manifest() -> dict[str, Asset]:
         }
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise AssetsNotBuiltError(f"{path}: {type(exc).__name__} (run python -m devtools.vendor_assets)") from exc
+
+
+def response(name: str) -> Response:
+    """The asset served under URL name `name`, gzip-encoded and cacheable for a year (ApiError 404 for any other
+    name, 503 when the assets are not built)."""
+    try:
+        found = gzipped(name)
+    except AssetsNotBuiltError as exc:
+        raise ApiError(503, NOT_READY, "The service's browser assets are not built") from exc
+    if found is None:
+        raise ApiError(404, NOT_FOUND, "No such asset")
+    asset, body = found
+    headers: dict[str, str | list[str]] = {
+        "Content-Type": asset.content_type,
+        "Content-Encoding": "gzip",
+        "Cache-Control": IMMUTABLE,
+        "X-Content-Type-Options": "nosniff",
+    }
+    return Response(body=body, headers=headers)

@@ -13,7 +13,7 @@ from chalicelib.auth import guards
 from chalicelib.evm.rpc import quantity, rpc_call
 from chalicelib.platform import aws, clock, openapi, resources
 from chalicelib.platform.cache import TtlCache
-from chalicelib.platform.errors import NOT_FOUND, ApiError
+from chalicelib.platform.errors import ApiError
 from chalicelib.platform.networks import Network, registry
 from chalicelib.platform.router import Call, Reply, document_route, guarded, route
 from chalicelib.platform.settings import load_settings
@@ -33,7 +33,7 @@ class _SystemBlueprint(Blueprint):
 
 bp = _SystemBlueprint(__name__)
 
-NOT_READY = "NOT_READY"
+NOT_READY = assets.NOT_READY
 VERSION = "0.1.0"
 
 
@@ -186,19 +186,6 @@ def docs_asset(name: str) -> Response:
     """A vendored asset, gzip-compressed, under its content-hashed name: cacheable for a year."""
 
     def produce() -> Response:
-        try:
-            found = assets.gzipped(name)
-        except assets.AssetsNotBuiltError as exc:
-            raise ApiError(503, NOT_READY, "The API reference's assets are not built") from exc
-        if found is None:
-            raise ApiError(404, NOT_FOUND, "No such asset")
-        asset, body = found
-        headers: dict[str, str | list[str]] = {
-            "Content-Type": asset.content_type,
-            "Content-Encoding": "gzip",
-            "Cache-Control": assets.IMMUTABLE,
-            "X-Content-Type-Options": "nosniff",
-        }
-        return Response(body=body, headers=headers)
+        return assets.response(name)
 
     return guarded(bp.current_request, ASSETS_PATH, produce)

@@ -1,6 +1,7 @@
 """Operator command: create organizations, clients and apps; prints secrets once.
 
-    python -m chalicelib.tenancy.admin create-tenant --name "Acme"
+    python -m chalicelib.tenancy.admin create-tenant --name "Acme" [--admin-email EMAIL]
+    python -m chalicelib.tenancy.admin invite --org ORG --email EMAIL [--role admin|developer|viewer]
     python -m chalicelib.tenancy.admin create-organization --name "Acme"
     python -m chalicelib.tenancy.admin create-client --organization-id ORG --name "Acme backend"
     python -m chalicelib.tenancy.admin create-app --client-id CLIENT --name "Acme shop"
@@ -24,11 +25,16 @@ import argparse
 import json
 import sys
 
+from pydantic import ValidationError
+
+from chalicelib.console import accounts, audit
+from chalicelib.console.models import InviteForm, Role
 from chalicelib.custody import limits, review
 from chalicelib.mpc import policies as signing_policies
 from chalicelib.platform import aws, unit_of_work
 from chalicelib.platform.addresses import checksum_address
 from chalicelib.platform.errors import ApiError
+from chalicelib.platform.settings import load_settings
 from chalicelib.platform.unit_of_work import Plan
 from chalicelib.policies import signed
 from chalicelib.policies import store as policy_store
@@ -41,7 +47,13 @@ from chalicelib.wallets import store as wallets
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m chalicelib.tenancy.admin", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("create-tenant", help="organization + client + app").add_argument("--name", required=True)
+    create_tenant = commands.add_parser("create-tenant", help="organization + client + app + first admin's invite")
+    create_tenant.add_argument("--name", required=True)
+    create_tenant.add_argument("--admin-email", help="the first admin's email (else asked when the link is opened)")
+    invite = commands.add_parser("invite", help="a console invite link for a member of an organization")
+    invite.add_argument("--org", required=True, help="organization id")
+    invite.add_argument("--email", required=True)
+    invite.add_argument("--role", choices=[r.value for r in Role], default=Role.ADMIN.value)
     commands.add_parser("create-organization").add_argument("--name", required=True)
     create_client = commands.add_parser("create-client")
     create_client.add_argument("--organization-id", required=True)
@@ -78,16 +90,49 @@ def main(argv: list[str] | None = None) -> int:
         return _set_policy_key(args)
     if args.command == "govern-wallets":
         return _govern_wallets(args)
+    if args.command == "invite":
+        return _invite(args)
 
     try:
         issued = _run(args)
     except service.TenancyError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print(issued.model_dump_json(indent=2, exclude_none=True))
+    printed = issued.model_dump(exclude_none=True)
+    if args.command == "create-tenant":
+        printed["adminInvite"] = _invite_link(issued.organizationId, args.admin_email, Role.ADMIN)
+    print(json.dumps(printed, indent=2))
     if issued.clientSecret or issued.appSecret:
         print("Store the secrets now: they are not shown again.", file=sys.stderr)
     return 0
+
+
+def _invite(args: argparse.Namespace) -> int:
+    """A single-use console invite link (DOMPET_CONSOLE_INVITE_S) for a member of the organization."""
+    try:
+        form = InviteForm.model_validate({"email": args.email, "role": args.role})
+    except ValidationError:
+        print(f"error: {args.email!r} is not an email address", file=sys.stderr)
+        return 1
+    try:
+        link = _invite_link(args.org, form.email, form.role)
+    except ApiError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return 1
+    print(json.dumps(link, indent=2))
+    return 0
+
+
+def _invite_link(organization_id: str, email: str | None, role: Role) -> dict[str, str | None]:
+    """An invite made by the operator (logged in the organization's audit log) and its link."""
+    made, token = accounts.invite(audit.operator(organization_id), email, role)
+    base = load_settings().console_url.rstrip("/")
+    return {
+        "url": f"{base}/console/invite/{token}",
+        "email": made.email,
+        "role": made.role.value,
+        "expiresAt": made.expiresAt,
+    }
 
 
 def _set_allowlist(args: argparse.Namespace) -> int:
@@ -97,10 +142,11 @@ def _set_allowlist(args: argparse.Namespace) -> int:
     except ApiError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return 1
-    if store.get_app(args.app_id) is None:  # (the app's record only: its secret is not opened)
+    found = store.get_app(args.app_id)  # (the app's record only: its secret is not opened)
+    if found is None:
         print(f"error: no app {args.app_id}", file=sys.stderr)
         return 1
-    print(json.dumps(limits.set_allowlist(args.app_id, not args.off, addresses), indent=2))
+    print(json.dumps(limits.set_allowlist(args.app_id, found[0].organizationId, not args.off, addresses), indent=2))
     return 0
 
 

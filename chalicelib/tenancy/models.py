@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pydantic import BaseModel
 
 
@@ -16,6 +18,7 @@ class Client(BaseModel):
     organizationId: str
     name: str
     createdAt: str
+    secretRotatedAt: str | None = None
 
 
 class App(BaseModel):
@@ -24,6 +27,8 @@ class App(BaseModel):
     organizationId: str
     name: str
     createdAt: str
+    secretRotatedAt: str | None = None
+    disabledAt: str | None = None
 
     def idempotency_scope(self) -> str:
         """platform/idempotency.py's Scoped: an app of a client."""
@@ -31,10 +36,34 @@ class App(BaseModel):
 
 
 class IssuedCredentials(BaseModel):
-    """Printed once by the admin command; secrets are not recoverable afterwards."""
+    """Printed once by the admin command (and shown once by the console); secrets are not recoverable afterwards."""
 
     organizationId: str
     clientId: str | None = None
     clientSecret: str | None = None
     appId: str | None = None
     appSecret: str | None = None
+
+
+@dataclass(frozen=True)
+class AppSecrets:
+    """An app with the secrets its requests may be signed with: the current one, and after a rotation the one it
+    replaced until `previous_until` (Unix seconds)."""
+
+    app: App
+    secret: str
+    previous: str | None = None
+    previous_until: int | None = None
+
+    def accepted(self, now: int) -> tuple[str, ...]:
+        if self.previous is not None and self.previous_until is not None and now < self.previous_until:
+            return (self.secret, self.previous)
+        return (self.secret,)
+
+
+@dataclass(frozen=True)
+class ClientMatch:
+    """A client found by a presented secret, and until when that secret is accepted (None: no end)."""
+
+    client: Client
+    valid_until: int | None = None

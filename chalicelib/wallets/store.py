@@ -90,6 +90,27 @@ def every_wallet(client_id: str | None = None) -> Iterator[Wallet]:
         scan["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
+def of_client(client_id: str, limit: int, max_reads: int = 5) -> tuple[list[User], bool]:
+    """The client's users bound to a wallet (their records name it: `walletId`, `walletAddress`), in order of
+    subId: at most `limit`, and whether more may follow. A Query of the client's partition of `users`, at most
+    `max_reads` pages of it."""
+    from boto3.dynamodb.conditions import Attr, Key
+
+    query: dict[str, Any] = {
+        "KeyConditionExpression": Key("pk").eq(users.key(client_id, "")["pk"]) & Key("sk").begins_with("SUB#"),
+        "FilterExpression": Attr("walletAddress").exists(),
+        "ConsistentRead": True,
+    }
+    found: list[User] = []
+    for _ in range(max_reads):
+        page = aws.table("users").query(**query)
+        found += [User.model_validate({k: v for k, v in i.items() if k in User.model_fields}) for i in page["Items"]]
+        if len(found) > limit or "LastEvaluatedKey" not in page:
+            return found[:limit], len(found) > limit
+        query["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    return found[:limit], True
+
+
 def reserve_user(user: User, wallet_id: str) -> None:
     """Mark `user` as getting `wallet_id`; Conflict if it has a wallet or another creation runs."""
     now = clock.epoch()

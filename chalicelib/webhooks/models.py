@@ -28,7 +28,9 @@ class WebhookSettings(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_WEBHOOK_SETTINGS]})
 
     url: str | None = Field(description="The registered URL, null when none is set.")
-    enabled: bool = Field(description="True while a URL is registered.")
+    enabled: bool = Field(
+        description="True while a URL is registered and deliveries are not paused (the console pauses them)."
+    )
     updatedAt: str | None = Field(description="When the settings last changed (UTC, RFC 3339); null if never set.")
 
 
@@ -76,6 +78,7 @@ _EXAMPLE_DELIVERY: dict[str, Any] = {
     "nextAttemptAt": "2026-11-22T08:00:12.000Z",
     "deliveredAt": None,
     "log": [{"attempt": 1, "at": "2026-11-22T08:00:12.000Z", "responseStatus": 200, "error": None, "durationMs": 142}],
+    "replayOf": None,
 }
 
 
@@ -96,6 +99,9 @@ class Delivery(BaseModel):
     deliveredAt: str | None = None
     log: list[DeliveryAttempt] = Field(
         default_factory=list, description="The last 10 attempts, oldest first (`attempts` counts them all)."
+    )
+    replayOf: str | None = Field(
+        None, description="For a replay made in the console: the delivery whose event it delivers again."
     )
 
 
@@ -123,6 +129,7 @@ _EXAMPLE_DELIVERY_PAGE: dict[str, Any] = {
                     "durationMs": 142,
                 }
             ],
+            "replayOf": None,
         }
     ],
     "pagination": {"total": 1, "page": 1, "limit": 20, "totalPages": 1, "hasNext": False, "hasPrev": False},

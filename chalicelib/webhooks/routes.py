@@ -42,7 +42,7 @@ def get_settings(call: Call) -> Reply:
     "PUT",
     summary="Register the app's webhook endpoint",
     description="An https URL whose host resolves only to public addresses (no private, loopback, link-local, "
-    "multicast or cloud-metadata ones).",
+    "multicast or cloud-metadata ones). Registering a URL also resumes deliveries paused in the console.",
     tag="Webhooks",
     guard=guards.signed_request,
     body=WebhookSettingsRequest,
@@ -54,7 +54,8 @@ def get_settings(call: Call) -> Reply:
             "WEBHOOK_HOST_UNRESOLVABLE",
             "WEBHOOK_URL_FORBIDDEN_ADDRESS",
             "WEBHOOK_URL_NOT_HTTPS",
-        )
+        ),
+        503: ("LIST_BUSY",),
     },
 )
 def put_settings(call: Call) -> Reply:
@@ -69,6 +70,7 @@ def put_settings(call: Call) -> Reply:
     tag="Webhooks",
     guard=guards.signed_request,
     response=Deleted,
+    errors={503: ("LIST_BUSY",)},
     description="Family S. Stops new deliveries; deliveries already pending keep retrying the URL they were made "
     'for. Answers `{status: "ok"}`.',
 )
@@ -86,9 +88,10 @@ def delete_settings(call: Call) -> Reply:
     guard=guards.signed_request,
     response=TestEventQueued,
     message="test event queued",
-    errors={409: ("WEBHOOK_NOT_CONFIGURED",), 503: ("LIST_BUSY",)},
+    errors={409: ("WEBHOOK_NOT_CONFIGURED", "WEBHOOK_PAUSED"), 503: ("LIST_BUSY",)},
     description="Family S. Queues a `webhook.test` event (its `id` a random UUID) to the configured URL and answers "
-    "its event and delivery ids; `409 WEBHOOK_NOT_CONFIGURED` without a URL.",
+    "its event and delivery ids; `409 WEBHOOK_NOT_CONFIGURED` without a URL, `409 WEBHOOK_PAUSED` while "
+    "deliveries are paused in the console.",
 )
 def send_test(call: Call) -> Reply:
     return Reply(service.queue_test_event(call.principal), "test event queued")

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import base64
 import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
 
-from chalicelib.platform import deadline, egress, outbox, unit_of_work
+from chalicelib.platform import aws, clock, deadline, egress, outbox, unit_of_work
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.errors import bad_request, conflict, not_found
 from chalicelib.platform.pagination import PageQuery, pagination
@@ -20,6 +23,7 @@ from chalicelib.webhooks.models import (
     TestEventQueued,
     WebhookSettings,
 )
+from chalicelib.webhooks.store import Appended
 
 LOOKUP_TIMEOUT_S = 5.0  # resolving the URL's host when it is saved
 
@@ -28,32 +32,51 @@ def settings(app: App) -> WebhookSettings:
     item = store.get(app.appId)
     if item is None:
         return WebhookSettings(url=None, enabled=False, updatedAt=None)
-    return WebhookSettings(url=item["url"], enabled=True, updatedAt=item["updatedAt"])
+    return WebhookSettings(url=item["url"], enabled=not item.get("disabled"), updatedAt=item["updatedAt"])
 
 
-def set_url(app: App, url: str) -> WebhookSettings:
+def set_url(app: App, url: str, also: Sequence[Appended] = ()) -> WebhookSettings:
     try:
         target = egress.allowed_target(url, timeout_s=deadline.timeout_s(LOOKUP_TIMEOUT_S, "webhook host lookup"))
     except egress.UrlRefused as exc:
         raise bad_request(
             exc.code, f"url refused: {exc.reason}", errors=[{"field": "url", "message": exc.reason}]
         ) from None
-    store.put(app.appId, target.url, iso_now())
+    store.put(app.appId, target.url, iso_now(), also)
     return settings(app)
 
 
-def delete(app: App) -> None:
-    store.delete(app.appId)
+def delete(app: App, also: Sequence[Appended] = ()) -> None:
+    store.delete(app.appId, also)
+
+
+def set_enabled(app: App, enabled: bool, also: Sequence[Appended] = ()) -> WebhookSettings:
+    """Resume or pause deliveries: while paused, events are recorded but no delivery is made for them."""
+    try:
+        store.set_disabled(app.appId, not enabled, iso_now(), also)
+    except aws.TransactionCancelledError:
+        raise conflict(WEBHOOK_NOT_CONFIGURED, "Set a webhook URL first") from None
+    return settings(app)
 
 
 WEBHOOK_NOT_CONFIGURED = "WEBHOOK_NOT_CONFIGURED"
+WEBHOOK_PAUSED = "WEBHOOK_PAUSED"
 DELIVERY_NOT_FOUND = "DELIVERY_NOT_FOUND"
 DELIVERY_NOT_FAILED = "DELIVERY_NOT_FAILED"
 
 
-def queue_test_event(app: App) -> TestEventQueued:
-    if store.get(app.appId) is None:
+def _deliverable(app: App) -> dict[str, Any]:
+    """The app's settings when deliveries can be made: 409 without a URL, or while they are paused."""
+    current = store.get(app.appId)
+    if current is None:
         raise conflict(WEBHOOK_NOT_CONFIGURED, "Set a webhook URL first (PUT /api/v1/webhooks/settings)")
+    if current.get("disabled"):
+        raise conflict(WEBHOOK_PAUSED, "Deliveries are paused in the console; resume them first")
+    return current
+
+
+def queue_test_event(app: App) -> TestEventQueued:
+    _deliverable(app)
     event_id = str(uuid.uuid4())
     data = {"appId": app.appId, "message": "This is a test event from Dompet."}
     emitted = unit_of_work.commit(Plan(event=Event(app.appId, "webhook.test", event_id, data)))
@@ -74,6 +97,56 @@ def retry_delivery(app: App, delivery_id: str) -> Delivery:
     if not delivery.retry(delivery_id):
         raise conflict(DELIVERY_NOT_FAILED, "Only a failed delivery can be retried")
     return Delivery.model_validate(outbox.get_delivery(delivery_id))
+
+
+def delivery_detail(app: App, delivery_id: str) -> tuple[Delivery, str | None]:
+    """A delivery of the app with the signed body its attempts send (None when the event is gone)."""
+    record = outbox.get_delivery(delivery_id)
+    if record is None or record["appId"] != app.appId:
+        raise not_found(DELIVERY_NOT_FOUND, "No delivery with this id for this app")
+    event = outbox.get_event(str(record["eventId"]))
+    return Delivery.model_validate(record), str(event["body"]) if event else None
+
+
+def replay(app: App, delivery_id: str, also: Sequence[Appended] = ()) -> Delivery:
+    """Deliver a delivery's event again, whatever its outcome: a new delivery (`replayOf` naming the one it
+    repeats) of the same event, with the same event id, to the app's current URL, signed when it is attempted."""
+    record = outbox.get_delivery(delivery_id)
+    if record is None or record["appId"] != app.appId:
+        raise not_found(DELIVERY_NOT_FOUND, "No delivery with this id for this app")
+    current = _deliverable(app)
+    emission = outbox.delivery_writes(
+        app.appId,
+        str(record["eventId"]),
+        str(record["eventType"]),
+        str(current["url"]),
+        iso_now(),
+        replay_of=delivery_id,
+    )
+    unit_of_work.commit(Plan(items=emission.items, lists=[*emission.lists, *also]))
+    emission.after_commit()
+    assert emission.delivery_id is not None
+    return Delivery.model_validate(outbox.get_delivery(emission.delivery_id))
+
+
+RETRY_SCAN_MAX = 1000  # deliveries looked at by one "retry all failed since"
+
+
+def retry_failed_since(app: App, since: datetime) -> list[str]:
+    """Retry every failed delivery of the app made at or after `since` (newest first, at most RETRY_SCAN_MAX
+    looked at); returns the ids retried."""
+    retried: list[str] = []
+    limit = 100
+    for number in range(1, RETRY_SCAN_MAX // limit + 1):
+        records, _ = outbox.page(app.appId, PageQuery(page=number, limit=limit))
+        for record in records:
+            if clock.parse_iso(str(record["createdAt"])) < since:
+                return retried
+            if record["status"] == "failed" and delivery.retry(str(record["id"])):
+                retried.append(str(record["id"]))
+        if len(records) < limit:
+            break
+    return retried
 
 
 def public_key(app: App) -> PublicKey:

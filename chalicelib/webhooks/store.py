@@ -1,26 +1,45 @@
-"""Webhook settings per app. Table `webhooks`: pk `APP#<appId>`, sk `SETTINGS`: url, updatedAt."""
+"""Webhook settings per app. Table `webhooks`: pk `APP#<appId>`, sk `SETTINGS`: url, updatedAt, and `disabled`
+while deliveries are paused (the console's switch). Every write takes `also`: records appended to lists in the
+same transaction (the console's audit log)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from chalicelib.platform import aws, outbox
+from chalicelib.platform import aws, outbox, unit_of_work
+from chalicelib.platform.pagination import AppendOnlyList
+from chalicelib.platform.unit_of_work import Plan
+
+Appended = tuple[AppendOnlyList, dict[str, Any]]
 
 
 def get(app_id: str) -> dict[str, Any] | None:
     return outbox.subscription(app_id)
 
 
-def put(app_id: str, url: str, updated_at: str) -> None:
-    aws.write(
-        aws.put(
-            "settings",
-            "webhooks",
-            {**outbox.subscription_key(app_id), "url": url, "updatedAt": updated_at},
-            condition=None,
-        )
+def put(app_id: str, url: str, updated_at: str, also: Sequence[Appended] = ()) -> None:
+    item = aws.put(
+        "settings",
+        outbox.TABLE,
+        {**outbox.subscription_key(app_id), "url": url, "updatedAt": updated_at},
+        condition=None,
     )
+    _commit(item, also)
 
 
-def delete(app_id: str) -> None:
-    aws.write(aws.delete("settings", "webhooks", outbox.subscription_key(app_id)))
+def set_disabled(app_id: str, disabled: bool, updated_at: str, also: Sequence[Appended] = ()) -> None:
+    """Pause or resume deliveries (aws.TransactionCancelledError without settings)."""
+    changes = aws.Changes(set={"disabled": disabled, "updatedAt": updated_at})
+    _commit(aws.update("settings", outbox.TABLE, outbox.subscription_key(app_id), changes), also)
+
+
+def delete(app_id: str, also: Sequence[Appended] = ()) -> None:
+    _commit(aws.delete("settings", outbox.TABLE, outbox.subscription_key(app_id)), also)
+
+
+def _commit(item: aws.TxItem, also: Sequence[Appended]) -> None:
+    if also:
+        unit_of_work.commit(Plan(items=[item], lists=list(also)))
+    else:
+        aws.write(item)

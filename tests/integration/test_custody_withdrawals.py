@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from eth_account import Account
 
-from chalicelib.custody import ledger, policy, sending, withdrawals
+from chalicelib.custody import ledger, limits, policy, sending, withdrawals
 from chalicelib.custody.store import get
 from chalicelib.evm import pipeline, tracking
 from chalicelib.platform import aws, settings
@@ -416,7 +416,7 @@ def _forgery(case, record, real_account, other, thief):
 
 
 def test_an_organization_key_pays_only_for_its_apps_and_within_its_own_daily_total(custody, monkeypatch):
-    """An organization's pool key serves the apps that `tenancy` (which no function writes) puts in the organization.
+    """An organization's pool key serves the apps that `tenancy` puts in the organization.
     A compromised API function forges withdrawals from the key's funded deposit address under other app ids (each
     app has a fresh daily total, and no allowlist): an app of another organization is refused, and one of the same
     organization is stopped by the cosigner's own total for the key."""
@@ -443,6 +443,39 @@ def test_an_organization_key_pays_only_for_its_apps_and_within_its_own_daily_tot
         assert get(**withdrawals.key(fake["id"]))["failedReason"] == "policy_refused", reason
         assert token_balance(custody, 31337, "usdt", thief) == 0, reason
     assert token_balance(custody, 31337, "usdt", address) == 3_500_000
+
+
+def test_an_app_made_in_the_console_is_bound_by_its_organizations_allowlists(custody):
+    """The API function can make apps (the console). A compromised one makes an app in an organization where an app
+    has an allowlist on, and forges a withdrawal of that new app from the organization key's funded deposit address,
+    within every limit: the cosigner refuses it, since an app the operator set nothing for inherits an empty
+    allowlist; the API refuses such a withdrawal too."""
+    from chalicelib.tenancy import service as tenancy
+
+    account = funded_account(custody, usdt=5_000_000, sub_id="org-allow", pool_type="organization_owned")
+    address = account["wallets"][0]["address"]
+    item = get(f"ACCOUNT#{account['id']}", "ACCOUNT")
+    paid = request_withdrawal(custody, account, "1").json_body["data"]
+    record = get(**withdrawals.key(paid["id"]))
+    assert _admin_allowlist(custody, record["to"]) == 0
+    assert run_withdrawal(paid["id"], custody)["status"] == "success"
+
+    planted, _ = tenancy.create_app(custody["tenant"].clientId, "Planted")  # what the console can write
+    thief = Account.create().address
+    aws.table("custody").put_item(Item={**item, "appId": planted.appId})
+    fake = {**record, "id": str(uuid.uuid4()), "appId": planted.appId, "to": thief, "amountInDecimals": "500000"}
+    fake.update(withdrawals.key(fake["id"]))
+    aws.table("custody").put_item(Item=fake)
+    sending.process(fake["id"])
+    assert get(**withdrawals.key(fake["id"]))["failedReason"] == "policy_refused"
+    assert token_balance(custody, 31337, "usdt", thief) == 0
+    assert token_balance(custody, 31337, "usdt", address) == 4_000_000
+    assert limits.allowlist(planted.appId, planted.organizationId) == {
+        "enabled": True,
+        "addresses": [],
+        "updatedAt": None,
+        "inherited": True,
+    }
 
 
 def test_the_user_party_never_signs_for_a_custody_key(custody):

@@ -20,6 +20,7 @@ import pytest
 import requests
 
 from tests.integration.devstack_client import ROOT, dompet_sign, signed
+from tests.support import stack_tokens
 
 pytestmark = pytest.mark.integration
 
@@ -138,9 +139,14 @@ def test_wallet_create_download_and_recover(stack):
         aws_secret_access_key="local",
     )
 
+    # (Other suites' wallets share the stack: only this wallet's pool is looked at.)
+    key = {"pk": f"ADDRESS#{wallet['address']}", "sk": "META"}
+    wallet_id = dynamodb.Table("dompet-local-wallets").get_item(Key=key)["Item"]["walletId"]
+
     def ready(party_table):
         table = dynamodb.Table(f"dompet-local-{party_table}")
-        return table.scan(FilterExpression=Attr("sk").begins_with("READY#"))["Items"]
+        pool = Attr("pk").eq(f"WALLET#{wallet_id}") & Attr("sk").begins_with("READY#")
+        return table.scan(FilterExpression=pool)["Items"]
 
     deadline = time.monotonic() + 120
     while (len(ready("signer-presignatures")) < 2 or len(ready("cosigner-presignatures")) < 2) and (
@@ -149,7 +155,6 @@ def test_wallet_create_download_and_recover(stack):
         time.sleep(1)
     stocked = ready("signer-presignatures")
     assert len(stocked) == 2 and {i["sk"] for i in stocked} == {i["sk"] for i in ready("cosigner-presignatures")}
-    wallet_id = stocked[0]["pk"].split("#", 1)[1]
     again = call(
         "/api/v1/wallet/send-coin", bob_wallet["walletToken"], json={"network": "local-a", "to": to, "amount": "0.1"}
     )
@@ -225,24 +230,7 @@ def test_custody_deposit_is_seen_and_credited_by_the_local_watcher(stack):
     wallet = next(w for w in account["wallets"] if w["network"] == "local-a")
     network = info["networks"][0]
     w3 = Web3(Web3.HTTPProvider(network["rpcUrl"]))
-    token = w3.eth.contract(
-        address=network["tokens"]["usdt"],
-        abi=[
-            {
-                "name": n,
-                "type": "function",
-                "stateMutability": "nonpayable",
-                "outputs": [],
-                "inputs": [{"name": "to", "type": "address"}, {"name": "amount", "type": "uint256"}],
-            }
-            for n in ("mint", "transfer")
-        ],
-    )
-    sender = w3.eth.accounts[5]
-    w3.eth.wait_for_transaction_receipt(token.functions.mint(sender, 4_250_000).transact({"from": sender}))
-    w3.eth.wait_for_transaction_receipt(
-        token.functions.transfer(wallet["address"], 4_250_000).transact({"from": sender})
-    )
+    stack_tokens.pay(w3, network["tokens"]["usdt"], wallet["address"], 4_250_000, sender_index=5)
     w3.provider.make_request("anvil_mine", ["0x2"])
     deadline = time.monotonic() + 60
     balance = None

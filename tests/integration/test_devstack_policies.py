@@ -39,6 +39,7 @@ from devtools import chain
 from tests.integration.devstack_client import ROOT, signed
 from tests.support import permit
 from tests.support.concurrency import race
+from tests.support.operator import operator, operator_env
 
 pytestmark = pytest.mark.integration
 
@@ -70,35 +71,6 @@ def new_address() -> str:
 
 
 # --- the stack, as the operator and the chains see it -------------------------------------------------------------
-
-
-def operator_env(stack: dict[str, Any]) -> dict[str, str]:
-    """The environment of an operator command run against the stack (its moto server, stage and networks)."""
-    inherited = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "DOMPET_"))}
-    return {
-        **inherited,
-        "AWS_ENDPOINT_URL": stack["info"]["awsEndpointUrl"],
-        "AWS_ACCESS_KEY_ID": "local",
-        "AWS_SECRET_ACCESS_KEY": "local",
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "DOMPET_STAGE": "local",
-        "DOMPET_NETWORKS_FILE": str(stack["state"] / "networks.json"),
-    }
-
-
-def operator(stack: dict[str, Any], *args: str) -> str:
-    """`python -m chalicelib.tenancy.admin ARGS` against the stack; its stdout."""
-    done = subprocess.run(
-        [sys.executable, "-m", "chalicelib.tenancy.admin", *args],
-        cwd=ROOT,
-        env=operator_env(stack),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, f"admin {args[0]}: {done.stdout}\n{done.stderr}"
-    return done.stdout
 
 
 @dataclass

@@ -22,6 +22,7 @@ from tests.support.networks import aa_network
 
 TOKEN = "0x" + "ab" * 20  # lower case: how a document names the asset
 TOKEN_CHECKSUMMED = "0xaBaBaBaBaBaBaBaBaBaBaBaBaBaBaBaBaBaBaBaB"
+ORG = "org-1"
 APP = "app-1"
 
 
@@ -50,7 +51,7 @@ def set_limits(monkeypatch: pytest.MonkeyPatch, value: dict[str, Any]) -> None:
 
 
 def test_no_limits_and_no_allowlist_is_a_document_without_rules(network: networks.Network) -> None:
-    document = limits.document(APP, network)
+    document = limits.document(APP, ORG, network)
     assert document == PolicyDocument.parse({"version": 1})
     decision = limits.judge(document, limits.payment(accepted("local-a", "usdt"), "0x" + "11" * 20, 10**30), 10**40)
     assert decision.allowed and decision.rule == "default"
@@ -62,8 +63,8 @@ def test_the_settings_and_the_allowlist_become_the_engines_rules(
     # `perDay` more precise than the token's 6 decimals is rounded down, exactly as before.
     set_limits(monkeypatch, {"usdt": {"perWithdrawal": "1.5", "perDay": "2.0000009"}, "eth": {"perDay": "0.5"}})
     listed = [Account.create().address, Account.create().address]
-    limits.set_allowlist(APP, True, listed)
-    document = limits.document(APP, network)
+    limits.set_allowlist(APP, ORG, True, listed)
+    document = limits.document(APP, ORG, network)
     assert document.model_dump(exclude_none=True) == {
         "version": 1,
         "default": "allow",
@@ -74,9 +75,21 @@ def test_the_settings_and_the_allowlist_become_the_engines_rules(
             "raw": True,
         },
     }
-    assert limits.document("another-app", network).transactions.destinations is None  # type: ignore[union-attr]
-    limits.set_allowlist(APP, False, listed)  # `--off`: any destination
-    assert limits.document(APP, network).transactions.destinations is None  # type: ignore[union-attr]
+    assert limits.document("another-app", "another-org", network).transactions.destinations is None  # type: ignore[union-attr]
+    # An app of the same organization the operator set nothing for (one made in the console) may send nowhere.
+    inherited = limits.document("new-app", ORG, network).transactions.destinations  # type: ignore[union-attr]
+    assert inherited is not None and inherited.allow == []
+    assert limits.allowlist("new-app", ORG)["inherited"] is True
+    limits.set_allowlist("new-app", ORG, False, [])  # the operator's `--off` for it: any destination
+    assert limits.document("new-app", ORG, network).transactions.destinations is None  # type: ignore[union-attr]
+    limits.set_allowlist(APP, ORG, False, listed)  # `--off`: any destination
+    assert limits.document(APP, ORG, network).transactions.destinations is None  # type: ignore[union-attr]
+    assert limits.allowlist("third-app", ORG) == {
+        "enabled": False,
+        "addresses": [],
+        "updatedAt": None,
+        "inherited": False,
+    }
 
 
 def test_the_engine_judges_a_withdrawal_by_its_payment(
@@ -85,8 +98,8 @@ def test_the_engine_judges_a_withdrawal_by_its_payment(
     set_limits(monkeypatch, {"usdt": {"perWithdrawal": "1.5", "perDay": "2"}, "eth": {"perWithdrawal": "1"}})
     allowed, other = Account.create().address, Account.create().address
     usdt, eth = accepted("local-a", "usdt"), accepted("local-a", "eth")
-    limits.set_allowlist(APP, True, [allowed])
-    document = limits.document(APP, network)
+    limits.set_allowlist(APP, ORG, True, [allowed])
+    document = limits.document(APP, ORG, network)
 
     def refused_by(pair: Any, to: str, amount: int, spent: int = 0) -> str | None:
         decision = limits.judge(document, limits.payment(pair, to, amount), spent)
@@ -114,8 +127,8 @@ def test_the_engine_judges_a_withdrawal_by_its_payment(
 
 
 def test_an_empty_allowlist_refuses_every_withdrawal(network: networks.Network) -> None:
-    limits.set_allowlist(APP, True, [])
-    document = limits.document(APP, network)
+    limits.set_allowlist(APP, ORG, True, [])
+    document = limits.document(APP, ORG, network)
     decision = limits.judge(document, limits.payment(accepted("local-a", "eth"), Account.create().address, 1), 0)
     assert not decision.allowed and decision.rule == "transactions.destinations.allow"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from botocore.exceptions import ClientError
@@ -19,10 +20,13 @@ def _dump() -> str:
 def test_admin_command_creates_a_tenant_and_prints_secrets_once(aws_env, capsys):
     assert admin.main(["create-tenant", "--name", "Acme"]) == 0
     issued = json.loads(capsys.readouterr().out)
-    assert set(issued) == {"organizationId", "clientId", "clientSecret", "appId", "appSecret"}
+    assert set(issued) == {"organizationId", "clientId", "clientSecret", "appId", "appSecret", "adminInvite"}
+    invite = issued["adminInvite"]
+    assert invite["role"] == "admin" and invite["email"] is None
+    assert re.fullmatch(r"/console/invite/[A-Za-z0-9_-]{43}", invite["url"])  # DOMPET_CONSOLE_URL unset: the path
     assert service.client_for_secret(issued["clientSecret"]).clientId == issued["clientId"]
-    app, secret = service.app_with_secret(issued["appId"])
-    assert secret == issued["appSecret"] and app.clientId == issued["clientId"]
+    found = service.app_with_secret(issued["appId"])
+    assert found.secret == issued["appSecret"] and found.app.clientId == issued["clientId"]
 
 
 def test_admin_command_builds_a_tenant_step_by_step(aws_env, capsys):
@@ -59,14 +63,14 @@ def test_app_secret_ciphertext_is_bound_to_its_app(tenant):
 
 def test_a_known_app_is_served_from_memory_until_its_cache_time_ends(aws_env, monkeypatch):
     issued = service.create_tenant("Cached").model_dump()
-    app, secret = service.app_with_secret(issued["appId"])
+    found = service.app_with_secret(issued["appId"])
     reads = []
-    get_app = store.get_app
-    monkeypatch.setattr(store, "get_app", lambda app_id: reads.append(app_id) or get_app(app_id))
-    assert service.app_with_secret(issued["appId"]) == (app, secret)
+    get_app = store.get_app_item
+    monkeypatch.setattr(store, "get_app_item", lambda app_id: reads.append(app_id) or get_app(app_id))
+    assert service.app_with_secret(issued["appId"]) == found
     assert reads == []  # no tenancy read while cached
     clock.travel(load_settings().app_secret_cache_s + 1)  # expired
-    assert service.app_with_secret(issued["appId"]) == (app, secret)
+    assert service.app_with_secret(issued["appId"]) == found
     assert reads == [issued["appId"]]
 
 
@@ -84,3 +88,38 @@ def test_a_client_found_by_its_secret_is_served_from_memory(aws_env, monkeypatch
     monkeypatch.undo()
     assert service.client_for_secret("dcs_not-a-secret") is None
     assert len(service._client_cache) == 1  # unknown secrets are not cached
+
+
+def test_admin_invites_a_console_member_once_and_logs_it(api, tenant, capsys, monkeypatch):
+    from chalicelib.console import store as console_store
+    from tests.support.console import PASSWORD, ConsoleClient
+
+    monkeypatch.setenv("DOMPET_CONSOLE_URL", "https://console.example.com/")
+    load_settings.cache_clear()
+    try:
+        assert (
+            admin.main(["invite", "--org", tenant.organizationId, "--email", "Ops@Example.com", "--role", "viewer"])
+            == 0
+        )
+    finally:
+        monkeypatch.delenv("DOMPET_CONSOLE_URL")
+        load_settings.cache_clear()
+    made = json.loads(capsys.readouterr().out)
+    assert made["email"] == "ops@example.com" and made["role"] == "viewer"
+    assert made["url"].startswith("https://console.example.com/console/invite/")
+    path = made["url"].removeprefix("https://console.example.com")
+    ops = ConsoleClient(api)
+    ops.get(path)
+    assert ops.post(path, {"password": PASSWORD, "passwordConfirm": PASSWORD}).status_code == 303
+    assert ConsoleClient(api).get(path).status_code == 410  # single use
+    actions = [e["action"] for e in console_store.audit_list(tenant.organizationId).page(_first_page())[0]]
+    assert actions == ["member.joined", "member.invited"]
+
+    assert admin.main(["invite", "--org", tenant.organizationId, "--email", "not an email"]) == 1
+    assert admin.main(["invite", "--org", "no-such-org", "--email", "a@example.com"]) == 1
+
+
+def _first_page():
+    from chalicelib.platform.pagination import PageQuery
+
+    return PageQuery(page=1, limit=10)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 
 import pytest
 
@@ -19,27 +18,6 @@ def signed(api, tenant, method, body=None):
     if body is not None:
         headers["Content-Type"] = "application/json"
     return getattr(api, method.lower())(PATH, headers=headers, **({"body": raw} if body is not None else {}))
-
-
-@pytest.fixture
-def public_dns(monkeypatch):
-    """Names resolve to what the test says (this machine has no DNS)."""
-    answers: dict[str, list[str]] = {
-        "hooks.example.com": ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"],
-        "rebind.example.com": ["10.1.2.3"],
-        "mixed.example.com": ["93.184.215.14", "192.168.1.1"],  # one bad answer is enough to refuse
-    }
-
-    def getaddrinfo(host, port, *args, **kwargs):
-        if host not in answers:
-            raise socket.gaierror("no such host")
-        return [
-            (socket.AF_INET6 if ":" in ip else socket.AF_INET, socket.SOCK_STREAM, 6, "", (ip, port))
-            for ip in answers[host]
-        ]
-
-    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
-    return answers
 
 
 def test_put_get_delete(api, tenant, public_dns):

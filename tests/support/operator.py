@@ -1,0 +1,39 @@
+"""The operator's admin command (`python -m chalicelib.tenancy.admin`) run against the local stack."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from typing import Any
+
+from tests.support.scripts import ROOT
+
+
+def operator_env(stack: dict[str, Any]) -> dict[str, str]:
+    """The environment of an operator command run against the stack (its moto server, stage and networks)."""
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "DOMPET_"))}
+    return {
+        **inherited,
+        "AWS_ENDPOINT_URL": stack["info"]["awsEndpointUrl"],
+        "AWS_ACCESS_KEY_ID": "local",
+        "AWS_SECRET_ACCESS_KEY": "local",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "DOMPET_STAGE": "local",
+        "DOMPET_NETWORKS_FILE": str(stack["state"] / "networks.json"),
+    }
+
+
+def operator(stack: dict[str, Any], *args: str) -> str:
+    """`python -m chalicelib.tenancy.admin ARGS` against the stack; its stdout."""
+    done = subprocess.run(
+        [sys.executable, "-m", "chalicelib.tenancy.admin", *args],
+        cwd=ROOT,
+        env=operator_env(stack),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, f"admin {args[0]}: {done.stdout}\n{done.stderr}"
+    return done.stdout
