@@ -6,15 +6,32 @@ Everything counts from many threads (the in-process cosigner calls from a thread
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 DYNAMODB_WRITES = frozenset({"PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"})
+
+
+def cold_import(root: Path, runs: int, module: str = "app") -> list[float]:
+    """Milliseconds to import `module` in each of `runs` fresh interpreters (bytecode cached, as in a Lambda
+    package): what a cold start of the API function pays before its first request."""
+    code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "0"}
+    results = []
+    for _ in range(runs):
+        out = subprocess.run(
+            [sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, check=True
+        )
+        results.append(float(out.stdout.strip()) * 1000)
+    return results
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -28,12 +28,15 @@ def use(**extra: str) -> None:
             **extra,
         }
     )
-    # moto as the tests and the local stack run it (devtools/moto_patches.py): KMS signs digests as AWS does, and
-    # a transaction backs up the items it names, not whole tables (moto's copying would dominate the timings).
+    # moto as the tests and the local stack run it (devtools/moto_patches.py): KMS signs digests as AWS does, a
+    # transaction backs up the items it names, not whole tables, and a receive does not walk the queue once per
+    # message (moto's copying and walking would dominate the timings).
     from devtools import moto_patches
 
     moto_patches.kms_signs_digests()
     moto_patches.dynamodb_transactions_back_up_items()
+    moto_patches.in_process_requests_are_serialised()  # concurrent workers (a batch's deliveries) share moto
+    moto_patches.sqs_receives_without_rereading_the_queue()
 
 
 def moto_queues_keep_nothing(names: set[str]) -> None:

@@ -28,13 +28,11 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
-import sys
 import time
 from collections import defaultdict
 
 import local_env
-from instrument import Calls, Timers, percentile
+from instrument import Calls, Timers, cold_import, percentile
 
 ROOT = local_env.ROOT
 local_env.use(DOMPET_PARTY_TRANSPORT="in_process")
@@ -43,18 +41,6 @@ STAGES = ("authentication", "building", "MPC signing", "broadcast", "storage")
 timings: dict[str, list[float]] = defaultdict(list)
 stages = Timers()  # stage -> seconds in the current send
 calls = Calls()
-
-
-def cold_import(runs: int) -> list[float]:
-    code = "import time; t = time.perf_counter(); import app; print(time.perf_counter() - t)"
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "0"}
-    results = []
-    for _ in range(runs):
-        out = subprocess.run(
-            [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
-        )
-        results.append(float(out.stdout.strip()) * 1000)
-    return results
 
 
 def main() -> None:
@@ -158,7 +144,7 @@ def main() -> None:
 
     if args.profile:
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(r"chalicelib|_make_api_call|post_json", 45)
-    imports = cold_import(10)
+    imports = cold_import(ROOT, 10)
     for pool, (measured, refill_s, methods, per_send) in results.items():
         print(f"\n`send-coin` with {'a stocked' if pool == 'stocked' else 'an empty'} presignature pool:\n")
         print("| stage | runs | p50 ms | p95 ms |\n|---|---|---|---|")

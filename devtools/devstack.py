@@ -3,10 +3,11 @@
 Starts, in order: an in-process moto server with every resource bootstrapped, two
 anvil chains (two named networks with different chain ids) with the test
 contracts, ERC-4337 v0.7 (EntryPoint, SimpleAccountFactory, a VerifyingPaymaster
-signed for by the service's KMS key) and an Alto bundler each, a demo
-organization/client/app, the local worker runner, and `chalice local`. Writes
-`.local/stack.json` once `/health` answers 200, then runs until Ctrl-C (or
-SIGTERM), which stops every process it started.
+signed for by the service's KMS key) and an Alto bundler each, the aux-info
+pool's filler (devtools/aux_cache.py: insecure cached sets, above a low-water
+mark), a demo organization/client/app, the local worker runner, and `chalice
+local`. Writes `.local/stack.json` once `/health` answers 200, then runs until
+Ctrl-C (or SIGTERM), which stops every process it started.
 """
 
 from __future__ import annotations
@@ -41,6 +42,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--aux-sets", type=int, default=int(os.environ.get("DOMPET_DEV_AUX_SETS", "3")), help="wallets creatable"
     )
+    parser.add_argument(
+        "--aux-low-water",
+        type=int,
+        default=int(os.environ.get("DOMPET_DEV_AUX_LOW_WATER", "4")),
+        help="below this many ready sets, the local filler tops the pool up (0: no filler)",
+    )
+    parser.add_argument(
+        "--aux-target",
+        type=int,
+        default=int(os.environ["DOMPET_DEV_AUX_TARGET"]) if os.environ.get("DOMPET_DEV_AUX_TARGET") else None,
+        help="ready sets after a top-up (default: low water + 4)",
+    )
     parser.add_argument("--moto-port", type=int, default=int(os.environ.get("DOMPET_DEV_MOTO_PORT", "5000")))
     parser.add_argument(
         "--chain-ports",
@@ -57,6 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     chain_ports = [int(p) for p in args.chain_ports.split(",")]
     if len(chain_ports) != len(NETWORKS):
         parser.error(f"--chain-ports needs {len(NETWORKS)} ports")
+    aux_target = args.aux_low_water + 4 if args.aux_target is None else args.aux_target
+    if not 0 <= args.aux_low_water <= aux_target:
+        parser.error("--aux-low-water must be between 0 and --aux-target")
     bundler_ports = _bundler_ports(args.bundler_ports)
     if len(bundler_ports) != len(NETWORKS):
         parser.error(f"--bundler-ports needs {len(NETWORKS)} ports")
@@ -113,11 +129,17 @@ def main(argv: list[str] | None = None) -> int:
         bootstrap.initialise()
 
         # Key material for new wallets. Real sets take minutes each (safe primes); the local stack
-        # seeds the pool from the crate's INSECURE fixture primes (cached in .cache/insecure-aux).
+        # seeds the pool from the crate's INSECURE fixture primes (cached in .cache/insecure-aux), and its
+        # filler keeps it above the low-water mark from there (generating more into the cache when used up).
         from devtools import aux_cache
 
         _say(f"aux-info pool: {args.aux_sets} insecure local sets (first run ≈ 17 s each, then cached)")
-        aux_cache.fill_pool(args.aux_sets)
+        aux_filler = aux_cache.LocalAuxFiller(args.aux_low_water, aux_target, say=_say)
+        aux_filler.seed(args.aux_sets)
+        aux_filler.start()
+        running.callback(aux_filler.stop)
+        if aux_filler.running:
+            _say(f"aux filler: keeps ≥ {args.aux_low_water} ready sets, topping up to {aux_target}")
 
         from chalicelib.tenancy import service
 
@@ -197,6 +219,7 @@ class _MotoServer:
         moto_patches.kms_signs_digests()  # the paymaster signer signs digests, as AWS KMS does
         moto_patches.dynamodb_requests_are_atomic()  # each DynamoDB request one indivisible step, as on AWS
         moto_patches.dynamodb_transactions_back_up_items()
+        moto_patches.sqs_receives_without_rereading_the_queue()
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per AWS call is noise here
         self.server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
 

@@ -143,3 +143,17 @@ def in_process_requests_are_serialised() -> None:
             return handle(self, request)
 
     BotocoreStubber.process_request = process_request  # type: ignore[method-assign]
+
+
+def sqs_receives_without_rereading_the_queue() -> None:
+    """moto's ReceiveMessage asks for the queue's every attribute once per message it hands over, to read the
+    retention period (and every attribute walks every message): a receive costs the square of the backlog, SQS's
+    does not. The queue's own retention period is the same answer."""
+    from moto.core.utils import unix_time
+    from moto.sqs.models import Message, SQSBackend
+
+    def is_message_valid_based_on_retention_period(self: SQSBackend, queue_name: str, message: Message) -> bool:
+        retention_s = int(self.get_queue(queue_name).message_retention_period)  # type: ignore[attr-defined]
+        return bool(retention_s + message.sent_timestamp / 1000 > unix_time())  # type: ignore[operator]
+
+    SQSBackend.is_message_valid_based_on_retention_period = is_message_valid_based_on_retention_period  # type: ignore[method-assign]

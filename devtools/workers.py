@@ -165,10 +165,14 @@ class WorkerRunner:
             if isinstance(result, dict)
             else set()
         )
-        with running_as(source.name):
-            for m in messages:
-                if m["MessageId"] not in failed:
-                    sqs.delete_message(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"])
+        done = [
+            {"Id": str(n), "ReceiptHandle": m["ReceiptHandle"]}
+            for n, m in enumerate(messages)
+            if m["MessageId"] not in failed
+        ]
+        if done:
+            with running_as(source.name):  # as the event source mapping does: one DeleteMessageBatch
+                sqs.delete_message_batch(QueueUrl=url, Entries=done)
         return len(messages)
 
     def invoke_scheduled(self, source: Any) -> None:

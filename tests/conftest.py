@@ -56,6 +56,7 @@ moto_patches.in_process_requests_are_serialised()
 moto_patches.kms_signs_digests()
 moto_patches.dynamodb_requests_are_atomic()
 moto_patches.dynamodb_transactions_back_up_items()
+moto_patches.sqs_receives_without_rereading_the_queue()
 
 
 # Every AWS call a function makes is recorded for the IAM test (tests/iam_recorder.py).
@@ -190,6 +191,10 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object
             str(state),
             "--aux-sets",
             "8",  # the wallets and custody keys the suites over HTTP create (integration, SDKs, browser), and a spare
+            # No background filler: generating sets (≈ 1.5 cores each) would compete with the suites for CPU; the
+            # eight seeded are enough, and the filler has its own tests.
+            "--aux-low-water",
+            "0",
         ],
         cwd=ROOT,
         env=env,

@@ -71,7 +71,9 @@ def _calls(function: str, prefix: str, operation: str, params: dict[str, Any]) -
         return [one("secret", params.get("SecretId"))]
     if prefix == "sqs":
         url = params.get("QueueUrl")
-        return [one("queue", url.rsplit("/", 1)[-1] if url else params.get("QueueName"))]
+        # IAM authorises a batch call by its single action (DeleteMessageBatch needs sqs:DeleteMessage).
+        action = operation.removesuffix("Batch")
+        return [one("queue", url.rsplit("/", 1)[-1] if url else params.get("QueueName"), action)]
     if prefix == "s3":
         return [one("bucket", params.get("Bucket"))]
     if prefix == "lambda":

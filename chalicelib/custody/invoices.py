@@ -22,8 +22,6 @@ import uuid
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from boto3.dynamodb.conditions import Key
-
 from chalicelib.custody import accounts, cursor, events
 from chalicelib.custody.store import TABLE, busy, get, indexed_page, status_keys
 from chalicelib.custody.tokens import TokenOnNetwork, accepted
@@ -294,6 +292,8 @@ def expire_due(limit: int = 100, read_at_most: int = 2000) -> int:
     """The expiry sweep: pending invoices past `expiresAt + bufferInSeconds` without a payment confirming, once the
     watcher of their network has scanned past that deadline (a payment mined in time but not scanned yet by a
     lagging watcher still pays the invoice)."""
+    from boto3.dynamodb.conditions import Key
+
     request: dict[str, Any] = {
         "KeyConditionExpression": Key("pk").eq(EXPIRING) & Key("sk").lte(clock.iso_now()),  # `<deadline>#<id>`
         "ConsistentRead": True,

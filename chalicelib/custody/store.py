@@ -20,8 +20,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from boto3.dynamodb.conditions import Key
-
 from chalicelib.platform import aws
 from chalicelib.platform.errors import ApiError
 
@@ -54,6 +52,8 @@ def indexed_page(index: str, attribute: str, value: str, page: int, limit: int) 
     """Newest first from an index partition (the records of one status), with its exact total: the keys up to
     the page's end are read, the entries after it only counted, then the page's records are read in one batch
     (docs/pagination.md, "Lists filtered by status")."""
+    from boto3.dynamodb.conditions import Key
+
     start = (page - 1) * limit
     request: dict[str, Any] = {
         "IndexName": index,

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from eth_account import Account
-from eth_account.messages import encode_defunct
-
 from chalicelib.evm import receipts
 from chalicelib.evm.rpc import quantity
+from chalicelib.evm.signatures import personal_signer
 from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError, upstream_unavailable
 from chalicelib.platform.networks import Network
 
@@ -123,7 +121,4 @@ def _transfers_to_pool(network: Network, logs: list[dict[str, object]]) -> tuple
 
 def signer(text: str, signature: str) -> str | None:
     """The lower-case address that signed `text` (EIP-191), or None for a signature that recovers to nothing."""
-    try:
-        return str(Account.recover_message(encode_defunct(text=text), signature=signature)).lower()
-    except Exception:  # noqa: BLE001 - a malformed signature simply is not the sender's
-        return None
+    return personal_signer(text, signature)

@@ -154,6 +154,17 @@ def get_delivery(delivery_id: str) -> dict[str, Any] | None:
     return item
 
 
+def deliveries_and_events(delivery_ids: list[str]) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """Several deliveries and their events, in two batch reads (consistent): by delivery id and by event id."""
+    deliveries = {
+        str(item["id"]): item
+        for item in aws.batch_get(TABLE, [{"pk": f"DELIVERY#{i}", "sk": "DELIVERY"} for i in delivery_ids])
+    }
+    event_keys = [{"pk": f"EVENT#{d['eventId']}", "sk": "EVENT"} for d in deliveries.values()]
+    events = {str(item["pk"]).removeprefix("EVENT#"): item for item in aws.batch_get(TABLE, event_keys)}
+    return deliveries, events
+
+
 def page(app_id: str, query: PageQuery) -> tuple[list[dict[str, Any]], int]:
     return records_page(
         deliveries_list(app_id), query, "deliveryId", lambda i: {"pk": f"DELIVERY#{i}", "sk": "DELIVERY"}

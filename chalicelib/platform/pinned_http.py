@@ -6,7 +6,8 @@ followed. One deadline covers everything (name resolution, connect, TLS, send an
 call's sockets down when it passes, whatever the receiver does (a receiver that trickles bytes keeps every
 per-read timeout happy, not this one). The checked addresses are tried in turn until one accepts the connection
 and completes TLS, each with an equal share of what is left for connecting; once a connection is made, nothing
-is sent twice.
+is sent twice. Connections are kept alive between calls (`_Pool`): a call reuses one only when it goes to an
+address this call's own check allowed, so the check is the same whether a connection is new or pooled.
 
 Outbound calls to the service's own upstreams (JSON-RPC nodes, bundlers) use platform/transport.py instead.
 
@@ -20,10 +21,14 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import heapq
 import http.client
+import itertools
+import select
 import socket
 import ssl
 import threading
+import time
 from collections.abc import Callable, Mapping
 from types import TracebackType
 
@@ -51,20 +56,93 @@ def post(
             return None, "TimeoutError"
         given = headers() if callable(headers) else headers
         try:
-            connection = _connect(target, cutoff)
-        except (OSError, ssl.SSLError) as exc:
+            connection = _POOL.take(target, cutoff) or _connect(target, cutoff)
+        except (OSError, ssl.SSLError, TimeoutError) as exc:
             return None, cutoff.error(exc)
+        kept = False
         try:
             connection.request("POST", target.path, body=body, headers={**given, "Host": host_header(target)})
             response = connection.getresponse()
             response.read(max_read)
+            if cutoff.passed():
+                return None, "TimeoutError"  # the answer came, but after the deadline
+            kept = _POOL.keep(target, connection, response)
         except (OSError, http.client.HTTPException, ssl.SSLError, ValueError) as exc:
             return None, cutoff.error(exc)
         finally:
-            connection.close()
-        if cutoff.passed():
-            return None, "TimeoutError"  # the answer came, but after the deadline
+            if not kept:
+                connection.close()
         return response.status, None if 200 <= response.status < 300 else f"HTTP {response.status}"
+
+
+class _Pool:
+    """Idle keep-alive connections, by URL origin and the address each is connected to. A connection is taken
+    only for an address this attempt's own check allowed (the check runs on every attempt, pooled or not), only
+    while idle for less than IDLE_S, and only when nothing arrived on it meanwhile (a receiver that closed it);
+    one that fails is not retried on another connection (nothing is sent twice), the attempt counts as failed."""
+
+    IDLE_S = 30.0
+    MAX_IDLE = 64
+
+    def __init__(self) -> None:
+        self._idle: dict[tuple[str, str, int], list[tuple[str, float, http.client.HTTPConnection]]] = {}
+        self._lock = threading.Lock()
+
+    def take(self, target: egress.Target, cutoff: _Cutoff) -> http.client.HTTPConnection | None:
+        allowed = {str(a) for a in target.addresses}
+        now = clock.monotonic()
+        with self._lock:
+            idle = self._idle.get((target.scheme, target.host, target.port), [])
+            while idle:
+                address, since, connection = idle.pop()
+                if address in allowed and now - since < self.IDLE_S and _quiet(connection):
+                    break
+                connection.close()
+            else:
+                return None
+        sock = connection.sock
+        assert sock is not None
+        cutoff.watch(sock)
+        sock.settimeout(cutoff.left())
+        return connection
+
+    def keep(
+        self, target: egress.Target, connection: http.client.HTTPConnection, response: http.client.HTTPResponse
+    ) -> bool:
+        """Put the connection back if its answer was read whole and neither side asked to close it."""
+        if response.will_close or response.length not in (0, None) or not response.isclosed():
+            return False
+        sock = connection.sock
+        if sock is None:
+            return False
+        address = str(sock.getpeername()[0])
+        with self._lock:
+            if sum(len(v) for v in self._idle.values()) >= self.MAX_IDLE:
+                return False
+            self._idle.setdefault((target.scheme, target.host, target.port), []).append(
+                (address, clock.monotonic(), connection)
+            )
+        return True
+
+    def clear(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, {}
+        for connections in idle.values():
+            for _, _, connection in connections:
+                connection.close()
+
+
+def _quiet(connection: http.client.HTTPConnection) -> bool:
+    """Nothing to read on an idle connection: a receiver that closed it (or sent anything unasked) makes it
+    readable."""
+    sock = connection.sock
+    if sock is None:
+        return False
+    readable, _, _ = select.select([sock], [], [], 0)
+    return not readable
+
+
+_POOL = _Pool()
 
 
 def host_header(target: egress.Target) -> str:
@@ -80,19 +158,18 @@ class _Cutoff:
     def __init__(self, ends_at: float) -> None:
         self.ends_at = ends_at
         self.fired = False
+        self.done = False
         self._sockets: list[socket.socket] = []
         self._lock = threading.Lock()
-        self._timer = threading.Timer(max(0.0, ends_at - clock.monotonic()), self._fire)
-        self._timer.daemon = True
 
     def __enter__(self) -> _Cutoff:
-        self._timer.start()
+        _WATCHDOG.watch(self, max(0.0, self.ends_at - clock.monotonic()))
         return self
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
     ) -> None:
-        self._timer.cancel()
+        self.done = True
 
     def left(self) -> float:
         """Seconds to the deadline; TimeoutError once it has passed."""
@@ -114,12 +191,52 @@ class _Cutoff:
         if fired:
             _shutdown(sock)
 
-    def _fire(self) -> None:
+    def fire(self) -> None:
         with self._lock:
+            if self.done:
+                return
             self.fired = True
             sockets = list(self._sockets)
         for sock in sockets:
             _shutdown(sock)
+
+
+class _Watchdog:
+    """One thread fires the deadlines of every call in flight (a timer thread per call would cost a thread start
+    per attempt, and batches of attempts run at once)."""
+
+    def __init__(self) -> None:
+        self._due: list[tuple[float, int, _Cutoff]] = []
+        self._ticket = itertools.count()
+        self._wake = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def watch(self, cutoff: _Cutoff, delay_s: float) -> None:
+        with self._wake:
+            heapq.heappush(self._due, (time.monotonic() + delay_s, next(self._ticket), cutoff))
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="pinned-http-deadlines", daemon=True)
+                self._thread.start()
+            self._wake.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                while True:
+                    while self._due and self._due[0][2].done:
+                        heapq.heappop(self._due)  # finished in time
+                    if not self._due:
+                        self._wake.wait()
+                        continue
+                    at = self._due[0][0]
+                    if at <= time.monotonic():
+                        cutoff = heapq.heappop(self._due)[2]
+                        break
+                    self._wake.wait(at - time.monotonic())
+            cutoff.fire()
+
+
+_WATCHDOG = _Watchdog()
 
 
 def _shutdown(sock: socket.socket) -> None:

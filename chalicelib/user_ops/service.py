@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from chalicelib.evm.rpc import NO_ANSWER, RpcError, block_number, rpc_call
+from chalicelib.evm.signatures import personal_signer
 from chalicelib.gas_tanks import charges
 from chalicelib.gas_tanks import store as tanks
 from chalicelib.gas_tanks.service import NETWORK_WITHOUT_GAS_TANKS
@@ -112,7 +113,7 @@ def submit(app: App, user_op_id: str, op_hash: str, signature: str, sponsored: b
         raise conflict(USER_OP_ALREADY_SUBMITTED, "This operation was submitted already")
     if epoch() >= record.validUntilEpoch:
         raise ApiError(422, USER_OP_EXPIRED, "The operation is past its validUntil; build it again")
-    if _signer(bytes.fromhex(op_hash[2:]), signature) != record.ownerAddress.lower():
+    if personal_signer(bytes.fromhex(op_hash[2:]), signature) != record.ownerAddress.lower():
         _fail_unsent(record, "signature does not recover to the account's owner")
         raise bad_request(INVALID_USER_OP_SIGNATURE, "The signature was not made by the account's owner")
     network = _network(record.chainId)
@@ -235,16 +236,6 @@ def _network(chain_id: int) -> Network:
 
 def _op(record: UserOpRecord) -> packing.UserOp:
     return packing.from_wire(json.loads(record.op))
-
-
-def _signer(digest: bytes, signature: str) -> str | None:
-    from eth_account import Account
-    from eth_account.messages import encode_defunct
-
-    try:
-        return str(Account.recover_message(encode_defunct(primitive=digest), signature=signature)).lower()
-    except Exception:  # noqa: BLE001 - a malformed signature simply is not the owner's
-        return None
 
 
 def _fail_unsent(record: UserOpRecord, reason: str) -> None:

@@ -36,18 +36,22 @@ too, so the sweeper never re-queues a delivery forever.
 from __future__ import annotations
 
 import base64
+import functools
 import random
 import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from chalicelib.platform import aws, clock, deadline, due, followups, outbox, pinned_http, unit_of_work
+from chalicelib.platform import aws, clock, consumers, deadline, due, followups, outbox, pinned_http, unit_of_work
 from chalicelib.platform.clock import iso
 from chalicelib.platform.logging import logger
 from chalicelib.platform.settings import load_settings
 from chalicelib.platform.unit_of_work import Plan
 from chalicelib.webhooks import signing_keys
 
+BATCH_CONCURRENCY = 10  # attempts of one SQS batch (its size) made at once
 ATTEMPT_TIMEOUT_S = 10.0  # the whole attempt: resolve + connect + TLS + send + read
 MIN_ATTEMPT_S = 5.0  # with less than this available, the delivery is queued again instead of attempted
 RECORD_RESERVE_S = 2.0  # kept back from the invocation's budget to record the attempt's outcome
@@ -74,32 +78,88 @@ def sign_headers(app_id: str, event_id: str, body: bytes, timestamp: int | None 
     }
 
 
+def deliver_all(delivery_ids: Sequence[str]) -> list[BaseException | None]:
+    """The SQS handler's work for one batch: the deliveries and their events read in two batch reads, the ones due
+    claimed in one transaction (each alone when another worker holds any), then every claimed delivery attempted
+    at once (each with its own deadline and record, as `deliver`); each message's failure or None, in order.
+    Deliveries carry no order between them (receivers deduplicate by event id), so one slow receiver never holds
+    up the others."""
+    deliveries, events = outbox.deliveries_and_events(list(delivery_ids))
+    failures: dict[str, BaseException] = {}
+    ready: dict[str, _Ready] = {}
+    for delivery_id in dict.fromkeys(delivery_ids):
+        found = deliveries.get(delivery_id)
+        try:
+            prepared = _ready(delivery_id, found, events.get(str(found["eventId"])) if found else None)
+        except Exception as exc:  # noqa: BLE001 - this message fails alone
+            failures[delivery_id] = exc
+            continue
+        if prepared is not None:
+            ready[delivery_id] = prepared
+    try:
+        claims = _claim_all(ready)
+    except Exception as exc:  # noqa: BLE001 - none was claimed: every message goes back to the queue
+        failures.update((i, exc) for i in ready)
+        claims = {}
+    claimed = [i for i in ready if i in claims]
+    attempted = consumers.concurrently(
+        [functools.partial(_attempt, ready[i], claims[i]) for i in claimed], BATCH_CONCURRENCY
+    )
+    failures.update((i, exc) for i, exc in zip(claimed, attempted, strict=True) if exc is not None)
+    return [failures.get(i) for i in delivery_ids]
+
+
+@dataclass(frozen=True)
+class _Ready:
+    """A delivery that is pending, due, has its event and attempts left, and time to make one."""
+
+    delivery_id: str
+    delivery: dict[str, Any]
+    event: dict[str, Any]
+    budget_s: float
+
+
 def deliver(delivery_id: str) -> None:
-    """The SQS handler's work for one message."""
+    """The work for one message: check, claim, attempt, record."""
     delivery = outbox.get_delivery(delivery_id)
     if delivery is None or delivery["status"] != "pending":
         return
+    ready = _ready(delivery_id, delivery, outbox.get_event(str(delivery["eventId"])))
+    if ready is None:
+        return
+    claimed = _claim(delivery_id)
+    if claimed is not None:  # else another worker has it (a second message for the same delivery): drop this one
+        _attempt(ready, claimed)
+
+
+def _ready(delivery_id: str, delivery: dict[str, Any] | None, event: dict[str, Any] | None) -> _Ready | None:
+    """The delivery when an attempt is to be made now; None when not (not pending; queued again for later;
+    given up)."""
+    if delivery is None or delivery["status"] != "pending":
+        return None
     wait = (clock.parse_iso(delivery["nextAttemptAt"]) - clock.now()).total_seconds()
     if wait > 1:
         outbox.enqueue(delivery_id, followups.capped(wait))  # not due yet: looked at again, at most SQS's delay
-        return
-    schedule = load_settings().webhook_retry_delays
-    allowed = len(schedule) + 1
-    event = outbox.get_event(delivery["eventId"])
+        return None
     if event is None:
         _give_up(delivery, EVENT_MISSING)  # cannot happen (one transaction wrote both); never loop on it
-        return
-    if int(delivery.get("attempts", 0)) >= allowed:
+        return None
+    if int(delivery.get("attempts", 0)) >= len(load_settings().webhook_retry_delays) + 1:
         _give_up(delivery, EXHAUSTED)  # the last attempt was claimed and its worker died
-        return
+        return None
     budget_s = _attempt_budget_s()
     if budget_s is None:
         logger.info("no time left for a webhook attempt; queued again", extra={"deliveryId": delivery_id})
         outbox.enqueue(delivery_id)  # unclaimed, so if this fails the sweeper queues it
-        return
-    claimed = _claim(delivery_id)
-    if claimed is None:
-        return  # another worker has it (a second message for the same delivery): drop this one
+        return None
+    return _Ready(delivery_id, delivery, event, budget_s)
+
+
+def _attempt(ready: _Ready, claimed: tuple[str, int]) -> None:
+    """One claimed attempt: POST, record the outcome, then queue the retry or dead-letter the failure."""
+    delivery_id, delivery, event = ready.delivery_id, ready.delivery, ready.event
+    schedule = load_settings().webhook_retry_delays
+    allowed = len(schedule) + 1
     claim, attempts = claimed
     status: int | None
     error: str | None
@@ -109,7 +169,7 @@ def deliver(delivery_id: str) -> None:
     else:
         try:
             status, error = _post(
-                delivery["url"], delivery["appId"], delivery["eventId"], event["body"].encode(), budget_s
+                delivery["url"], delivery["appId"], delivery["eventId"], event["body"].encode(), ready.budget_s
             )
         except Exception as exc:  # noqa: BLE001 - whatever went wrong is recorded as a failed attempt, never a crash loop
             status, error = None, type(exc).__name__
@@ -203,6 +263,36 @@ def _claim(delivery_id: str) -> tuple[str, int] | None:
     except aws.ConditionFailedError:
         return None
     return token, int((claimed or {}).get("attempts", 1))
+
+
+def _claim_all(ready: Mapping[str, _Ready]) -> dict[str, tuple[str, int]]:
+    """Claims of several deliveries in one transaction (each attempt counted, as `_claim` does, at the count the
+    batch read); when any of them is not claimable (another worker holds it, or it moved), each is claimed on its
+    own. Returns the claim token and the attempt's number of each delivery claimed."""
+    if len(ready) <= 1:
+        return {i: c for i in ready if (c := _claim(i)) is not None}
+    now = clock.now()
+    until = iso(now + timedelta(seconds=CLAIM_S))
+    tokens = {i: uuid.uuid4().hex for i in ready}
+    items = [
+        aws.update(
+            f"claim-{n}",
+            outbox.TABLE,
+            _key(i),
+            aws.Changes(set={"claimToken": tokens[i], "claimUntil": until, "dueAt": until}, add={"attempts": 1}),
+            aws.Condition(
+                "#s = :pending AND #n = :seen AND (attribute_not_exists(claimToken) OR claimUntil < :now)",
+                {"#s": "status", "#n": "attempts"},
+                {":pending": "pending", ":seen": int(r.delivery.get("attempts", 0)), ":now": iso(now)},
+            ),
+        )
+        for n, (i, r) in enumerate(ready.items())
+    ]
+    try:
+        aws.transact(items)
+    except aws.TransactionCancelledError:
+        return {i: c for i in ready if (c := _claim(i)) is not None}
+    return {i: (tokens[i], int(r.delivery.get("attempts", 0)) + 1) for i, r in ready.items()}
 
 
 def _give_up(delivery: dict[str, Any], reason: str) -> None:

@@ -65,3 +65,50 @@ def test_a_record_without_time_left_fails_and_stays_queued():
     # Every record failed: the invocation fails, so Lambda returns the whole batch to the queue.
     with pytest.raises(BatchProcessingError):
         consumers.sqs_batch("f", _event([{"n": 0}, {"n": 1}], millis=500), handle)
+
+
+def test_a_batch_at_once_reports_only_its_failed_records():
+    def handle_batch(bodies: list[dict]) -> list[BaseException | None]:
+        return [ValueError("poison") if body["n"] == 1 else None for body in bodies]
+
+    result = consumers.sqs_batch_at_once("f", _event([{"n": 0}, {"n": 1}, {"n": 2}]), handle_batch)
+    assert result == {"batchItemFailures": [{"itemIdentifier": "m1"}]}
+
+
+def test_a_batch_at_once_fails_alone_a_record_that_is_not_json_and_wholly_when_it_raises():
+    event = _event([{"n": 0}, {"n": 1}])
+    event.to_dict()["Records"][0]["body"] = "not json"
+    seen: list[list[dict]] = []
+
+    def handle_batch(bodies: list[dict]) -> list[BaseException | None]:
+        seen.append(bodies)
+        return [None] * len(bodies)
+
+    assert consumers.sqs_batch_at_once("f", event, handle_batch) == {"batchItemFailures": [{"itemIdentifier": "m0"}]}
+    assert seen == [[{"n": 1}]]
+
+    def broken(bodies: list[dict]) -> list[BaseException | None]:
+        raise RuntimeError("down")
+
+    from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
+
+    with pytest.raises(BatchProcessingError):  # every record failed: the batch goes back whole, as with sqs_batch
+        consumers.sqs_batch_at_once("f", _event([{"n": 0}, {"n": 1}]), broken)
+
+
+def test_work_runs_concurrently_within_the_callers_budget():
+    import threading
+
+    inside = threading.Barrier(4, timeout=5)  # all four must be running at once to pass it
+    budgets: list[float | None] = []
+
+    def piece(n: int) -> None:
+        inside.wait()
+        budgets.append(deadline.remaining_s())
+        if n == 2:
+            raise ValueError("one fails")
+
+    with deadline.budget(5.0):
+        outcomes = consumers.concurrently([lambda n=n: piece(n) for n in range(4)], threads=4)
+    assert [type(o).__name__ if o else None for o in outcomes] == [None, None, "ValueError", None]
+    assert len(budgets) == 4 and all(b is not None and 0 < b <= 5.0 for b in budgets)
