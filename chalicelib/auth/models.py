@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from chalicelib.auth.tokens import Claims
 from chalicelib.auth.users import User
+from chalicelib.platform.wire import WireModel
 from chalicelib.tenancy.models import Client
 
 
@@ -28,7 +29,7 @@ class WalletPrincipal:
 _EXAMPLE_LOGIN_REQUEST: dict[str, Any] = {"subId": "user-42"}
 
 
-class LoginRequest(BaseModel):
+class LoginRequest(WireModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [_EXAMPLE_LOGIN_REQUEST]})
 
     subId: str = Field(
@@ -43,7 +44,7 @@ class LoginRequest(BaseModel):
 _EXAMPLE_REFRESH_REQUEST: dict[str, Any] = {"refreshToken": "drt_Q2xpZW50IHJlZnJlc2ggdG9rZW4gZXhhbXBsZQ"}
 
 
-class RefreshRequest(BaseModel):
+class RefreshRequest(WireModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [_EXAMPLE_REFRESH_REQUEST]})
 
     refreshToken: str = Field(min_length=1, max_length=256)
@@ -61,7 +62,7 @@ _EXAMPLE_TOKEN_PAIR: dict[str, Any] = {
 }
 
 
-class TokenPair(BaseModel):
+class TokenPair(WireModel):
     """`accessToken` for a user without a wallet, `walletToken` once the wallet exists; never both."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_TOKEN_PAIR]})
@@ -84,7 +85,7 @@ _EXAMPLE_SESSION_INFO: dict[str, Any] = {
 }
 
 
-class SessionInfo(BaseModel):
+class SessionInfo(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_SESSION_INFO]})
 
     userId: str
@@ -103,7 +104,7 @@ _EXAMPLE_WHO_AM_I: dict[str, Any] = {
 }
 
 
-class WhoAmI(BaseModel):
+class WhoAmI(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_WHO_AM_I]})
 
     appId: str

@@ -10,13 +10,12 @@ import contextlib
 import uuid
 from typing import Any
 
-from pydantic import BaseModel
-
 from chalicelib.platform import aws
 from chalicelib.platform.clock import iso_now
+from chalicelib.platform.wire import WireModel
 
 
-class User(BaseModel):
+class User(WireModel):
     userId: str
     clientId: str
     subId: str

@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
 from chalicelib.platform.pagination import Pagination
+from chalicelib.platform.wire import WireModel
 
 
 class Role(StrEnum):
@@ -29,7 +30,7 @@ PASSWORD_MIN = 12
 PASSWORD_MAX = 128
 
 
-class ConsoleUser(BaseModel):
+class ConsoleUser(WireModel):
     userId: str
     email: str
     organizationId: str
@@ -54,7 +55,7 @@ class Session:
     stage: str
 
 
-class Invite(BaseModel):
+class Invite(WireModel):
     inviteId: str
     organizationId: str
     email: str | None = None
@@ -65,7 +66,7 @@ class Invite(BaseModel):
     usedAt: str | None = None
 
 
-class Actor(BaseModel):
+class Actor(WireModel):
     """Who changed something: a console user, or the operator's admin command."""
 
     kind: str = Field(description="`console_user` or `operator`.")
@@ -85,7 +86,7 @@ _EXAMPLE_AUDIT_ENTRY: dict[str, Any] = {
 }
 
 
-class AuditEntry(BaseModel):
+class AuditEntry(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_AUDIT_ENTRY]})
 
     id: str
@@ -98,7 +99,7 @@ class AuditEntry(BaseModel):
     details: dict[str, Any] = Field(default_factory=dict)
 
 
-class AuditPage(BaseModel):
+class AuditPage(WireModel):
     model_config = ConfigDict(
         json_schema_extra={
             "examples": [
@@ -124,7 +125,7 @@ class AuditPage(BaseModel):
 # --- forms -----------------------------------------------------------------------------------------------------
 
 
-class _Form(BaseModel):
+class _Form(WireModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
 
 

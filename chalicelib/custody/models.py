@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from chalicelib.platform.pagination import PageQuery, Pagination, page_query
+from chalicelib.platform.wire import WireModel
 
 InvoiceStatus = Literal["pending", "paid", "expired", "failed"]
 DepositStatus = Literal["pending", "credited", "reverted"]
@@ -16,7 +17,7 @@ _SUB_ID = r"^[A-Za-z0-9._:@+\-]{1,128}$"
 _EXAMPLE_CREATE_ACCOUNT_REQUEST: dict[str, Any] = {"subId": "user-42", "poolType": "dedicated"}
 
 
-class CreateAccountRequest(BaseModel):
+class CreateAccountRequest(WireModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [_EXAMPLE_CREATE_ACCOUNT_REQUEST]})
 
     subId: str = Field(pattern=_SUB_ID, description="Your identifier of the account's user; one account per subId.")
@@ -27,7 +28,7 @@ class CreateAccountRequest(BaseModel):
     )
 
 
-class CustodyToken(BaseModel):
+class CustodyToken(WireModel):
     id: str
     tokenCode: str
     symbol: str
@@ -54,13 +55,13 @@ _EXAMPLE_CUSTODY_TOKEN_LIST: dict[str, Any] = {
 }
 
 
-class CustodyTokenList(BaseModel):
+class CustodyTokenList(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_CUSTODY_TOKEN_LIST]})
 
     data: list[CustodyToken]
 
 
-class CustodyWallet(BaseModel):
+class CustodyWallet(WireModel):
     walletId: str
     network: str
     chainId: int
@@ -87,7 +88,7 @@ _EXAMPLE_CUSTODY_ACCOUNT: dict[str, Any] = {
 }
 
 
-class CustodyAccount(BaseModel):
+class CustodyAccount(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_CUSTODY_ACCOUNT]})
 
     id: str
@@ -123,7 +124,7 @@ _EXAMPLE_CUSTODY_ACCOUNT_PAGE: dict[str, Any] = {
 }
 
 
-class CustodyAccountPage(BaseModel):
+class CustodyAccountPage(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_CUSTODY_ACCOUNT_PAGE]})
 
     data: list[CustodyAccount]
@@ -134,7 +135,7 @@ class CustodyAccountListQuery(page_query(10)):  # type: ignore[misc]
     subId: str | None = Field(None, pattern=_SUB_ID, description="Only the account of this subId (0 or 1 records).")
 
 
-class CustodyBalance(BaseModel):
+class CustodyBalance(WireModel):
     network: str
     chainId: int
     tokenCode: str
@@ -168,14 +169,14 @@ _EXAMPLE_CUSTODY_BALANCES: dict[str, Any] = {
 }
 
 
-class CustodyBalances(BaseModel):
+class CustodyBalances(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_CUSTODY_BALANCES]})
 
     accountId: str
     balances: list[CustodyBalance]
 
 
-class JournalEntry(BaseModel):
+class JournalEntry(WireModel):
     id: str
     kind: Literal["pending", "pending_void", "credit", "correction", "hold", "release", "debit"]
     debitAccount: str = Field(description="The ledger account debited (`account:<id>:<balance>` or `house:...`).")
@@ -223,7 +224,7 @@ _EXAMPLE_JOURNAL_ENTRY_PAGE: dict[str, Any] = {
 }
 
 
-class JournalEntryPage(BaseModel):
+class JournalEntryPage(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_JOURNAL_ENTRY_PAGE]})
 
     data: list[JournalEntry]
@@ -240,7 +241,7 @@ _EXAMPLE_CREATE_INVOICE_REQUEST: dict[str, Any] = {
 }
 
 
-class CreateInvoiceRequest(BaseModel):
+class CreateInvoiceRequest(WireModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [_EXAMPLE_CREATE_INVOICE_REQUEST]})
 
     accountId: str = Field(max_length=64)
@@ -276,7 +277,7 @@ _EXAMPLE_INVOICE: dict[str, Any] = {
 }
 
 
-class Invoice(BaseModel):
+class Invoice(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_INVOICE]})
 
     id: str
@@ -332,7 +333,7 @@ _EXAMPLE_INVOICE_PAGE: dict[str, Any] = {
 }
 
 
-class InvoicePage(BaseModel):
+class InvoicePage(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_INVOICE_PAGE]})
 
     data: list[Invoice]
@@ -345,7 +346,7 @@ class InvoiceListQuery(page_query(10)):  # type: ignore[misc]
     reference: str | None = Field(None, min_length=1, max_length=128, description="Only the invoice of this reference.")
 
 
-class DepositTransaction(BaseModel):
+class DepositTransaction(WireModel):
     txHash: str
     chainId: int
     networkCode: str
@@ -360,7 +361,7 @@ class DepositTransaction(BaseModel):
     model_config = ConfigDict(populate_by_name=True)
 
 
-class DepositCredit(BaseModel):
+class DepositCredit(WireModel):
     tokenCode: str
     amount: str
     referenceType: str
@@ -411,7 +412,7 @@ _EXAMPLE_DEPOSIT: dict[str, Any] = {
 }
 
 
-class Deposit(BaseModel):
+class Deposit(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_DEPOSIT]})
 
     id: str
@@ -489,7 +490,7 @@ _EXAMPLE_DEPOSIT_PAGE: dict[str, Any] = {
 }
 
 
-class DepositPage(BaseModel):
+class DepositPage(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_DEPOSIT_PAGE]})
 
     data: list[Deposit]
@@ -513,7 +514,7 @@ _EXAMPLE_WATCHER_STATUS: dict[str, Any] = {
 }
 
 
-class WatcherStatus(BaseModel):
+class WatcherStatus(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_WATCHER_STATUS]})
 
     network: str
@@ -538,7 +539,7 @@ _EXAMPLE_CREATE_WITHDRAWAL_REQUEST: dict[str, Any] = {
 }
 
 
-class CreateWithdrawalRequest(BaseModel):
+class CreateWithdrawalRequest(WireModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [_EXAMPLE_CREATE_WITHDRAWAL_REQUEST]})
 
     accountId: str = Field(max_length=64)
@@ -575,7 +576,7 @@ _EXAMPLE_WITHDRAWAL: dict[str, Any] = {
 }
 
 
-class Withdrawal(BaseModel):
+class Withdrawal(WireModel):
     id: str
     accountId: str
     status: WithdrawalStatus
@@ -627,7 +628,7 @@ _EXAMPLE_WITHDRAWAL_PAGE: dict[str, Any] = {
 }
 
 
-class WithdrawalPage(BaseModel):
+class WithdrawalPage(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_WITHDRAWAL_PAGE]})
 
     data: list[Withdrawal]
@@ -647,7 +648,7 @@ _EXAMPLE_ALLOWLIST: dict[str, Any] = {
 }
 
 
-class Allowlist(BaseModel):
+class Allowlist(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_ALLOWLIST]})
 
     enabled: bool = Field(description="When true, withdrawals may only go to `addresses`.")
@@ -660,14 +661,14 @@ class Allowlist(BaseModel):
     )
 
 
-class GasWalletBalance(BaseModel):
+class GasWalletBalance(WireModel):
     network: str
     chainId: int
     balance: str = Field(description="Native coin, human units.")
     symbol: str
 
 
-class GasWallet(BaseModel):
+class GasWallet(WireModel):
     mpcSubId: str = Field(description="The custody key.")
     poolType: Literal["dedicated", "organization_owned"]
     address: str = Field(description="The key's own address: it pays the gas of withdrawals; fund it.")
@@ -686,7 +687,7 @@ _EXAMPLE_GAS_WALLET_LIST: dict[str, Any] = {
 }
 
 
-class GasWalletList(BaseModel):
+class GasWalletList(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_GAS_WALLET_LIST]})
 
     data: list[GasWallet]

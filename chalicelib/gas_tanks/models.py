@@ -6,13 +6,14 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, StrictBool
+from pydantic import ConfigDict, Field, PlainSerializer, StrictBool
 
 from chalicelib.platform import aws, due
 from chalicelib.platform.addresses import Address
 from chalicelib.platform.pagination import Pagination
 from chalicelib.platform.records import Record
 from chalicelib.platform.transitions import Machine, Move, Stateful
+from chalicelib.platform.wire import WireModel
 
 TABLE = "gas-tanks"
 
@@ -34,7 +35,7 @@ _EXAMPLE_CLIENT_TOP_UP: dict[str, Any] = {
 }
 
 
-class ClientTopUp(BaseModel):
+class ClientTopUp(WireModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [_EXAMPLE_CLIENT_TOP_UP]})
 
     txHash: str = Field(pattern=TX_HASH, description="The transaction that sent USDT to the pool.")
@@ -65,7 +66,7 @@ class OwnerTopUp(ClientTopUp):
     receiverOwnerId: str = Field(min_length=1, max_length=64, description="Owner record id or owner address.")
 
 
-class TopUpRecord(BaseModel):
+class TopUpRecord(WireModel):
     id: str
     createdAt: str
     updatedAt: str | None
@@ -101,7 +102,7 @@ _EXAMPLE_TOP_UP_PAGE: dict[str, Any] = {
 }
 
 
-class TopUpPage(BaseModel):
+class TopUpPage(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_TOP_UP_PAGE]})
 
     data: list[TopUpRecord]
@@ -120,7 +121,7 @@ _EXAMPLE_CLIENT_GAS_TANK: dict[str, Any] = {
 }
 
 
-class ClientGasTank(BaseModel):
+class ClientGasTank(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_CLIENT_GAS_TANK]})
 
     id: str
@@ -133,7 +134,7 @@ class ClientGasTank(BaseModel):
     updatedAt: str | None
 
 
-class UsageRecord(BaseModel):
+class UsageRecord(WireModel):
     id: str
     clientId: str
     clientGasTankId: str
@@ -175,7 +176,7 @@ _EXAMPLE_USAGE_PAGE: dict[str, Any] = {
 }
 
 
-class UsagePage(BaseModel):
+class UsagePage(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_USAGE_PAGE]})
 
     data: list[UsageRecord]

@@ -18,13 +18,14 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from chalicelib.platform import aws
+from chalicelib.platform.wire import WireModel
 
 MAX_LIMIT = 100
 COUNTER_SK = "COUNT"
 T = TypeVar("T")
 
 
-class PageQuery(BaseModel):
+class PageQuery(WireModel):
     page: int
     limit: int
 
@@ -40,7 +41,7 @@ def page_query(default_limit: int, max_limit: int = MAX_LIMIT) -> type[PageQuery
     )
 
 
-class Pagination(BaseModel):
+class Pagination(WireModel):
     total: int
     page: int
     limit: int

@@ -12,7 +12,9 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
+
+from chalicelib.platform.wire import WireModel
 
 
 def plain(value: Any) -> Any:
@@ -28,7 +30,7 @@ def plain(value: Any) -> Any:
     return value
 
 
-class Record(BaseModel):
+class Record(WireModel):
     """One item of a table, keyed by `pk`/`sk`."""
 
     model_config = ConfigDict(extra="allow", frozen=True)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from chalicelib.platform.addresses import Address
 from chalicelib.platform.amounts import Uint256
+from chalicelib.platform.wire import WireModel
 
 MAX_SIGNATURE_CHARS = 200  # base64 of a 64-byte Ed25519 signature is 88; room for padding mistakes, not for junk
 MAX_PUBLIC_KEY_CHARS = 200  # base64 of a 32-byte key is 44
@@ -43,7 +44,7 @@ _EXAMPLE_NEW_KEY = "Kay64UG8yvCyLhqU000LxzYeUm0L/hLIl5S8kyKWbdc="
 _EXAMPLE_ROTATION = "f9Kt9wJbzqni/qRX4kctkB6YBIqJSNoVEi8/7y70O/BDJZaH+Usmqfg2iC7IcjbEw884pxK8N5QqPE/xGRJwCQ=="
 
 
-class PolicyBody(BaseModel):
+class PolicyBody(WireModel):
     """`PUT /api/v1/policies`: the document and the policy key's signature of its canonical JSON."""
 
     model_config = ConfigDict(
@@ -60,7 +61,7 @@ class PolicyBody(BaseModel):
     )
 
 
-class PolicySet(BaseModel):
+class PolicySet(WireModel):
     model_config = ConfigDict(
         json_schema_extra={"examples": [{"version": 3, "keyId": _EXAMPLE_KEY_ID, "setAt": "2026-11-22T10:00:00.000Z"}]}
     )
@@ -70,7 +71,7 @@ class PolicySet(BaseModel):
     setAt: str = Field(description="When the cosigner stored it (RFC 3339, UTC).")
 
 
-class PolicyView(BaseModel):
+class PolicyView(WireModel):
     model_config = ConfigDict(
         json_schema_extra={
             "examples": [
@@ -97,7 +98,7 @@ class PolicyView(BaseModel):
     )
 
 
-class TransactionToEvaluate(BaseModel):
+class TransactionToEvaluate(WireModel):
     """A would-be transaction: what the engine reads of a send (its chain, recipient, value and call data)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -113,7 +114,7 @@ class TransactionToEvaluate(BaseModel):
     )
 
 
-class EvaluateBody(BaseModel):
+class EvaluateBody(WireModel):
     """`POST /api/v1/policies/evaluate`: exactly one of `transaction`, `message`, `typedData`."""
 
     model_config = ConfigDict(
@@ -158,7 +159,7 @@ class EvaluateBody(BaseModel):
         return self
 
 
-class Evaluation(BaseModel):
+class Evaluation(WireModel):
     model_config = ConfigDict(
         json_schema_extra={
             "examples": [
@@ -182,7 +183,7 @@ class Evaluation(BaseModel):
     reason: str = Field(description="One sentence for humans; may change.")
 
 
-class KeyRotationBody(BaseModel):
+class KeyRotationBody(WireModel):
     """`PUT /api/v1/policies/key`: the new key, signed by the current one."""
 
     model_config = ConfigDict(
@@ -198,7 +199,7 @@ class KeyRotationBody(BaseModel):
     )
 
 
-class KeyRotated(BaseModel):
+class KeyRotated(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [{"keyId": "pk_24f6ed6acbfe1009", "sequence": 2}]})
 
     keyId: str = Field(description="The new key's id.")

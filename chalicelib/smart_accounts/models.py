@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from chalicelib.platform.addresses import Address
 from chalicelib.platform.records import Record
+from chalicelib.platform.wire import WireModel
 
 
-class OwnerRef(BaseModel):
+class OwnerRef(WireModel):
     model_config = ConfigDict(extra="forbid")
 
     id: Address = Field(description="The owner's Ethereum address (controls the accounts).")
@@ -23,13 +24,13 @@ _EXAMPLE_CREATE_SMART_ACCOUNT: dict[str, Any] = {
 }
 
 
-class CreateSmartAccount(BaseModel):
+class CreateSmartAccount(WireModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [_EXAMPLE_CREATE_SMART_ACCOUNT]})
 
     owner: OwnerRef
 
 
-class GasTank(BaseModel):
+class GasTank(WireModel):
     id: str
     createdAt: str
     updatedAt: str | None
@@ -40,7 +41,7 @@ class GasTank(BaseModel):
     decimals: int
 
 
-class Account(BaseModel):
+class Account(WireModel):
     id: str
     createdAt: str
     updatedAt: str | None
@@ -92,7 +93,7 @@ _EXAMPLE_OWNER_RECORD: dict[str, Any] = {
 }
 
 
-class OwnerRecord(BaseModel):
+class OwnerRecord(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_OWNER_RECORD]})
 
     id: str
@@ -106,12 +107,12 @@ class OwnerRecord(BaseModel):
     accounts: list[Account]
 
 
-class UsdtInfo(BaseModel):
+class UsdtInfo(WireModel):
     address: str
     decimals: int
 
 
-class NetworkInfo(BaseModel):
+class NetworkInfo(WireModel):
     name: str
     chainId: int
     nativeSymbol: str
@@ -144,7 +145,7 @@ _EXAMPLE_NETWORK_LIST: dict[str, Any] = {
 }
 
 
-class NetworkList(BaseModel):
+class NetworkList(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_NETWORK_LIST]})
 
     networks: list[NetworkInfo]

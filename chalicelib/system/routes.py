@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from chalice import Blueprint, Chalice, Response
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from chalicelib.auth import guards
 from chalicelib.evm.rpc import quantity, rpc_call
@@ -17,6 +17,7 @@ from chalicelib.platform.errors import ApiError
 from chalicelib.platform.networks import Network, registry
 from chalicelib.platform.router import Call, Reply, document_route, guarded, route
 from chalicelib.platform.settings import load_settings
+from chalicelib.platform.wire import WireModel
 from chalicelib.system import assets
 from chalicelib.system.docs_page import CONTENT_SECURITY_POLICY, render
 
@@ -37,13 +38,13 @@ NOT_READY = assets.NOT_READY
 VERSION = "0.1.0"
 
 
-class Component(BaseModel):
+class Component(WireModel):
     name: str
     ok: bool
     detail: str | None = None
 
 
-class Health(BaseModel):
+class Health(WireModel):
     model_config = ConfigDict(
         json_schema_extra={"examples": [{"service": "dompet", "version": "0.1.0", "stage": "dev"}]}
     )

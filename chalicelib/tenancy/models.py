@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pydantic import BaseModel
+from chalicelib.platform.wire import WireModel
 
 
-class Organization(BaseModel):
+class Organization(WireModel):
     organizationId: str
     name: str
     createdAt: str
 
 
-class Client(BaseModel):
+class Client(WireModel):
     clientId: str
     organizationId: str
     name: str
@@ -21,7 +21,7 @@ class Client(BaseModel):
     secretRotatedAt: str | None = None
 
 
-class App(BaseModel):
+class App(WireModel):
     appId: str
     clientId: str
     organizationId: str
@@ -35,7 +35,7 @@ class App(BaseModel):
         return f"S#{self.clientId}#{self.appId}"
 
 
-class IssuedCredentials(BaseModel):
+class IssuedCredentials(WireModel):
     """Printed once by the admin command (and shown once by the console); secrets are not recoverable afterwards."""
 
     organizationId: str

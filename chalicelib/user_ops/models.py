@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from pydantic import ConfigDict, Field, StrictBool
 
 from chalicelib.gas_tanks.models import Rate
 from chalicelib.platform import aws, due
@@ -13,6 +13,7 @@ from chalicelib.platform.addresses import Address
 from chalicelib.platform.amounts import TokenId, Uint256
 from chalicelib.platform.pagination import Pagination
 from chalicelib.platform.transitions import Machine, Move, Stateful
+from chalicelib.platform.wire import WireModel
 
 TABLE = "user-ops"
 
@@ -20,7 +21,7 @@ HEX = r"^0x([0-9a-fA-F]{2}){0,24576}$"  # at most 24 KiB of bytes
 ACCOUNT_ID = r"^[0-9a-f-]{36}$"
 
 
-class _Body(BaseModel):
+class _Body(WireModel):
     model_config = ConfigDict(extra="forbid")
 
     accountId: str = Field(pattern=ACCOUNT_ID, description="The smart account (from the owner record).")
@@ -128,7 +129,7 @@ _EXAMPLE_ESTIMATE: dict[str, Any] = {
 }
 
 
-class Estimate(BaseModel):
+class Estimate(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_ESTIMATE]})
 
     requiredNative: str = Field(description="The operation's maximum cost in wei.")
@@ -143,7 +144,7 @@ _EXAMPLE_HASH_RESULT: dict[str, Any] = {
 }
 
 
-class HashResult(BaseModel):
+class HashResult(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_HASH_RESULT]})
 
     hash: str = Field(description="The userOpHash; the owner signs it (EIP-191 personal_sign of the 32 bytes).")
@@ -159,7 +160,7 @@ _EXAMPLE_SUBMIT: dict[str, Any] = {
 }
 
 
-class Submit(BaseModel):
+class Submit(WireModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [_EXAMPLE_SUBMIT]})
 
     signature: str = Field(pattern=r"^0x[0-9a-fA-F]{130}$", description="The owner's signature of `hash`.")
@@ -168,7 +169,7 @@ class Submit(BaseModel):
     isSponsored: StrictBool = Field(description="true: the organization's gas tank pays; false: the owner's.")
 
 
-class EmbeddedUsage(BaseModel):
+class EmbeddedUsage(WireModel):
     """The usage record as embedded in the all-owners list: with `appId`, without the service's own fee."""
 
     id: str
@@ -213,7 +214,7 @@ _EXAMPLE_USER_OPERATION: dict[str, Any] = {
 }
 
 
-class UserOperation(BaseModel):
+class UserOperation(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_USER_OPERATION]})
 
     id: str
@@ -289,7 +290,7 @@ _EXAMPLE_USER_OPERATION_PAGE: dict[str, Any] = {
 }
 
 
-class UserOperationPage(BaseModel):
+class UserOperationPage(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_USER_OPERATION_PAGE]})
 
     data: list[UserOperation]

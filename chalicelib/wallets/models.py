@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from chalicelib.platform.pagination import Pagination
+from chalicelib.platform.wire import WireModel
 
 
-class SecretRequest(BaseModel):
+class SecretRequest(WireModel):
     """The `secret` of every wallet body: A+C sign instead of A+B when it is given."""
 
     model_config = ConfigDict(extra="forbid")
@@ -54,7 +55,7 @@ _EXAMPLE_BALANCE: dict[str, Any] = {
 }
 
 
-class Balance(BaseModel):
+class Balance(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_BALANCE]})
 
     balance: str = Field(description="Exact decimal amount in human units.")
@@ -71,7 +72,7 @@ _EXPIRE_DATE_DOC = (
 _EXAMPLE_CREATE_WALLET_REQUEST: dict[str, Any] = {"expireDate": "2026-11-23T08:00:00Z"}
 
 
-class CreateWalletRequest(BaseModel):
+class CreateWalletRequest(WireModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [_EXAMPLE_CREATE_WALLET_REQUEST]})
 
     expireDate: str | None = Field(None, max_length=40, description=_EXPIRE_DATE_DOC)
@@ -83,7 +84,7 @@ _EXAMPLE_RECOVER_WALLET_REQUEST: dict[str, Any] = {
 }
 
 
-class RecoverWalletRequest(BaseModel):
+class RecoverWalletRequest(WireModel):
     """JSON `{secret0}`; or multipart/form-data with the recovery file in part `file`."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [_EXAMPLE_RECOVER_WALLET_REQUEST]})
@@ -105,7 +106,7 @@ _EXAMPLE_IMPORT_WALLET_REQUEST: dict[str, Any] = {
 }
 
 
-class ImportWalletRequest(BaseModel):
+class ImportWalletRequest(WireModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [_EXAMPLE_IMPORT_WALLET_REQUEST]})
 
     privateKey: str = Field(
@@ -123,7 +124,7 @@ _EXAMPLE_WALLET_CREATED: dict[str, Any] = {
 }
 
 
-class WalletCreated(BaseModel):
+class WalletCreated(WireModel):
     """The interface's MPC wallet creation result, plus a refresh token for later logins."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_WALLET_CREATED]})
@@ -183,7 +184,7 @@ class TransferErc721Request(WalletRequest):
     tokenAddress: str = Field(max_length=42, description="ERC-721 contract address.")
 
 
-class RawTransaction(BaseModel):
+class RawTransaction(WireModel):
     """A raw transaction, every field a hex string. Missing gas fields are filled in by the service."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
@@ -215,7 +216,7 @@ class SendTransactionRequest(WalletRequest):
     transaction: RawTransaction
 
 
-class TxSignature(BaseModel):
+class TxSignature(WireModel):
     type_: str = Field(alias="_type", description='Always "signature".')
     networkV: str | None
     r: str
@@ -223,7 +224,7 @@ class TxSignature(BaseModel):
     v: int
 
 
-class TxReceipt(BaseModel):
+class TxReceipt(WireModel):
     """ethers v6's JSON of a pending transaction (see docs/wallets.md)."""
 
     type_: str = Field(alias="_type", description='Always "TransactionReceipt".')
@@ -274,7 +275,7 @@ _EXAMPLE_SEND_RESULT: dict[str, Any] = {
 }
 
 
-class SendResult(BaseModel):
+class SendResult(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_SEND_RESULT]})
 
     txReceipt: TxReceipt
@@ -325,7 +326,7 @@ _EXAMPLE_TRANSACTION_VIEW: dict[str, Any] = {
 }
 
 
-class TransactionView(BaseModel):
+class TransactionView(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_TRANSACTION_VIEW]})
 
     hash: str
@@ -397,7 +398,7 @@ _EXAMPLE_TRANSACTION_PAGE: dict[str, Any] = {
 }
 
 
-class TransactionPage(BaseModel):
+class TransactionPage(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_TRANSACTION_PAGE]})
 
     data: list[TransactionView]
@@ -467,7 +468,7 @@ class SignTypedDataRequest(SecretRequest):
     )
 
 
-class MessageSignature(BaseModel):
+class MessageSignature(WireModel):
     model_config = ConfigDict(
         json_schema_extra={
             "examples": [
@@ -488,7 +489,7 @@ class MessageSignature(BaseModel):
     )
 
 
-class TypedDataSignature(BaseModel):
+class TypedDataSignature(WireModel):
     model_config = ConfigDict(
         json_schema_extra={
             "examples": [
@@ -509,7 +510,7 @@ class TypedDataSignature(BaseModel):
     domainSeparator: str = Field(description="hashStruct(EIP712Domain) of the document's domain.")
 
 
-class SignatureView(BaseModel):
+class SignatureView(WireModel):
     """A message signature in the wallet's history: what was signed, never the message or the signature."""
 
     model_config = ConfigDict(
@@ -535,7 +536,7 @@ class SignatureView(BaseModel):
     createdAt: str
 
 
-class SignaturePage(BaseModel):
+class SignaturePage(WireModel):
     model_config = ConfigDict(
         json_schema_extra={
             "examples": [

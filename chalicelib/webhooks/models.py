@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from chalicelib.platform.pagination import Pagination
+from chalicelib.platform.wire import WireModel
 
 _EXAMPLE_WEBHOOK_SETTINGS_REQUEST: dict[str, Any] = {"url": "https://example.com/hook"}
 
 
-class WebhookSettingsRequest(BaseModel):
+class WebhookSettingsRequest(WireModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [_EXAMPLE_WEBHOOK_SETTINGS_REQUEST]})
 
     url: str = Field(min_length=1, max_length=2048, description="An https URL whose host resolves to public addresses.")
@@ -24,7 +25,7 @@ _EXAMPLE_WEBHOOK_SETTINGS: dict[str, Any] = {
 }
 
 
-class WebhookSettings(BaseModel):
+class WebhookSettings(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_WEBHOOK_SETTINGS]})
 
     url: str | None = Field(description="The registered URL, null when none is set.")
@@ -37,7 +38,7 @@ class WebhookSettings(BaseModel):
 _EXAMPLE_DELETED: dict[str, Any] = {"status": "ok"}
 
 
-class Deleted(BaseModel):
+class Deleted(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_DELETED]})
 
     status: Literal["ok"] = "ok"
@@ -49,14 +50,14 @@ _EXAMPLE_TEST_EVENT_QUEUED: dict[str, Any] = {
 }
 
 
-class TestEventQueued(BaseModel):
+class TestEventQueued(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_TEST_EVENT_QUEUED]})
 
     id: str = Field(description="The webhook.test event's id (a random UUID), also X-Service-Event-Id.")
     deliveryId: str
 
 
-class DeliveryAttempt(BaseModel):
+class DeliveryAttempt(WireModel):
     attempt: int
     at: str
     responseStatus: int | None
@@ -82,7 +83,7 @@ _EXAMPLE_DELIVERY: dict[str, Any] = {
 }
 
 
-class Delivery(BaseModel):
+class Delivery(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_DELIVERY]})
 
     id: str
@@ -136,14 +137,14 @@ _EXAMPLE_DELIVERY_PAGE: dict[str, Any] = {
 }
 
 
-class DeliveryPage(BaseModel):
+class DeliveryPage(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_DELIVERY_PAGE]})
 
     data: list[Delivery]
     pagination: Pagination
 
 
-class PreviousKey(BaseModel):
+class PreviousKey(WireModel):
     publicKey: str
     keyId: str
 
@@ -155,7 +156,7 @@ _EXAMPLE_PUBLIC_KEY: dict[str, Any] = {
 }
 
 
-class PublicKey(BaseModel):
+class PublicKey(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_PUBLIC_KEY]})
 
     publicKey: str = Field(description="The app's Ed25519 public key, base64 of 32 bytes.")

@@ -1,0 +1,13 @@
+"""The base of the service's wire and storage models."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+
+class WireModel(BaseModel):
+    """A model whose validator and serializer are built on first use rather than at import: a cold start imports
+    every route's models, and a request uses a few of them (pydantic's `defer_build`). A model's own
+    `model_config` is merged with this one."""
+
+    model_config = ConfigDict(defer_build=True)
