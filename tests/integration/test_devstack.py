@@ -21,6 +21,7 @@ import requests
 
 from tests.integration.devstack_client import ROOT, dompet_sign, signed
 from tests.support import stack_tokens
+from tests.support.operator import operator_env
 
 pytestmark = pytest.mark.integration
 
@@ -389,15 +390,7 @@ def test_bad_input_is_400_naming_the_field(stack):
 
 
 def test_scheduled_function_runs_against_the_stack(stack):
-    env = {
-        **os.environ,
-        "AWS_ENDPOINT_URL": stack["info"]["awsEndpointUrl"],
-        "AWS_ACCESS_KEY_ID": "local",
-        "AWS_SECRET_ACCESS_KEY": "local",
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "DOMPET_STAGE": "local",
-        "DOMPET_NETWORKS_FILE": str(stack["state"] / "networks.json"),
-    }
+    env = operator_env(stack)
     result = subprocess.run(
         [sys.executable, "-m", "devtools.workers", "invoke", "rotate_signing_keys"],
         cwd=ROOT,

@@ -23,21 +23,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from web3 import Web3
 
 from tests.integration.devstack_client import signed
+from tests.support import stack_tokens
 from tests.support.concurrency import race
 
 pytestmark = pytest.mark.integration
 T = TypeVar("T")
-
-ERC20 = [
-    {
-        "name": name,
-        "type": "function",
-        "stateMutability": "nonpayable",
-        "outputs": [],
-        "inputs": [{"name": "to", "type": "address"}, {"name": "amount", "type": "uint256"}],
-    }
-    for name in ("mint", "transfer")
-]
 
 
 def now_us() -> str:
@@ -70,7 +60,7 @@ def test_eleven_parallel_withdrawals_from_a_balance_for_eight(stack):
     wallet = next(w for w in account["wallets"] if w["network"] == "local-a")
     network = info["networks"][0]
     w3 = Web3(Web3.HTTPProvider(network["rpcUrl"]))
-    token = w3.eth.contract(address=network["tokens"]["usdt"], abi=ERC20)
+    token = w3.eth.contract(address=network["tokens"]["usdt"], abi=stack_tokens.MINT_AND_TRANSFER_ABI)
     sender = w3.eth.accounts[6]
     w3.eth.wait_for_transaction_receipt(token.functions.mint(sender, 17_500_000).transact({"from": sender}))
     w3.eth.wait_for_transaction_receipt(
