@@ -23,6 +23,7 @@ from chalicelib.console.web import Html, PageCall, Redirect, page
 from chalicelib.platform import errors
 from chalicelib.platform.pagination import page_query
 from chalicelib.platform.router import guarded
+from chalicelib.platform.settings import load_settings
 from chalicelib.system import assets
 from chalicelib.webhooks import service as webhooks
 from chalicelib.webhooks.models import WebhookSettingsRequest
@@ -267,6 +268,10 @@ def invite(call: PageCall) -> Html:
 
 
 def _invite_link(call: PageCall, token: str) -> str:
+    """The console's public base (DOMPET_CONSOLE_URL) when set, else the origin the admin's browser used."""
+    configured = load_settings().console_url.rstrip("/")
+    if configured:
+        return f"{configured}/console/invite/{token}"
     host = str(call.request.headers.get("host", ""))
     scheme = "http" if not web.is_secure(call.request) else "https"
     return f"{scheme}://{host}{call.url('/console/invite/' + token)}"
