@@ -150,11 +150,11 @@ def login(email: str, password: str, source_ip: str | None, user_agent: str | No
     """A session for a correct password: a full one (logged as a sign-in), or one that owes the TOTP code.
     Failures are counted per account and per source; past either limit, 429 before the password is checked."""
     subjects = [(throttle.ACCOUNT, email)] + ([(throttle.SOURCE, source_ip)] if source_ip else [])
-    throttle.check(*subjects)
+    taken = throttle.take(*subjects)
     user = store.get_user_by_email(email)
     if not passwords.verify(str(user["passwordHash"]) if user else None, password) or user is None:
-        throttle.failed(*subjects)
-        raise unauthorized(INVALID_CREDENTIALS, "Email or password is not correct")
+        raise unauthorized(INVALID_CREDENTIALS, "Email or password is not correct")  # the attempts stay counted
+    throttle.give_back(taken)
     if user.get("totpEnabled"):
         return SignedIn(_new_session(user, TOTP_OWED), True)
     return SignedIn(_new_session(user, FULL, _signed_in(user, source_ip, user_agent)), False)
@@ -163,14 +163,14 @@ def login(email: str, password: str, source_ip: str | None, user_agent: str | No
 def second_factor(session: Session, code: str, source_ip: str | None = None, user_agent: str | None = None) -> str:
     """The TOTP code of a session that owes it: a new full session (the owing one ends). Codes are counted
     against the account; a code, once accepted, is not accepted again."""
-    throttle.check((throttle.TOTP, session.user_id))
+    taken = throttle.take((throttle.TOTP, session.user_id))
     user = store.get_user(session.user_id)
     if user is None or not user.get("totpEnabled"):
         raise unauthorized(SESSION_REQUIRED, "Sign in again")
     step = _accepted_step(user, str(user["totpSecret"]), code)
     if step is None or not _use_step(user, step):
-        throttle.failed((throttle.TOTP, session.user_id))
-        raise unauthorized(INVALID_TOTP_CODE, "The code is not correct")
+        raise unauthorized(INVALID_TOTP_CODE, "The code is not correct")  # the attempt stays counted
+    throttle.give_back(taken)
     store.delete_session(session.token_hash)
     return _new_session(user, FULL, _signed_in(user, source_ip, user_agent, second_factor=True))
 
@@ -242,8 +242,9 @@ def _new_session(user: dict[str, Any], stage: str, logged: Appended | None = Non
     return token
 
 
-def session(token: str | None, stage: str = FULL) -> tuple[Session, ConsoleUser]:
-    """The live session behind a cookie's token and its member as stored now (401 SESSION_REQUIRED otherwise)."""
+def session(token: str | None, stage: str = FULL, touch: bool = True) -> tuple[Session, ConsoleUser]:
+    """The live session behind a cookie's token and its member as stored now (401 SESSION_REQUIRED otherwise).
+    `touch`: the request is the member's own (a page's automatic refresh does not keep a session alive)."""
     item = store.get_session(digest(token)) if token and 20 <= len(token) <= 100 else None
     if item is None or item.get("stage") != stage:
         raise unauthorized(SESSION_REQUIRED, "Sign in to continue")
@@ -262,7 +263,7 @@ def session(token: str | None, stage: str = FULL) -> tuple[Session, ConsoleUser]
     if user is None or user["organizationId"] != found.organization_id:
         raise unauthorized(SESSION_REQUIRED, "Sign in to continue")
     now = clock.epoch()
-    if now - found.seen_at >= TOUCH_AFTER_S:
+    if touch and now - found.seen_at >= TOUCH_AFTER_S:
         store.touch_session(found.token_hash, now, min(now + load_settings().console_idle_s, found.absolute_until))
     return found, member_of(user)
 
@@ -303,30 +304,57 @@ def _member(organization_id: str, user_id: str) -> dict[str, Any]:
     return user
 
 
-def _admins_left(organization_id: str, without: str) -> int:
-    return sum(1 for m in store.members(organization_id) if m["role"] == Role.ADMIN and m["sk"] != f"MEMBER#{without}")
+def _another_admin(organization_id: str, user: dict[str, Any]) -> list[aws.TxItem]:
+    """For a change that takes the admin role from `user`: a check, in the change's transaction, that another
+    member is still an admin when it commits (so two admins demoting each other at once cannot both succeed).
+    LAST_ADMIN when there is none."""
+    if user["role"] != Role.ADMIN:
+        return []
+    others = [
+        str(m["sk"]).removeprefix("MEMBER#")
+        for m in store.members(organization_id)
+        if m["role"] == Role.ADMIN and m["sk"] != f"MEMBER#{user['userId']}"
+    ]
+    if not others:
+        raise conflict(LAST_ADMIN, "An organization keeps at least one admin")
+    still_admin = aws.Condition(
+        "#r = :admin AND organizationId = :org",
+        names={"#r": "role"},
+        values={":admin": Role.ADMIN.value, ":org": organization_id},
+    )
+    return [aws.condition_check("another-admin", store.TABLE, store.user_key(others[0]), still_admin)]
+
+
+def _commit_keeping_an_admin(plan: Plan) -> None:
+    try:
+        unit_of_work.commit(plan)
+    except aws.TransactionCancelledError as exc:
+        if exc.condition_failed("another-admin"):
+            raise conflict(
+                LAST_ADMIN, "An organization keeps at least one admin (the team changed meanwhile)"
+            ) from None
+        raise
 
 
 def set_role(origin: Origin, user_id: str, role: Role) -> None:
     user = _member(origin.organization_id, user_id)
-    if user["role"] == Role.ADMIN and role != Role.ADMIN and _admins_left(origin.organization_id, user_id) == 0:
-        raise conflict(LAST_ADMIN, "An organization keeps at least one admin")
+    keeps = _another_admin(origin.organization_id, user) if role != Role.ADMIN else []
     seen = aws.Condition("#r = :r", names={"#r": "role"}, values={":r": user["role"]})
     changes = aws.Changes(set={"role": role.value})
     items = [
         aws.update("user", store.TABLE, store.user_key(user_id), changes, seen),
         aws.update("member", store.TABLE, store.member_key(origin.organization_id, user_id), changes),
+        *keeps,
     ]
     logged = audit.entry(origin, "member.role_changed", "member", user_id, email=user["email"], role=role.value)
-    unit_of_work.commit(Plan(items=items, lists=[logged]))
+    _commit_keeping_an_admin(Plan(items=items, lists=[logged]))
 
 
 def remove(origin: Origin, user_id: str) -> None:
     user = _member(origin.organization_id, user_id)
-    if user["role"] == Role.ADMIN and _admins_left(origin.organization_id, user_id) == 0:
-        raise conflict(LAST_ADMIN, "An organization keeps at least one admin")
+    keeps = _another_admin(origin.organization_id, user)
     logged = audit.entry(origin, "member.removed", "member", user_id, email=user["email"])
-    unit_of_work.commit(Plan(items=store.removed_user_items(user), lists=[logged]))
+    _commit_keeping_an_admin(Plan(items=[*store.removed_user_items(user), *keeps], lists=[logged]))
 
 
 # --- the second factor ---------------------------------------------------------------------------------------
@@ -353,15 +381,16 @@ def start_totp(user: ConsoleUser) -> tuple[str, str]:
 
 def confirm_totp(origin: Origin, user: ConsoleUser, code: str) -> None:
     """Turn the pending secret on with a code it generates."""
-    throttle.check((throttle.TOTP, user.userId))
+    taken = throttle.take((throttle.TOTP, user.userId))
     item = store.get_user(user.userId)
     pending = item.get("pendingTotpSecret") if item else None
     if item is None or not pending:
+        throttle.give_back(taken)
         raise conflict(TOTP_NOT_STARTED, "Start setting up two-factor sign-in first")
     step = _accepted_step(item, str(pending), code)
     if step is None:
-        throttle.failed((throttle.TOTP, user.userId))
-        raise bad_request(INVALID_TOTP_CODE, "The code is not correct", field="code")
+        raise bad_request(INVALID_TOTP_CODE, "The code is not correct", field="code")  # the attempt stays counted
+    throttle.give_back(taken)
     changes = aws.Changes(
         set={"totpSecret": pending, "totpEnabled": True, "totpLastStep": step}, remove=("pendingTotpSecret",)
     )

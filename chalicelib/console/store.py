@@ -176,19 +176,18 @@ def throttle_key(subject: str, window: int) -> dict[str, str]:
     return {"pk": f"THROTTLE#{subject}", "sk": f"W#{window}"}
 
 
-def failures(subjects: list[str], window: int) -> dict[str, int]:
-    keys = [throttle_key(s, window) for s in subjects]
-    found = {str(i["pk"])[len("THROTTLE#") :]: int(i.get("n", 0)) for i in aws.batch_get(TABLE, keys)}
-    return {s: found.get(s, 0) for s in subjects}
-
-
-def count_failure(subject: str, window: int, expires_at: int) -> None:
-    aws.write(
-        aws.update(
-            "throttle",
-            TABLE,
-            throttle_key(subject, window),
-            aws.Changes(add={"n": 1}, set={"expiresAt": expires_at}),
-            condition=None,
-        )
+def take_attempt(subject: str, window: int, limit: int | None, expires_at: int) -> bool:
+    """Count one attempt in the subject's window unless `limit` are counted already (False then)."""
+    allowed = (
+        aws.Condition("attribute_not_exists(n) OR n < :limit", values={":limit": limit}) if limit is not None else None
     )
+    changes = aws.Changes(add={"n": 1}, set={"expiresAt": expires_at})
+    try:
+        aws.write(aws.update("throttle", TABLE, throttle_key(subject, window), changes, condition=allowed))
+    except aws.ConditionFailedError:
+        return False
+    return True
+
+
+def give_back_attempt(subject: str, window: int) -> None:
+    aws.write(aws.update("throttle", TABLE, throttle_key(subject, window), aws.Changes(add={"n": -1}), condition=None))

@@ -1,5 +1,6 @@
-"""Sign-in throttling: failed attempts are counted per account and per source address in fixed windows; past a
-limit, attempts are refused before the password (or code) is even checked, until the window ends."""
+"""Sign-in throttling: attempts are counted per account and per source address in fixed windows, taken before
+the password (or code) is checked and given back when it was right; past a limit, attempts are refused before any
+check, until the window ends."""
 
 from __future__ import annotations
 
@@ -28,19 +29,37 @@ def _window(now: int) -> int:
     return now - now % WINDOW_S
 
 
-def check(*subjects: tuple[Limit, str]) -> None:
-    """Raises 429 TOO_MANY_ATTEMPTS when any subject (a limit and whom it counts) used up its window."""
+def take(*subjects: tuple[Limit, str]) -> list[str]:
+    """Take one attempt from each subject's window (a limit and whom it counts) before the password or code is
+    checked: one conditional write each, so concurrent attempts cannot all pass a limit they would pass one by one.
+    Raises 429 TOO_MANY_ATTEMPTS (giving back what it took) when a window is used up; returns what it took, which
+    the caller gives back when the attempt succeeds (only failures stay counted)."""
     now = epoch()
-    names = {f"{limit.kind}#{who}": limit for limit, who in subjects}
-    counted = store.failures(list(names), _window(now))
-    if any(counted[name] >= limit.attempts for name, limit in names.items()):
-        retry_after = _window(now) + WINDOW_S - now
-        raise ApiError(
-            429, TOO_MANY_ATTEMPTS, "Too many failed attempts; try again later", retryAfterSeconds=retry_after
-        )
+    window = _window(now)
+    taken: list[str] = []
+    for limit, who in subjects:
+        name = f"{limit.kind}#{who}"
+        if not store.take_attempt(name, window, limit.attempts, window + 2 * WINDOW_S):
+            give_back(taken, window)
+            raise ApiError(
+                429,
+                TOO_MANY_ATTEMPTS,
+                "Too many failed attempts; try again later",
+                retryAfterSeconds=window + WINDOW_S - now,
+            )
+        taken.append(name)
+    return taken
+
+
+def give_back(taken: list[str], window: int | None = None) -> None:
+    """Return attempts `take` counted (a sign-in that succeeded is no failure)."""
+    at = _window(epoch()) if window is None else window
+    for name in taken:
+        store.give_back_attempt(name, at)
 
 
 def failed(*subjects: tuple[Limit, str]) -> None:
+    """Count failures without an attempt taken first (tests and tools)."""
     now = epoch()
     for limit, who in subjects:
-        store.count_failure(f"{limit.kind}#{who}", _window(now), _window(now) + 2 * WINDOW_S)
+        store.take_attempt(f"{limit.kind}#{who}", _window(now), None, _window(now) + 2 * WINDOW_S)

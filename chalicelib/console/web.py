@@ -36,6 +36,7 @@ PRE_SESSION_COOKIE = "dompet_console_pre"  # the double-submit token of the sign
 FORM = "application/x-www-form-urlencoded"
 MAX_FORM_BYTES = 16 * 1024
 CSRF_FAILED = "CSRF_FAILED"
+POLL_HEADER = "x-console-poll"  # sent by the parts of a page that refresh themselves (htmx `every`)
 TEMPLATES = Path(__file__).resolve().with_name("templates")
 LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]"})
 
@@ -164,7 +165,8 @@ def _serve(
                 raise errors.forbidden(CSRF_FAILED, "The form expired; load the page again")
         else:
             try:
-                call.session, call.user = accounts.session(cookies.get(SESSION_COOKIE), stage)
+                polled = not posted and _header(request, POLL_HEADER) == "1"  # a page's automatic refresh
+                call.session, call.user = accounts.session(cookies.get(SESSION_COOKIE), stage, touch=not polled)
             except ApiError as exc:
                 if exc.code == accounts.SESSION_REQUIRED and not posted:
                     return _redirect(request, Redirect(base + "/console/login"))

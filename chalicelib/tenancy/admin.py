@@ -93,6 +93,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "invite":
         return _invite(args)
 
+    if args.command == "create-tenant" and args.admin_email:
+        try:
+            InviteForm.model_validate({"email": args.admin_email, "role": "admin"})
+        except ValidationError:
+            print(f"error: {args.admin_email!r} is not an email address", file=sys.stderr)
+            return 1
     try:
         issued = _run(args)
     except service.TenancyError as exc:
@@ -100,7 +106,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     printed = issued.model_dump(exclude_none=True)
     if args.command == "create-tenant":
-        printed["adminInvite"] = _invite_link(issued.organizationId, args.admin_email, Role.ADMIN)
+        email = (
+            InviteForm.model_validate({"email": args.admin_email, "role": "admin"}).email if args.admin_email else None
+        )
+        printed["adminInvite"] = _invite_link(issued.organizationId, email, Role.ADMIN)
     print(json.dumps(printed, indent=2))
     if issued.clientSecret or issued.appSecret:
         print("Store the secrets now: they are not shown again.", file=sys.stderr)

@@ -205,15 +205,16 @@ def _attempt(ready: _Ready, claimed: tuple[str, int]) -> None:
     )
 
 
-def retry(delivery_id: str) -> bool:
-    """Make a failed delivery pending again, due now (POST .../retry); False if it is not failed."""
+def retry(delivery_id: str, url: str) -> bool:
+    """Make a failed delivery pending again, due now, to the app's URL as it is now (a URL replaced since, perhaps
+    because it was compromised, gets nothing more): POST .../retry; False if it is not failed."""
     due_now = due.due_in(0)  # the sweeper queues it if its message is lost
     again = aws.update(
         "delivery",
         outbox.TABLE,
         _key(delivery_id),
         aws.Changes(
-            set={"status": "pending", "attempts": 0, "nextAttemptAt": due_now["dueAt"], **due_now},
+            set={"status": "pending", "attempts": 0, "url": url, "nextAttemptAt": due_now["dueAt"], **due_now},
             remove=["claimToken", "claimUntil"],
         ),
         aws.Condition("#s = :failed", {"#s": "status"}, {":failed": "failed"}),

@@ -126,9 +126,10 @@ def list_deliveries(call: Call) -> Reply:
     guard=guards.signed_request,
     response=Delivery,
     message="delivery queued",
-    errors={404: ("DELIVERY_NOT_FOUND",), 409: ("DELIVERY_NOT_FAILED",)},
+    errors={404: ("DELIVERY_NOT_FOUND",), 409: ("DELIVERY_NOT_FAILED", "WEBHOOK_NOT_CONFIGURED", "WEBHOOK_PAUSED")},
     description="Family S. Only a `failed` delivery: it is pending again, due now, with the same event id and "
-    "attempts counted from 1.",
+    "attempts counted from 1, to the app's current URL; `409 WEBHOOK_NOT_CONFIGURED` without one, "
+    "`409 WEBHOOK_PAUSED` while deliveries are paused in the console.",
 )
 def retry_delivery(call: Call) -> Reply:
     return Reply(service.retry_delivery(call.principal, call.path_params["id"]), "delivery queued")

@@ -94,7 +94,8 @@ def retry_delivery(app: App, delivery_id: str) -> Delivery:
     record = outbox.get_delivery(delivery_id)
     if record is None or record["appId"] != app.appId:
         raise not_found(DELIVERY_NOT_FOUND, "No delivery with this id for this app")
-    if not delivery.retry(delivery_id):
+    current = _deliverable(app)
+    if not delivery.retry(delivery_id, str(current["url"])):
         raise conflict(DELIVERY_NOT_FAILED, "Only a failed delivery can be retried")
     return Delivery.model_validate(outbox.get_delivery(delivery_id))
 
@@ -134,7 +135,8 @@ RETRY_SCAN_MAX = 1000  # deliveries looked at by one "retry all failed since"
 
 def retry_failed_since(app: App, since: datetime) -> list[str]:
     """Retry every failed delivery of the app made at or after `since` (newest first, at most RETRY_SCAN_MAX
-    looked at); returns the ids retried."""
+    looked at), to the app's current URL; returns the ids retried. 409 without a URL or while paused."""
+    url = str(_deliverable(app)["url"])
     retried: list[str] = []
     limit = 100
     for number in range(1, RETRY_SCAN_MAX // limit + 1):
@@ -142,7 +144,7 @@ def retry_failed_since(app: App, since: datetime) -> list[str]:
         for record in records:
             if clock.parse_iso(str(record["createdAt"])) < since:
                 return retried
-            if record["status"] == "failed" and delivery.retry(str(record["id"])):
+            if record["status"] == "failed" and delivery.retry(str(record["id"]), url):
                 retried.append(str(record["id"]))
         if len(records) < limit:
             break

@@ -246,3 +246,30 @@ def test_every_change_is_in_the_audit_log_also_over_the_api(api, tenant, public_
     theirs = signed(api, other.appId, other.appSecret, "GET", "/api/v1/audit-log")
     assert theirs.json_body["data"]["pagination"]["total"] == 0  # only the signing app's organization
     assert store.audit_list(tenant.organizationId).count() == 6
+
+
+def test_a_retry_goes_to_the_current_url_and_not_while_paused(api, tenant, public_dns):
+    dev = member(api, tenant.organizationId, "retry-url@example.com")
+    page = f"/console/apps/{tenant.appId}/webhooks"
+    dev.get(page)
+    dev.post(page, {"url": "https://hooks.example.com/old"})
+    dev.get(page)
+    dev.post(f"{page}/test")
+    [listed] = outbox.deliveries_list(tenant.appId).page(PageQuery(page=1, limit=10))[0]
+    failed = listed["deliveryId"]
+    _fail(failed)
+    dev.get(page)
+    dev.post(page, {"url": "https://hooks.example.com/new"})  # the old endpoint was retired (or compromised)
+    dev.get(page)
+    dev.post(f"{page}/disable")
+    dev.get(page)
+    paused = dev.post(f"{page}/retry-failed", {"since": "2000-01-01T00:00"})
+    assert paused.status_code == 409 and "WEBHOOK_PAUSED" in dev.text()
+    over_api = signed(api, tenant.appId, tenant.appSecret, "POST", f"/api/v1/webhooks/deliveries/{failed}/retry")
+    assert over_api.status_code == 409 and over_api.json_body["data"]["code"] == "WEBHOOK_PAUSED"
+    assert outbox.get_delivery(failed)["status"] == "failed"
+    dev.get(page)
+    dev.post(f"{page}/enable")
+    again = signed(api, tenant.appId, tenant.appSecret, "POST", f"/api/v1/webhooks/deliveries/{failed}/retry")
+    assert again.status_code == 200
+    assert outbox.get_delivery(failed)["url"] == "https://hooks.example.com/new"

@@ -4,17 +4,19 @@ moto)."""
 from __future__ import annotations
 
 import re
+import threading
 
 import pyotp
 import pytest
 
 from chalicelib.console import accounts, audit, passwords, store, throttle
 from chalicelib.console import apps as console_apps
-from chalicelib.console.models import Role
+from chalicelib.console.models import Actor, Role
 from chalicelib.platform import clock
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.pagination import PageQuery
 from chalicelib.platform.settings import load_settings
+from chalicelib.tenancy.admin import main as admin_main
 from tests.support.concurrency import race
 from tests.support.console import PASSWORD, ConsoleClient, field_values, member, set_cookies
 
@@ -306,3 +308,73 @@ def test_concurrent_acceptances_of_one_invite_make_one_member(aws_env, tenant):
     outcomes = race(accept, threads=6)
     assert outcomes.count("joined") == 1 and set(outcomes) <= {"joined", accounts.INVITE_USED}
     assert [m["role"] for m in accounts.members(tenant.organizationId)] == ["developer"]
+
+
+def test_concurrent_guesses_cannot_pass_the_limit_together(aws_env, tenant):
+    member_email = "racer-guess@example.com"
+    _, token = accounts.invite(audit.operator(tenant.organizationId), member_email, Role.VIEWER)
+    accounts.accept_invite(token, None, PASSWORD, PASSWORD, None, None)
+
+    def guess(i: int) -> str:
+        try:
+            accounts.login(member_email, f"wrong password {i}", f"203.0.113.{i}")
+        except ApiError as exc:
+            return exc.code
+        return "signed in"
+
+    outcomes = race(guess, threads=12)
+    assert outcomes.count(accounts.INVALID_CREDENTIALS) == throttle.ACCOUNT.attempts  # checked: five, not twelve
+    assert outcomes.count(throttle.TOO_MANY_ATTEMPTS) == 12 - throttle.ACCOUNT.attempts
+
+
+def test_a_right_password_gives_its_attempt_back(aws_env, tenant):
+    _, token = accounts.invite(audit.operator(tenant.organizationId), "often@example.com", Role.VIEWER)
+    accounts.accept_invite(token, None, PASSWORD, PASSWORD, None, None)
+    for _ in range(throttle.ACCOUNT.attempts + 3):  # signing in often is not guessing
+        assert accounts.login("often@example.com", PASSWORD, "198.51.100.9").token
+
+
+def test_two_admins_demoting_each_other_at_once_leave_one_admin(aws_env, tenant, monkeypatch):
+    emails = ["a1@example.com", "a2@example.com"]
+    for email in emails:
+        _, token = accounts.invite(audit.operator(tenant.organizationId), email, Role.ADMIN)
+        accounts.accept_invite(token, None, PASSWORD, PASSWORD, None, None)
+    users = [store.get_user_by_email(e) for e in emails]
+    origins = [
+        audit.Origin(tenant.organizationId, Actor(kind="console_user", userId=u["userId"], email=u["email"]))
+        for u in users
+    ]
+    members = store.members
+    barrier = threading.Barrier(2)
+
+    def members_then_wait(organization_id: str) -> list[dict]:
+        found = members(organization_id)
+        barrier.wait(timeout=5)  # both have read two admins before either writes
+        return found
+
+    monkeypatch.setattr(store, "members", members_then_wait)
+
+    def demote(i: int) -> str:
+        try:
+            accounts.set_role(origins[i], users[1 - i]["userId"], Role.VIEWER)
+        except ApiError as exc:
+            return exc.code
+        return "ok"
+
+    outcomes = race(demote, threads=2)
+    assert sorted(outcomes) == [accounts.LAST_ADMIN, "ok"]
+    monkeypatch.undo()
+    assert [m["role"] for m in accounts.members(tenant.organizationId)].count("admin") == 1
+
+
+def test_a_pages_automatic_refresh_does_not_keep_the_session_alive(api, tenant):
+    ana = member(api, tenant.organizationId, "poll@example.com")
+    fragment = f"/console/apps/{tenant.appId}/webhooks/deliveries"
+    for _ in range(3):
+        clock.travel(load_settings().console_idle_s // 2)
+        assert ana.get(fragment, headers={"hx-request": "true", "x-console-poll": "1"}).status_code == 200
+    assert ana.get("/console/apps").status_code == 303  # idle: the polls did not count as use
+
+    bo = member(api, tenant.organizationId, "poll-admin@example.com")
+    assert admin_main(["create-tenant", "--name", "X", "--admin-email", "Not An Email"]) == 1
+    assert bo.get("/console/apps").status_code == 200

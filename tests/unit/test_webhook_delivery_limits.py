@@ -232,7 +232,7 @@ def test_attempts_of_a_delivery_retried_by_hand_keep_their_own_items(aws_env, te
     monkeypatch.setattr(delivery, "_dead_letter", lambda d: None)
     monkeypatch.setattr(delivery, "_post", lambda *a, **k: (404, "HTTP 404"))
     delivery.deliver(delivery_id)
-    assert delivery.retry(delivery_id)
+    assert delivery.retry(delivery_id, str(outbox.get_delivery(delivery_id)["url"]))
     clock.travel(1)
     delivery.deliver(delivery_id)
     item = outbox.get_delivery(delivery_id)

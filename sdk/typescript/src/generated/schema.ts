@@ -1308,7 +1308,7 @@ export interface paths {
         put?: never;
         /**
          * Deliver a failed delivery again (same event id), from attempt 1
-         * @description Family S. Only a `failed` delivery: it is pending again, due now, with the same event id and attempts counted from 1.
+         * @description Family S. Only a `failed` delivery: it is pending again, due now, with the same event id and attempts counted from 1, to the app's current URL; `409 WEBHOOK_NOT_CONFIGURED` without one, `409 WEBHOOK_PAUSED` while deliveries are paused in the console.
          */
         post: operations["postWebhooksDeliveriesByIdRetry"];
         delete?: never;
@@ -13327,7 +13327,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Conflict. `data.code`: `DELIVERY_NOT_FAILED`. */
+            /** @description Conflict. `data.code`: `DELIVERY_NOT_FAILED`, `WEBHOOK_NOT_CONFIGURED`, `WEBHOOK_PAUSED`. */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -92,7 +92,8 @@ def sync_detailed(
     """Deliver a failed delivery again (same event id), from attempt 1
 
      Family S. Only a `failed` delivery: it is pending again, due now, with the same event id and
-    attempts counted from 1.
+    attempts counted from 1, to the app's current URL; `409 WEBHOOK_NOT_CONFIGURED` without one, `409
+    WEBHOOK_PAUSED` while deliveries are paused in the console.
 
     Args:
         id (str):
@@ -124,7 +125,8 @@ def sync(
     """Deliver a failed delivery again (same event id), from attempt 1
 
      Family S. Only a `failed` delivery: it is pending again, due now, with the same event id and
-    attempts counted from 1.
+    attempts counted from 1, to the app's current URL; `409 WEBHOOK_NOT_CONFIGURED` without one, `409
+    WEBHOOK_PAUSED` while deliveries are paused in the console.
 
     Args:
         id (str):
@@ -151,7 +153,8 @@ async def asyncio_detailed(
     """Deliver a failed delivery again (same event id), from attempt 1
 
      Family S. Only a `failed` delivery: it is pending again, due now, with the same event id and
-    attempts counted from 1.
+    attempts counted from 1, to the app's current URL; `409 WEBHOOK_NOT_CONFIGURED` without one, `409
+    WEBHOOK_PAUSED` while deliveries are paused in the console.
 
     Args:
         id (str):
@@ -181,7 +184,8 @@ async def asyncio(
     """Deliver a failed delivery again (same event id), from attempt 1
 
      Family S. Only a `failed` delivery: it is pending again, due now, with the same event id and
-    attempts counted from 1.
+    attempts counted from 1, to the app's current URL; `409 WEBHOOK_NOT_CONFIGURED` without one, `409
+    WEBHOOK_PAUSED` while deliveries are paused in the console.
 
     Args:
         id (str):
