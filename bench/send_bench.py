@@ -116,11 +116,10 @@ def main() -> None:
                 refill_s = 0.0
                 if pool == "stocked":  # one presignature per run, made before the timed sends
                     started = time.perf_counter()
-                    made = mpc_service.refill_presignatures(wallet_id, args.runs, lambda: 1e9, 0.0)
+                    made = mpc_service.refill_presignatures(wallet_id, lambda: 1e9, 0.0, target=args.runs)
                     refill_s = (time.perf_counter() - started) / max(made, 1)
-                    os.environ["DOMPET_PRESIGN_POOL_LOW_WATER"] = "0"  # no refill requests during the runs
                 else:
-                    os.environ["DOMPET_PRESIGN_POOL_TARGET"] = "0"  # full signing, as with an empty pool
+                    os.environ["DOMPET_PRESIGN_POOL_CEILING"] = "0"  # full signing, as with an empty pool
                 settings.load_settings.cache_clear()
                 timings.clear()
                 calls.reset()

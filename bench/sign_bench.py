@@ -161,11 +161,10 @@ def main() -> None:
                 if pool == "stocked":  # one presignature per timed signature, made first
                     progress(f"making {signatures} presignatures")
                     started = time.perf_counter()
-                    made = mpc_service.refill_presignatures(wallet_id, signatures, lambda: 1e9, 0.0)
+                    made = mpc_service.refill_presignatures(wallet_id, lambda: 1e9, 0.0, target=signatures)
                     refill_s = (time.perf_counter() - started) / max(made, 1)
-                    os.environ["DOMPET_PRESIGN_POOL_LOW_WATER"] = "0"  # no refill requests during the runs
                 else:
-                    os.environ["DOMPET_PRESIGN_POOL_TARGET"] = "0"  # full signing, as with an empty pool
+                    os.environ["DOMPET_PRESIGN_POOL_CEILING"] = "0"  # full signing, as with an empty pool
                 settings.load_settings.cache_clear()
                 before = audit_methods()
                 timings: dict[str, dict[str, list[float]]] = {r: defaultdict(list) for r in ROUTES}

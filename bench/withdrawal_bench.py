@@ -1,6 +1,7 @@
 """Custody withdrawals on anvil: accepted -> broadcast latency, settling, and withdrawals per minute from one key.
 
-    .venv/bin/python bench/withdrawal_bench.py [--accounts 5] [--runs 30] [--batch 50] [--profile]
+    .venv/bin/python bench/withdrawal_bench.py [--accounts 5] [--runs 30] [--batch 50] [--pool stocked|empty]
+                                               [--profile]
 
 Issue 14, item 9. What a withdrawal costs from `POST /api/v1/custody/withdrawals` to its transaction on the node,
 and how many withdrawals one custody key (one hot wallet: one nonce sequence) gets out per minute.
@@ -35,13 +36,15 @@ Phases:
    hands out consecutive nonces from its own lease table, not from the chain). Then one block is mined (all must
    be in it and succeed) and each is settled. withdrawals/min = batch / the wall time of the back-to-back sends.
 
-Every withdrawal is signed by the custody key with the full two-party protocol (custody keys never use
-presignatures; the cosigner checks its policy first): about 1 s of CPU per party, and this machine runs both
-parties. `chalicelib.mpc.service.sign` is timed, so each latency row is also shown without signing; the cosigner's
-policy check (`policy.check`, inside the signing time) is timed too, and so is the process's CPU time during each
-signing run (both parties' threads, which compute in parallel): it hardly changes when other work shares the
-machine, while the wall time is about that CPU time divided by the CPUs left free for the run (the load average is
-printed with the results: with another job busy on this 2-CPU machine the signing wall time doubles).
+Every withdrawal is signed by the custody key. With `--pool stocked` (the default) the key's presignature pool is
+filled before each phase with one presignature per signature the phase makes (not timed: on AWS the refill function
+keeps it stocked, following the key's demand), so each signature is the online step: share A consumed, the cosigner's
+custody check (`policy.check`: the same check as on the full path) and its partial signature, combine, verify. With
+`--pool empty` every signature is the full two-party protocol (about 1 s of CPU per party; this machine runs both
+parties). `chalicelib.mpc.service.sign` is timed, so each latency row is also shown without signing; the cosigner's
+policy check is timed too, and so is the process's CPU time during each signing run (both parties' threads, which
+compute in parallel in a full run): it hardly changes when other work shares the machine, while the wall time of a
+full run is about that CPU time divided by the CPUs left free for it (the load average is printed with the results).
 
 In this process MPC runs queue on one slot (`mpc.service._RUN_SLOTS`: cpu_count // 2), so one process signs one
 withdrawal at a time: withdrawals/min is one worker's. On AWS each worker invocation (SQS batch size 1) and its
@@ -255,7 +258,12 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=50, help="throughput phase: withdrawals sent back to back")
     parser.add_argument("--seed", type=int, default=14)
     parser.add_argument("--profile", action="store_true", help="cProfile the throughput sends; top to stderr")
+    parser.add_argument(
+        "--pool", choices=("stocked", "empty"), default="stocked", help="presignatures made first, or none"
+    )
     args = parser.parse_args()
+    if args.pool == "empty":
+        os.environ["DOMPET_PRESIGN_POOL_CEILING"] = "0"  # every signature a full run, as before presignatures
     if args.runs <= args.accounts or args.batch < 1:
         parser.error("--runs must exceed --accounts (each account's first withdrawal deploys its address)")
     import cProfile
@@ -319,14 +327,15 @@ def main() -> None:
         from chalice.test import Client
 
         from app import app
-        from chalicelib.custody import ledger, policy, sending, watcher, withdrawals
+        from chalicelib.custody import ledger, sending, watcher, withdrawals
         from chalicelib.custody.store import get
         from chalicelib.evm import fees, pipeline, tracking
+        from chalicelib.mpc import policies as signing_policies
         from chalicelib.mpc import service as mpc_service
         from chalicelib.tenancy import service as tenancy
 
         meter.timers.wrap(mpc_service, "sign", "MPC signing", after=meter.signed, cpu_part=SIGNING_CPU)
-        meter.timers.wrap(policy, "check", "policy")
+        meter.timers.wrap(signing_policies, "authorize", "policy")  # the cosigner's check, on either path
         meter.timers.wrap(sending, "_holds", "chain reads")
         meter.timers.wrap(sending.NodeReader, "code", "chain reads")
         meter.timers.wrap(sending, "_allocation", "nonce lease")
@@ -350,6 +359,17 @@ def main() -> None:
         owners = {get(f"ACCOUNT#{a['id']}", "ACCOUNT")["ownerAddress"] for a in accounts}
         check(len(owners) == 1, f"the accounts have {len(owners)} custody keys, expected one pool key")
         [key_address] = owners
+        [key_item] = [i for i in aws.table("custody").scan()["Items"] if str(i["pk"]).startswith("KEY#")]
+        key_id = str(key_item["keyId"])
+
+        def stock(signatures: int) -> None:
+            """Presignatures for the phase's signatures, made before it (not timed): a stocked pool."""
+            started = time.perf_counter()
+            made = mpc_service.refill_presignatures(key_id, lambda: 1e9, 0.0, target=signatures)
+            presigning.append((time.perf_counter() - started) / max(made, 1))
+            progress(f"{made} presignatures made, {presigning[-1] * 1000:.0f} ms each")
+
+        presigning: list[float] = []
         deposit = [str(a["wallets"][0]["address"]) for a in accounts]
         funding_started = time.perf_counter()
         anvil_accounts = node.call("eth_accounts")
@@ -402,6 +422,8 @@ def main() -> None:
 
         # Phase 1: latency, one withdrawal at a time (automining).
         accepted_to_broadcast: dict[str, list[float]] = {"first": [], "deployed": []}
+        if args.pool == "stocked":
+            stock(args.runs + len(accounts))  # each account's first withdrawal also signs its deployment
         for i in range(args.runs):
             w = request(i)
             answered = time.perf_counter()
@@ -417,6 +439,8 @@ def main() -> None:
 
         # Phase 2: throughput, back to back from one key (automining off: all pending at once).
         batch = [request(args.runs + i) for i in range(args.batch)]
+        if args.pool == "stocked":
+            stock(args.batch)
         node.call("evm_setAutomine", [False])
         if args.profile:
             profiler.enable()
@@ -464,7 +488,7 @@ def main() -> None:
     machine = (load_before, os.getloadavg()[0], (time.process_time() - cpu_all) / total_s)
     if args.profile:
         pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(r"chalicelib", 40)
-    report(args, made, accepted_to_broadcast, batch_s, keygen_s, funding_s, deploys, total_s, machine)
+    report(args, made, accepted_to_broadcast, batch_s, keygen_s, funding_s, deploys, total_s, machine, presigning)
 
 
 # --- output ------------------------------------------------------------------------------------------------
@@ -491,15 +515,21 @@ def report(
     deploys: int,
     total_s: float,
     machine: tuple[float, float, float],
+    presigning: list[float],
 ) -> None:
     g = groups
+    how = (
+        "each from a stocked presignature pool (the online step; the presignatures made before each phase, not timed)"
+        if args.pool == "stocked"
+        else "all with the full two-party protocol (`--pool empty`)"
+    )
     usdt = sum(1 for w in made if w.token == "usdt")
     print(f"\nCustody withdrawals on anvil ({NETWORK}, chain {CHAIN_ID}), moto and both MPC parties in process.\n")
     print(
         f"Setup: {args.accounts} custody accounts of one app (one pool key: pool key generation {keygen_s:.1f} s), "
         f"each funded with 1 000 USDT and 1 ETH by real transfers credited by the watcher ({funding_s:.1f} s); "
         f"confirmations 1. {len(made)} withdrawals ({usdt} USDT, {len(made) - usdt} ETH), {deploys} deposit "
-        f"address deployments, all signed with the full two-party protocol. Machine: {os.cpu_count()} CPUs, "
+        f"address deployments, signed {how}. Machine: {os.cpu_count()} CPUs, "
         f"load average {machine[0]:.1f} at the start and {machine[1]:.1f} at the end (other work on the machine "
         f"slows the signing runs down), this process used {machine[2]:.2f} CPUs on average.\n"
     )
@@ -537,7 +567,7 @@ def report(
         ]
     policy = [s.parts.get("policy", 0.0) * 1000 for k in g for s in g[k].samples if s.signatures]
     lines += [
-        row("MPC signing, per signature (custody key, full two-party run; all sends of both phases)", signatures),
+        row(f"MPC signing, per signature (custody key, {args.pool} pool; all sends of both phases)", signatures),
         row("MPC signing, CPU time of both parties per signature", cpu),
         row("of which the cosigner's policy check (per send)", policy),
         row("tracker check (`tracking.check`: receipt -> mined)", g["tracker check"].values(lambda s: s.seconds)),
@@ -547,6 +577,11 @@ def report(
         ),
     ]
     print("\n".join(lines))
+    if presigning:
+        print(
+            f"\nPresignature generation before the phases (refill, both parties in process): "
+            f"{statistics.mean(presigning) * 1000:.0f} ms wall per presignature."
+        )
 
     batch = g["send batch"]
     per_send = batch.values(lambda s: s.seconds)

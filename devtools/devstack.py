@@ -201,8 +201,8 @@ def _aws_env(moto_port: int, state_dir: Path) -> dict[str, str]:
         # Short retries so the retry path can be watched: the first three attempts within a minute.
         "DOMPET_WEBHOOK_RETRY_SCHEDULE_S": "5,10,20,60,300",
         # A small presignature stock per wallet (each costs ≈ 2 s of proofs on this machine's two cores).
-        "DOMPET_PRESIGN_POOL_TARGET": os.environ.get("DOMPET_PRESIGN_POOL_TARGET", "2"),
-        "DOMPET_PRESIGN_POOL_LOW_WATER": os.environ.get("DOMPET_PRESIGN_POOL_LOW_WATER", "1"),
+        "DOMPET_PRESIGN_POOL_FLOOR": os.environ.get("DOMPET_PRESIGN_POOL_FLOOR", "1"),
+        "DOMPET_PRESIGN_POOL_CEILING": os.environ.get("DOMPET_PRESIGN_POOL_CEILING", "8"),
         # One watcher pass per run, runs every few seconds (LOCAL_PERIODS) on the watcher's own worker thread.
         "DOMPET_WATCH_LOOP_S": "0",
     }

@@ -151,9 +151,9 @@ def use_networks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Ca
 
 @pytest.fixture
 def pool_settings(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """A presignature pool of two per wallet (refilled below one), for the test only."""
-    monkeypatch.setenv("DOMPET_PRESIGN_POOL_TARGET", "2")
-    monkeypatch.setenv("DOMPET_PRESIGN_POOL_LOW_WATER", "1")
+    """A presignature pool of two per wallet, for the test only."""
+    monkeypatch.setenv("DOMPET_PRESIGN_POOL_FLOOR", "2")
+    monkeypatch.setenv("DOMPET_PRESIGN_POOL_CEILING", "2")
     settings.load_settings.cache_clear()
     yield
     settings.load_settings.cache_clear()
@@ -175,6 +175,8 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object
     state = tmp_path_factory.mktemp("stack")
     ports = {"api": free_port(), "moto": free_port(), "chains": [free_port(), free_port()]}
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "DOMPET_"))}
+    # Pools of two per wallet: the suites create many wallets and keys, and every presignature costs CPU they share.
+    env.update(DOMPET_PRESIGN_POOL_FLOOR="2", DOMPET_PRESIGN_POOL_CEILING="2")
     log = (state / "devstack.out").open("wb")
     process = subprocess.Popen(
         [

@@ -121,8 +121,9 @@ def check_deploy(request: SigningRequest) -> None:
     _count_deploy(record)
 
 
+# Presignatures: the same check runs in the online step, with party A's context, before the partial signature.
 CUSTODY_POLICY = policies.SigningPolicy(
-    name=pool_keys.SIGNING_POLICY, on_key=on_key, checks={"transaction": check_transaction}
+    name=pool_keys.SIGNING_POLICY, on_key=on_key, checks={"transaction": check_transaction}, presignatures=True
 )
 
 

@@ -151,6 +151,7 @@ def _make(key_scope: str, key_id: str) -> CustodyKey:
             except Exception as exc:  # noqa: BLE001 - a leftover claimed set is skipped by claim()
                 logger.warning("aux set not deleted", extra={"auxId": aux_id, "errorType": type(exc).__name__})
     logger.info("custody key made", extra={"keyId": key_id, "scope": key_scope})
+    mpc.stock_presignatures(key_id)
     return CustodyKey(key_id, material.address)
 
 

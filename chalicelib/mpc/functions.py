@@ -9,7 +9,7 @@ from typing import Any
 
 from chalice import Blueprint, Rate
 
-from chalicelib.mpc import aux_pool, parties, service
+from chalicelib.mpc import aux_pool, parties, presignatures, service
 from chalicelib.platform import deadline, resources
 from chalicelib.platform.consumers import scheduled, sqs_batch
 from chalicelib.platform.settings import load_settings
@@ -39,8 +39,10 @@ def refill_presignatures(event: Any) -> Any:
             left = deadline.remaining_s()
             return float("inf") if left is None else left
 
-        target = load_settings().presign_pool_target
-        service.refill_presignatures(str(body["walletId"]), target, time_left_s, PRESIGN_RUN_BUDGET_S)
+        wallet_id = str(body["walletId"])
+        service.refill_presignatures(wallet_id, time_left_s, PRESIGN_RUN_BUDGET_S)
+        if not body.get("followUp"):
+            presignatures.request_follow_up(wallet_id)
 
     return sqs_batch("refill_presignatures", event, refill)
 

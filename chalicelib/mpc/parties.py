@@ -34,6 +34,7 @@ from chalicelib.platform.settings import load_settings
 from chalicelib.platform.unit_of_work import Plan
 
 HEX32 = r"^[0-9a-f]{32}$"
+PRESIGNATURES_OFF = "NO_PRESIGNATURES"  # a party code, never an API error
 
 
 class PartyRequest(BaseModel):
@@ -196,7 +197,9 @@ def _partial(request: PartyRequest) -> dict[str, Any]:
     """The cosigner's partial signature of the payload's digest from its share of presignature `runId`, which it
     consumes first, on its own authority: a share that is not `ready` here (used for any digest, or unknown) signs
     nothing. The digest is checked against the payload, and a governed key's policy (one that allows presignatures)
-    decides, before: a request either refuses leaves the share ready."""
+    decides with party A's context, exactly as on the full path, before. A digest that is not the payload's, or a
+    policy document's decision (POLICY_DENIED), leaves the share ready; a refusal without a rule (POLICY_REFUSED: a
+    forged withdrawal, a limit the cosigner counts) consumes it, so the presignature is burned on both sides."""
     import dompet_mpc as mpc
 
     if request.signers != (shares.SIGNER, shares.COSIGNER):
@@ -214,7 +217,7 @@ def _partial(request: PartyRequest) -> dict[str, Any]:
     if governed is not None:
         if not _presigns(governed):
             return _no_presignatures()
-        try:  # before the share is consumed: a refusal burns nothing
+        try:  # before the share is consumed: a policy document's decision burns nothing
             policies.authorize(
                 request.walletId,
                 request.payload,
@@ -224,6 +227,8 @@ def _partial(request: PartyRequest) -> dict[str, Any]:
                 prefetched if governed == known else None,
             )
         except policies.PolicyRefusedError as exc:
+            if exc.rule is None:  # a request no honest party A makes: the presignature it named is retired
+                presignatures.consume_read(shares.COSIGNER, request.walletId, ready, digest)
             return _refused(request.walletId, exc)
     share = presignatures.consume_read(shares.COSIGNER, request.walletId, ready, digest)
     if share is None:
@@ -276,7 +281,8 @@ def _refused(wallet_id: str, refusal: policies.PolicyRefusedError) -> dict[str, 
 
 
 def _no_presignatures() -> dict[str, Any]:
-    return {"ok": False, "code": "POLICY_REFUSED", "reason": "keys under a signing policy do not use presignatures"}
+    """Not a refusal of what is signed: party A signs the same payload in full instead."""
+    return {"ok": False, "code": PRESIGNATURES_OFF, "reason": "this key's signing policy does not use presignatures"}
 
 
 def _run(party: int, request: PartyRequest, session: Any) -> bytes:

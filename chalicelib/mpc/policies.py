@@ -12,10 +12,11 @@ a mark is written once. From then on, for that wallet, the cosigner:
 
 * joins a full signing run only if the policy is registered here, it has a check for the kind of payload it was
   shown (`transaction`, `personal_message`, `typed_data`: evm/digests.py, hashed by the cosigner itself), the
-  request carries a context (unless the policy decides from the payload alone: `presignatures`), and the check
-  passes (it raises `PolicyRefusedError`);
-* refuses presignatures, unless the policy says `presignatures`: then it makes them, and runs the same check in a
-  presignature's online step BEFORE it consumes its share (a refusal burns nothing);
+  request carries a context (a policy that allows presignatures gets an empty one when party A sent none, and
+  decides from what it reads), and the check passes (it raises `PolicyRefusedError`);
+* makes no presignatures, unless the policy says `presignatures`: then it makes them, and runs the same check, with
+  the context party A sent, in a presignature's online step BEFORE it consumes its share (a refusal with a rule
+  burns nothing; one without burns the presignature, parties.py);
 * seals share C for the policy's recovery only (`shares.seal_secret0`), so the user party never signs with it,
   unless the policy says `user_signs` (the user's own secret0 then signs with A, as for any wallet).
 
@@ -104,8 +105,8 @@ class SigningPolicy:
     # the key (its context is not one the policy accepts).
     on_key: Callable[[NewKey], Sequence[aws.TxItem]]
     checks: Mapping[str, Callable[[SigningRequest], None]]  # by payload kind; each raises PolicyRefusedError
-    # May a presignature's online step sign for such a key (its check then runs before the share is consumed)? Such
-    # a policy decides from the payload alone: the online step carries no context.
+    # May a presignature's online step sign for such a key (its check then runs before the share is consumed, with
+    # the context party A sent, as on the full path)?
     presignatures: bool = False
     user_signs: bool = False  # share C sealed as any wallet's: the user's secret0 signs with share A
     # Keys of the cosigner's own table (COSIGNER_POLICY_TABLE) the check will read for (wallet id, payload, digest):
@@ -210,7 +211,7 @@ def authorize(
     if not isinstance(context, Mapping):
         if not policy.presignatures:
             raise PolicyRefusedError(f"a {policy.name} key signs only with a policy context")
-        context = {}  # such a policy decides from the payload alone
+        context = {}  # its checks decide without one, or refuse what needs one
     check_kind = policy.checks.get(payload.kind)
     if check_kind is None:
         raise PolicyRefusedError("unknown kind")

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from chalicelib.mpc.shares import COSIGNER, PARTY_KEY, SIGNER
-from chalicelib.platform import aws, unit_of_work
+from chalicelib.platform import aws, clock, unit_of_work
 from chalicelib.platform.cache import TtlCache
 from chalicelib.platform.clock import epoch, iso_now
 from chalicelib.platform.kms_envelope import (
@@ -48,8 +48,9 @@ REFILL_LEASE_SK = "REFILL"
 MAX_REFILL_S = 900  # no Lambda function runs longer
 READY_PREFIX = "READY#"
 USED_PREFIX = "USED#"
-READY_FOR_S = 30 * 86_400  # an unused share that its pair lost (one side never stored) goes away by itself
 USED_KEPT_S = 90 * 86_400  # the record of which digest a share signed
+AUDIT_TABLE = "signing-audit"  # every signature run of a wallet, by time: its demand
+REFILL_ASK_EVERY_S = 5.0  # an instance asks for one wallet's refill at most this often (unless below the floor)
 CANDIDATES_READ = 4  # ready items party A reads at a time for its next online steps
 CANDIDATES_KEPT_S = 300
 
@@ -61,6 +62,8 @@ _data_keys: TtlCache[str, DataKey] = TtlCache("presignature-data-keys", lambda: 
 _candidates: TtlCache[str, tuple[list[dict[str, Any]], bool]] = TtlCache(
     "presignature-candidates", CANDIDATES_KEPT_S, max_entries=4096
 )
+# Wallets whose refill this instance asked for lately: a burst of sends asks once, not once per send.
+_refill_asked: TtlCache[str, bool] = TtlCache("presignature-refills-asked", REFILL_ASK_EVERY_S, max_entries=4096)
 
 
 def presignature_context(wallet_id: str, party: int, presignature_id: str) -> dict[str, str]:
@@ -92,7 +95,7 @@ def store(party: int, wallet_id: str, presignature_id: str, share: bytes) -> Non
                 "nonce": nonce,
                 "ct": ciphertext,
                 "createdAt": iso_now(),
-                "expiresAt": epoch() + READY_FOR_S,
+                "expiresAt": epoch() + load_settings().presign_ttl_s,
             },
         )
     )
@@ -137,7 +140,7 @@ def take(wallet_id: str, digest: bytes) -> tuple[str, bytes, int] | None:
         if share is None:
             continue
         ready = len(candidates) + (0 if complete else 1)
-        if not below_low_water(ready):  # a low pool is read afresh next time, refilled meanwhile
+        if not below_floor(ready):  # a low pool is read afresh next time, refilled meanwhile
             _candidates.put(wallet_id, (candidates, complete))
         return _id(item), share, ready
 
@@ -197,7 +200,7 @@ def _ready_items(party: int, wallet_id: str, with_shares: bool) -> list[dict[str
 def _ready_page(wallet_id: str, skip: set[str]) -> tuple[list[dict[str, Any]], bool]:
     """Party A's next candidates: up to `CANDIDATES_READ` (at least one past the low-water mark) ready items with
     their sealed shares, none of `skip`, in key order; and whether they are all there are."""
-    wanted = max(CANDIDATES_READ, load_settings().presign_pool_low_water + 1)
+    wanted = max(CANDIDATES_READ, load_settings().presign_pool_floor + 1)
     query = {**_ready_query(wallet_id), "Limit": wanted}
     found: list[dict[str, Any]] = []
     while True:
@@ -248,11 +251,57 @@ def release_refill(wallet_id: str) -> None:
 
 
 def request_refill(wallet_id: str) -> None:
+    _refill_asked.put(wallet_id, True)
     aws.send_message(REFILL_QUEUE, {"walletId": wallet_id})
 
 
-def below_low_water(ready: int) -> bool:
-    return ready < load_settings().presign_pool_low_water
+def request_follow_up(wallet_id: str) -> None:
+    """A second look at the wallet once the asks it may have held back (REFILL_ASK_EVERY_S) have happened: a burst
+    that ends within that time still gets its pool refilled to the demand it showed. A follow-up asks for none."""
+    aws.send_message(REFILL_QUEUE, {"walletId": wallet_id, "followUp": True}, delay_s=int(REFILL_ASK_EVERY_S) + 1)
+
+
+def pools_on() -> bool:
+    """Whether wallets keep presignatures at all (a ceiling of 0: every signature is a full run)."""
+    return load_settings().presign_pool_ceiling > 0
+
+
+def below_floor(ready: int) -> bool:
+    return ready < load_settings().presign_pool_floor
+
+
+def after_use(wallet_id: str, ready: int) -> None:
+    """A presignature of the wallet was used and at least `ready` stay: ask for a refill unless no target could
+    want more (the ceiling) or this instance asked lately (the refill that ask started looks again after
+    REFILL_ASK_EVERY_S: request_follow_up); always when the pool is below the floor. The refill decides how many the
+    wallet wants now (`target`)."""
+    settings = load_settings()
+    if ready >= settings.presign_pool_ceiling:
+        return
+    if not below_floor(ready) and _refill_asked.get(wallet_id):
+        return
+    request_refill(wallet_id)
+
+
+def target(wallet_id: str) -> int:
+    """The stock the wallet's pool is refilled to: its signatures in the last `presign_demand_window_s` (every run,
+    full or from a presignature, as the signing audit records them), between the floor and the ceiling. A wallet
+    that signs in bursts keeps a burst's worth ready; an idle one falls back to the floor, and what it holds beyond
+    expires (`presign_ttl_s`)."""
+    from boto3.dynamodb.conditions import Key
+
+    settings = load_settings()
+    floor, ceiling = settings.presign_pool_floor, settings.presign_pool_ceiling
+    if ceiling <= floor:
+        return ceiling
+    since = clock.iso_at(epoch() - settings.presign_demand_window_s)
+    query: dict[str, Any] = {
+        "KeyConditionExpression": Key("pk").eq(f"WALLET#{wallet_id}") & Key("sk").between(f"SIG#{since}", "SIG#~"),
+        "Select": "COUNT",
+        "Limit": ceiling,  # no target exceeds it: counting stops there
+    }
+    demand = int(aws.table(AUDIT_TABLE).query(**query)["Count"])
+    return max(floor, min(ceiling, demand))
 
 
 def _data_key(party: int, wallet_id: str, create: bool) -> DataKey:

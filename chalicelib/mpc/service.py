@@ -191,14 +191,13 @@ def sign(
     """
     digest = digests.digest_of(payload)
     if policy is not None:
-        with _run_slot():
-            return _sign(wallet_id, address, payload, digest, caller, None, policy, record)
-    if secret0 is None and load_settings().presign_pool_target > 0:
-        signature = _sign_presigned(wallet_id, address, payload, digest, caller, record)
+        secret0 = None  # a policy context is for the cosigner: the pair is A and B
+    if secret0 is None and presignatures.pools_on():
+        signature = _sign_presigned(wallet_id, address, payload, digest, caller, record, policy)
         if signature is not None:
             return signature
     with _run_slot():
-        return _sign(wallet_id, address, payload, digest, caller, secret0, None, record)
+        return _sign(wallet_id, address, payload, digest, caller, secret0, policy, record)
 
 
 class _OnlineStepFailedError(Exception):
@@ -206,12 +205,20 @@ class _OnlineStepFailedError(Exception):
 
 
 def _sign_presigned(
-    wallet_id: str, address: str, payload: Signable, digest: bytes, caller: str, record: Plan | None = None
+    wallet_id: str,
+    address: str,
+    payload: Signable,
+    digest: bytes,
+    caller: str,
+    record: Plan | None = None,
+    policy: dict[str, Any] | None = None,
 ) -> bytes | None:
     """The online step with a stocked presignature: share A is consumed here, share B by the cosigner, each in its
     own conditional write recording the digest; the partial signatures are combined and verified. None (after
-    queueing a refill) when the pool is empty or the step failed: the caller then runs full signing. A policy's
-    POLICY_DENIED raises at once, share A put back."""
+    queueing a refill) when the pool is empty or the step failed: the caller then runs full signing. `policy`: the
+    context the cosigner's policy checks, as on the full path. A policy's refusal raises at once: POLICY_DENIED with
+    share A put back (the cosigner consumed nothing), POLICY_REFUSED with the presignature burned (the cosigner
+    consumed its share too)."""
     import dompet_mpc as mpc
 
     started = clock.monotonic()
@@ -230,6 +237,8 @@ def _sign_presigned(
         "payload": payload.model_dump(),
         "signers": signers,
     }
+    if policy is not None:
+        request["policy"] = policy
     # Short: full signing must still fit in the request's budget when the online step fails.
     deadline = min(_deadline(), clock.monotonic() + ONLINE_STEP_TIMEOUT_S)
     try:
@@ -243,12 +252,16 @@ def _sign_presigned(
         if not _recovers_to(signature, digest, address):
             raise _OnlineStepFailedError("the signature does not recover to the wallet")
     except MpcRunError as failure:
-        if failure.code != POLICY_DENIED:
+        if failure.code not in (POLICY_DENIED, POLICY_REFUSED):
             _online_step_failed(wallet_id, presignature_id, payload, digest, signers, caller, failure)
             return None
-        _put_back(wallet_id, presignature_id, share)
+        if failure.code == POLICY_DENIED:
+            _put_back(wallet_id, presignature_id, share)
+        else:
+            presignatures.request_refill(wallet_id)
+        outcome = "denied" if failure.code == POLICY_DENIED else "failed"  # as the full path records them
         aws.write(
-            _audit_item(wallet_id, presignature_id, payload, digest, signers, caller, "denied", 0.0, presignature_id)
+            _audit_item(wallet_id, presignature_id, payload, digest, signers, caller, outcome, 0.0, presignature_id)
         )
         raise
     except (mpc.MpcError, ValueError, _OnlineStepFailedError) as failure:
@@ -261,9 +274,25 @@ def _sign_presigned(
         _audit_item(wallet_id, presignature_id, payload, digest, signers, caller, "signed", seconds, presignature_id),
         record,
     )
-    if presignatures.below_low_water(ready):
-        presignatures.request_refill(wallet_id)
+    _ask_refill(wallet_id, ready)
     return signature
+
+
+def _ask_refill(wallet_id: str, ready: int) -> None:
+    try:
+        presignatures.after_use(wallet_id, ready)
+    except Exception as exc:  # noqa: BLE001 - the signature matters more; the next send asks again
+        log_failure("presignature refill not queued", exc, walletId=wallet_id)
+
+
+def stock_presignatures(wallet_id: str) -> None:
+    """A first stock of presignatures for a new key (its floor), so its first signatures need no full run."""
+    if not presignatures.pools_on():
+        return
+    try:
+        presignatures.request_refill(wallet_id)
+    except Exception as exc:  # noqa: BLE001 - the key exists; its first signature runs in full and asks again
+        log_failure("presignature refill not queued", exc, walletId=wallet_id)
 
 
 def _online_step_failed(
@@ -297,24 +326,34 @@ def _put_back(wallet_id: str, presignature_id: str, share: bytes) -> None:
         log_failure("refused presignature not put back", exc, presignatureId=presignature_id)
 
 
-def refill_presignatures(wallet_id: str, target: int, time_left_s: Callable[[], float], per_run_s: float) -> int:
-    """Generate presignatures with the cosigner until party A holds `target` ready ones (or time runs short);
-    returns how many were made. Only a wallet with a share A here is refilled."""
-    ready = len(presignatures.ready_ids(shares.SIGNER, wallet_id))
-    if ready >= target or not presignatures.lease_refill(wallet_id, time_left_s()):
+def refill_presignatures(
+    wallet_id: str, time_left_s: Callable[[], float], per_run_s: float, target: int | None = None
+) -> int:
+    """Generate presignatures with the cosigner until party A holds `target` ready ones (by default the wallet's
+    demand, presignatures.target), or time runs short; returns how many were made. Only a wallet with a share A
+    here is refilled."""
+
+    def missing() -> int:
+        """Asked again before each run: the wallet's demand may grow while it is refilled."""
+        wanted = presignatures.target(wallet_id) if target is None else target
+        return wanted - len(presignatures.ready_ids(shares.SIGNER, wallet_id))
+
+    if missing() <= 0 or not presignatures.lease_refill(wallet_id, time_left_s()):
         return 0  # stocked, or another refill of this wallet is running
     try:
-        return _presign_until(wallet_id, target - ready, time_left_s, per_run_s)
+        return _presign_until(wallet_id, missing, time_left_s, per_run_s)
     finally:
         presignatures.release_refill(wallet_id)
 
 
-def _presign_until(wallet_id: str, wanted: int, time_left_s: Callable[[], float], per_run_s: float) -> int:
+def _presign_until(
+    wallet_id: str, missing: Callable[[], int], time_left_s: Callable[[], float], per_run_s: float
+) -> int:
     import dompet_mpc as mpc
 
     key_share = shares.load_share(wallet_id, shares.SIGNER)
     made = 0
-    while made < wanted and time_left_s() > per_run_s:
+    while time_left_s() > per_run_s and missing() > 0:
         signers = [shares.SIGNER, shares.COSIGNER]
         run_id = secrets.token_hex(16)
         request = {"action": "presign", "runId": run_id, "walletId": wallet_id, "peers": [0], "signers": signers}

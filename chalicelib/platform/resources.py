@@ -342,6 +342,8 @@ FUNCTIONS: tuple[Function, ...] = (
             Grant("table", "signer-shares", "read"),
             Grant("table", "mpc-mailbox", "read_write"),
             Grant("table", "signing-audit", "read_write"),
+            Grant("table", "signer-presignatures", "read_write"),  # consumes share A of a presignature
+            Grant("queue", "presign-refill", "write"),
             Grant("key", "share-a", "decrypt"),
             Grant("function", "cosigner", "invoke"),
         ),
@@ -473,11 +475,12 @@ FUNCTIONS: tuple[Function, ...] = (
     ),
     Function(
         name="refill_presignatures",
-        purpose="SQS: tops a wallet's presignature pool up to its target, running presigning with the cosigner "
-        "(party A here holds share A only, like the API).",
+        purpose="SQS: tops a wallet's (or custody key's) presignature pool up to its recent demand, running "
+        "presigning with the cosigner (party A here holds share A only, like the API).",
         grants=(
             Grant("table", "signer-shares", "read"),
             Grant("table", "signer-presignatures", "read_write"),
+            Grant("table", "signing-audit", "read"),  # a wallet's recent signatures: its pool's target
             Grant("table", "mpc-mailbox", "read_write"),
             Grant("key", "share-a", "encrypt_decrypt"),
             Grant("function", "cosigner", "invoke"),

@@ -91,11 +91,27 @@ class Settings(BaseModel):
         "about a day (27.7 h of delays).",
     )
     aux_pool_target: int = Field(20, ge=0, le=1000, description="Ready aux-info sets the refill job keeps in stock.")
-    presign_pool_target: int = Field(
-        4, ge=0, le=100, description="Presignatures a wallet's pool is filled up to (0: no pool, full signing)."
+    presign_pool_floor: int = Field(
+        1, ge=0, le=100, description="Ready presignatures a refill keeps for a wallet that has not signed lately."
     )
-    presign_pool_low_water: int = Field(
-        2, ge=0, le=100, description="A wallet whose pool holds fewer ready presignatures than this is refilled."
+    presign_pool_ceiling: int = Field(
+        24,
+        ge=0,
+        le=200,
+        description="The most ready presignatures a wallet's pool is refilled to, however fast it signs "
+        "(0: no pools, every signature a full run).",
+    )
+    presign_demand_window_s: int = Field(
+        900,
+        ge=60,
+        le=86_400,
+        description="A wallet's pool is refilled to its signatures in this window, between the floor and the ceiling.",
+    )
+    presign_ttl_s: int = Field(
+        86_400,
+        ge=300,
+        le=30 * 86_400,
+        description="How long a ready presignature may wait for its use; then it expires unused (its CPU wasted).",
     )
     presign_key_cache_s: int = Field(
         300,

@@ -24,14 +24,13 @@ from chalicelib.auth.models import WalletPrincipal
 from chalicelib.auth.service import wallet_token_for
 from chalicelib.auth.users import User
 from chalicelib.evm.digests import Signable
-from chalicelib.mpc import aux_pool, presignatures, shares
+from chalicelib.mpc import aux_pool, shares
 from chalicelib.mpc import service as mpc
 from chalicelib.mpc.policies import KeyPolicy
 from chalicelib.platform import clock
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.errors import ApiError, bad_request, conflict, not_found, unauthorized
 from chalicelib.platform.logging import logger
-from chalicelib.platform.settings import load_settings
 from chalicelib.platform.unit_of_work import Plan
 from chalicelib.policies.cosigner import WALLET_POLICY_NAME
 from chalicelib.wallets import recovery_files, store
@@ -237,11 +236,7 @@ def _provision(
         aux_pool.consume(aux_id)
     except Exception as exc:  # noqa: BLE001 - the wallet exists; a leftover claimed set is skipped by claim()
         logger.warning("aux set not deleted", extra={"auxId": aux_id, "errorType": type(exc).__name__})
-    try:
-        if load_settings().presign_pool_target > 0:
-            presignatures.request_refill(wallet_id)  # a first stock of presignatures for fast sends
-    except Exception as exc:  # noqa: BLE001 - the wallet exists; its first send signs in full and asks again
-        logger.warning("presignature refill not queued", extra={"walletId": wallet_id, "errorType": type(exc).__name__})
+    mpc.stock_presignatures(wallet_id)
     logger.info("wallet provisioned", extra={"walletId": wallet_id, "origin": origin})
     return answer
 

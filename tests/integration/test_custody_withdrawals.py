@@ -206,7 +206,7 @@ def test_the_cosigner_refuses_a_tampered_transaction(custody, monkeypatch):
     context = {"purpose": "withdrawal", "id": record["id"]}
     message = digests.personal_message(b"sign in")
     for payload, digest, context_given, reason in (
-        (digests.transaction(tx), signing_hash(tx), None, "a custody key signs only with a policy"),
+        (digests.transaction(tx), signing_hash(tx), None, "unknown purpose"),  # no context: nothing it is for
         (digests.transaction(tx), b"\x01" * 32, context, "the digest"),
         (digests.transaction(greedy), signing_hash(greedy), context, "fees"),
         (digests.transaction(tx), signing_hash(tx), {**context, "purpose": "other"}, "unknown purpose"),
@@ -552,3 +552,71 @@ def test_the_sqs_worker_and_the_schedule_run_withdrawals(custody):
         time.sleep(0.3)
     assert get(**withdrawals.key(withdrawal["id"]))["status"] == "success"
     assert token_balance(custody, 31337, "usdt", recipient) == 1_250_000
+
+
+def test_a_stocked_custody_key_signs_from_presignatures_checked_at_the_online_step(custody, pool_settings, monkeypatch):
+    """Custody keys sign from presignatures: the cosigner's custody checks run in the online step, before its partial
+    signature, as on the full path; a refusal burns the presignature on both sides and pays nothing."""
+    import dompet_mpc
+
+    from chalicelib.mpc import presignatures, shares
+    from tests.support.mpc import audit_records, refill_messages, run_refill_function
+
+    account = funded_account(custody, usdt=5_000_000)
+    (message,) = refill_messages()  # the pool key's first stock, asked for at its generation
+    key_id = message["walletId"]
+    assert run_refill_function(message) == {"batchItemFailures": []}
+
+    def ready() -> dict[int, list[str]]:
+        return {party: sorted(presignatures.ready_ids(party, key_id)) for party in (shares.SIGNER, shares.COSIGNER)}
+
+    assert len(ready()[shares.SIGNER]) == 2 and ready()[shares.SIGNER] == ready()[shares.COSIGNER]
+
+    def no_full_run(*args, **kwargs):
+        raise AssertionError("a full signing run started")
+
+    monkeypatch.setattr(dompet_mpc, "signing_session", no_full_run)
+    recipient = Account.create().address
+    withdrawal = request_withdrawal(custody, account, "1.5", to=recipient).json_body["data"]
+    record = run_withdrawal(withdrawal["id"], custody)
+    assert record["status"] == "success", record
+    assert token_balance(custody, 31337, "usdt", recipient) == 1_500_000  # on chain, exactly
+    signed = [r for r in audit_records(key_id) if r["outcome"] == "signed"]
+    assert [r["method"] for r in signed] == ["presignature", "presignature"]  # the address's deployment, the payment
+    assert ready() == {shares.SIGNER: [], shares.COSIGNER: []}
+    counted = aws.table("cosigner-policy").get_item(Key={"pk": f"SIGNED#{withdrawal['id']}", "sk": "SIGNED"})
+    assert counted["Item"]["nonce"] == record["nonce"]  # the cosigner's own record of the one nonce it signed
+    [success] = outbox_events("withdraw.success")
+    assert success["data"]["withdrawal"]["txHash"] == record["txHash"]
+
+    # A compromised API side builds a payment to itself: refused in the online step, before any partial signature.
+    assert run_refill_function(message) == {"batchItemFailures": []}  # its demand (2 lately) between floor and ceiling
+    stocked = ready()
+    assert len(stocked[shares.SIGNER]) == 2
+    thief = Account.create().address
+    real_call = policy.expected_call
+    monkeypatch.setattr(
+        sending, "expected_call", lambda r: real_call({**r, "to": thief, "amountInDecimals": "3500000"})
+    )
+    partials: list[bytes] = []
+    real_partial = dompet_mpc.issue_partial_signature
+
+    def partial(share: bytes, digest: bytes) -> bytes:
+        partials.append(digest)
+        return real_partial(share, digest)
+
+    monkeypatch.setattr(dompet_mpc, "issue_partial_signature", partial)
+    refused = request_withdrawal(custody, account, "1", to=Account.create().address).json_body["data"]
+    sending.process(refused["id"])
+    record = get(**withdrawals.key(refused["id"]))
+    assert record["status"] == "failed" and record["failedReason"] == "policy_refused" and "txHash" not in record
+    assert token_balance(custody, 31337, "usdt", thief) == 0
+    assert token_balance(custody, 31337, "usdt", account["wallets"][0]["address"]) == 3_500_000
+    assert len(partials) == 1  # party A's own, which never left its function: the cosigner issued none
+    after = ready()
+    assert len(after[shares.SIGNER]) == 1 and after[shares.SIGNER] == after[shares.COSIGNER]
+    (burned,) = set(stocked[shares.COSIGNER]) - set(after[shares.COSIGNER])
+    used = aws.table(presignatures.TABLE[shares.COSIGNER]).get_item(Key=presignatures.used_key(key_id, burned))
+    assert used["Item"]["digest"] == partials[0].hex()  # the cosigner's share is spent on the refused digest alone
+    [refusal] = [r for r in audit_records(key_id) if r.get("presignatureId") == burned]
+    assert (refusal["method"], refusal["outcome"]) == ("presignature", "failed")

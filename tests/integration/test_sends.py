@@ -547,7 +547,7 @@ def test_a_stocked_wallet_sends_through_its_presignature_pool(wallet, w3, monkey
     from chalicelib.mpc import presignatures, shares
     from tests.support.mpc import refill_messages, run_refill_function
 
-    monkeypatch.setenv("DOMPET_PRESIGN_POOL_TARGET", "1")
+    monkeypatch.setenv("DOMPET_PRESIGN_POOL_CEILING", "1")
     settings.load_settings.cache_clear()
     (message,) = refill_messages()  # queued by the wallet's creation
     assert run_refill_function(message) == {"batchItemFailures": []}

@@ -80,7 +80,9 @@ def run_refill_function(body: dict[str, Any]) -> Any:
     return refill_presignatures({"Records": [record]}, _LambdaContext())
 
 
-def refill_messages() -> list[dict[str, Any]]:
+def refill_messages(follow_ups: bool = False) -> list[dict[str, Any]]:
+    """The refill requests queued (and taken off the queue): asks only, or with `follow_ups` only the refills'
+    delayed second looks (presignatures.request_follow_up), which become visible some seconds later."""
     sqs = aws.client("sqs")
     url = sqs.get_queue_url(QueueName=aws.queue("presign-refill"))["QueueUrl"]
     found = []
@@ -88,7 +90,7 @@ def refill_messages() -> list[dict[str, Any]]:
         batch = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=0).get("Messages", [])
         if not batch:
             return found
-        found += [json.loads(m["Body"]) for m in batch]
+        found += [body for body in (json.loads(m["Body"]) for m in batch) if bool(body.get("followUp")) == follow_ups]
 
 
 def partial_request(wallet_id: str, presignature_id: str, message: bytes) -> dict[str, Any]:

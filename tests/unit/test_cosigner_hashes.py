@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import dompet_mpc as mpc
@@ -34,7 +33,7 @@ from chalicelib.evm.digests import Signable
 from chalicelib.evm.transactions import UnsignedTx, signing_hash
 from chalicelib.mpc import aux_pool, parties, presignatures, shares
 from chalicelib.mpc import service as mpc_service
-from chalicelib.platform import aws, resources, settings
+from chalicelib.platform import aws, resources
 from chalicelib.platform.cache import reset_all
 from chalicelib.platform.errors import ApiError
 from chalicelib.policies import signed
@@ -60,15 +59,6 @@ PERMIT: dict[str, Any] = {
         "deadline": 2**40,
     },
 }
-
-
-@pytest.fixture
-def pool_settings(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("DOMPET_PRESIGN_POOL_TARGET", "2")
-    monkeypatch.setenv("DOMPET_PRESIGN_POOL_LOW_WATER", "1")
-    settings.load_settings.cache_clear()
-    yield
-    settings.load_settings.cache_clear()
 
 
 @pytest.fixture

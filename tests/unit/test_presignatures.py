@@ -72,8 +72,8 @@ def test_creation_queues_a_first_stock_and_the_refill_fills_both_parties(tenant,
     provisioning.create(principal, None)
     wallet_id = refreshed(principal).user.walletId
     assert refill_messages() == [{"walletId": wallet_id}]
-    assert mpc_service.refill_presignatures(wallet_id, 2, lambda: 100.0, 1.0) == 2
-    assert mpc_service.refill_presignatures(wallet_id, 2, lambda: 100.0, 1.0) == 0  # stocked: nothing to do
+    assert mpc_service.refill_presignatures(wallet_id, lambda: 100.0, 1.0, target=2) == 2
+    assert mpc_service.refill_presignatures(wallet_id, lambda: 100.0, 1.0, target=2) == 0  # stocked: nothing to do
     ids = ready(shares.SIGNER, wallet_id)
     assert len(ids) == 2 and sorted(ids) == sorted(ready(shares.COSIGNER, wallet_id))  # one id, two shares each
 
@@ -96,10 +96,10 @@ def test_a_stocked_wallet_signs_through_the_online_step(stocked, monkeypatch):
         record = table.get_item(Key=presignatures.used_key(wallet_id, used))["Item"]
         assert record["digest"] == digest.hex() and "ct" not in record
         assert "Item" not in table.get_item(Key=presignatures.ready_key(wallet_id, used))
-    assert refill_messages() == []  # one left: not below the low-water mark (1)
+    assert refill_messages() == [{"walletId": wallet_id}]  # below the floor (2) after use: refill queued
     provisioning.sign(principal, personal_message(b"pay 2 wei"))
     assert ready(shares.SIGNER, wallet_id) == []
-    assert refill_messages() == [{"walletId": wallet_id}]  # below the mark after use: refill queued
+    assert refill_messages() == [{"walletId": wallet_id}]  # below the floor: asked again, however lately
 
 
 def test_an_empty_pool_signs_in_full_and_queues_a_refill(tenant, aux_sets, pool_settings):
@@ -288,9 +288,9 @@ def test_one_refill_per_wallet_at_a_time(tenant, aux_sets, pool_settings):
     provisioning.create(principal, None)
     wallet_id = refreshed(principal).user.walletId
     assert presignatures.lease_refill(wallet_id, 60)  # a refill of this wallet is running elsewhere
-    assert mpc_service.refill_presignatures(wallet_id, 2, lambda: 100.0, 1.0) == 0
+    assert mpc_service.refill_presignatures(wallet_id, lambda: 100.0, 1.0, target=2) == 0
     presignatures.release_refill(wallet_id)
-    assert mpc_service.refill_presignatures(wallet_id, 1, lambda: float("inf"), 1.0) == 1
+    assert mpc_service.refill_presignatures(wallet_id, lambda: float("inf"), 1.0, target=1) == 1
     assert presignatures.lease_refill(wallet_id, 60)  # the finished refill let its lease go
 
 
@@ -298,7 +298,7 @@ def test_party_a_reads_a_few_candidates_and_a_candidate_taken_elsewhere_only_los
     stocked, monkeypatch
 ):
     principal, created, wallet_id = stocked
-    assert mpc_service.refill_presignatures(wallet_id, 6, lambda: 100.0, 1.0) == 4
+    assert mpc_service.refill_presignatures(wallet_id, lambda: 100.0, 1.0, target=6) == 4
     pool = sorted(ready(shares.SIGNER, wallet_id))  # party A reads its candidates in key order
     assert len(pool) == 6
     refill_messages()
@@ -326,16 +326,129 @@ def test_party_a_reads_a_few_candidates_and_a_candidate_taken_elsewhere_only_los
         assert len(queries) == 1 and queries[0]["Limit"] == presignatures.CANDIDATES_READ
         assert sign(b"two") == pool[1]
         assert len(queries) == 1
+        assert refill_messages() == []  # the pool still holds its ceiling (2): no target wants more
         # Another instance takes the next two candidates: each only loses its transaction here, and the pool is
         # read again for the rest.
         for taken in pool[2:4]:
             assert presignatures.consume(shares.SIGNER, wallet_id, taken, keccak(taken.encode())) is not None
         assert sign(b"three") == pool[4]
-        assert len(queries) == 2
-        assert sign(b"four") == pool[5]
-        assert len(queries) == 2 and refill_messages() == [{"walletId": wallet_id}]  # the last one: refill
+        assert len(queries) == 2 and refill_messages() == [{"walletId": wallet_id}]  # one left: below the floor
+        assert sign(b"four") == pool[5]  # a pool below its floor is read afresh
+        assert len(queries) == 3 and refill_messages() == [{"walletId": wallet_id}]  # the last one: refill
     finally:
         events.unregister("before-parameter-build.dynamodb.Query", seen)
     # Each presignature served one digest on each side: the two taken elsewhere never reached the cosigner.
     assert sorted(ready(shares.COSIGNER, wallet_id)) == pool[2:4]
     assert ready(shares.SIGNER, wallet_id) == []
+
+
+# --- pools that follow demand -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def demand_settings(monkeypatch):
+    from chalicelib.platform import settings
+
+    monkeypatch.setenv("DOMPET_PRESIGN_POOL_FLOOR", "1")
+    monkeypatch.setenv("DOMPET_PRESIGN_POOL_CEILING", "5")
+    monkeypatch.setenv("DOMPET_PRESIGN_DEMAND_WINDOW_S", "900")
+    settings.load_settings.cache_clear()
+    yield
+    settings.load_settings.cache_clear()
+
+
+def _signed(wallet_id: str, count: int) -> None:
+    """`count` signature runs of the wallet, audited now as the signing service audits them."""
+    payload = personal_message(b"demand")
+    for n in range(count):
+        aws.write(
+            mpc_service._audit_item(
+                wallet_id, f"{n:032x}", payload, digest_of(payload), [0, 1], "test", "signed", 0.01, f"{n:032x}"
+            )
+        )
+
+
+def test_a_pools_target_follows_its_wallets_recent_signatures_between_floor_and_ceiling(tenant, demand_settings):
+    from chalicelib.platform import clock
+
+    wallet_id, other = "a" * 32, "b" * 32
+    assert presignatures.target(wallet_id) == 1  # no signatures lately: the floor
+    _signed(wallet_id, 3)
+    _signed(other, 2)
+    assert presignatures.target(wallet_id) == 3 and presignatures.target(other) == 2  # each wallet its own demand
+    _signed(wallet_id, 7)
+    assert presignatures.target(wallet_id) == 5  # a burst beyond the ceiling
+    clock.travel(901)
+    try:
+        assert presignatures.target(wallet_id) == 1  # the window passed: an idle wallet is refilled to its floor
+        _signed(wallet_id, 2)
+        assert presignatures.target(wallet_id) == 2
+    finally:
+        clock.reset()
+
+
+def test_the_refill_stocks_a_wallet_to_its_demand(stocked, demand_settings):
+    _principal, _created, wallet_id = stocked
+    assert mpc_service.refill_presignatures(wallet_id, lambda: 100.0, 1.0) == 0  # 2 ready: above the floor
+    _signed(wallet_id, 4)
+    assert mpc_service.refill_presignatures(wallet_id, lambda: 100.0, 1.0) == 2  # its 4 signatures lately
+    assert len(ready(shares.SIGNER, wallet_id)) == 4 and sorted(ready(shares.COSIGNER, wallet_id)) == sorted(
+        ready(shares.SIGNER, wallet_id)
+    )
+
+
+def test_a_used_presignature_asks_for_a_refill_below_the_ceiling_at_most_every_few_seconds(tenant, demand_settings):
+    from chalicelib.platform import clock
+
+    wallet_id = "c" * 32
+    presignatures.after_use(wallet_id, 5)
+    assert refill_messages() == []  # the pool holds the ceiling: no target wants more
+    presignatures.after_use(wallet_id, 3)
+    presignatures.after_use(wallet_id, 2)
+    assert refill_messages() == [{"walletId": wallet_id}]  # a burst asks once
+    presignatures.after_use(wallet_id, 0)
+    assert refill_messages() == [{"walletId": wallet_id}]  # below the floor: always
+    clock.travel(presignatures.REFILL_ASK_EVERY_S + 1)
+    try:
+        presignatures.after_use(wallet_id, 3)
+        assert refill_messages() == [{"walletId": wallet_id}]
+    finally:
+        clock.reset()
+
+
+def test_a_ready_presignature_expires_after_its_time_to_live(stocked, monkeypatch):
+    from chalicelib.platform import clock, settings
+
+    _principal, _created, wallet_id = stocked
+    ttl = settings.load_settings().presign_ttl_s
+    for party in (shares.SIGNER, shares.COSIGNER):
+        for presignature_id in ready(party, wallet_id):
+            item = aws.table(presignatures.TABLE[party]).get_item(
+                Key=presignatures.ready_key(wallet_id, presignature_id)
+            )
+            assert abs(int(item["Item"]["expiresAt"]) - (clock.epoch() + ttl)) < 60
+    clock.travel(ttl + 1)
+    try:
+        assert ready(shares.SIGNER, wallet_id) == []  # expired: offered to no online step, refilled instead
+    finally:
+        clock.reset()
+
+
+def test_a_refill_that_was_asked_for_looks_again_once_after_the_asks_it_held_back(tenant, aux_sets, pool_settings):
+    from chalicelib.platform import clock
+
+    aux_sets(1)
+    principal = principal_for(tenant, "follow-up")
+    provisioning.create(principal, None)
+    wallet_id = refreshed(principal).user.walletId
+    (message,) = refill_messages()
+    started = clock.monotonic()
+    assert run_refill_function(message) == {"batchItemFailures": []}
+    assert refill_messages(follow_ups=True) == []  # delayed past the asks a burst may have held back
+    while not (found := refill_messages(follow_ups=True)):
+        assert clock.monotonic() - started < presignatures.REFILL_ASK_EVERY_S + 30
+        threading.Event().wait(0.5)
+    assert found == [{"walletId": wallet_id, "followUp": True}]
+    assert run_refill_function(found[0]) == {"batchItemFailures": []}  # stocked: nothing made, no further look
+    threading.Event().wait(presignatures.REFILL_ASK_EVERY_S + 2)
+    assert refill_messages(follow_ups=True) == [] and refill_messages() == []

@@ -16,6 +16,7 @@ import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct
 
+from chalicelib.custody.policy import CUSTODY_POLICY
 from chalicelib.evm.digests import digest_of, personal_message
 from chalicelib.mpc import parties, policies, presignatures, shares
 from chalicelib.platform import aws, settings
@@ -37,8 +38,8 @@ from tests.support.mpc import (
 @pytest.fixture
 def stocked(tenant, aux_sets, monkeypatch) -> Any:
     """A wallet principal whose pool holds two presignatures."""
-    monkeypatch.setenv("DOMPET_PRESIGN_POOL_TARGET", "2")
-    monkeypatch.setenv("DOMPET_PRESIGN_POOL_LOW_WATER", "0")
+    monkeypatch.setenv("DOMPET_PRESIGN_POOL_FLOOR", "2")
+    monkeypatch.setenv("DOMPET_PRESIGN_POOL_CEILING", "2")
     settings.load_settings.cache_clear()
     aux_sets(1)
     principal = principal_for(tenant, "alice")
@@ -99,7 +100,7 @@ def test_a_signature_that_cannot_be_listed_is_not_handed_out_but_is_audited(stoc
         )
 
 
-def test_the_cosigner_refuses_an_online_step_for_a_key_it_governs_from_its_own_read(stocked):
+def test_the_cosigner_refuses_an_online_step_for_a_key_it_governs_from_its_own_read_and_burns_it(stocked, monkeypatch):
     wallet_id = stocked.user.walletId
     presignature_id = presignatures.ready_ids(shares.COSIGNER, wallet_id)[0]
     mark = {**policies.mark_key(wallet_id), "policy": "custody", "address": stocked.user.walletAddress}
@@ -107,6 +108,17 @@ def test_the_cosigner_refuses_an_online_step_for_a_key_it_governs_from_its_own_r
     reset_all()  # nothing known in process: the cosigner decides from what it reads
     request = partial_request(wallet_id, presignature_id, b"unchecked")
 
-    assert parties.cosigner(request)["code"] == "POLICY_REFUSED"
-    assert presignature_id in presignatures.ready_ids(shares.COSIGNER, wallet_id)  # its share stays ready
+    # Its policy is not registered in this process: no presignatures (party A signs in full, and is refused there).
+    unregistered = {name: p for name, p in policies._REGISTERED.items() if name != CUSTODY_POLICY.name}
+    monkeypatch.setattr(policies, "_REGISTERED", unregistered)
+    assert parties.cosigner(request)["code"] == parties.PRESIGNATURES_OFF
+    assert presignature_id in presignatures.ready_ids(shares.COSIGNER, wallet_id)
+    policies.register(CUSTODY_POLICY)
+    assert parties.cosigner(request)["code"] == "POLICY_REFUSED"  # a custody key signs transactions only
+    # A refusal without a rule retires the presignature named with it: its share is used, for that digest.
+    assert presignature_id not in presignatures.ready_ids(shares.COSIGNER, wallet_id)
+    used = aws.table(presignatures.TABLE[shares.COSIGNER]).get_item(
+        Key=presignatures.used_key(wallet_id, presignature_id)
+    )["Item"]
+    assert used["digest"] == request["digest"]
     assert policies.known_governance(wallet_id) is not None  # and the mark it read is kept, as governance() does
