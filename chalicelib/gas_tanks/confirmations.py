@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.evm.rpc import NO_ANSWER
-from chalicelib.gas_tanks import service, store, verification
+from chalicelib.gas_tanks import alerts, service, store, verification
 from chalicelib.gas_tanks.models import TopUp, TopUpMarker
 from chalicelib.platform import aws, followups, unit_of_work
 from chalicelib.platform.clock import iso_now
@@ -107,13 +107,17 @@ def _credit(marker: TopUpMarker, record: TopUp, credited: int, amount: int) -> N
         store.credit(marker.tankId, credited, now),
         transition(record, "success", expect={"id": marker.topUpId}, amount=str(amount), updatedAt=now),
     ]
+    stored = {**record.to_item(), "amount": str(amount)}
+    app_id = stored.get("appId")  # records made before top-up events have none: no event
+    event = alerts.topped_up(str(app_id), marker.tankId, stored, credited) if app_id else None
     try:
-        unit_of_work.commit(Plan(items=writes))
+        unit_of_work.commit(Plan(items=writes, event=event))
     except aws.TransactionCancelledError as exc:
         if exc.condition_failed(TopUpMarker.machine.name):
             return  # a duplicate message credited it meanwhile
         raise
     logger.info("top-up credited", extra={"tankId": marker.tankId, "chainId": record.chainId, "amount": amount})
+    alerts.after_top_up(marker.tankId)
 
 
 def _again(body: dict[str, Any], record: TopUp, attempt: int) -> None:

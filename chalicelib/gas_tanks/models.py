@@ -6,7 +6,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, PlainSerializer, StrictBool
+from pydantic import AwareDatetime, ConfigDict, Field, PlainSerializer, StrictBool, model_validator
 
 from chalicelib.platform import aws, due
 from chalicelib.platform.addresses import Address
@@ -195,6 +195,9 @@ class Tank(Record):
     decimals: int
     createdAt: str
     updatedAt: str | None = None
+    lowBalanceThreshold: str | None = None  # alerts.py: below it, `gasTank.low_balance` once per crossing
+    lowAlerted: bool = False
+    lowCrossings: int = 0
 
     @property
     def id(self) -> str:
@@ -257,3 +260,186 @@ class TopUpMarker(Stateful):
     topUpId: str
     seq: int
     createdAt: str
+
+
+# --- sponsorship policies and tank settings ------------------------------------------------------------------
+
+TankAmount = Annotated[
+    str, Field(pattern=r"^[0-9]{1,60}$", description="Tank units (USDT at 18 decimals), a decimal string.")
+]
+SELECTOR = r"^0x[0-9a-fA-F]{8}$"
+
+
+class OwnerCaps(WireModel):
+    model_config = ConfigDict(extra="forbid")
+
+    maxPerDay: TankAmount | None = Field(None, description="What one owner's sponsored operations may cost in 24 h.")
+    maxCountPerDay: int | None = Field(None, ge=0, le=1_000_000, description="How many in 24 h.")
+    maxPerMonth: TankAmount | None = Field(None, description="What they may cost in 30 days.")
+
+
+class OperationCaps(WireModel):
+    model_config = ConfigDict(extra="forbid")
+
+    max: TankAmount | None = Field(None, description="The most one operation may cost (its maximum, fees included).")
+
+
+class TotalCaps(WireModel):
+    model_config = ConfigDict(extra="forbid")
+
+    maxPerDay: TankAmount | None = Field(None, description="What all the app's sponsored operations may cost in 24 h.")
+
+
+class ContractRule(WireModel):
+    model_config = ConfigDict(extra="forbid")
+
+    address: Address = Field(description="A contract the account may call (the `dest` of its `execute`).")
+    selectors: list[Annotated[str, Field(pattern=SELECTOR)]] = Field(
+        default_factory=list,
+        max_length=50,
+        description="The functions it may call (4-byte selectors); empty: any call of the contract, a plain "
+        "transfer to it included.",
+    )
+
+
+_EXAMPLE_SPONSORSHIP_POLICY: dict[str, Any] = {
+    "perOwner": {"maxPerDay": "5000000000000000000", "maxCountPerDay": 20, "maxPerMonth": "50000000000000000000"},
+    "perOperation": {"max": "1000000000000000000"},
+    "total": {"maxPerDay": "100000000000000000000"},
+    "networks": ["polygon-pos"],
+    "contracts": [{"address": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F", "selectors": ["0xa9059cbb"]}],
+    "activeFrom": "2026-12-01T00:00:00Z",
+    "activeUntil": None,
+}
+
+
+class SponsorshipPolicy(WireModel):
+    """Which sponsored user operations of the app the organization tank pays for. Every rule left out allows all."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [_EXAMPLE_SPONSORSHIP_POLICY]})
+
+    perOwner: OwnerCaps | None = None
+    perOperation: OperationCaps | None = None
+    total: TotalCaps | None = None
+    networks: list[Annotated[str, Field(min_length=1, max_length=64)]] | None = Field(
+        None, max_length=50, description="The networks (names) whose operations are sponsored."
+    )
+    contracts: list[ContractRule] | None = Field(
+        None, max_length=100, description="The calls that are sponsored; an operation calling anything else is not."
+    )
+    activeFrom: AwareDatetime | None = Field(None, description="Sponsored from this time (RFC 3339, with offset).")
+    activeUntil: AwareDatetime | None = Field(None, description="Sponsored until (before) this time.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> SponsorshipPolicy:
+        if self.activeFrom is not None and self.activeUntil is not None and self.activeUntil <= self.activeFrom:
+            raise ValueError("activeUntil must be after activeFrom")
+        return self
+
+
+class SponsorshipPolicyState(WireModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"policy": _EXAMPLE_SPONSORSHIP_POLICY, "updatedAt": "2026-11-28T08:00:00.000Z"}]
+        }
+    )
+
+    policy: SponsorshipPolicy | None = Field(description="The app's policy; null: none set (every operation paid).")
+    updatedAt: str | None
+
+
+class OwnerRemaining(WireModel):
+    perDay: str | None
+    countPerDay: int | None
+    perMonth: str | None
+
+
+class TotalRemaining(WireModel):
+    perDay: str | None
+
+
+class SponsorshipRemaining(WireModel):
+    """What is left of each cap before this operation; null where the policy sets none."""
+
+    perOwner: OwnerRemaining
+    perOperation: str | None
+    total: TotalRemaining
+
+
+_EXAMPLE_CHECK: dict[str, Any] = {
+    "sponsored": False,
+    "rule": "perOwner.maxCountPerDay",
+    "reason": "The owner had 20 sponsored operations in 24 h",
+    "requiredGasTankBalance": "312000000000000000",
+    "gasTankBalance": "25000000000000000000",
+    "remaining": {
+        "perOwner": {"perDay": "1200000000000000000", "countPerDay": 0, "perMonth": "40000000000000000000"},
+        "perOperation": "1000000000000000000",
+        "total": {"perDay": "80000000000000000000"},
+    },
+}
+
+
+class SponsorshipCheckRequest(WireModel):
+    """Either an operation that was hashed (`userOpId`), or a call to estimate (`accountId`, `to`, `value`,
+    `callData`: the `signTransaction/estimate` body)."""
+
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c"}]}
+    )
+
+    userOpId: str | None = Field(None, min_length=1, max_length=64)
+    accountId: str | None = Field(None, min_length=1, max_length=64)
+    to: Address | None = None
+    value: str = Field("0", pattern=r"^[0-9]{1,78}$")
+    callData: str = Field("0x", pattern=r"^0x([0-9a-fA-F]{2}){0,24576}$")
+
+    @model_validator(mode="after")
+    def _one_of(self) -> SponsorshipCheckRequest:
+        if (self.userOpId is None) == (self.accountId is None):
+            raise ValueError("give userOpId, or accountId with to")
+        if self.accountId is not None and self.to is None:
+            raise ValueError("to is required with accountId")
+        return self
+
+
+class SponsorshipCheck(WireModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_CHECK]})
+
+    sponsored: bool = Field(description="Whether the policy would sponsor it now (nothing is counted or charged).")
+    rule: str | None = Field(description="The rule that would refuse it.")
+    reason: str | None
+    requiredGasTankBalance: str = Field(description="Its maximum cost in tank units, fees included.")
+    gasTankBalance: str = Field(description="The organization tank's balance (submit also needs it to cover the cost).")
+    remaining: SponsorshipRemaining
+
+
+class GasTankSettings(WireModel):
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"lowBalanceThreshold": "5000000000000000000"}]}
+    )
+
+    lowBalanceThreshold: TankAmount | None = Field(
+        description="Below this balance (tank units) a `gasTank.low_balance` event is sent, once per crossing; "
+        "null: no alerts."
+    )
+
+
+class GasTankSettingsState(WireModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "gasTankId": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
+                    "balance": "25000000000000000000",
+                    "lowBalanceThreshold": "5000000000000000000",
+                    "lowAlerted": False,
+                }
+            ]
+        }
+    )
+
+    gasTankId: str
+    balance: str
+    lowBalanceThreshold: str | None
+    lowAlerted: bool = Field(description="The alert fired for the current crossing (a top-up above it re-arms it).")

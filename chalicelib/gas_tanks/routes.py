@@ -6,7 +6,17 @@ from chalice import Blueprint
 
 from chalicelib.auth import guards
 from chalicelib.gas_tanks import service
-from chalicelib.gas_tanks.models import ClientGasTank, ClientTopUp, OwnerTopUp, TopUpPage, UsagePage
+from chalicelib.gas_tanks.models import (
+    ClientGasTank,
+    ClientTopUp,
+    GasTankSettings,
+    GasTankSettingsState,
+    OwnerTopUp,
+    SponsorshipPolicy,
+    SponsorshipPolicyState,
+    TopUpPage,
+    UsagePage,
+)
 from chalicelib.platform.pagination import page_query
 from chalicelib.platform.router import Call, Reply, route
 
@@ -136,3 +146,117 @@ def owner_top_up_history(call: Call) -> Reply:
 )
 def organization_usage_history(call: Call) -> Reply:
     return Reply(service.client_usage(call.principal, call.query))
+
+
+POLICY_DESCRIPTION = (
+    "Family S, per app. Which sponsored user operations (`isSponsored: true`) the organization tank pays for: caps "
+    "per owner (24 h amount and count, 30-day amount), per operation, for the whole app per 24 h, the networks, the "
+    "contracts and functions an operation may call, and an activation window. Amounts are tank units (USDT at 18 "
+    "decimals), counted from the charges the usage history shows (the initial deduction, then the settled amount); "
+    "windows are rolling. A refused submit is `403 SPONSORSHIP_DENIED` with `data.rule`; nothing is charged or sent. "
+    "See docs/smart-accounts.md."
+)
+
+
+@route(
+    bp,
+    "/api/v1/client/gasTank/policy",
+    "PUT",
+    summary="Set the app's gas sponsorship policy",
+    description=POLICY_DESCRIPTION + " Replaces the app's policy; `{}` sponsors every operation again.",
+    tag="Gas tanks",
+    guard=guards.signed_request,
+    body=SponsorshipPolicy,
+    response=SponsorshipPolicyState,
+    message="sponsorship policy set",
+    errors={400: ("INVALID_ADDRESS", "UNKNOWN_NETWORK")},
+)
+def put_sponsorship_policy(call: Call) -> Reply:
+    return Reply(service.set_sponsorship_policy(call.principal, call.body), "sponsorship policy set")
+
+
+@route(
+    bp,
+    "/api/v1/client/gasTank/policy",
+    "GET",
+    summary="The app's gas sponsorship policy",
+    description=POLICY_DESCRIPTION,
+    tag="Gas tanks",
+    guard=guards.signed_request,
+    response=SponsorshipPolicyState,
+)
+def get_sponsorship_policy(call: Call) -> Reply:
+    return Reply(service.sponsorship_policy(call.principal))
+
+
+SETTINGS_DESCRIPTION = (
+    "Family S. `lowBalanceThreshold` (tank units; null: no alerts): when the tank's balance, after an operation "
+    "settles, is below it, a signed `gasTank.low_balance` webhook event is sent to the app, once per crossing; a "
+    "credited top-up that lifts the balance to the threshold or above arms it again, and so does a new setting. "
+    "See docs/webhooks.md."
+)
+
+
+@route(
+    bp,
+    "/api/v1/client/gasTank/settings",
+    "PUT",
+    summary="Alert settings of the organization gas tank",
+    description=SETTINGS_DESCRIPTION,
+    tag="Gas tanks",
+    guard=guards.signed_request,
+    body=GasTankSettings,
+    response=GasTankSettingsState,
+    message="gas tank settings set",
+    errors={503: ("LIST_BUSY",)},
+)
+def put_client_tank_settings(call: Call) -> Reply:
+    return Reply(service.set_client_tank_settings(call.principal, call.body), "gas tank settings set")
+
+
+@route(
+    bp,
+    "/api/v1/client/gasTank/settings",
+    "GET",
+    summary="Alert settings of the organization gas tank",
+    description=SETTINGS_DESCRIPTION,
+    tag="Gas tanks",
+    guard=guards.signed_request,
+    response=GasTankSettingsState,
+    errors={503: ("LIST_BUSY",)},
+)
+def get_client_tank_settings(call: Call) -> Reply:
+    return Reply(service.client_tank_settings(call.principal))
+
+
+@route(
+    bp,
+    "/api/v1/smart-account/{ownerId}/gasTank/settings",
+    "PUT",
+    summary="Alert settings of an owner's gas tank",
+    description=SETTINGS_DESCRIPTION + " `ownerId`: the owner record id or the owner's address.",
+    tag="Gas tanks",
+    guard=guards.signed_request,
+    body=GasTankSettings,
+    response=GasTankSettingsState,
+    message="gas tank settings set",
+    errors={404: ("OWNER_NOT_FOUND",)},
+)
+def put_owner_tank_settings(call: Call) -> Reply:
+    settings = service.set_owner_tank_settings(call.principal, call.path_params["ownerId"], call.body)
+    return Reply(settings, "gas tank settings set")
+
+
+@route(
+    bp,
+    "/api/v1/smart-account/{ownerId}/gasTank/settings",
+    "GET",
+    summary="Alert settings of an owner's gas tank",
+    description=SETTINGS_DESCRIPTION + " `ownerId`: the owner record id or the owner's address.",
+    tag="Gas tanks",
+    guard=guards.signed_request,
+    response=GasTankSettingsState,
+    errors={404: ("OWNER_NOT_FOUND",)},
+)
+def get_owner_tank_settings(call: Call) -> Reply:
+    return Reply(service.owner_tank_settings(call.principal, call.path_params["ownerId"]))

@@ -17,11 +17,15 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from chalicelib.gas_tanks import store, verification
+from chalicelib.gas_tanks import alerts, sponsorship, store, verification
 from chalicelib.gas_tanks.models import (
     ClientGasTank,
     ClientTopUp,
+    GasTankSettings,
+    GasTankSettingsState,
     OwnerTopUp,
+    SponsorshipPolicy,
+    SponsorshipPolicyState,
     Tank,
     TopUpMarker,
     TopUpPage,
@@ -33,10 +37,10 @@ from chalicelib.platform import aws, followups, unit_of_work
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.errors import bad_request, conflict
 from chalicelib.platform.logging import logger
-from chalicelib.platform.networks import Network, registry
+from chalicelib.platform.networks import UNKNOWN_NETWORK, Network, registry
 from chalicelib.platform.pagination import PageQuery, pagination
 from chalicelib.platform.settings import load_settings
-from chalicelib.platform.unit_of_work import Plan
+from chalicelib.platform.unit_of_work import Event, Plan
 from chalicelib.smart_accounts import service as smart_accounts
 from chalicelib.smart_accounts.models import GasTank
 from chalicelib.tenancy.models import App
@@ -222,6 +226,7 @@ def _record(app: App, network: Network, request: ClientTopUp, tank: Tank) -> dic
         "createdAt": iso_now(),
         "updatedAt": None,
         "clientId": app.clientId,
+        "appId": app.appId,  # whose webhook hears of its credit (not on the wire: the record's fields are fixed)
         "gasTankId": tank.id,
         "txHash": request.txHash.lower(),
         "network": network.name,
@@ -251,17 +256,24 @@ def _marker(chain_id: int, tx_hash: str, tank: Tank, record: dict[str, Any], sta
 
 
 def _credit_new(network: Network, tank: Tank, record: dict[str, Any], amount: int) -> None:
-    credit = store.credit(tank.id, credited_amount(network, amount), iso_now())
+    credited = credited_amount(network, amount)
+    credit = store.credit(tank.id, credited, iso_now())
     _append(
-        tank, record, lambda seq: [_marker(network.chainId, record["txHash"], tank, record, "credited", seq), credit]
+        tank,
+        record,
+        lambda seq: [_marker(network.chainId, record["txHash"], tank, record, "credited", seq), credit],
+        alerts.topped_up(str(record["appId"]), tank.id, record, credited),
     )
     logger.info("top-up credited", extra={"tankId": tank.id, "chainId": network.chainId, "amount": amount})
+    alerts.after_top_up(tank.id)
 
 
-def _append(tank: Tank, record: dict[str, Any], also: Callable[[int], list[aws.TxItem]]) -> int:
+def _append(
+    tank: Tank, record: dict[str, Any], also: Callable[[int], list[aws.TxItem]], event: Event | None = None
+) -> int:
     try:
         committed = unit_of_work.commit(
-            Plan(lists=[(store.topups(tank.id), record)], numbered=lambda seqs: also(seqs[0]))
+            Plan(lists=[(store.topups(tank.id), record)], numbered=lambda seqs: also(seqs[0]), event=event)
         )
         assert committed is not None
         return committed.seqs[0]
@@ -275,3 +287,64 @@ def _page(entries: Any, query: PageQuery) -> TopUpPage:
     items, total = entries.page(query)
     records = [TopUpRecord.model_validate({k: v for k, v in i.items() if k in TopUpRecord.model_fields}) for i in items]
     return TopUpPage(data=records, pagination=pagination(total, query))
+
+
+# --- sponsorship policies and tank settings ------------------------------------------------------------------
+
+
+def set_sponsorship_policy(app: App, policy: SponsorshipPolicy) -> SponsorshipPolicyState:
+    for name in policy.networks or []:
+        if registry().by_name(name) is None:
+            raise bad_request(
+                UNKNOWN_NETWORK,
+                f"Unknown network {name[:40]!r}",
+                errors=[
+                    {"field": "networks", "message": f"{name[:40]!r} is not a configured network", "type": "network"}
+                ],
+            )
+    updated_at = sponsorship.set_policy(app.appId, policy)
+    return SponsorshipPolicyState(policy=policy, updatedAt=updated_at)
+
+
+def sponsorship_policy(app: App) -> SponsorshipPolicyState:
+    policy, updated_at = sponsorship.get_policy(app.appId)
+    return SponsorshipPolicyState(policy=policy, updatedAt=updated_at)
+
+
+def set_client_tank_settings(app: App, settings: GasTankSettings) -> GasTankSettingsState:
+    tank = store.client_tank(app.clientId)
+    return _set_settings(tank.id, settings)
+
+
+def client_tank_settings(app: App) -> GasTankSettingsState:
+    return _settings_of(store.client_tank(app.clientId))
+
+
+def set_owner_tank_settings(app: App, owner_id: str, settings: GasTankSettings) -> GasTankSettingsState:
+    owner = smart_accounts.owner_of(app, owner_id)
+    return _set_settings(owner.tankId, settings)
+
+
+def owner_tank_settings(app: App, owner_id: str) -> GasTankSettingsState:
+    owner = smart_accounts.owner_of(app, owner_id)
+    tank = store.get_tank(owner.tankId)
+    if tank is None:
+        raise RuntimeError("owner without a tank")
+    return _settings_of(tank)
+
+
+def _set_settings(tank_id: str, settings: GasTankSettings) -> GasTankSettingsState:
+    threshold = settings.lowBalanceThreshold
+    alerts.set_threshold(tank_id, None if threshold is None else int(threshold))
+    tank = store.get_tank(tank_id)
+    assert tank is not None
+    return _settings_of(tank)
+
+
+def _settings_of(tank: Tank) -> GasTankSettingsState:
+    return GasTankSettingsState(
+        gasTankId=tank.id,
+        balance=str(tank.balance),
+        lowBalanceThreshold=tank.lowBalanceThreshold,
+        lowAlerted=tank.lowAlerted,
+    )

@@ -407,8 +407,14 @@ FUNCTIONS: tuple[Function, ...] = (
     ),
     Function(
         name="check_top_up",
-        purpose="SQS: verifies a delayed top-up on chain and credits it once; re-queues while unconfirmed.",
-        grants=(Grant("table", "gas-tanks", "read_write"), Grant("queue", "topup-checks", "read_write")),
+        purpose="SQS: verifies a delayed top-up on chain and credits it once (with its `gasTank.topped_up` event); "
+        "re-queues while unconfirmed.",
+        grants=(
+            Grant("table", "gas-tanks", "read_write"),
+            Grant("queue", "topup-checks", "read_write"),
+            Grant("table", "webhooks", "read_write"),  # gasTank.topped_up (outbox)
+            Grant("queue", "webhook-deliveries", "write"),
+        ),
         consumes=("topup-checks",),
         timeout_s=30,
     ),

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chalicelib.mpc.policies import COSIGNER_POLICY_TABLE
-from chalicelib.platform import aws
+from chalicelib.platform import aws, windows
 from chalicelib.policies.engine import Usage
 from chalicelib.policies.facts import TransactionFacts
 
@@ -27,6 +27,7 @@ __all__ = ["BUCKET_S", "WINDOW_S", "Counted", "Window", "counted_key", "usage", 
 
 WINDOW_S = 86_400
 BUCKET_S = 300
+SPAN = windows.Span(BUCKET_S, WINDOW_S)
 COUNTED_KEPT_S = WINDOW_S + 3_600  # past the window its mark changes nothing (DynamoDB TTL deletes it)
 USAGE_ITEM = "usage"  # transaction item names: a lost race on either is re-planned (unit_of_work replan_on)
 COUNTED_ITEM = "counted"
@@ -78,7 +79,7 @@ def counted_of(item: Mapping[str, Any] | None) -> Counted | None:
 
 def in_window(bucket: int, now: int) -> bool:
     """A bucket counts while its end is inside the last 24 h (one straddling the edge counts in full)."""
-    return (bucket + 1) * BUCKET_S > now - WINDOW_S
+    return SPAN.counts(bucket, now)
 
 
 def usage(window: Window, now: int, counted: Counted | None = None) -> Usage:

@@ -13,7 +13,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib.evm.abi import encode_call
+from chalicelib.evm.abi import decode, encode_call, selector
 from chalicelib.evm.kms_signer import KmsSigner
 from chalicelib.evm.rpc import RpcError, node_quantity, rpc_batch, rpc_call
 from chalicelib.evm.signatures import with_v27
@@ -64,6 +64,18 @@ def erc1155(token_address: str, sender: str, to: str, token_id: int, amount: int
 
 def transaction(to: str, value: int, data: bytes) -> Call:
     return Call("sign_transaction", to, value, data)
+
+
+def call_of(call_data: bytes) -> tuple[str | None, bytes]:
+    """What an operation's callData calls: `dest` and `data` of the account's `execute(dest, value, data)`, or
+    (None, b"") for an operation that calls nothing (a deployment alone) or anything else."""
+    if call_data[:4] != selector("execute(address,uint256,bytes)"):
+        return None, b""
+    try:
+        dest, _value, data = decode(["address", "uint256", "bytes"], call_data[4:])
+    except ValueError:
+        return None, b""
+    return str(dest), bytes(data)
 
 
 def activation() -> Call:

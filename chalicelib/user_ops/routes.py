@@ -8,7 +8,7 @@ from chalice import Blueprint
 
 from chalicelib.auth import guards
 from chalicelib.gas_tanks import service as gas_tanks
-from chalicelib.gas_tanks.models import UsagePage
+from chalicelib.gas_tanks.models import SponsorshipCheck, SponsorshipCheckRequest, UsagePage
 from chalicelib.platform.pagination import page_query
 from chalicelib.platform.router import Call, Reply, route
 from chalicelib.user_ops import build, service
@@ -142,6 +142,7 @@ def hash_activation(call: Call) -> Reply:
     response=UserOperation,
     errors={
         400: ("HASH_MISMATCH", "INVALID_USER_OP_SIGNATURE"),
+        403: ("SPONSORSHIP_DENIED",),
         404: ("USER_OP_NOT_FOUND",),
         409: ("USER_OP_ALREADY_SUBMITTED",),
         422: ("INSUFFICIENT_GAS_TANK_BALANCE", "NETWORK_WITHOUT_GAS_TANKS", "USER_OP_EXPIRED"),
@@ -151,11 +152,37 @@ def hash_activation(call: Call) -> Reply:
     description="Family S. Checks the owner's signature and the hash, charges the paying tank its maximum cost (the "
     "organization's when `isSponsored`, else the owner's), and sends the operation to the bundler: "
     "status `on_process`, then `success` or `failed` (events `userOp.success` / `userOp.failed`); the "
-    "unused part of the charge is refunded.",
+    "unused part of the charge is refunded. A sponsored operation is first judged by the app's gas sponsorship "
+    "policy (`PUT /api/v1/client/gasTank/policy`), atomically with its debit: refused, it is `403 "
+    "SPONSORSHIP_DENIED` with `data.rule`, and nothing is charged or sent.",
 )
 def submit(call: Call) -> Reply:
     body = call.body
     return Reply(service.submit(call.principal, body.userOpId, body.hash, body.signature, body.isSponsored))
+
+
+@route(
+    bp,
+    "/api/v1/userOp/sponsorship/check",
+    "POST",
+    summary="Would the app's gas sponsorship policy pay for this operation, and what is left of each cap",
+    tag=TAG,
+    guard=guards.signed_request,
+    body=SponsorshipCheckRequest,
+    response=SponsorshipCheck,
+    errors={
+        **BUILD_ERRORS,
+        400: ("INVALID_ADDRESS",),
+        404: (*BUILD_ERRORS[404], "USER_OP_NOT_FOUND"),
+        503: ("LIST_BUSY",),
+    },
+    description="Family S. Either `{userOpId}` (an operation that was hashed) or the `signTransaction/estimate` "
+    "body (`accountId`, `to`, `value`, `callData`). Judges it by the app's sponsorship policy now, as a sponsored "
+    "submit would, and answers the rule that would refuse it and what is left of each cap (null where the policy "
+    "sets none). Counts, charges and sends nothing.",
+)
+def sponsorship_check(call: Call) -> Reply:
+    return Reply(service.sponsorship_check(call.principal, call.body))
 
 
 @route(

@@ -19,8 +19,9 @@ from typing import Any
 
 from chalicelib.evm.rpc import NO_ANSWER, RpcError, block_number, rpc_call
 from chalicelib.evm.signatures import personal_signer
-from chalicelib.gas_tanks import charges
+from chalicelib.gas_tanks import alerts, charges, sponsorship
 from chalicelib.gas_tanks import store as tanks
+from chalicelib.gas_tanks.models import SponsorshipCheck, SponsorshipCheckRequest, SponsorshipRemaining
 from chalicelib.gas_tanks.service import NETWORK_WITHOUT_GAS_TANKS
 from chalicelib.platform import aws, unit_of_work
 from chalicelib.platform.clock import epoch, iso_at, iso_now
@@ -52,6 +53,8 @@ USER_OP_ALREADY_SUBMITTED = "USER_OP_ALREADY_SUBMITTED"
 USER_OP_EXPIRED = "USER_OP_EXPIRED"
 INVALID_USER_OP_SIGNATURE = "INVALID_USER_OP_SIGNATURE"
 INSUFFICIENT_GAS_TANK_BALANCE = "INSUFFICIENT_GAS_TANK_BALANCE"
+SPONSORSHIP_DENIED = "SPONSORSHIP_DENIED"
+SUBMIT_ATTEMPTS = 24  # concurrent sponsored submits of one app each lose at most one race per winner
 
 
 MakeCall = Callable[[SmartAccount], build.Call]  # the call, given the account (its aaAddress)
@@ -104,6 +107,9 @@ def hash_operation(app: App, account_id: str, make_call: MakeCall) -> HashResult
 
 
 def submit(app: App, user_op_id: str, op_hash: str, signature: str, sponsored: bool) -> UserOperation:
+    """Charge the payer's tank and send the operation. A sponsored one is first judged by the app's sponsorship
+    policy (gas_tanks/sponsorship.py) in the same transaction as its debit: refused, it is 403 SPONSORSHIP_DENIED
+    and nothing is charged, counted or sent (the operation stays `created`)."""
     record = store.get(user_op_id)
     if record is None or record.appId != app.appId:
         raise not_found(USER_OP_NOT_FOUND, "No user operation with this id in this app")
@@ -128,28 +134,47 @@ def submit(app: App, user_op_id: str, op_hash: str, signature: str, sponsored: b
     due_at: dict[str, Any] = settlement.IN_FLIGHT.due(settlement.FIRST_CHECK_S)
     payer = "organization" if sponsored else "owner"
     sent: dict[str, Any] = {"signature": signature, "sentAt": now, "updatedAt": now, "payer": payer}
+    judged = _sponsorship_of(app, record, network, op, cost.total) if sponsored else None
+    lists: list[tuple[AppendOnlyList, dict[str, Any]]] = [
+        (store.app_list(app.appId), {"userOpId": user_op_id}),
+        (store.owner_list(record.ownerId), {"userOpId": user_op_id}),
+        (tanks.usage(tank_id), usage),
+    ]
 
-    def writes(seqs: list[int]) -> list[aws.TxItem]:
-        on_process = transition(
-            record,
-            "on_process",
-            **sent,
-            payerTankId=tank_id,
-            usageSeq=seqs[2],
-            deducted=cost.total,
-            deductedNative=cost.native,
-            submittedBlock=submitted_block,
-            **due_at,
-        )
-        return [tanks.debit(tank_id, cost.total, now), on_process]
+    def plan() -> Plan:
+        counted: list[aws.TxItem] = []
+        where: dict[str, int] | None = None
+        if judged is not None:  # read again at every attempt: a concurrent submit may have moved a window
+            seen = sponsorship.standing(app.appId, record.ownerId)
+            refusal = sponsorship.judge(judged, seen)
+            if refusal is not None:
+                raise _SponsorshipRefusedError(refusal)
+            counted, where = sponsorship.counted(judged, seen)
+
+        def writes(seqs: list[int]) -> list[aws.TxItem]:
+            sponsorship_at: dict[str, Any] = {} if where is None else {"sponsoredIn": where}
+            on_process = transition(
+                record,
+                "on_process",
+                **sent,
+                payerTankId=tank_id,
+                usageSeq=seqs[2],
+                deducted=cost.total,
+                deductedNative=cost.native,
+                submittedBlock=submitted_block,
+                **sponsorship_at,
+                **due_at,
+            )
+            return [tanks.debit(tank_id, cost.total, now), on_process, *counted]
+
+        return Plan(lists=lists, numbered=writes, replan_on=sponsorship.WINDOWS if judged else frozenset())
 
     try:
-        lists: list[tuple[AppendOnlyList, dict[str, Any]]] = [
-            (store.app_list(app.appId), {"userOpId": user_op_id}),
-            (store.owner_list(record.ownerId), {"userOpId": user_op_id}),
-            (tanks.usage(tank_id), usage),
-        ]
-        unit_of_work.commit(Plan(lists=lists, numbered=writes))
+        unit_of_work.commit(plan, attempts=SUBMIT_ATTEMPTS)
+    except _SponsorshipRefusedError as refused:
+        rule, reason = refused.refusal.rule, refused.refusal.reason
+        alerts.sponsorship_denied(app.appId, record.ownerId, user_op_id, rule, reason)
+        raise ApiError(403, SPONSORSHIP_DENIED, f"Not sponsored: {reason}", rule=rule) from None
     except aws.TransactionCancelledError as exc:
         if exc.condition_failed("tank"):
             raise ApiError(
@@ -180,6 +205,49 @@ def submit(app: App, user_op_id: str, op_hash: str, signature: str, sponsored: b
         # (included, or expired and refunded).
         logger.warning("user operation send unanswered", extra={"userOpId": user_op_id})
     return view(submitted)
+
+
+def sponsorship_check(app: App, request: SponsorshipCheckRequest) -> SponsorshipCheck:
+    """Would the app's sponsorship policy pay for this operation now, and what is left of each cap (nothing is
+    counted, charged or sent)."""
+    if request.userOpId is not None:
+        record = store.get(request.userOpId)
+        if record is None or record.appId != app.appId:
+            raise not_found(USER_OP_NOT_FOUND, "No user operation with this id in this app")
+        network, op = _network(record.chainId), _op(record)
+        owner_id, cost = record.ownerId, charges.charge(network, op.max_cost_wei())
+        dest, data = build.call_of(op.call_data)
+    else:
+        assert request.accountId is not None and request.to is not None
+        account, owner, network = _account(app, request.accountId)
+        call = build.transaction(request.to, int(request.value), bytes.fromhex(request.callData[2:]))
+        built = build.build(network, owner.ownerId, call, sign=False, known_deployed=_deployed(account))
+        owner_id, cost = owner.id, charges.charge(network, built.op.max_cost_wei())
+        dest, data = call.dest, call.data
+    judged = sponsorship.Operation(app.appId, owner_id, network.name, dest, data, cost.total)
+    seen = sponsorship.standing(app.appId, owner_id)
+    refusal = sponsorship.judge(judged, seen)
+    return SponsorshipCheck(
+        sponsored=refusal is None,
+        rule=refusal.rule if refusal else None,
+        reason=refusal.reason if refusal else None,
+        requiredGasTankBalance=str(cost.total),
+        gasTankBalance=str(tanks.client_tank(app.clientId).balance),
+        remaining=SponsorshipRemaining.model_validate(sponsorship.remaining(judged, seen)),
+    )
+
+
+class _SponsorshipRefusedError(Exception):
+    def __init__(self, refusal: sponsorship.Refusal) -> None:
+        super().__init__(refusal.reason)
+        self.refusal = refusal
+
+
+def _sponsorship_of(
+    app: App, record: UserOpRecord, network: Network, op: packing.UserOp, cost: int
+) -> sponsorship.Operation:
+    dest, data = build.call_of(op.call_data)
+    return sponsorship.Operation(app.appId, record.ownerId, network.name, dest, data, cost)
 
 
 def get(app: App, user_op_id: str) -> UserOperation:

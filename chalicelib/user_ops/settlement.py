@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.evm.abi import decode
-from chalicelib.gas_tanks import charges
+from chalicelib.gas_tanks import alerts, charges, sponsorship
 from chalicelib.gas_tanks import store as tanks
 from chalicelib.platform import aws, clock, followups, unit_of_work
 from chalicelib.platform.clock import epoch, iso_now
@@ -46,6 +46,7 @@ GRACE_S = 60  # a bundler may include an operation a little after validUntil by 
 MAX_DELAY_S = 60
 QUIET_S = 300  # no check due for this long (beyond the queue's visibility timeout): the tracker went quiet
 EXPIRED = "expired: not included before validUntil"
+SETTLE_ATTEMPTS = 24  # a sponsored operation's settle races the app's concurrent sponsored submits on its windows
 # One chain of checks per operation; the step token is the operation's due time as the chain set it.
 FOLLOW_UPS = followups.FollowUp(TRACKER, step_field="due")
 IN_FLIGHT = followups.Requeue(store.TABLE, "on_process", QUIET_S)
@@ -199,13 +200,25 @@ def settle(user_op_id: str, receipt: Receipt | None = None, failed_reason: str |
         writes.append(smart_accounts.deployed(op.accountId, now))
     event = "userOp.success" if success else "userOp.failed"
     data = view(moved(op, status, **changes)).model_dump(mode="json", exclude={"clientGasTankUsageHistory"})
+    counted_in = (op.model_extra or {}).get("sponsoredIn")
+
+    def plan() -> Plan:
+        # A sponsored operation's caps count what it was charged: its refund leaves the windows it was counted in.
+        back = sponsorship.taken_back(op.appId, op.ownerId, counted_in, refund) if counted_in and refund else []
+        return Plan(
+            items=[*writes, *back],
+            event=Event(op.appId, event, f"{event}:{user_op_id}", data),
+            replan_on=sponsorship.WINDOWS,
+        )
+
     try:
-        unit_of_work.commit(Plan(items=writes, event=Event(op.appId, event, f"{event}:{user_op_id}", data)))
+        unit_of_work.commit(plan, attempts=SETTLE_ATTEMPTS)
     except aws.TransactionCancelledError as exc:
         if exc.condition_failed(UserOpRecord.machine.name):
             return False
         raise
     logger.info("user operation settled", extra={"userOpId": user_op_id, "status": status, "refund": refund})
+    alerts.after_spend(op.payerTankId, op.appId)
     return True
 
 

@@ -28,12 +28,18 @@ from dompet._generated.api.custody import (
 )
 from dompet._generated.api.gas_tanks import (
     get_client_gas_tank,
+    get_client_gas_tank_policy,
+    get_client_gas_tank_settings,
     get_client_gas_tank_top_up_history,
     get_gas_tank_organization_usage_history,
+    get_smart_account_by_owner_id_gas_tank_settings,
     get_smart_account_by_owner_id_top_up_history,
     get_smart_account_by_owner_id_usage_history,
     post_client_gas_tank_top_up,
     post_smart_account_top_up,
+    put_client_gas_tank_policy,
+    put_client_gas_tank_settings,
+    put_smart_account_by_owner_id_gas_tank_settings,
 )
 from dompet._generated.api.service import get_docs, get_health, get_health_details, get_openapi
 from dompet._generated.api.signing_policies import get_policies, post_policies_evaluate, put_policies, put_policies_key
@@ -53,6 +59,7 @@ from dompet._generated.api.user_operations import (
     post_user_op_send_token_hash,
     post_user_op_sign_transaction_estimate,
     post_user_op_sign_transaction_hash,
+    post_user_op_sponsorship_check,
     post_user_op_submit,
 )
 from dompet._generated.api.wallet import (
@@ -87,6 +94,8 @@ OPERATIONS: dict[str, tuple[str, str, bool]] = {
     "getAuthSession": ("GET", "/api/v1/auth/session", False),
     "getAuthWhoami": ("GET", "/api/v1/auth/whoami", False),
     "getClientGasTank": ("GET", "/api/v1/client/gasTank", False),
+    "getClientGasTankPolicy": ("GET", "/api/v1/client/gasTank/policy", False),
+    "getClientGasTankSettings": ("GET", "/api/v1/client/gasTank/settings", False),
     "getClientGasTankTopUpHistory": ("GET", "/api/v1/client/gasTank/topUp/history", False),
     "getCustodyAccounts": ("GET", "/api/v1/custody/accounts", False),
     "getCustodyAccountsByAccountId": ("GET", "/api/v1/custody/accounts/{accountId}", False),
@@ -111,6 +120,7 @@ OPERATIONS: dict[str, tuple[str, str, bool]] = {
     "getOpenapi": ("GET", "/openapi.json", False),
     "getPolicies": ("GET", "/api/v1/policies", False),
     "getSmartAccountByOwnerId": ("GET", "/api/v1/smart-account/{ownerId}", False),
+    "getSmartAccountByOwnerIdGasTankSettings": ("GET", "/api/v1/smart-account/{ownerId}/gasTank/settings", False),
     "getSmartAccountByOwnerIdTopUpHistory": ("GET", "/api/v1/smart-account/{ownerId}/topUp/history", False),
     "getSmartAccountByOwnerIdUsageHistory": ("GET", "/api/v1/smart-account/{ownerId}/usage/history", False),
     "getUserOp": ("GET", "/api/v1/userOp", False),
@@ -145,6 +155,7 @@ OPERATIONS: dict[str, tuple[str, str, bool]] = {
     "postUserOpSendTokenHash": ("POST", "/api/v1/userOp/sendToken/hash", False),
     "postUserOpSignTransactionEstimate": ("POST", "/api/v1/userOp/signTransaction/estimate", False),
     "postUserOpSignTransactionHash": ("POST", "/api/v1/userOp/signTransaction/hash", False),
+    "postUserOpSponsorshipCheck": ("POST", "/api/v1/userOp/sponsorship/check", False),
     "postUserOpSubmit": ("POST", "/api/v1/userOp/submit", False),
     "postWalletBalanceCoin": ("POST", "/api/v1/wallet/balance-coin", False),
     "postWalletBalanceToken": ("POST", "/api/v1/wallet/balance-token", False),
@@ -156,8 +167,11 @@ OPERATIONS: dict[str, tuple[str, str, bool]] = {
     "postWalletTransferErc721": ("POST", "/api/v1/wallet/transfer-erc721", True),
     "postWebhooksDeliveriesByIdRetry": ("POST", "/api/v1/webhooks/deliveries/{id}/retry", False),
     "postWebhooksTest": ("POST", "/api/v1/webhooks/test", False),
+    "putClientGasTankPolicy": ("PUT", "/api/v1/client/gasTank/policy", False),
+    "putClientGasTankSettings": ("PUT", "/api/v1/client/gasTank/settings", False),
     "putPolicies": ("PUT", "/api/v1/policies", False),
     "putPoliciesKey": ("PUT", "/api/v1/policies/key", False),
+    "putSmartAccountByOwnerIdGasTankSettings": ("PUT", "/api/v1/smart-account/{ownerId}/gasTank/settings", False),
     "putWebhooksSettings": ("PUT", "/api/v1/webhooks/settings", False),
 }
 
@@ -167,6 +181,8 @@ __all__ = [
     "get_auth_session",
     "get_auth_whoami",
     "get_client_gas_tank",
+    "get_client_gas_tank_policy",
+    "get_client_gas_tank_settings",
     "get_client_gas_tank_top_up_history",
     "get_custody_accounts",
     "get_custody_accounts_by_account_id",
@@ -191,6 +207,7 @@ __all__ = [
     "get_openapi",
     "get_policies",
     "get_smart_account_by_owner_id",
+    "get_smart_account_by_owner_id_gas_tank_settings",
     "get_smart_account_by_owner_id_top_up_history",
     "get_smart_account_by_owner_id_usage_history",
     "get_user_op",
@@ -225,6 +242,7 @@ __all__ = [
     "post_user_op_send_token_hash",
     "post_user_op_sign_transaction_estimate",
     "post_user_op_sign_transaction_hash",
+    "post_user_op_sponsorship_check",
     "post_user_op_submit",
     "post_wallet_balance_coin",
     "post_wallet_balance_token",
@@ -236,7 +254,10 @@ __all__ = [
     "post_wallet_transfer_erc_721",
     "post_webhooks_deliveries_by_id_retry",
     "post_webhooks_test",
+    "put_client_gas_tank_policy",
+    "put_client_gas_tank_settings",
     "put_policies",
     "put_policies_key",
+    "put_smart_account_by_owner_id_gas_tank_settings",
     "put_webhooks_settings",
 ]

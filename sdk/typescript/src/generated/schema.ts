@@ -201,6 +201,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/client/gasTank/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The app's gas sponsorship policy
+         * @description Family S, per app. Which sponsored user operations (`isSponsored: true`) the organization tank pays for: caps per owner (24 h amount and count, 30-day amount), per operation, for the whole app per 24 h, the networks, the contracts and functions an operation may call, and an activation window. Amounts are tank units (USDT at 18 decimals), counted from the charges the usage history shows (the initial deduction, then the settled amount); windows are rolling. A refused submit is `403 SPONSORSHIP_DENIED` with `data.rule`; nothing is charged or sent. See docs/smart-accounts.md.
+         */
+        get: operations["getClientGasTankPolicy"];
+        /**
+         * Set the app's gas sponsorship policy
+         * @description Family S, per app. Which sponsored user operations (`isSponsored: true`) the organization tank pays for: caps per owner (24 h amount and count, 30-day amount), per operation, for the whole app per 24 h, the networks, the contracts and functions an operation may call, and an activation window. Amounts are tank units (USDT at 18 decimals), counted from the charges the usage history shows (the initial deduction, then the settled amount); windows are rolling. A refused submit is `403 SPONSORSHIP_DENIED` with `data.rule`; nothing is charged or sent. See docs/smart-accounts.md. Replaces the app's policy; `{}` sponsors every operation again.
+         */
+        put: operations["putClientGasTankPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/client/gasTank/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Alert settings of the organization gas tank
+         * @description Family S. `lowBalanceThreshold` (tank units; null: no alerts): when the tank's balance, after an operation settles, is below it, a signed `gasTank.low_balance` webhook event is sent to the app, once per crossing; a credited top-up that lifts the balance to the threshold or above arms it again, and so does a new setting. See docs/webhooks.md.
+         */
+        get: operations["getClientGasTankSettings"];
+        /**
+         * Alert settings of the organization gas tank
+         * @description Family S. `lowBalanceThreshold` (tank units; null: no alerts): when the tank's balance, after an operation settles, is below it, a signed `gasTank.low_balance` webhook event is sent to the app, once per crossing; a credited top-up that lifts the balance to the threshold or above arms it again, and so does a new setting. See docs/webhooks.md.
+         */
+        put: operations["putClientGasTankSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/client/gasTank/topUp": {
         parameters: {
             query?: never;
@@ -717,6 +765,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/smart-account/{ownerId}/gasTank/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Alert settings of an owner's gas tank
+         * @description Family S. `lowBalanceThreshold` (tank units; null: no alerts): when the tank's balance, after an operation settles, is below it, a signed `gasTank.low_balance` webhook event is sent to the app, once per crossing; a credited top-up that lifts the balance to the threshold or above arms it again, and so does a new setting. See docs/webhooks.md. `ownerId`: the owner record id or the owner's address.
+         */
+        get: operations["getSmartAccountByOwnerIdGasTankSettings"];
+        /**
+         * Alert settings of an owner's gas tank
+         * @description Family S. `lowBalanceThreshold` (tank units; null: no alerts): when the tank's balance, after an operation settles, is below it, a signed `gasTank.low_balance` webhook event is sent to the app, once per crossing; a credited top-up that lifts the balance to the threshold or above arms it again, and so does a new setting. See docs/webhooks.md. `ownerId`: the owner record id or the owner's address.
+         */
+        put: operations["putSmartAccountByOwnerIdGasTankSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/smart-account/{ownerId}/topUp/history": {
         parameters: {
             query?: never;
@@ -1017,6 +1089,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/userOp/sponsorship/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Would the app's gas sponsorship policy pay for this operation, and what is left of each cap
+         * @description Family S. Either `{userOpId}` (an operation that was hashed) or the `signTransaction/estimate` body (`accountId`, `to`, `value`, `callData`). Judges it by the app's sponsorship policy now, as a sponsored submit would, and answers the rule that would refuse it and what is left of each cap (null where the policy sets none). Counts, charges and sends nothing.
+         */
+        post: operations["postUserOpSponsorshipCheck"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/userOp/submit": {
         parameters: {
             query?: never;
@@ -1028,7 +1120,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a signed operation: charge the payer's gas tank and send it to the bundler
-         * @description Family S. Checks the owner's signature and the hash, charges the paying tank its maximum cost (the organization's when `isSponsored`, else the owner's), and sends the operation to the bundler: status `on_process`, then `success` or `failed` (events `userOp.success` / `userOp.failed`); the unused part of the charge is refunded.
+         * @description Family S. Checks the owner's signature and the hash, charges the paying tank its maximum cost (the organization's when `isSponsored`, else the owner's), and sends the operation to the bundler: status `on_process`, then `success` or `failed` (events `userOp.success` / `userOp.failed`); the unused part of the charge is refunded. A sponsored operation is first judged by the app's gas sponsorship policy (`PUT /api/v1/client/gasTank/policy`), atomically with its debit: refused, it is `403 SPONSORSHIP_DENIED` with `data.rule`, and nothing is charged or sent.
          */
         post: operations["postUserOpSubmit"];
         delete?: never;
@@ -1769,6 +1861,20 @@ export interface components {
             name: string;
             /** Ok */
             ok: boolean;
+        };
+        /** ContractRule */
+        ContractRule: {
+            /**
+             * Address
+             * Format: address
+             * @description A contract the account may call (the `dest` of its `execute`).
+             */
+            address: string;
+            /**
+             * Selectors
+             * @description The functions it may call (4-byte selectors); empty: any call of the contract, a plain transfer to it included.
+             */
+            selectors?: string[];
         };
         /**
          * CreateAccountRequest
@@ -2620,6 +2726,41 @@ export interface components {
             /** Updatedat */
             updatedAt: string | null;
         };
+        /**
+         * GasTankSettings
+         * @example {
+         *       "lowBalanceThreshold": "5000000000000000000"
+         *     }
+         */
+        GasTankSettings: {
+            /**
+             * Lowbalancethreshold
+             * @description Below this balance (tank units) a `gasTank.low_balance` event is sent, once per crossing; null: no alerts.
+             */
+            lowBalanceThreshold: string | null;
+        };
+        /**
+         * GasTankSettingsState
+         * @example {
+         *       "balance": "25000000000000000000",
+         *       "gasTankId": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
+         *       "lowAlerted": false,
+         *       "lowBalanceThreshold": "5000000000000000000"
+         *     }
+         */
+        GasTankSettingsState: {
+            /** Balance */
+            balance: string;
+            /** Gastankid */
+            gasTankId: string;
+            /**
+             * Lowalerted
+             * @description The alert fired for the current crossing (a top-up above it re-arms it).
+             */
+            lowAlerted: boolean;
+            /** Lowbalancethreshold */
+            lowBalanceThreshold: string | null;
+        };
         /** GasWallet */
         GasWallet: {
             /**
@@ -3137,6 +3278,36 @@ export interface components {
             /** Networks */
             networks: components["schemas"]["NetworkInfo"][];
         };
+        /** OperationCaps */
+        OperationCaps: {
+            /**
+             * Max
+             * @description The most one operation may cost (its maximum, fees included).
+             * @default null
+             */
+            max?: string | null;
+        };
+        /** OwnerCaps */
+        OwnerCaps: {
+            /**
+             * Maxcountperday
+             * @description How many in 24 h.
+             * @default null
+             */
+            maxCountPerDay?: number | null;
+            /**
+             * Maxperday
+             * @description What one owner's sponsored operations may cost in 24 h.
+             * @default null
+             */
+            maxPerDay?: string | null;
+            /**
+             * Maxpermonth
+             * @description What they may cost in 30 days.
+             * @default null
+             */
+            maxPerMonth?: string | null;
+        };
         /**
          * OwnerRecord
          * @example {
@@ -3212,6 +3383,15 @@ export interface components {
              * @description Account provider; only `wallet` is supported.
              */
             provider: string;
+        };
+        /** OwnerRemaining */
+        OwnerRemaining: {
+            /** Countperday */
+            countPerDay: number | null;
+            /** Perday */
+            perDay: string | null;
+            /** Permonth */
+            perMonth: string | null;
         };
         /**
          * OwnerTopUp
@@ -4091,6 +4271,197 @@ export interface components {
             verifyingContract: string | null;
         };
         /**
+         * SponsorshipCheck
+         * @example {
+         *       "gasTankBalance": "25000000000000000000",
+         *       "reason": "The owner had 20 sponsored operations in 24 h",
+         *       "remaining": {
+         *         "perOperation": "1000000000000000000",
+         *         "perOwner": {
+         *           "countPerDay": 0,
+         *           "perDay": "1200000000000000000",
+         *           "perMonth": "40000000000000000000"
+         *         },
+         *         "total": {
+         *           "perDay": "80000000000000000000"
+         *         }
+         *       },
+         *       "requiredGasTankBalance": "312000000000000000",
+         *       "rule": "perOwner.maxCountPerDay",
+         *       "sponsored": false
+         *     }
+         */
+        SponsorshipCheck: {
+            /**
+             * Gastankbalance
+             * @description The organization tank's balance (submit also needs it to cover the cost).
+             */
+            gasTankBalance: string;
+            /** Reason */
+            reason: string | null;
+            remaining: components["schemas"]["SponsorshipRemaining"];
+            /**
+             * Requiredgastankbalance
+             * @description Its maximum cost in tank units, fees included.
+             */
+            requiredGasTankBalance: string;
+            /**
+             * Rule
+             * @description The rule that would refuse it.
+             */
+            rule: string | null;
+            /**
+             * Sponsored
+             * @description Whether the policy would sponsor it now (nothing is counted or charged).
+             */
+            sponsored: boolean;
+        };
+        /**
+         * SponsorshipCheckRequest
+         * @description Either an operation that was hashed (`userOpId`), or a call to estimate (`accountId`, `to`, `value`,
+         *     `callData`: the `signTransaction/estimate` body).
+         * @example {
+         *       "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c"
+         *     }
+         */
+        SponsorshipCheckRequest: {
+            /**
+             * Accountid
+             * @default null
+             */
+            accountId?: string | null;
+            /**
+             * Calldata
+             * @default 0x
+             */
+            callData?: string;
+            /**
+             * To
+             * @default null
+             */
+            to?: string | null;
+            /**
+             * Useropid
+             * @default null
+             */
+            userOpId?: string | null;
+            /**
+             * Value
+             * @default 0
+             */
+            value?: string;
+        };
+        /**
+         * SponsorshipPolicy
+         * @description Which sponsored user operations of the app the organization tank pays for. Every rule left out allows all.
+         * @example {
+         *       "activeFrom": "2026-12-01T00:00:00Z",
+         *       "activeUntil": null,
+         *       "contracts": [
+         *         {
+         *           "address": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+         *           "selectors": [
+         *             "0xa9059cbb"
+         *           ]
+         *         }
+         *       ],
+         *       "networks": [
+         *         "polygon-pos"
+         *       ],
+         *       "perOperation": {
+         *         "max": "1000000000000000000"
+         *       },
+         *       "perOwner": {
+         *         "maxCountPerDay": 20,
+         *         "maxPerDay": "5000000000000000000",
+         *         "maxPerMonth": "50000000000000000000"
+         *       },
+         *       "total": {
+         *         "maxPerDay": "100000000000000000000"
+         *       }
+         *     }
+         */
+        SponsorshipPolicy: {
+            /**
+             * Activefrom
+             * @description Sponsored from this time (RFC 3339, with offset).
+             * @default null
+             */
+            activeFrom?: string | null;
+            /**
+             * Activeuntil
+             * @description Sponsored until (before) this time.
+             * @default null
+             */
+            activeUntil?: string | null;
+            /**
+             * Contracts
+             * @description The calls that are sponsored; an operation calling anything else is not.
+             * @default null
+             */
+            contracts?: components["schemas"]["ContractRule"][] | null;
+            /**
+             * Networks
+             * @description The networks (names) whose operations are sponsored.
+             * @default null
+             */
+            networks?: string[] | null;
+            /** @default null */
+            perOperation?: components["schemas"]["OperationCaps"] | null;
+            /** @default null */
+            perOwner?: components["schemas"]["OwnerCaps"] | null;
+            /** @default null */
+            total?: components["schemas"]["TotalCaps"] | null;
+        };
+        /**
+         * SponsorshipPolicyState
+         * @example {
+         *       "policy": {
+         *         "activeFrom": "2026-12-01T00:00:00Z",
+         *         "activeUntil": null,
+         *         "contracts": [
+         *           {
+         *             "address": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+         *             "selectors": [
+         *               "0xa9059cbb"
+         *             ]
+         *           }
+         *         ],
+         *         "networks": [
+         *           "polygon-pos"
+         *         ],
+         *         "perOperation": {
+         *           "max": "1000000000000000000"
+         *         },
+         *         "perOwner": {
+         *           "maxCountPerDay": 20,
+         *           "maxPerDay": "5000000000000000000",
+         *           "maxPerMonth": "50000000000000000000"
+         *         },
+         *         "total": {
+         *           "maxPerDay": "100000000000000000000"
+         *         }
+         *       },
+         *       "updatedAt": "2026-11-28T08:00:00.000Z"
+         *     }
+         */
+        SponsorshipPolicyState: {
+            /** @description The app's policy; null: none set (every operation paid). */
+            policy: components["schemas"]["SponsorshipPolicy"] | null;
+            /** Updatedat */
+            updatedAt: string | null;
+        };
+        /**
+         * SponsorshipRemaining
+         * @description What is left of each cap before this operation; null where the policy sets none.
+         */
+        SponsorshipRemaining: {
+            /** Peroperation */
+            perOperation: string | null;
+            perOwner: components["schemas"]["OwnerRemaining"];
+            total: components["schemas"]["TotalRemaining"];
+        };
+        /**
          * Submit
          * @example {
          *       "hash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
@@ -4262,6 +4633,20 @@ export interface components {
             txHash: string;
             /** Updatedat */
             updatedAt: string | null;
+        };
+        /** TotalCaps */
+        TotalCaps: {
+            /**
+             * Maxperday
+             * @description What all the app's sponsored operations may cost in 24 h.
+             * @default null
+             */
+            maxPerDay?: string | null;
+        };
+        /** TotalRemaining */
+        TotalRemaining: {
+            /** Perday */
+            perDay: string | null;
         };
         /**
          * TransactionPage
@@ -5951,6 +6336,425 @@ export interface operations {
             };
             /** @description Not allowed. `data.code`: `APP_DISABLED`. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `DEADLINE_EXCEEDED`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getClientGasTankPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "policy": {
+                     *           "activeFrom": "2026-12-01T00:00:00Z",
+                     *           "activeUntil": null,
+                     *           "contracts": [
+                     *             {
+                     *               "address": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+                     *               "selectors": [
+                     *                 "0xa9059cbb"
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "networks": [
+                     *             "polygon-pos"
+                     *           ],
+                     *           "perOperation": {
+                     *             "max": "1000000000000000000"
+                     *           },
+                     *           "perOwner": {
+                     *             "maxCountPerDay": 20,
+                     *             "maxPerDay": "5000000000000000000",
+                     *             "maxPerMonth": "50000000000000000000"
+                     *           },
+                     *           "total": {
+                     *             "maxPerDay": "100000000000000000000"
+                     *           }
+                     *         },
+                     *         "updatedAt": "2026-11-28T08:00:00.000Z"
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
+                    "application/json": {
+                        data?: components["schemas"]["SponsorshipPolicyState"];
+                        /** @example ok */
+                        message: string;
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putClientGasTankPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "activeFrom": "2026-12-01T00:00:00Z",
+                 *       "activeUntil": null,
+                 *       "contracts": [
+                 *         {
+                 *           "address": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+                 *           "selectors": [
+                 *             "0xa9059cbb"
+                 *           ]
+                 *         }
+                 *       ],
+                 *       "networks": [
+                 *         "polygon-pos"
+                 *       ],
+                 *       "perOperation": {
+                 *         "max": "1000000000000000000"
+                 *       },
+                 *       "perOwner": {
+                 *         "maxCountPerDay": 20,
+                 *         "maxPerDay": "5000000000000000000",
+                 *         "maxPerMonth": "50000000000000000000"
+                 *       },
+                 *       "total": {
+                 *         "maxPerDay": "100000000000000000000"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SponsorshipPolicy"];
+            };
+        };
+        responses: {
+            /** @description sponsorship policy set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "policy": {
+                     *           "activeFrom": "2026-12-01T00:00:00Z",
+                     *           "activeUntil": null,
+                     *           "contracts": [
+                     *             {
+                     *               "address": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+                     *               "selectors": [
+                     *                 "0xa9059cbb"
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "networks": [
+                     *             "polygon-pos"
+                     *           ],
+                     *           "perOperation": {
+                     *             "max": "1000000000000000000"
+                     *           },
+                     *           "perOwner": {
+                     *             "maxCountPerDay": 20,
+                     *             "maxPerDay": "5000000000000000000",
+                     *             "maxPerMonth": "50000000000000000000"
+                     *           },
+                     *           "total": {
+                     *             "maxPerDay": "100000000000000000000"
+                     *           }
+                     *         },
+                     *         "updatedAt": "2026-11-28T08:00:00.000Z"
+                     *       },
+                     *       "message": "sponsorship policy set",
+                     *       "status": 200
+                     *     }
+                     */
+                    "application/json": {
+                        data?: components["schemas"]["SponsorshipPolicyState"];
+                        /** @example sponsorship policy set */
+                        message: string;
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `UNKNOWN_NETWORK`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getClientGasTankSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "balance": "25000000000000000000",
+                     *         "gasTankId": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
+                     *         "lowAlerted": false,
+                     *         "lowBalanceThreshold": "5000000000000000000"
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
+                    "application/json": {
+                        data?: components["schemas"]["GasTankSettingsState"];
+                        /** @example ok */
+                        message: string;
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `DEADLINE_EXCEEDED`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putClientGasTankSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "lowBalanceThreshold": "5000000000000000000"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GasTankSettings"];
+            };
+        };
+        responses: {
+            /** @description gas tank settings set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "balance": "25000000000000000000",
+                     *         "gasTankId": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
+                     *         "lowAlerted": false,
+                     *         "lowBalanceThreshold": "5000000000000000000"
+                     *       },
+                     *       "message": "gas tank settings set",
+                     *       "status": 200
+                     *     }
+                     */
+                    "application/json": {
+                        data?: components["schemas"]["GasTankSettingsState"];
+                        /** @example gas tank settings set */
+                        message: string;
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9378,6 +10182,203 @@ export interface operations {
             };
         };
     };
+    getSmartAccountByOwnerIdGasTankSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ownerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "balance": "25000000000000000000",
+                     *         "gasTankId": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
+                     *         "lowAlerted": false,
+                     *         "lowBalanceThreshold": "5000000000000000000"
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
+                    "application/json": {
+                        data?: components["schemas"]["GasTankSettingsState"];
+                        /** @example ok */
+                        message: string;
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found. `data.code`: `OWNER_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putSmartAccountByOwnerIdGasTankSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ownerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "lowBalanceThreshold": "5000000000000000000"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GasTankSettings"];
+            };
+        };
+        responses: {
+            /** @description gas tank settings set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "balance": "25000000000000000000",
+                     *         "gasTankId": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
+                     *         "lowAlerted": false,
+                     *         "lowBalanceThreshold": "5000000000000000000"
+                     *       },
+                     *       "message": "gas tank settings set",
+                     *       "status": 200
+                     *     }
+                     */
+                    "application/json": {
+                        data?: components["schemas"]["GasTankSettingsState"];
+                        /** @example gas tank settings set */
+                        message: string;
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found. `data.code`: `OWNER_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getSmartAccountByOwnerIdTopUpHistory: {
         parameters: {
             query?: {
@@ -11319,6 +12320,146 @@ export interface operations {
             };
         };
     };
+    postUserOpSponsorshipCheck: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SponsorshipCheckRequest"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "gasTankBalance": "25000000000000000000",
+                     *         "reason": "The owner had 20 sponsored operations in 24 h",
+                     *         "remaining": {
+                     *           "perOperation": "1000000000000000000",
+                     *           "perOwner": {
+                     *             "countPerDay": 0,
+                     *             "perDay": "1200000000000000000",
+                     *             "perMonth": "40000000000000000000"
+                     *           },
+                     *           "total": {
+                     *             "perDay": "80000000000000000000"
+                     *           }
+                     *         },
+                     *         "requiredGasTankBalance": "312000000000000000",
+                     *         "rule": "perOwner.maxCountPerDay",
+                     *         "sponsored": false
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
+                    "application/json": {
+                        data?: components["schemas"]["SponsorshipCheck"];
+                        /** @example ok */
+                        message: string;
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`, `USER_OP_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Cannot be processed. `data.code`: `BUNDLER_REFUSED`, `NETWORK_WITHOUT_GAS_TANKS`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `DEADLINE_EXCEEDED`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     postUserOpSubmit: {
         parameters: {
             query?: never;
@@ -11402,7 +12543,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            /** @description Not allowed. `data.code`: `APP_DISABLED`, `SPONSORSHIP_DENIED`. */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -12,6 +12,7 @@ from .balance import Balance
 from .client_gas_tank import ClientGasTank
 from .client_top_up import ClientTopUp
 from .component import Component
+from .contract_rule import ContractRule
 from .create_account_request import CreateAccountRequest
 from .create_account_request_pooltype import CreateAccountRequestPooltype
 from .create_invoice_request import CreateInvoiceRequest
@@ -49,6 +50,8 @@ from .evaluate_body_encoding import EvaluateBodyEncoding
 from .evaluate_body_typed_data_type_0 import EvaluateBodyTypedDataType0
 from .evaluation import Evaluation
 from .gas_tank import GasTank
+from .gas_tank_settings import GasTankSettings
+from .gas_tank_settings_state import GasTankSettingsState
 from .gas_wallet import GasWallet
 from .gas_wallet_balance import GasWalletBalance
 from .gas_wallet_list import GasWalletList
@@ -56,7 +59,11 @@ from .gas_wallet_pooltype import GasWalletPooltype
 from .get_audit_log_response_200 import GetAuditLogResponse200
 from .get_auth_session_response_200 import GetAuthSessionResponse200
 from .get_auth_whoami_response_200 import GetAuthWhoamiResponse200
+from .get_client_gas_tank_policy_response_200 import GetClientGasTankPolicyResponse200
 from .get_client_gas_tank_response_200 import GetClientGasTankResponse200
+from .get_client_gas_tank_settings_response_200 import (
+    GetClientGasTankSettingsResponse200,
+)
 from .get_client_gas_tank_top_up_history_response_200 import (
     GetClientGasTankTopUpHistoryResponse200,
 )
@@ -102,6 +109,9 @@ from .get_jwks_response_200 import GetJwksResponse200
 from .get_jwks_response_200_keys_item import GetJwksResponse200KeysItem
 from .get_networks_response_200 import GetNetworksResponse200
 from .get_policies_response_200 import GetPoliciesResponse200
+from .get_smart_account_by_owner_id_gas_tank_settings_response_200 import (
+    GetSmartAccountByOwnerIdGasTankSettingsResponse200,
+)
 from .get_smart_account_by_owner_id_response_200 import (
     GetSmartAccountByOwnerIdResponse200,
 )
@@ -140,8 +150,11 @@ from .login_request import LoginRequest
 from .message_signature import MessageSignature
 from .network_info import NetworkInfo
 from .network_list import NetworkList
+from .operation_caps import OperationCaps
+from .owner_caps import OwnerCaps
 from .owner_record import OwnerRecord
 from .owner_ref import OwnerRef
+from .owner_remaining import OwnerRemaining
 from .owner_top_up import OwnerTopUp
 from .pagination import Pagination
 from .policy_body import PolicyBody
@@ -190,6 +203,9 @@ from .post_user_op_sign_transaction_estimate_response_200 import (
 from .post_user_op_sign_transaction_hash_response_200 import (
     PostUserOpSignTransactionHashResponse200,
 )
+from .post_user_op_sponsorship_check_response_200 import (
+    PostUserOpSponsorshipCheckResponse200,
+)
 from .post_user_op_submit_response_200 import PostUserOpSubmitResponse200
 from .post_wallet_balance_coin_response_200 import PostWalletBalanceCoinResponse200
 from .post_wallet_balance_token_response_200 import PostWalletBalanceTokenResponse200
@@ -209,8 +225,15 @@ from .post_webhooks_deliveries_by_id_retry_response_200 import (
 from .post_webhooks_test_response_200 import PostWebhooksTestResponse200
 from .previous_key import PreviousKey
 from .public_key import PublicKey
+from .put_client_gas_tank_policy_response_200 import PutClientGasTankPolicyResponse200
+from .put_client_gas_tank_settings_response_200 import (
+    PutClientGasTankSettingsResponse200,
+)
 from .put_policies_key_response_200 import PutPoliciesKeyResponse200
 from .put_policies_response_200 import PutPoliciesResponse200
+from .put_smart_account_by_owner_id_gas_tank_settings_response_200 import (
+    PutSmartAccountByOwnerIdGasTankSettingsResponse200,
+)
 from .put_webhooks_settings_response_200 import PutWebhooksSettingsResponse200
 from .raw_transaction import RawTransaction
 from .recover_wallet_request import RecoverWalletRequest
@@ -233,6 +256,11 @@ from .sign_typed_data_request_typeddata import SignTypedDataRequestTypeddata
 from .signature_page import SignaturePage
 from .signature_view import SignatureView
 from .signature_view_kind import SignatureViewKind
+from .sponsorship_check import SponsorshipCheck
+from .sponsorship_check_request import SponsorshipCheckRequest
+from .sponsorship_policy import SponsorshipPolicy
+from .sponsorship_policy_state import SponsorshipPolicyState
+from .sponsorship_remaining import SponsorshipRemaining
 from .submit import Submit
 from .test_event_queued import TestEventQueued
 from .token_balance_request import TokenBalanceRequest
@@ -240,6 +268,8 @@ from .token_pair import TokenPair
 from .top_up_page import TopUpPage
 from .top_up_record import TopUpRecord
 from .top_up_record_status import TopUpRecordStatus
+from .total_caps import TotalCaps
+from .total_remaining import TotalRemaining
 from .transaction_page import TransactionPage
 from .transaction_to_evaluate import TransactionToEvaluate
 from .transaction_view import TransactionView
@@ -279,6 +309,7 @@ __all__ = (
     "ClientGasTank",
     "ClientTopUp",
     "Component",
+    "ContractRule",
     "CreateAccountRequest",
     "CreateAccountRequestPooltype",
     "CreateInvoiceRequest",
@@ -316,6 +347,8 @@ __all__ = (
     "EvaluateBodyTypedDataType0",
     "Evaluation",
     "GasTank",
+    "GasTankSettings",
+    "GasTankSettingsState",
     "GasWallet",
     "GasWalletBalance",
     "GasWalletList",
@@ -323,7 +356,9 @@ __all__ = (
     "GetAuditLogResponse200",
     "GetAuthSessionResponse200",
     "GetAuthWhoamiResponse200",
+    "GetClientGasTankPolicyResponse200",
     "GetClientGasTankResponse200",
+    "GetClientGasTankSettingsResponse200",
     "GetClientGasTankTopUpHistoryResponse200",
     "GetCustodyAccountsByAccountIdBalancesResponse200",
     "GetCustodyAccountsByAccountIdEntriesResponse200",
@@ -349,6 +384,7 @@ __all__ = (
     "GetJwksResponse200KeysItem",
     "GetNetworksResponse200",
     "GetPoliciesResponse200",
+    "GetSmartAccountByOwnerIdGasTankSettingsResponse200",
     "GetSmartAccountByOwnerIdResponse200",
     "GetSmartAccountByOwnerIdTopUpHistoryResponse200",
     "GetSmartAccountByOwnerIdUsageHistoryResponse200",
@@ -377,8 +413,11 @@ __all__ = (
     "MessageSignature",
     "NetworkInfo",
     "NetworkList",
+    "OperationCaps",
+    "OwnerCaps",
     "OwnerRecord",
     "OwnerRef",
+    "OwnerRemaining",
     "OwnerTopUp",
     "Pagination",
     "PolicyBody",
@@ -409,6 +448,7 @@ __all__ = (
     "PostUserOpSendTokenHashResponse200",
     "PostUserOpSignTransactionEstimateResponse200",
     "PostUserOpSignTransactionHashResponse200",
+    "PostUserOpSponsorshipCheckResponse200",
     "PostUserOpSubmitResponse200",
     "PostWalletBalanceCoinResponse200",
     "PostWalletBalanceTokenResponse200",
@@ -422,8 +462,11 @@ __all__ = (
     "PostWebhooksTestResponse200",
     "PreviousKey",
     "PublicKey",
+    "PutClientGasTankPolicyResponse200",
+    "PutClientGasTankSettingsResponse200",
     "PutPoliciesKeyResponse200",
     "PutPoliciesResponse200",
+    "PutSmartAccountByOwnerIdGasTankSettingsResponse200",
     "PutWebhooksSettingsResponse200",
     "RawTransaction",
     "RecoverWalletRequest",
@@ -446,6 +489,11 @@ __all__ = (
     "SignaturePage",
     "SignatureView",
     "SignatureViewKind",
+    "SponsorshipCheck",
+    "SponsorshipCheckRequest",
+    "SponsorshipPolicy",
+    "SponsorshipPolicyState",
+    "SponsorshipRemaining",
     "Submit",
     "TestEventQueued",
     "TokenBalanceRequest",
@@ -453,6 +501,8 @@ __all__ = (
     "TopUpPage",
     "TopUpRecord",
     "TopUpRecordStatus",
+    "TotalCaps",
+    "TotalRemaining",
     "TransactionPage",
     "TransactionToEvaluate",
     "TransactionView",

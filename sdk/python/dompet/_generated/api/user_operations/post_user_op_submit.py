@@ -115,7 +115,9 @@ def sync_detailed(
      Family S. Checks the owner's signature and the hash, charges the paying tank its maximum cost (the
     organization's when `isSponsored`, else the owner's), and sends the operation to the bundler: status
     `on_process`, then `success` or `failed` (events `userOp.success` / `userOp.failed`); the unused
-    part of the charge is refunded.
+    part of the charge is refunded. A sponsored operation is first judged by the app's gas sponsorship
+    policy (`PUT /api/v1/client/gasTank/policy`), atomically with its debit: refused, it is `403
+    SPONSORSHIP_DENIED` with `data.rule`, and nothing is charged or sent.
 
     Args:
         body (Submit):
@@ -149,7 +151,9 @@ def sync(
      Family S. Checks the owner's signature and the hash, charges the paying tank its maximum cost (the
     organization's when `isSponsored`, else the owner's), and sends the operation to the bundler: status
     `on_process`, then `success` or `failed` (events `userOp.success` / `userOp.failed`); the unused
-    part of the charge is refunded.
+    part of the charge is refunded. A sponsored operation is first judged by the app's gas sponsorship
+    policy (`PUT /api/v1/client/gasTank/policy`), atomically with its debit: refused, it is `403
+    SPONSORSHIP_DENIED` with `data.rule`, and nothing is charged or sent.
 
     Args:
         body (Submit):
@@ -178,7 +182,9 @@ async def asyncio_detailed(
      Family S. Checks the owner's signature and the hash, charges the paying tank its maximum cost (the
     organization's when `isSponsored`, else the owner's), and sends the operation to the bundler: status
     `on_process`, then `success` or `failed` (events `userOp.success` / `userOp.failed`); the unused
-    part of the charge is refunded.
+    part of the charge is refunded. A sponsored operation is first judged by the app's gas sponsorship
+    policy (`PUT /api/v1/client/gasTank/policy`), atomically with its debit: refused, it is `403
+    SPONSORSHIP_DENIED` with `data.rule`, and nothing is charged or sent.
 
     Args:
         body (Submit):
@@ -210,7 +216,9 @@ async def asyncio(
      Family S. Checks the owner's signature and the hash, charges the paying tank its maximum cost (the
     organization's when `isSponsored`, else the owner's), and sends the operation to the bundler: status
     `on_process`, then `success` or `failed` (events `userOp.success` / `userOp.failed`); the unused
-    part of the charge is refunded.
+    part of the charge is refunded. A sponsored operation is first judged by the app's gas sponsorship
+    policy (`PUT /api/v1/client/gasTank/policy`), atomically with its debit: refused, it is `403
+    SPONSORSHIP_DENIED` with `data.rule`, and nothing is charged or sent.
 
     Args:
         body (Submit):
