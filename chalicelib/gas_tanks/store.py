@@ -22,6 +22,7 @@ from typing import Any
 from chalicelib.gas_tanks import models
 from chalicelib.gas_tanks.models import Tank, TopUp, TopUpMarker
 from chalicelib.platform import aws, unit_of_work
+from chalicelib.platform.cache import TtlCache
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.pagination import AppendOnlyList, sequence_key
 from chalicelib.platform.unit_of_work import Plan
@@ -31,6 +32,7 @@ TABLE = models.TABLE
 # converts by multiplying, exactly; docs/smart-accounts.md.
 DECIMALS = 18
 TOKEN_NAME = "USDT"
+_CLIENT_TANK_IDS: TtlCache[str, str] = TtlCache("client-tank-ids", None, max_entries=4096)
 
 
 def tank_key(tank_id: str) -> dict[str, str]:
@@ -109,6 +111,13 @@ def client_tank(client_id: str) -> Tank:
     if found is None:
         raise RuntimeError("organization tank pointer without a tank")
     return found
+
+
+def client_tank_id(client_id: str) -> str:
+    """The id of the client's organization tank (made on first use); a client's tank never changes, so a warm
+    function asks once."""
+    known = _CLIENT_TANK_IDS.get(client_id)
+    return known if known is not None else _CLIENT_TANK_IDS.put(client_id, client_tank(client_id).id)
 
 
 def topups(tank_id_: str) -> AppendOnlyList:

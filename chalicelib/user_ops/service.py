@@ -126,7 +126,7 @@ def submit(app: App, user_op_id: str, op_hash: str, signature: str, sponsored: b
     op = _op(record).with_(signature=bytes.fromhex(signature[2:]))
     cost = charges.charge(network, op.max_cost_wei())
     # The debit is conditional on the balance: no read of the tank is needed first.
-    tank_id = tanks.client_tank(app.clientId).id if sponsored else record.ownerTankId
+    tank_id = tanks.client_tank_id(app.clientId) if sponsored else record.ownerTankId
     now = iso_now()
     usage = charges.usage_record(cost, network, tank_id, app.clientId, app.appId, user_op_id, now)
     # Read before the operation can reach a bundler: its event cannot be in an earlier block.
