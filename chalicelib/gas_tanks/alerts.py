@@ -59,9 +59,12 @@ def after_spend(tank_id: str, app_id: str) -> None:
             TABLE,
             store.tank_key(tank_id),
             aws.Changes(set={"lowAlerted": True, "lowCrossings": crossing}),
+            # As read: still armed, still this threshold and crossing count, and still below it (a top-up since the
+            # read makes this look a no-op; a concurrent alert moved the count).
             aws.Condition(
-                "(attribute_not_exists(lowAlerted) OR lowAlerted = :off) AND lowBalanceThreshold = :t",
-                values={":off": False, ":t": str(threshold)},
+                "(attribute_not_exists(lowAlerted) OR lowAlerted = :off) AND lowBalanceThreshold = :t"
+                " AND (attribute_not_exists(lowCrossings) OR lowCrossings = :n) AND balance < :below",
+                values={":off": False, ":t": str(threshold), ":n": tank.lowCrossings, ":below": threshold},
             ),
         )
         data = {**_tank_data(tank), "threshold": str(threshold), "spentLast24h": str(spent_last_day(tank_id))}
@@ -86,7 +89,7 @@ def after_top_up(tank_id: str) -> None:
                 TABLE,
                 store.tank_key(tank_id),
                 aws.Changes(set={"lowAlerted": False}),
-                aws.Condition("lowAlerted = :on", values={":on": True}),
+                aws.Condition("lowAlerted = :on AND balance >= :t", values={":on": True, ":t": threshold}),
             )
         )
     except aws.ConditionFailedError:

@@ -380,29 +380,6 @@ _EXAMPLE_CHECK: dict[str, Any] = {
 }
 
 
-class SponsorshipCheckRequest(WireModel):
-    """Either an operation that was hashed (`userOpId`), or a call to estimate (`accountId`, `to`, `value`,
-    `callData`: the `signTransaction/estimate` body)."""
-
-    model_config = ConfigDict(
-        extra="forbid", json_schema_extra={"examples": [{"userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c"}]}
-    )
-
-    userOpId: str | None = Field(None, min_length=1, max_length=64)
-    accountId: str | None = Field(None, min_length=1, max_length=64)
-    to: Address | None = None
-    value: str = Field("0", pattern=r"^[0-9]{1,78}$")
-    callData: str = Field("0x", pattern=r"^0x([0-9a-fA-F]{2}){0,24576}$")
-
-    @model_validator(mode="after")
-    def _one_of(self) -> SponsorshipCheckRequest:
-        if (self.userOpId is None) == (self.accountId is None):
-            raise ValueError("give userOpId, or accountId with to")
-        if self.accountId is not None and self.to is None:
-            raise ValueError("to is required with accountId")
-        return self
-
-
 class SponsorshipCheck(WireModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_CHECK]})
 

@@ -14,11 +14,15 @@ write moves:
 * `SPONSORED#<appId>#OWNER#<ownerId>` / `WINDOW`: the owner's operations (`hours`, `days`);
 * `SPONSORED#<appId>` / `WINDOW`: the app's (`hours`).
 
-`decide` reads the policy and both windows (one consistent BatchGetItem) and judges the operation; `counted` are the
-two windows with the operation added, conditional on the versions read, for the submit's own transaction (the
-debit, the usage record, the operation's move). A concurrent submit that moved a window makes the transaction fail
-on that item; the submit then reads again and decides again (unit_of_work `replan_on`), so concurrent submits never
-pass a cap together. Nothing is written for a refused operation, nor by `remaining` (the check endpoint).
+`standing` reads the policy and both windows (one consistent BatchGetItem), `judge` judges the operation, and
+`counted` are the windows with the operation added, conditional on the versions read, for the submit's own
+transaction (the debit, the usage record, the operation's move). Operations are counted while the app has a policy
+(an app without one writes no window: nothing to serialize its submits on), so caps count from when the app's
+first policy was set. An operation that cost nothing (refused by the bundler, expired) leaves the count too.
+
+A concurrent submit that moved a window makes the transaction fail on that item; the submit then reads again and
+decides again (unit_of_work `replan_on`), so concurrent submits never pass a cap together. Nothing is written for a
+refused operation, nor by `remaining` (the check endpoint).
 """
 
 from __future__ import annotations
@@ -180,7 +184,9 @@ def remaining(op: Operation, seen: Standing) -> dict[str, Any]:
 
 def counted(op: Operation, seen: Standing) -> tuple[list[aws.TxItem], dict[str, int]]:
     """Both windows with the operation added (conditional on the versions read), and where it was counted (for
-    `taken_back` once it settles)."""
+    `taken_back` once it settles); nothing for an app without a policy (no item every submit of it would write)."""
+    if seen.policy is None:
+        return [], {}
     hours = DAY.added(seen.owner_hours, seen.now, op.cost)
     days = MONTH.added(seen.owner_days, seen.now, op.cost)
     owner = {
@@ -201,10 +207,12 @@ def counted(op: Operation, seen: Standing) -> tuple[list[aws.TxItem], dict[str, 
     return items, {"hour": DAY.bucket(seen.now), "day": MONTH.bucket(seen.now)}
 
 
-def taken_back(app_id: str, owner_id: str, where: Mapping[str, Any], refund: int) -> list[aws.TxItem]:
-    """The windows without an operation's `refund` (it was counted at its initial deduction), conditional on the
-    versions read: items the settling transaction re-plans on."""
+def taken_back(app_id: str, owner_id: str, where: Mapping[str, Any], refund: int, uncounted: bool) -> list[aws.TxItem]:
+    """The windows it was counted in (`where`) without an operation's `refund` (it was counted at its initial
+    deduction), and without the operation itself when `uncounted` (it cost nothing: refused by the bundler, or
+    expired), conditional on the versions read: items the settling transaction re-plans on."""
     hour, day = int(where["hour"]), int(where["day"])  # as stored with the operation (DynamoDB numbers)
+    n = 1 if uncounted else 0
     owner_key, app_key = owner_window_key(app_id, owner_id), app_window_key(app_id)
     found = {(str(i["pk"]), str(i["sk"])): i for i in aws.batch_get(TABLE, [owner_key, app_key])}
     owner, app = found.get((owner_key["pk"], owner_key["sk"])), found.get((app_key["pk"], app_key["sk"]))
@@ -212,15 +220,15 @@ def taken_back(app_id: str, owner_id: str, where: Mapping[str, Any], refund: int
     if owner is not None:
         changed = {
             **owner,
-            "hours": windows.stored(windows.taken_back(windows.read(owner.get("hours")), hour, refund)),
-            "days": windows.stored(windows.taken_back(windows.read(owner.get("days")), day, refund)),
+            "hours": windows.stored(windows.taken_back(windows.read(owner.get("hours")), hour, refund, n)),
+            "days": windows.stored(windows.taken_back(windows.read(owner.get("days")), day, refund, n)),
             "version": int(owner["version"]) + 1,
         }
         items.append(aws.put(OWNER_WINDOW, TABLE, changed, _seen(int(owner["version"]))))
     if app is not None:
         changed = {
             **app,
-            "hours": windows.stored(windows.taken_back(windows.read(app.get("hours")), hour, refund)),
+            "hours": windows.stored(windows.taken_back(windows.read(app.get("hours")), hour, refund, n)),
             "version": int(app["version"]) + 1,
         }
         items.append(aws.put(APP_WINDOW, TABLE, changed, _seen(int(app["version"]))))

@@ -89,7 +89,7 @@ def get_tank(tank_id_: str) -> Tank | None:
 
 def client_tank(client_id: str) -> Tank:
     """The organization tank of a client, created (once, whatever the concurrency) on first use."""
-    pointer_key = {"pk": f"CLIENT#{client_id}", "sk": "TANK"}
+    pointer_key = _pointer_key(client_id)
     pointer = aws.table(TABLE).get_item(Key=pointer_key, ConsistentRead=True).get("Item")
     if pointer is None:
         tank = new_tank("client", client_id)
@@ -113,11 +113,22 @@ def client_tank(client_id: str) -> Tank:
     return found
 
 
+def client_tank_balance(client_id: str) -> int:
+    """The organization tank's balance, without making the tank (0 when it has none yet)."""
+    pointer = aws.table(TABLE).get_item(Key=_pointer_key(client_id), ConsistentRead=True).get("Item")
+    tank = get_tank(str(pointer["tankId"])) if pointer is not None else None
+    return tank.balance if tank is not None else 0
+
+
 def client_tank_id(client_id: str) -> str:
     """The id of the client's organization tank (made on first use); a client's tank never changes, so a warm
     function asks once."""
     known = _CLIENT_TANK_IDS.get(client_id)
     return known if known is not None else _CLIENT_TANK_IDS.put(client_id, client_tank(client_id).id)
+
+
+def _pointer_key(client_id: str) -> dict[str, str]:
+    return {"pk": f"CLIENT#{client_id}", "sk": "TANK"}
 
 
 def topups(tank_id_: str) -> AppendOnlyList:

@@ -42,12 +42,13 @@ class Span:
         return kept
 
 
-def taken_back(buckets: Buckets, bucket: int, amount: int) -> dict[int, tuple[int, int]]:
-    """`amount` less in `bucket` (never below zero), when the bucket is still kept: a charge that shrank later."""
+def taken_back(buckets: Buckets, bucket: int, amount: int, n: int = 0) -> dict[int, tuple[int, int]]:
+    """`amount` (and `n`) less in `bucket` (never below zero), when the bucket is still kept: a charge that shrank
+    later, or (with `n`) one that did not happen."""
     changed = dict(buckets)
     if bucket in changed:
         count, total = changed[bucket]
-        changed[bucket] = (count, max(0, total - amount))
+        changed[bucket] = (max(0, count - n), max(0, total - amount))
     return changed
 
 

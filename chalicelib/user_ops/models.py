@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field, StrictBool
+from pydantic import ConfigDict, Field, StrictBool, model_validator
 
 from chalicelib.gas_tanks.models import Rate
 from chalicelib.platform import aws, due
@@ -340,3 +340,26 @@ class UserOpRecord(Stateful):
     def status_index(self) -> aws.Changes:
         # In flight it is in the `due` index (its due time is a change of the move); an ended one leaves it.
         return aws.Changes(remove=list(due.ATTRIBUTES)) if self.status in self.machine.final else aws.Changes()
+
+
+class SponsorshipCheckRequest(WireModel):
+    """Either an operation that was hashed (`userOpId`), or a call to estimate (`accountId`, `to`, `value`,
+    `callData`: the `signTransaction/estimate` body)."""
+
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c"}]}
+    )
+
+    userOpId: str | None = Field(None, min_length=1, max_length=64)
+    accountId: str | None = Field(None, pattern=ACCOUNT_ID)
+    to: Address | None = None
+    value: Uint256 = Field("0", description="Wei sent with the call, at most 2**256-1.")
+    callData: str = Field("0x", pattern=HEX)
+
+    @model_validator(mode="after")
+    def _one_of(self) -> SponsorshipCheckRequest:
+        if (self.userOpId is None) == (self.accountId is None):
+            raise ValueError("give userOpId, or accountId with to")
+        if self.accountId is not None and self.to is None:
+            raise ValueError("to is required with accountId")
+        return self

@@ -8,7 +8,7 @@ from chalice import Blueprint
 
 from chalicelib.auth import guards
 from chalicelib.gas_tanks import service as gas_tanks
-from chalicelib.gas_tanks.models import SponsorshipCheck, SponsorshipCheckRequest, UsagePage
+from chalicelib.gas_tanks.models import SponsorshipCheck, UsagePage
 from chalicelib.platform.pagination import page_query
 from chalicelib.platform.router import Call, Reply, route
 from chalicelib.user_ops import build, service
@@ -21,6 +21,7 @@ from chalicelib.user_ops.models import (
     SendErc1155,
     SendToken,
     SignTransaction,
+    SponsorshipCheckRequest,
     Submit,
     UserOperation,
     UserOperationPage,
@@ -172,7 +173,7 @@ def submit(call: Call) -> Reply:
     response=SponsorshipCheck,
     errors={
         **BUILD_ERRORS,
-        400: ("INVALID_ADDRESS",),
+        400: ("INVALID_ADDRESS", "INVALID_AMOUNT"),
         404: (*BUILD_ERRORS[404], "USER_OP_NOT_FOUND"),
         503: ("LIST_BUSY",),
     },

@@ -21,7 +21,7 @@ from chalicelib.evm.rpc import NO_ANSWER, RpcError, block_number, rpc_call
 from chalicelib.evm.signatures import personal_signer
 from chalicelib.gas_tanks import alerts, charges, sponsorship
 from chalicelib.gas_tanks import store as tanks
-from chalicelib.gas_tanks.models import SponsorshipCheck, SponsorshipCheckRequest, SponsorshipRemaining
+from chalicelib.gas_tanks.models import SponsorshipCheck, SponsorshipRemaining
 from chalicelib.gas_tanks.service import NETWORK_WITHOUT_GAS_TANKS
 from chalicelib.platform import aws, unit_of_work
 from chalicelib.platform.clock import epoch, iso_at, iso_now
@@ -43,7 +43,14 @@ from chalicelib.smart_accounts import store as accounts_store
 from chalicelib.smart_accounts.models import Owner, SmartAccount
 from chalicelib.tenancy.models import App
 from chalicelib.user_ops import build, packing, settlement, store
-from chalicelib.user_ops.models import Estimate, HashResult, UserOperation, UserOperationPage, UserOpRecord
+from chalicelib.user_ops.models import (
+    Estimate,
+    HashResult,
+    SponsorshipCheckRequest,
+    UserOperation,
+    UserOperationPage,
+    UserOpRecord,
+)
 from chalicelib.user_ops.views import view
 
 ACCOUNT_NOT_FOUND = "ACCOUNT_NOT_FOUND"
@@ -152,7 +159,7 @@ def submit(app: App, user_op_id: str, op_hash: str, signature: str, sponsored: b
             counted, where = sponsorship.counted(judged, seen)
 
         def writes(seqs: list[int]) -> list[aws.TxItem]:
-            sponsorship_at: dict[str, Any] = {} if where is None else {"sponsoredIn": where}
+            sponsorship_at: dict[str, Any] = {"sponsoredIn": where} if where else {}
             on_process = transition(
                 record,
                 "on_process",
@@ -232,7 +239,7 @@ def sponsorship_check(app: App, request: SponsorshipCheckRequest) -> Sponsorship
         rule=refusal.rule if refusal else None,
         reason=refusal.reason if refusal else None,
         requiredGasTankBalance=str(cost.total),
-        gasTankBalance=str(tanks.client_tank(app.clientId).balance),
+        gasTankBalance=str(tanks.client_tank_balance(app.clientId)),
         remaining=SponsorshipRemaining.model_validate(sponsorship.remaining(judged, seen)),
     )
 

@@ -204,7 +204,11 @@ def settle(user_op_id: str, receipt: Receipt | None = None, failed_reason: str |
 
     def plan() -> Plan:
         # A sponsored operation's caps count what it was charged: its refund leaves the windows it was counted in.
-        back = sponsorship.taken_back(op.appId, op.ownerId, counted_in, refund) if counted_in and refund else []
+        back = (
+            sponsorship.taken_back(op.appId, op.ownerId, counted_in, refund, uncounted=charged == 0)
+            if counted_in and refund
+            else []
+        )
         return Plan(
             items=[*writes, *back],
             event=Event(op.appId, event, f"{event}:{user_op_id}", data),

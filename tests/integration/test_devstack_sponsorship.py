@@ -181,6 +181,13 @@ def test_sponsorship_policies_bound_what_the_organization_pays(stack):
     cost = int(first["requiredGasTankBalance"])
     assert cost > 0 and int(first["gasTankBalance"]) == tenant.tank()
     assert tenant.ok("GET", "/api/v1/client/gasTank/policy") == {"policy": None, "updatedAt": None}
+    for body, code in (
+        ({"accountId": alice.account_id, "to": recipient, "value": "9" * 78}, "INVALID_AMOUNT"),
+        ({"userOpId": "x", "accountId": alice.account_id, "to": recipient}, "VALIDATION_ERROR"),
+        ({"userOpId": "00000000-0000-4000-8000-000000000000"}, "USER_OP_NOT_FOUND"),
+    ):
+        bad = tenant.call("POST", "/api/v1/userOp/sponsorship/check", body)
+        assert bad.status_code in (400, 404) and bad.json()["data"]["code"] == code, bad.text
 
     # Count per owner per day: two sponsored, the third refused; another owner is unaffected.
     tenant.policy({"perOwner": {"maxCountPerDay": 2}})

@@ -75,3 +75,23 @@ def test_sponsorship_refusals_are_one_event_per_owner_rule_and_hour(tenant):
         ("owner-1", "perOperation.max"),
         ("owner-2", "networks"),
     ]
+
+
+def test_an_alert_judged_on_a_stale_balance_is_not_written(tenant, monkeypatch):
+    tank_id = tank_with(100)
+    alerts.set_threshold(tank_id, 500)
+    stale = store.get_tank(tank_id)  # below its threshold, as a settle read it
+    aws.write(store.credit(tank_id, 1_000, "2026-11-28T00:00:00.000Z"))  # a top-up lands meanwhile
+    monkeypatch.setattr(store, "get_tank", lambda _tank_id: stale)
+    alerts.after_spend(tank_id, tenant.appId)
+    monkeypatch.undo()
+    assert outbox_events(alerts.LOW_BALANCE) == []
+    assert store.get_tank(tank_id).lowAlerted is False  # type: ignore[union-attr]
+
+
+def test_the_check_reads_the_organization_balance_without_making_its_tank(tenant):
+    assert store.client_tank_balance(tenant.clientId) == 0
+    assert [i for i in aws.table("gas-tanks").scan()["Items"] if str(i["pk"]).startswith("CLIENT#")] == []
+    tank_id = store.client_tank_id(tenant.clientId)
+    aws.write(store.credit(tank_id, 7, "2026-11-28T00:00:00.000Z"))
+    assert store.client_tank_balance(tenant.clientId) == 7

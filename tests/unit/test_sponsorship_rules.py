@@ -96,3 +96,17 @@ def test_windows_roll_and_give_back_refunds():
     assert span.total(back, NOW) == (2, 120)
     assert windows.taken_back(buckets, span.bucket(NOW) - 100, 30) == buckets  # dropped already: nothing to give
     assert windows.read(windows.stored(back)) == back
+
+
+def test_operations_are_counted_only_under_a_policy():
+    op = operation()
+    assert sponsorship.counted(op, standing(None)) == ([], {})
+    items, where = sponsorship.counted(op, standing({}))
+    assert [i.name for i in items] == [sponsorship.OWNER_WINDOW, sponsorship.APP_WINDOW]
+    assert where == {"hour": sponsorship.DAY.bucket(NOW), "day": sponsorship.MONTH.bucket(NOW)}
+
+
+def test_an_operation_that_cost_nothing_leaves_the_count():
+    span = windows.Span(3_600, 86_400)
+    buckets = span.added({}, NOW, 100)
+    assert span.total(windows.taken_back(buckets, span.bucket(NOW), 100, n=1), NOW) == (0, 0)

@@ -4347,6 +4347,8 @@ export interface components {
             userOpId?: string | null;
             /**
              * Value
+             * Format: uint256
+             * @description Wei sent with the call, at most 2**256-1.
              * @default 0
              */
             value?: string;
@@ -12377,7 +12379,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`. */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_AMOUNT`, `INVALID_ADDRESS`. */
             400: {
                 headers: {
                     [name: string]: unknown;

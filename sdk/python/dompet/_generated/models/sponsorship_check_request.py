@@ -19,7 +19,7 @@ class SponsorshipCheckRequest:
             user_op_id (None | str | Unset):
             account_id (None | str | Unset):
             to (None | str | Unset):
-            value (str | Unset):  Default: '0'.
+            value (str | Unset): Wei sent with the call, at most 2**256-1. Default: '0'.
             call_data (str | Unset):  Default: '0x'.
     """
 
