@@ -219,6 +219,7 @@ class _MotoServer:
         moto_patches.kms_signs_digests()  # the paymaster signer signs digests, as AWS KMS does
         moto_patches.dynamodb_requests_are_atomic()  # each DynamoDB request one indivisible step, as on AWS
         moto_patches.dynamodb_transactions_back_up_items()
+        moto_patches.dynamodb_refuses_oversized_keys()  # reads with a key over DynamoDB's size fail, as on AWS
         moto_patches.sqs_receives_without_rereading_the_queue()
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per AWS call is noise here
         self.server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)

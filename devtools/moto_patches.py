@@ -157,3 +157,39 @@ def sqs_receives_without_rereading_the_queue() -> None:
         return bool(retention_s + message.sent_timestamp / 1000 > unix_time())  # type: ignore[operator]
 
     SQSBackend.is_message_valid_based_on_retention_period = is_message_valid_based_on_retention_period  # type: ignore[method-assign]
+
+
+@functools.cache  # once per process
+def dynamodb_refuses_oversized_keys() -> None:
+    """DynamoDB refuses a key over its size (2048 bytes of partition key, 1024 of sort key) in every request that
+    names one, reads included (a ValidationException); moto checks only the items it writes, so a read with an
+    oversized key quietly found nothing. The same check on moto's reads by key (GetItem, and the batch, transaction
+    and update paths that go through it; DeleteItem; a Query's partition key)."""
+    from moto.dynamodb.exceptions import HashKeyTooLong, RangeKeyTooLong
+    from moto.dynamodb.limits import HASH_KEY_MAX_LENGTH, RANGE_KEY_MAX_LENGTH
+    from moto.dynamodb.models.dynamo_type import DynamoType
+    from moto.dynamodb.models.table import Table
+
+    def refuse(hash_key: DynamoType | None, range_key: DynamoType | None) -> None:
+        if hash_key is not None and hash_key.size() > HASH_KEY_MAX_LENGTH:
+            raise HashKeyTooLong
+        if range_key is not None and range_key.size() > RANGE_KEY_MAX_LENGTH:
+            raise RangeKeyTooLong
+
+    get_item, delete_item, query = Table.get_item, Table.delete_item, Table.query
+
+    def checked_get_item(self: Table, hash_key: DynamoType, range_key: DynamoType | None = None, *a: Any) -> Any:
+        refuse(hash_key, range_key)
+        return get_item(self, hash_key, range_key, *a)
+
+    def checked_delete_item(self: Table, hash_key: DynamoType, range_key: DynamoType | None) -> Any:
+        refuse(hash_key, range_key)
+        return delete_item(self, hash_key, range_key)
+
+    def checked_query(self: Table, hash_key: DynamoType | None, *a: Any, **kw: Any) -> Any:
+        refuse(hash_key, None)
+        return query(self, hash_key, *a, **kw)
+
+    Table.get_item = checked_get_item  # type: ignore[method-assign,assignment]
+    Table.delete_item = checked_delete_item  # type: ignore[method-assign,assignment]
+    Table.query = checked_query  # type: ignore[method-assign,assignment]

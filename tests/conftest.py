@@ -56,6 +56,7 @@ moto_patches.in_process_requests_are_serialised()
 moto_patches.kms_signs_digests()
 moto_patches.dynamodb_requests_are_atomic()
 moto_patches.dynamodb_transactions_back_up_items()
+moto_patches.dynamodb_refuses_oversized_keys()
 moto_patches.sqs_receives_without_rereading_the_queue()
 
 

@@ -68,14 +68,17 @@ def create_app(origin: Origin, client_id: str, name: str) -> tuple[App, str]:
     return tenancy.create_app(
         client.clientId,
         name,
-        also=lambda a: [audit.entry(origin, "app.created", "app", a.appId, name=name, clientId=client.clientId)],
+        also=lambda a: audit.app_entries(
+            origin, a.appId, "app.created", "app", a.appId, name=name, clientId=client.clientId
+        ),
     )
 
 
 def rotate_app_secret(origin: Origin, app_id: str) -> tuple[App, str]:
     app = app_in(origin.organization_id, app_id)
     try:
-        return tenancy.rotate_app_secret(app.appId, also=[audit.entry(origin, "app.secret_rotated", "app", app.appId)])
+        logged = audit.app_entries(origin, app.appId, "app.secret_rotated", "app", app.appId)
+        return tenancy.rotate_app_secret(app.appId, also=logged)
     except tenancy.TenancyError as exc:
         raise conflict(CHANGED_MEANWHILE, str(exc)) from None
 
@@ -92,7 +95,9 @@ def rotate_client_secret(origin: Origin, client_id: str) -> tuple[Client, str]:
 def set_app_disabled(origin: Origin, app_id: str, disabled: bool) -> App:
     app = app_in(origin.organization_id, app_id)
     action = "app.disabled" if disabled else "app.enabled"
-    return tenancy.set_app_disabled(app.appId, disabled, also=[audit.entry(origin, action, "app", app.appId)])
+    return tenancy.set_app_disabled(
+        app.appId, disabled, also=audit.app_entries(origin, app.appId, action, "app", app.appId)
+    )
 
 
 # --- webhooks --------------------------------------------------------------------------------------------------
@@ -100,13 +105,14 @@ def set_app_disabled(origin: Origin, app_id: str, disabled: bool) -> App:
 
 def set_webhook_url(origin: Origin, app_id: str, url: str) -> WebhookSettings:
     app = app_in(origin.organization_id, app_id)
-    return webhooks.set_url(app, url, also=[audit.entry(origin, "webhook.url_set", "app", app.appId, url=url)])
+    logged = audit.app_entries(origin, app.appId, "webhook.url_set", "app", app.appId, url=url)
+    return webhooks.set_url(app, url, also=logged)
 
 
 def set_webhooks_enabled(origin: Origin, app_id: str, enabled: bool) -> WebhookSettings:
     app = app_in(origin.organization_id, app_id)
     action = "webhook.enabled" if enabled else "webhook.disabled"
-    return webhooks.set_enabled(app, enabled, also=[audit.entry(origin, action, "app", app.appId)])
+    return webhooks.set_enabled(app, enabled, also=audit.app_entries(origin, app.appId, action, "app", app.appId))
 
 
 def send_test(origin: Origin, app_id: str) -> str:
@@ -117,16 +123,16 @@ def send_test(origin: Origin, app_id: str) -> str:
 
 def replay(origin: Origin, app_id: str, delivery_id: str) -> Delivery:
     app = app_in(origin.organization_id, app_id)
-    logged = audit.entry(origin, "webhook.delivery_replayed", "delivery", delivery_id)
-    return webhooks.replay(app, delivery_id, also=[logged])
+    logged = audit.app_entries(origin, app.appId, "webhook.delivery_replayed", "delivery", delivery_id)
+    return webhooks.replay(app, delivery_id, also=logged)
 
 
 def retry_failed_since(origin: Origin, app_id: str, since: datetime) -> list[str]:
     """Retry the app's failed deliveries since `since`; one audit entry names how many."""
     app = app_in(origin.organization_id, app_id)
     retried = webhooks.retry_failed_since(app, since)
-    logged = audit.entry(
-        origin, "webhook.failed_retried", "app", app.appId, since=since.isoformat(), count=str(len(retried))
+    logged = audit.app_entries(
+        origin, app.appId, "webhook.failed_retried", "app", app.appId, since=since.isoformat(), count=str(len(retried))
     )
-    unit_of_work.commit(Plan(lists=[logged]))
+    unit_of_work.commit(Plan(lists=logged))
     return retried

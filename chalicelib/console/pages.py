@@ -22,20 +22,28 @@ from chalicelib.console.models import (
 from chalicelib.console.web import Html, PageCall, Redirect, page
 from chalicelib.platform import errors
 from chalicelib.platform.pagination import page_query
-from chalicelib.platform.router import guarded
+from chalicelib.platform.path_ids import PathId
+from chalicelib.platform.router import document_route
 from chalicelib.platform.settings import load_settings
 from chalicelib.system import assets
+from chalicelib.system.routes import ASSET_NAME
 from chalicelib.webhooks import service as webhooks
 from chalicelib.webhooks.models import WebhookSettingsRequest
+from chalicelib.webhooks.routes import DELIVERY_ID
 
 bp = Blueprint(__name__)
 
 ASSETS_PATH = "/console/assets/{name}"
+# What each id in a page's path is answered when it cannot be one: the page's own not-found answer.
+APP_ID = PathId(apps.APP_NOT_FOUND, "No such app in this organization")
+CLIENT_ID = PathId(apps.CLIENT_NOT_FOUND, "No such client in this organization")
+MEMBER_ID = PathId(accounts.MEMBER_NOT_FOUND, "No such member in this organization")
+INVITE_TOKEN = PathId(accounts.INVITE_NOT_FOUND, "This invite link is not valid")
 
 
-@bp.route(ASSETS_PATH, methods=["GET"], content_types=["*/*"])
+@document_route(bp, ASSETS_PATH, {"name": ASSET_NAME})
 def console_asset(name: str) -> Response:
-    return guarded(bp.current_request, ASSETS_PATH, lambda: assets.response(name))
+    return assets.response(name)
 
 
 @page(bp, "/console")
@@ -89,14 +97,14 @@ def logout(call: PageCall) -> Redirect:
     return Redirect(call.url("/console/login"), web.cleared_session(call))
 
 
-@page(bp, "/console/invite/{token}", role=None)
+@page(bp, "/console/invite/{token}", role=None, ids={"token": INVITE_TOKEN})
 def invite_form(call: PageCall) -> Html:
     found = accounts.invite_for(call.path_params["token"])
     token, cookies = web.form_cookies(call)
     return Html("invite.html", {"invite": found, "form_token": token}, 200, cookies)
 
 
-@page(bp, "/console/invite/{token}", ("POST",), role=None, form=NewPasswordForm)
+@page(bp, "/console/invite/{token}", ("POST",), role=None, form=NewPasswordForm, ids={"token": INVITE_TOKEN})
 def accept_invite(call: PageCall) -> Redirect:
     form: NewPasswordForm = call.form
     session_token = accounts.accept_invite(
@@ -134,25 +142,25 @@ def create_client(call: PageCall) -> Html:
     return _apps_page(call, 201, created_client=client, client_secret=secret)
 
 
-@page(bp, "/console/apps/{appId}/rotate-secret", ("POST",), role=Role.DEVELOPER)
+@page(bp, "/console/apps/{appId}/rotate-secret", ("POST",), role=Role.DEVELOPER, ids={"appId": APP_ID})
 def rotate_app_secret(call: PageCall) -> Html:
     app, secret = apps.rotate_app_secret(call.origin, call.path_params["appId"])
     return _apps_page(call, rotated_app=app, app_secret=secret)
 
 
-@page(bp, "/console/clients/{clientId}/rotate-secret", ("POST",), role=Role.DEVELOPER)
+@page(bp, "/console/clients/{clientId}/rotate-secret", ("POST",), role=Role.DEVELOPER, ids={"clientId": CLIENT_ID})
 def rotate_client_secret(call: PageCall) -> Html:
     client, secret = apps.rotate_client_secret(call.origin, call.path_params["clientId"])
     return _apps_page(call, rotated_client=client, client_secret=secret)
 
 
-@page(bp, "/console/apps/{appId}/disable", ("POST",), role=Role.ADMIN)
+@page(bp, "/console/apps/{appId}/disable", ("POST",), role=Role.ADMIN, ids={"appId": APP_ID})
 def disable_app(call: PageCall) -> Redirect:
     apps.set_app_disabled(call.origin, call.path_params["appId"], True)
     return Redirect(call.url("/console/apps"))
 
 
-@page(bp, "/console/apps/{appId}/enable", ("POST",), role=Role.ADMIN)
+@page(bp, "/console/apps/{appId}/enable", ("POST",), role=Role.ADMIN, ids={"appId": APP_ID})
 def enable_app(call: PageCall) -> Redirect:
     apps.set_app_disabled(call.origin, call.path_params["appId"], False)
     return Redirect(call.url("/console/apps"))
@@ -177,56 +185,76 @@ def _webhooks_page(call: PageCall, status: int = 200, **shown: object) -> Html:
     )
 
 
-@page(bp, "/console/apps/{appId}/webhooks")
+@page(bp, "/console/apps/{appId}/webhooks", ids={"appId": APP_ID})
 def webhooks_page(call: PageCall) -> Html:
     return _webhooks_page(call)
 
 
-@page(bp, "/console/apps/{appId}/webhooks/deliveries")
+@page(bp, "/console/apps/{appId}/webhooks/deliveries", ids={"appId": APP_ID})
 def deliveries_fragment(call: PageCall) -> Html:
     app = apps.app_in(call.member.organizationId, call.path_params["appId"])
     listed = webhooks.deliveries(app, web.parsed_query(call, DeliveriesQuery))
     return call.view("deliveries.html", app=app, deliveries=listed)
 
 
-@page(bp, "/console/apps/{appId}/webhooks", ("POST",), role=Role.DEVELOPER, form=WebhookSettingsRequest)
+@page(
+    bp,
+    "/console/apps/{appId}/webhooks",
+    ("POST",),
+    role=Role.DEVELOPER,
+    form=WebhookSettingsRequest,
+    ids={"appId": APP_ID},
+)
 def set_webhook_url(call: PageCall) -> Redirect:
     apps.set_webhook_url(call.origin, call.path_params["appId"], call.form.url)
     return Redirect(call.url(f"/console/apps/{call.path_params['appId']}/webhooks"))
 
 
-@page(bp, "/console/apps/{appId}/webhooks/enable", ("POST",), role=Role.DEVELOPER)
+@page(bp, "/console/apps/{appId}/webhooks/enable", ("POST",), role=Role.DEVELOPER, ids={"appId": APP_ID})
 def enable_webhooks(call: PageCall) -> Redirect:
     apps.set_webhooks_enabled(call.origin, call.path_params["appId"], True)
     return Redirect(call.url(f"/console/apps/{call.path_params['appId']}/webhooks"))
 
 
-@page(bp, "/console/apps/{appId}/webhooks/disable", ("POST",), role=Role.DEVELOPER)
+@page(bp, "/console/apps/{appId}/webhooks/disable", ("POST",), role=Role.DEVELOPER, ids={"appId": APP_ID})
 def disable_webhooks(call: PageCall) -> Redirect:
     apps.set_webhooks_enabled(call.origin, call.path_params["appId"], False)
     return Redirect(call.url(f"/console/apps/{call.path_params['appId']}/webhooks"))
 
 
-@page(bp, "/console/apps/{appId}/webhooks/test", ("POST",), role=Role.DEVELOPER)
+@page(bp, "/console/apps/{appId}/webhooks/test", ("POST",), role=Role.DEVELOPER, ids={"appId": APP_ID})
 def send_test(call: PageCall) -> Redirect:
     delivery_id = apps.send_test(call.origin, call.path_params["appId"])
     return Redirect(call.url(f"/console/apps/{call.path_params['appId']}/webhooks?queued={delivery_id}"))
 
 
-@page(bp, "/console/apps/{appId}/webhooks/deliveries/{deliveryId}")
+@page(bp, "/console/apps/{appId}/webhooks/deliveries/{deliveryId}", ids={"appId": APP_ID, "deliveryId": DELIVERY_ID})
 def delivery_page(call: PageCall) -> Html:
     app = apps.app_in(call.member.organizationId, call.path_params["appId"])
     delivery, body = webhooks.delivery_detail(app, call.path_params["deliveryId"])
     return call.view("delivery.html", app=app, delivery=delivery, body=body)
 
 
-@page(bp, "/console/apps/{appId}/webhooks/deliveries/{deliveryId}/replay", ("POST",), role=Role.DEVELOPER)
+@page(
+    bp,
+    "/console/apps/{appId}/webhooks/deliveries/{deliveryId}/replay",
+    ("POST",),
+    role=Role.DEVELOPER,
+    ids={"appId": APP_ID, "deliveryId": DELIVERY_ID},
+)
 def replay(call: PageCall) -> Redirect:
     replayed = apps.replay(call.origin, call.path_params["appId"], call.path_params["deliveryId"])
     return Redirect(call.url(f"/console/apps/{call.path_params['appId']}/webhooks/deliveries/{replayed.id}"))
 
 
-@page(bp, "/console/apps/{appId}/webhooks/retry-failed", ("POST",), role=Role.DEVELOPER, form=SinceForm)
+@page(
+    bp,
+    "/console/apps/{appId}/webhooks/retry-failed",
+    ("POST",),
+    role=Role.DEVELOPER,
+    form=SinceForm,
+    ids={"appId": APP_ID},
+)
 def retry_failed(call: PageCall) -> Html:
     since = _moment(call.form.since)
     retried = apps.retry_failed_since(call.origin, call.path_params["appId"], since)
@@ -277,13 +305,13 @@ def _invite_link(call: PageCall, token: str) -> str:
     return f"{scheme}://{host}{call.url('/console/invite/' + token)}"
 
 
-@page(bp, "/console/team/{userId}/role", ("POST",), role=Role.ADMIN, form=RoleForm)
+@page(bp, "/console/team/{userId}/role", ("POST",), role=Role.ADMIN, form=RoleForm, ids={"userId": MEMBER_ID})
 def set_role(call: PageCall) -> Redirect:
     accounts.set_role(call.origin, call.path_params["userId"], call.form.role)
     return Redirect(call.url("/console/team"))
 
 
-@page(bp, "/console/team/{userId}/remove", ("POST",), role=Role.ADMIN)
+@page(bp, "/console/team/{userId}/remove", ("POST",), role=Role.ADMIN, ids={"userId": MEMBER_ID})
 def remove_member(call: PageCall) -> Redirect:
     accounts.remove(call.origin, call.path_params["userId"])
     return Redirect(call.url("/console/team"))

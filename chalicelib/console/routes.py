@@ -1,4 +1,4 @@
-"""The audit log over the API (Family S): what the organization's console members (and the operator) changed."""
+"""The audit log over the API (Family S): what the organization's console members changed about the signing app."""
 
 from __future__ import annotations
 
@@ -19,15 +19,17 @@ AuditLogQuery = page_query(50)
     bp,
     "/api/v1/audit-log",
     "GET",
-    summary="The organization's audit log, newest first",
+    summary="The signing app's audit log, newest first",
     tag="Audit",
     guard=guards.signed_request,
     query=AuditLogQuery,
     response=AuditPage,
-    description="Family S. Every state-changing action of the signing app's organization in the console (apps, "
-    "secrets, webhooks, members) and the operator's invites: who (`actor`), what (`action`, `target`), when "
-    "(`at`) and from where (`sourceIp`, `userAgent`). Query `page` (from 1) and `limit` (default 50, at most "
-    "100); the answer is `{data, pagination}`.",
+    description="Family S. What members of the organization changed in the console about the signing app (the "
+    "app, its secret, its webhooks and deliveries): who (`actor.kind`, `actor.userId`), what (`action`, `target`), "
+    "when (`at`). Members' emails, source addresses and browsers (`actor.email`, `sourceIp`, `userAgent`: null "
+    "here), and the organization's other entries (members, clients, other apps), are for the console's admins. "
+    "Query `page` (from 1) and `limit` (default 50, at most 100); the answer is `{data, pagination}`.",
 )
 def audit_log(call: Call) -> Reply:
-    return Reply(audit.page(call.principal.organizationId, call.query))
+    app = call.principal
+    return Reply(audit.app_page(app.organizationId, app.appId, call.query))

@@ -42,6 +42,11 @@ def audit_list(organization_id: str) -> AppendOnlyList:
     return AppendOnlyList(TABLE, f"AUDIT#{organization_id}")
 
 
+def app_audit_list(organization_id: str, app_id: str) -> AppendOnlyList:
+    """The entries about one app (also in the organization's list): what the app's secret reads over the API."""
+    return AppendOnlyList(TABLE, f"AUDIT#{organization_id}#APP#{app_id}")
+
+
 # --- users ---------------------------------------------------------------------------------------------------
 
 

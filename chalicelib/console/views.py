@@ -48,6 +48,7 @@ from chalicelib.platform.amounts import format_units
 from chalicelib.platform.errors import ApiError, not_found
 from chalicelib.platform.networks import registry
 from chalicelib.platform.pagination import MAX_LIMIT, PageQuery
+from chalicelib.platform.path_ids import PathId
 from chalicelib.policies import service as policies
 from chalicelib.policies.models import PolicyView
 from chalicelib.smart_accounts import service as smart_accounts
@@ -70,6 +71,8 @@ SCANNED = MAX_LIMIT  # newest records of each app (or tank) that filters and cha
 JOURNAL_ENTRIES = 50
 CHART_DAYS = 30
 ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+USER_OP_ID = PathId(USER_OP_NOT_FOUND, "No user operation with this id in this organization")
+ACCOUNT_ID = PathId(ACCOUNT_NOT_FOUND, "No such account in this organization")
 OWNER = re.compile(rf"0x[0-9a-fA-F]{{40}}|{ID.pattern}")
 T = TypeVar("T")
 
@@ -328,7 +331,7 @@ def user_ops_page(call: PageCall) -> Reply:
     )
 
 
-@page(bp, "/console/user-ops/{userOpId}")
+@page(bp, "/console/user-ops/{userOpId}", ids={"userOpId": USER_OP_ID})
 def user_op_page(call: PageCall) -> Reply:
     user_op_id = call.path_params["userOpId"]
     org_apps = apps.apps(call.member.organizationId)
@@ -401,7 +404,7 @@ def custody_page(call: PageCall) -> Reply:
     )
 
 
-@page(bp, "/console/custody/accounts/{accountId}")
+@page(bp, "/console/custody/accounts/{accountId}", ids={"accountId": ACCOUNT_ID})
 def custody_account_page(call: PageCall) -> Reply:
     account_id = call.path_params["accountId"]
     org_apps = apps.apps(call.member.organizationId)

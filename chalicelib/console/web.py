@@ -1,11 +1,12 @@
-"""How a console page is served: session → role → CSRF → form validation → handler → HTML.
+"""How a console page is served: session → role → CSRF → path ids → form validation → handler → HTML.
 
 `page(...)` declares a route of the console's blueprint. GET pages need a live session (else a redirect to the
 sign-in page); every POST also needs the session's CSRF token (form field `csrf` or header `X-CSRF-Token`), and
-is refused when the browser says it comes from another site. Forms are validated by pydantic models (the API's
-own, where the API has one); a bad form is answered with the page's error and changes nothing. Every answer
-carries a strict Content-Security-Policy (scripts and styles only from the service's own origin, no inline
-script), `X-Frame-Options: DENY` and `Cache-Control: no-store`.
+is refused when the browser says it comes from another site. Ids in the path are declared and checked as the API's
+are (platform/path_ids.py). Forms are validated by pydantic models (the API's own, where the API has one); a bad
+form is answered with the page's error and changes nothing. Every answer carries a strict Content-Security-Policy
+(scripts and styles only from the service's own origin, no inline script), `X-Frame-Options: DENY` and
+`Cache-Control: no-store`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import functools
 import secrets
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -25,9 +26,10 @@ from pydantic import BaseModel, ValidationError
 from chalicelib.console import accounts
 from chalicelib.console.audit import Origin
 from chalicelib.console.models import Actor, ConsoleUser, Role, Session
-from chalicelib.platform import errors
+from chalicelib.platform import errors, path_ids
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.logging import log_failure
+from chalicelib.platform.path_ids import PathId
 from chalicelib.platform.router import guarded, parse_query, raw_body_bytes, validation_failed
 from chalicelib.system import assets
 
@@ -124,16 +126,21 @@ def page(
     form: type[BaseModel] | None = None,
     stage: str = accounts.FULL,
     error_template: str | None = None,
+    ids: Mapping[str, PathId] | None = None,
 ) -> Callable[[Callable[[PageCall], Reply]], Callable[..., Response]]:
     """`role` None: a public page (sign-in, invite), whose POSTs carry the pre-session double-submit token.
-    `error_template`: a form page re-rendered with a failed POST's error (else the error page)."""
+    `error_template`: a form page re-rendered with a failed POST's error (else the error page). `ids`: each path
+    parameter's declaration."""
+    declared = path_ids.declare(methods, path, ids)
 
     def decorate(handler: Callable[[PageCall], Reply]) -> Callable[..., Response]:
         @functools.wraps(handler)
         def view(**path_params: str) -> Response:
             request = bp.current_request
             return guarded(
-                request, path, lambda: _serve(request, handler, path_params, role, form, stage, error_template)
+                request,
+                path,
+                lambda: _serve(request, handler, path_params, role, form, stage, error_template, declared),
             )
 
         bp.route(path, methods=list(methods), content_types=[FORM, "application/json", "multipart/form-data"])(view)
@@ -150,6 +157,7 @@ def _serve(
     form: type[BaseModel] | None,
     stage: str,
     error_template: str | None,
+    declared: Mapping[str, PathId],
 ) -> Response:
     base = base_path(request)
     call = PageCall(request, None, None, None, path_params, base)
@@ -176,6 +184,7 @@ def _serve(
             ):
                 raise errors.forbidden(CSRF_FAILED, "The form expired; load the page again")
             accounts.require(call.user, role)
+        call.path_params = path_ids.check(declared, path_params)
         call.form = _validate(form, fields) if form is not None else None
         reply = handler(call)
     except ApiError as exc:

@@ -11,6 +11,9 @@ The document is assembled here, and only here, from the operator's two inputs:
   is on. An app the operator set nothing for, in an organization where some app's allowlist is on, may send
   nowhere: apps can be made in the console (by the API function), and a new app must not be a way around its
   organization's allowlists. The operator lets such an app withdraw by setting its own allowlist (or `--off`).
+  An allowlist records the organization the operator set it for: read for another organization (the app moved
+  there in `tenancy`, which the API function writes), it is on and empty, so an app cannot carry its allowlist, or
+  its `--off`, into another organization's pool.
 
 The API judges a withdrawal when it is requested and the cosigner before it signs (policy.py), each reading the
 inputs itself; neither input is writable by the API function. The 24 h window of a custody document is the UTC
@@ -24,6 +27,7 @@ from typing import Any
 
 from chalicelib.custody.tokens import TokenOnNetwork
 from chalicelib.platform import amounts, aws, clock
+from chalicelib.platform.logging import logger
 from chalicelib.platform.networks import CustodyToken, Network, registry
 from chalicelib.platform.settings import load_settings
 from chalicelib.policies.document import NATIVE, PolicyDocument
@@ -35,11 +39,13 @@ __all__ = [
     "CUSTODY_POLICY_TABLE",
     "PER_DAY",
     "PER_WITHDRAWAL",
+    "AllowlistOrganizationError",
     "allowlist",
     "day_key",
     "document",
     "judge",
     "payment",
+    "recorded_organization",
     "rule_of",
     "set_allowlist",
 ]
@@ -114,14 +120,21 @@ def _organization_key(organization_id: str) -> dict[str, str]:
 
 
 def allowlist(app_id: str, organization_id: str) -> dict[str, Any]:
-    """The app's allowlist as the operator set it; for an app it set nothing for, in an organization where some
-    app's allowlist is on: on, and empty (`inherited`)."""
+    """The app's allowlist as the operator set it for `organization_id`; for an app it set nothing for, in an
+    organization where some app's allowlist is on: on, and empty (`inherited`); set for another organization: on,
+    and empty."""
     keys = [_allowlist_key(app_id), _organization_key(organization_id)]
     found = {str(i["pk"]): i for i in aws.batch_get(CUSTODY_POLICY_TABLE, keys)}
     item = found.get(keys[0]["pk"])
     if item is None:
         restricted = bool(found.get(keys[1]["pk"], {}).get("apps"))
         return {"enabled": restricted, "addresses": [], "updatedAt": None, "inherited": restricted}
+    if item.get("organizationId") != organization_id:
+        logger.warning(
+            "an allowlist read for another organization than the operator set it for",
+            extra={"appId": app_id, "organizationId": organization_id, "recorded": item.get("organizationId")},
+        )
+        return {"enabled": True, "addresses": [], "updatedAt": item.get("updatedAt"), "inherited": False}
     return {
         "enabled": bool(item.get("enabled")),
         "addresses": sorted(item.get("addresses", [])),
@@ -130,9 +143,21 @@ def allowlist(app_id: str, organization_id: str) -> dict[str, Any]:
     }
 
 
+def recorded_organization(app_id: str) -> str | None:
+    """The organization the operator set the app's allowlist for (None: it set none)."""
+    item = aws.table(CUSTODY_POLICY_TABLE).get_item(Key=_allowlist_key(app_id), ConsistentRead=True).get("Item")
+    return str(item["organizationId"]) if item and item.get("organizationId") else None
+
+
+class AllowlistOrganizationError(ValueError):
+    """The app's allowlist was set for another organization: an allowlist never moves to another one."""
+
+
 def set_allowlist(app_id: str, organization_id: str, enabled: bool, addresses: list[str]) -> dict[str, Any]:
     """The operator's command only (no function may write table `custody-policy`): the app's allowlist, and its
-    place in its organization's set of apps with an allowlist on, in one transaction."""
+    place in its organization's set of apps with an allowlist on, in one transaction. An allowlist recorded for an
+    organization is set again only for that one (AllowlistOrganizationError): the cosigner takes a key's
+    organization from it until the key's own is recorded (policy.py)."""
     item = {
         **_allowlist_key(app_id),
         "organizationId": organization_id,
@@ -142,12 +167,21 @@ def set_allowlist(app_id: str, organization_id: str, enabled: bool, addresses: l
     }
     member = {"apps": {app_id}}
     changes = aws.Changes(add=member) if enabled else aws.Changes(delete=member)
-    aws.transact(
-        [
-            aws.put("allowlist", CUSTODY_POLICY_TABLE, item, None),
-            aws.update("organization", CUSTODY_POLICY_TABLE, _organization_key(organization_id), changes, None),
-        ]
-    )
+    same = aws.Condition("attribute_not_exists(organizationId) OR organizationId = :o", values={":o": organization_id})
+    try:
+        aws.transact(
+            [
+                aws.put("allowlist", CUSTODY_POLICY_TABLE, item, same),
+                aws.update("organization", CUSTODY_POLICY_TABLE, _organization_key(organization_id), changes, None),
+            ]
+        )
+    except aws.TransactionCancelledError as exc:
+        if not exc.condition_failed("allowlist"):
+            raise
+        recorded = exc.old.get("allowlist", {}).get("organizationId") or recorded_organization(app_id)
+        raise AllowlistOrganizationError(
+            f"app {app_id}'s allowlist was set for organization {recorded}, not {organization_id}"
+        ) from None
     return allowlist(app_id, organization_id)
 
 

@@ -4,9 +4,13 @@ an app in the key's own scope, within limits it counts itself. Nothing the API f
 for more than a claim to check.
 
 At the key's generation (`on_key`) the cosigner records, in its own table `cosigner-policy`, the key's pool scope
-(`CUSTODYKEY#<keyId>`: `app:<appId>` for a dedicated pool, `org:<organizationId>` for an organization's), after
-checking that the app or organization exists in `tenancy` (which the operator's admin command and the console
-write).
+(`CUSTODYKEY#<keyId>`: `app:<appId>` for a dedicated pool, `org:<organizationId>` for an organization's) and the
+pool's organization (the dedicated app's, as `tenancy` says then), after checking that the app or organization
+exists in `tenancy`. From then on the organization whose allowlists bind the key's withdrawals is that record,
+never `tenancy`: the API function writes `tenancy` (the console) and could move an app there at any time. A key
+recorded before keys' organizations were gets its organization from the operator's `record-key-organizations`
+(`record_key_organizations`, the same reading of `tenancy`, once after the upgrade); until then a dedicated key
+takes the organization the operator recorded with its app's allowlist, and signs nothing without one.
 
 The cosigner is shown the transaction itself (a `transaction` payload, evm/digests.py; a custody key signs no
 other kind) and hashes it itself; the API function says what it is for in the policy context
@@ -14,8 +18,9 @@ other kind) and hashes it itself; the API function says what it is for in the po
 
 1. the digest is that transaction's signing hash (EIP-155 / EIP-1559) on the withdrawal's chain;
 2. the withdrawal record (table `custody`, read-only for the cosigner) is this key's and `sending`, and its app is
-   in the key's recorded scope: the scope's app, or an app that `tenancy` puts in the scope's organization (an
-   app made there since, by the console, is bound by its organization's allowlists: limits.allowlist);
+   in the key's recorded scope: the scope's app, or an app that `tenancy` puts in the scope's organization (a
+   claim it only checks: an app made or moved there by the console is bound by the organization's allowlists,
+   and an app whose allowlist the operator set in another organization may send nowhere: limits.allowlist);
 3. the token is the registry's for the record's network and code; gas and fees are bounded.
 
 `deploy`: a call of the network's factory `createAccount(<key address>, <salt of the record's account id>)`, value
@@ -27,10 +32,10 @@ value 0, whose data is `execute(to, amount, "")` for the native coin or `execute
 for an ERC-20. That payment is then judged by the signing-policy engine (chalicelib/policies) under the app's
 custody document, which limits.py assembles from the operator's inputs: the per-withdrawal limit
 (`transactions.maxValue`), the app's allowlist when it has one (`transactions.destinations.allow`, from table
-`custody-policy`, which only the operator writes) and the daily limit (`transactions.maxValuePer24h`), evaluated
-against each of the cosigner's OWN totals of the day: the app's and the key's (network and token). One payment per
-withdrawal: the cosigner keeps, in its own table, the nonce it signed for each withdrawal and signs again only at
-that nonce; the first signature adds the amount to both totals.
+`custody-policy`, which only the operator writes; read for the key's recorded organization) and the daily limit
+(`transactions.maxValuePer24h`), evaluated against each of the cosigner's OWN totals of the day: the app's and the
+key's (network and token). One payment per withdrawal: the cosigner keeps, in its own table, the nonce it signed
+for each withdrawal and signs again only at that nonce; the first signature adds the amount to both totals.
 
 A forged record can still name a real account of an app in the key's scope: the allowlist and the limits bound
 what it pays (docs/security.md, "Custody keys").
@@ -59,31 +64,92 @@ from chalicelib.policies.facts import TransactionFacts
 from chalicelib.smart_accounts.counterfactual import factory_data
 from chalicelib.tenancy import store as tenancy
 
-__all__ = ["CUSTODY_POLICY", "PolicyRefusedError", "check", "deploy_call", "expected_call"]
+__all__ = ["CUSTODY_POLICY", "PolicyRefusedError", "check", "deploy_call", "expected_call", "record_key_organizations"]
 
 MAX_GAS = 500_000  # a deployment or an execute call; more would only burn the gas wallet
 MAX_FEE_TIMES_NODE = 10  # the fee cap may be at most this many times what the node asks now
 MAX_DEPLOYS = 3  # deployment signatures per withdrawal (a retry may need one more)
 
-_SCOPES: TtlCache[str, str] = TtlCache("custody-key-scopes", None, 4096)  # written once, at the key's generation
-_ORGANIZATIONS: TtlCache[str, str] = TtlCache("custody-app-organizations", None, 4096)  # an app never moves
+# (scope, organization) of each key: written once, at its generation (a key recorded before keys' organizations
+# were is not kept until the operator's command recorded its organization).
+_SCOPES: TtlCache[str, tuple[str, str | None]] = TtlCache("custody-key-scopes", None, 4096)
+# What `tenancy` said of an app's organization: only a claim checked against the key's own record.
+_ORGANIZATIONS: TtlCache[str, str] = TtlCache("custody-app-organizations", None, 4096)
 
 
 def on_key(key: NewKey) -> list[aws.TxItem]:
-    """The key's scope, recorded with the cosigner's share: only an app or organization that exists."""
+    """The key's scope and organization, recorded with the cosigner's share: only an app or organization that
+    exists."""
     scope = key.context.get("scope")
     try:
         kind, ident = pool_keys.parse_scope(str(scope))
     except ValueError:
         raise PolicyRefusedError("a custody key needs its pool's scope") from None
-    exists = tenancy.get_app(ident) is not None if kind == "app" else tenancy.get_organization(ident) is not None
-    if not exists:
-        raise PolicyRefusedError(f"no {'app' if kind == 'app' else 'organization'} {ident!r}")
-    return [
-        aws.put(
-            "custody-key", COSIGNER_POLICY_TABLE, {**_key_item(key.wallet_id), "scope": scope, "address": key.address}
-        )
-    ]
+    item = {
+        **_key_item(key.wallet_id),
+        "scope": scope,
+        "organizationId": _organization_of(kind, ident),
+        "address": key.address,
+    }
+    return [aws.put("custody-key", COSIGNER_POLICY_TABLE, item)]
+
+
+def _organization_of(kind: str, ident: str) -> str:
+    """The pool's organization as `tenancy` says now (PolicyRefusedError when its app or organization does not
+    exist): read only when the cosigner records a key, never when it signs."""
+    if kind == "app":
+        app = tenancy.get_app(ident)
+        if app is None:
+            raise PolicyRefusedError(f"no app {ident!r}")
+        return app[0].organizationId
+    if tenancy.get_organization(ident) is None:
+        raise PolicyRefusedError(f"no organization {ident!r}")
+    return ident
+
+
+def record_key_organizations() -> dict[str, list[dict[str, str]]]:
+    """The operator's command only, once after the upgrade, from a deployment not known to be compromised: records
+    the organization of every custody key recorded before keys' organizations were, as `tenancy` says now (what
+    `on_key` would have recorded). A key recorded with one is never rewritten (a conditional write); a dedicated
+    key whose app's allowlist the operator set for another organization than `tenancy` says now is left to the
+    operator (`tenancy` changed since: the API function writes it). Returns what it recorded and what it refused."""
+    from boto3.dynamodb.conditions import Attr
+
+    done: dict[str, list[dict[str, str]]] = {"recorded": [], "refused": []}
+    scan: dict[str, Any] = {
+        "FilterExpression": Attr("pk").begins_with("CUSTODYKEY#") & Attr("organizationId").not_exists(),
+        "ConsistentRead": True,
+    }
+    while True:
+        page = aws.table(COSIGNER_POLICY_TABLE).scan(**scan)
+        for item in page["Items"]:
+            key_id, scope = str(item["pk"]).removeprefix("CUSTODYKEY#"), str(item.get("scope", ""))
+            try:
+                organization = _record_organization(key_id, scope)
+            except PolicyRefusedError as exc:
+                done["refused"].append({"keyId": key_id, "scope": scope, "reason": exc.reason})
+            except aws.ConditionFailedError:
+                continue  # recorded meanwhile (another run): left as it is
+            else:
+                done["recorded"].append({"keyId": key_id, "scope": scope, "organizationId": organization})
+        if "LastEvaluatedKey" not in page:
+            return done
+        scan["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def _record_organization(key_id: str, scope: str) -> str:
+    try:
+        kind, ident = pool_keys.parse_scope(scope)
+    except ValueError:
+        raise PolicyRefusedError(f"not a pool scope: {scope!r}") from None
+    organization = _organization_of(kind, ident)
+    operators = limits.recorded_organization(ident) if kind == "app" else None
+    if operators not in (None, organization):
+        raise PolicyRefusedError(f"tenancy puts app {ident!r} in {organization!r}, its allowlist is {operators!r}'s")
+    unrecorded = aws.Condition("attribute_exists(pk) AND attribute_not_exists(organizationId)")
+    changes = aws.Changes(set={"organizationId": organization})
+    aws.write(aws.update("custody-key", COSIGNER_POLICY_TABLE, _key_item(key_id), changes, unrecorded))
+    return organization
 
 
 def check(wallet_id: str, payload: Signable, digest: bytes, context: Mapping[str, Any] | None) -> None:
@@ -129,7 +195,7 @@ CUSTODY_POLICY = policies.SigningPolicy(
 
 def _checked(request: SigningRequest) -> tuple[UnsignedTx, dict[str, Any], Network]:
     """What both kinds check: the digest, the record, the key's scope, the token, gas and fees."""
-    scope = _scope(request.wallet_id)
+    scope, organization = _scope(request.wallet_id)
     tx = _transaction(request.payload)
     if signing_hash(tx) != request.digest:
         raise PolicyRefusedError("the digest is not the transaction's signing hash")
@@ -140,38 +206,54 @@ def _checked(request: SigningRequest) -> tuple[UnsignedTx, dict[str, Any], Netwo
         raise PolicyRefusedError(f"the withdrawal is {record['status']}")
     if tx.chain_id != int(record["chainId"]):
         raise PolicyRefusedError("another chain")
-    record["organizationId"] = _check_scope(scope, str(record.get("appId", "")))
+    record["organizationId"] = _check_scope(scope, organization, str(record.get("appId", "")))
     network = _check_token(record, tx)
     _check_fees(tx, network)
     return tx, record, network
 
 
-def _scope(wallet_id: str) -> str:
-    scope = _SCOPES.get(wallet_id)
-    if scope is None:
+def _scope(wallet_id: str) -> tuple[str, str | None]:
+    """The key's scope and organization as this cosigner recorded them at its generation."""
+    known = _SCOPES.get(wallet_id)
+    if known is None:
         item = aws.table(COSIGNER_POLICY_TABLE).get_item(Key=_key_item(wallet_id), ConsistentRead=True).get("Item")
         if item is None or not item.get("scope"):
             raise PolicyRefusedError("the key's scope was not recorded at its generation")
-        scope = _SCOPES.put(wallet_id, str(item["scope"]))
-    return scope
+        organization = item.get("organizationId")
+        known = (str(item["scope"]), str(organization) if organization else None)
+        if organization:  # a key without one is read again: the operator's command may record it
+            _SCOPES.put(wallet_id, known)
+    return known
 
 
-def _check_scope(scope: str, app_id: str) -> str:
-    """The record's app is the key's (dedicated pool) or one of its organization's, as `tenancy` says; returns the
-    app's organization. The API function can write the record's `appId`, and it can make apps in `tenancy` (the
-    console), but it cannot take an app out of its organization's allowlists (limits.allowlist)."""
+def _check_scope(scope: str, organization: str | None, app_id: str) -> str:
+    """The record's app is the key's (dedicated pool) or, as `tenancy` claims, one of its organization's; returns
+    the organization whose allowlists bind it: the key's own record, never `tenancy`'s. The API function can write
+    the record's `appId`, and it can make apps in `tenancy` or move them there (the console), but it cannot take an
+    app out of the key's organization's allowlists, nor bring in an allowlist the operator set for an app of
+    another organization (limits.allowlist)."""
     kind, ident = pool_keys.parse_scope(scope)
-    if kind == "app" and app_id != ident:
-        raise PolicyRefusedError("the withdrawal's app is not this key's")
-    organization = _ORGANIZATIONS.get(app_id)
-    if organization is None:
+    if kind == "app":
+        if app_id != ident:
+            raise PolicyRefusedError("the withdrawal's app is not this key's")
+        # A key recorded before its organization was, until the operator's `record-key-organizations` records it:
+        # the organization the operator set the app's allowlist for.
+        organization = organization or limits.recorded_organization(app_id)
+        if organization is None:
+            raise PolicyRefusedError(
+                "the key's organization is not recorded (the operator's record-key-organizations), and the app has "
+                "no allowlist of the operator's to take it from"
+            )
+        return organization
+    claimed = _ORGANIZATIONS.get(app_id)
+    if claimed is None:
         found = tenancy.get_app(app_id) if app_id else None
         if found is None:
             raise PolicyRefusedError("the withdrawal's app does not exist")
-        organization = _ORGANIZATIONS.put(app_id, found[0].organizationId)
-    if kind == "org" and organization != ident:
+        claimed = _ORGANIZATIONS.put(app_id, found[0].organizationId)
+    if claimed != ident:
         raise PolicyRefusedError("the withdrawal's app is not of this key's organization")
-    return organization
+    return ident
 
 
 def _deposit_address(network: Network, request: SigningRequest, record: dict[str, Any]) -> str:

@@ -6,6 +6,9 @@ from chalice import Blueprint
 
 from chalicelib.auth import guards
 from chalicelib.custody import service
+from chalicelib.custody.accounts import ACCOUNT_NOT_FOUND
+from chalicelib.custody.deposits import DEPOSIT_NOT_FOUND
+from chalicelib.custody.invoices import INVOICE_NOT_FOUND
 from chalicelib.custody.models import (
     Allowlist,
     CreateAccountRequest,
@@ -29,12 +32,16 @@ from chalicelib.custody.models import (
     WithdrawalListQuery,
     WithdrawalPage,
 )
+from chalicelib.custody.withdrawals import WITHDRAWAL_NOT_FOUND
+from chalicelib.platform.networks import UNKNOWN_NETWORK
 from chalicelib.platform.pagination import page_query
+from chalicelib.platform.path_ids import PathId
 from chalicelib.platform.router import Call, Reply, route
 
 bp = Blueprint(__name__)
 TAG = "Custody"
 EntryQuery = page_query(20)
+ACCOUNT_ID = PathId(ACCOUNT_NOT_FOUND, "No such account")
 
 
 @route(
@@ -112,6 +119,7 @@ def list_accounts(call: Call) -> Reply:
     errors={404: ("ACCOUNT_NOT_FOUND",)},
     description="Family S. One custody account of the app with its deposit addresses; another app's account is not "
     "found.",
+    ids={"accountId": ACCOUNT_ID},
 )
 def get_account(call: Call) -> Reply:
     return Reply(service.account(call.principal, call.path_params["accountId"]))
@@ -129,6 +137,7 @@ def get_account(call: Call) -> Reply:
     description="Family S. Per network and token: `activeBalance` (spendable), `pendingBalance` (deposits seen, not "
     "yet confirmed) and `heldBalance` (withdrawals in flight), in human units and in base units "
     "(`...InDecimals`).",
+    ids={"accountId": ACCOUNT_ID},
 )
 def get_balances(call: Call) -> Reply:
     return Reply(service.balances(call.principal, call.path_params["accountId"]))
@@ -147,6 +156,7 @@ def get_balances(call: Call) -> Reply:
     description="Family S. The account's double-entry journal (credits, holds, releases, debits, corrections) with "
     "the balances after each entry, for reconciliation. Query `page` (from 1) and `limit`; the answer is "
     "`{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.",
+    ids={"accountId": ACCOUNT_ID},
 )
 def list_entries(call: Call) -> Reply:
     return Reply(service.entries(call.principal, call.path_params["accountId"], call.query))
@@ -212,6 +222,7 @@ def list_invoices(call: Call) -> Reply:
     errors={404: ("INVOICE_NOT_FOUND",)},
     description="Family S. One invoice: `pending` until a matching transfer is confirmed (`paid`), its expiry passes "
     "(`expired`) or a confirmed payment does not match (`failed`).",
+    ids={"invoiceId": PathId(INVOICE_NOT_FOUND, "No such invoice")},
 )
 def get_invoice(call: Call) -> Reply:
     return Reply(service.invoice(call.principal, call.path_params["invoiceId"]))
@@ -258,6 +269,7 @@ def list_deposits(call: Call) -> Reply:
         404: ("DEPOSIT_NOT_FOUND",),
     },
     description="Family S. One deposit with its on-chain transaction, confirmations and the off-chain credit it made.",
+    ids={"depositId": PathId(DEPOSIT_NOT_FOUND, "No such deposit")},
 )
 def get_deposit(call: Call) -> Reply:
     return Reply(service.deposit(call.principal, call.path_params["depositId"]))
@@ -277,6 +289,7 @@ def get_deposit(call: Call) -> Reply:
     },
     description="Family S. Where the network's deposit watcher is: the last block scanned (`cursor`), the chain head "
     "and the lag between them.",
+    ids={"network": PathId(UNKNOWN_NETWORK, "Unknown network", 400)},
 )
 def get_watcher(call: Call) -> Reply:
     return Reply(service.watcher_status(call.path_params["network"]))
@@ -358,6 +371,7 @@ def list_withdrawals(call: Call) -> Reply:
         404: ("WITHDRAWAL_NOT_FOUND",),
     },
     description="Family S. One withdrawal with its transaction hash once sent and its failure reason if it failed.",
+    ids={"withdrawalId": PathId(WITHDRAWAL_NOT_FOUND, "No such withdrawal")},
 )
 def get_withdrawal(call: Call) -> Reply:
     return Reply(service.withdrawal(call.principal, call.path_params["withdrawalId"]))

@@ -14,10 +14,13 @@ address just before (nonce order puts it first).
 * the signed transaction is recorded (evm tracking) in ONE transaction with the withdrawal's move to `sent`
   (`txHash`): never broadcast without that record, never recorded twice;
 * `sent`: the EVM tracker follows the transaction; once it is mined with the network's confirmations (block hash
-  and, for a token, its Transfer re-checked) the held amount is debited (`withdraw.success`); reverted or refused:
-  the hold is released (`withdraw.failed`); dropped before its broadcast: back to `pending`; its nonce used by
-  another transaction: `failed` and kept held for review (it may be another signature of the same payment), which
-  an operator settles or releases through `succeed`/`fail` as well (review.py);
+  and, for a token, its Transfer re-checked) the held amount is debited (`withdraw.success`); reverted, or refused
+  for another reason than its nonce while the key's mined nonce has not passed it: the hold is released
+  (`withdraw.failed`); dropped before its broadcast: back to `pending`;
+* its nonce used by another transaction (the tracker's proof, a broadcast refused for its nonce, or the key's
+  mined nonce past it before anything of the withdrawal was mined, also when an attempt takes it up again):
+  `failed` with `needs_review`, kept held and its nonce not given back (it may be another signature of the same
+  payment), which an operator settles or releases through `succeed`/`fail` as well (review.py);
 * the transaction that ends a withdrawal also ends its nonce's reservation, giving the nonce back when no
   transaction of the withdrawal used it.
 
@@ -160,7 +163,11 @@ def _send(record: Withdrawal, reader: ChainReader) -> None:
     pair = accepted(record.network, record.tokenCode)
     network = pair.network
     try:
-        if not _holds(reader, pair, record.fromAddress, record.amount):
+        enough = _holds(reader, pair, record.fromAddress, record.amount)
+        if _nonce_passed(record, reader):  # read after the holding: a payment at the nonce that lowered it shows
+            _keep(record, "the key's mined nonce passed the withdrawal's before an attempt")
+            return
+        if not enough:
             fail(record, "insufficient_funds_on_chain")  # (a nonce an earlier attempt reserved is given back)
             return
         if reader.code(record.fromAddress) in ("0x", ""):
@@ -197,6 +204,22 @@ def _holds(reader: ChainReader, pair: TokenOnNetwork, address: str, amount: int)
     return reader.holding(pair, address) >= amount
 
 
+def _nonce_passed(record: Withdrawal, reader: ChainReader) -> bool:
+    """The key's mined nonce is past the withdrawal's: a transaction not recorded for it used the nonce, which may
+    be another signature of this very payment."""
+    return record.nonce is not None and reader.transaction_count(record.keyAddress, "latest") > record.nonce
+
+
+def _keep(record: Withdrawal, why: str) -> None:
+    """Possibly paid by another signature at its nonce: kept held for an operator's review, never released here,
+    and its nonce not given back."""
+    logger.error(
+        "withdrawal's nonce used by another transaction; held for review",
+        extra={"withdrawalId": record.id, "why": why, "alert": True},
+    )
+    fail(record, "needs_review", release=False)
+
+
 def _retry_or_fail(record: Withdrawal, code: str, message: str) -> None:
     if code == "POLICY_REFUSED":
         # The cosigner read the records differently: never paid, kept held for an operator to look at.
@@ -228,7 +251,7 @@ def _allocation(
         mine = nonces.Allocation(sender, network.chainId, record.nonce, holder, reserved=True)
         if record.reservation == holder and nonces.holds(mine):
             return record, mine
-        return _reclaim(record, reader, mine)
+        return _reclaim(record, mine)
     pending = reader.transaction_count(sender, "pending")
 
     def keep(allocation: nonces.Allocation) -> list[aws.TxItem]:
@@ -241,18 +264,10 @@ def _allocation(
     return moved(record, "sending", nonce=allocation.nonce, reservation=holder), allocation
 
 
-def _reclaim(
-    record: Withdrawal, reader: ChainReader, mine: nonces.Allocation
-) -> tuple[Withdrawal, nonces.Allocation] | None:
+def _reclaim(record: Withdrawal, mine: nonces.Allocation) -> tuple[Withdrawal, nonces.Allocation] | None:
     """A withdrawal that kept its nonce without a reservation (under the lease of an earlier version): reserved
-    again if it is still free for it. If the chain has used it, by a transaction not recorded here (it may even be
-    this withdrawal's own signature, broadcast by someone else), it is held for review; else looked at later."""
-    if reader.transaction_count(mine.address, "latest") > mine.nonce:
-        logger.error(
-            "withdrawal nonce used elsewhere; held for review", extra={"withdrawalId": record.id, "alert": True}
-        )
-        fail(record, "needs_review", release=False)
-        return None
+    again if it is still free for it (one the chain used was kept for review before: `_send`); else looked at
+    later."""
     again = nonces.reclaim(
         mine.address,
         mine.chain_id,
@@ -299,7 +314,15 @@ def settle(record: Withdrawal, reader: ChainReader) -> None:
             _check_later(record)
         return
     if tx.status == "failed":
-        fail(record, "reverted" if "reverted" in (tx.failedReason or "") else "refused")
+        if "reverted" in (tx.failedReason or ""):
+            fail(record, "reverted")  # its own transaction used the nonce
+        elif pipeline.refused_for_nonce(tx.failedReason):
+            # The node has another transaction at the nonce: it could be another signature of this very payment.
+            _keep(record, "its broadcast was refused for its nonce")
+        elif _nonce_passed(record, reader):
+            _keep(record, "refused at broadcast, and the key's mined nonce passed the withdrawal's")
+        else:
+            fail(record, "refused")
         return
     if tx.status == "dropped":
         if "before the broadcast" in (tx.failedReason or ""):
@@ -307,11 +330,7 @@ def settle(record: Withdrawal, reader: ChainReader) -> None:
         else:
             # Another transaction took the nonce: it could be another signature of this very payment (a retry's,
             # at the same nonce): held for review, never released blindly.
-            logger.error(
-                "withdrawal's nonce used by another transaction; held for review",
-                extra={"withdrawalId": record.id, "alert": True},
-            )
-            fail(record, "needs_review", release=False)
+            _keep(record, "the tracker found its nonce used by another transaction")
         return
     _check_later(record)
 

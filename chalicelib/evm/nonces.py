@@ -31,7 +31,9 @@ Who owns a nonce, and the only ways it changes hands:
 5. After recording, only the record's own state change gives the nonce back (`give_back_item`, in the same
    transaction as the record's move to `failed`/`dropped`): a record moves there once, so the nonce comes
    back once. A reserved nonce given back so stays its holder's (allocations skip it): the holder signs at it
-   again, and `commit_item` takes it out of `given` when it records.
+   again, and `commit_item` takes it out of `given` when it records. A refusal at broadcast gives no reserved
+   nonce back: the node may have refused it because another transaction has the nonce, and its holder's end
+   decides (6).
 6. The holder of a reservation ends it in the transaction that ends the holder (`end_item`), giving the nonce
    back when no transaction of its own used it: a reserved nonce is either used by its holder or handed on,
    so the gap it leaves in the meantime (later nonces wait on chain) closes either way.

@@ -6,8 +6,9 @@
 3. record: the transaction record (`signing`) in one DynamoDB transaction with the end of the nonce's
    lease and the Idempotency-Key's effect (tracking.py), which starts its one tracker chain;
 4. claim: `signing` → `pending`, the commitment to broadcast (a record the tracker dropped is never sent);
-5. broadcast: a refusal marks the record `failed` and gives the nonce back in one transaction; no node
-   answering is not a failure: the transaction is tracked and re-broadcast (`Sent.confirmed` is False).
+5. broadcast: a refusal marks the record `failed` and gives the nonce back in one transaction (a reserved nonce
+   stays its holder's, who decides when it ends: nonces.py); no node answering is not a failure: the
+   transaction is tracked and re-broadcast (`Sent.confirmed` is False).
    A refusal for the nonce (the chain or the node's pool has another transaction at it: the key is also used
    elsewhere, e.g. an imported one) of a nonce the pipeline chose itself is followed by one more run of
    build → broadcast: the chain's nonce read again, a new signature, one more broadcast.
@@ -44,6 +45,11 @@ NONCE_TAKEN = re.compile(
     r"|replacementnotallowed",
     re.IGNORECASE,
 )
+
+
+def refused_for_nonce(reason: str | None) -> bool:
+    """Whether a node's refusal (as a record's `failedReason` keeps it) says another transaction has the nonce."""
+    return bool(reason and NONCE_TAKEN.search(reason))
 
 
 class NonceTakenError(ApiError):
@@ -160,7 +166,8 @@ def _send_once(
         also(signed) if also else None,
         caller_owns_nonce,
     )
-    return _broadcast(network, _claim(recorded), signed, body, give_back=allocation is not None)
+    give_back = allocation is not None and not allocation.reserved
+    return _broadcast(network, _claim(recorded), signed, body, give_back=give_back)
 
 
 def _release(allocation: nonces.Allocation | None) -> None:
@@ -226,7 +233,7 @@ def _broadcast(
             return _unconfirmed(network, signed, body, "refused, then unknown")
         if not known:
             tracking.mark_refused(tx, str(exc), give_back)
-            if NONCE_TAKEN.search(str(exc)):
+            if refused_for_nonce(str(exc)):
                 raise NonceTakenError(str(exc)[:200]) from None
             raise ApiError(422, BROADCAST_REJECTED, f"The node refused the transaction: {str(exc)[:200]}") from None
     except NO_ANSWER as exc:

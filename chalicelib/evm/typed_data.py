@@ -25,8 +25,10 @@ __all__ = [
     "TYPED_DATA_TOO_LARGE",
     "TypedDataError",
     "TypedDataHashes",
+    "TypedDataView",
     "domain_fields",
     "hashes",
+    "read",
 ]
 
 INVALID_TYPED_DATA = "INVALID_TYPED_DATA"
@@ -108,19 +110,28 @@ def domain_fields(document: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class _Parsed:
-    types: dict[str, list[dict[str, str]]]  # the struct types the primary type uses, EIP712Domain excluded
+class TypedDataView:
+    """A valid document as it is hashed: only the struct types the primary type uses (EIP712Domain excluded), so
+    that types which cannot change the digest cannot change what a reader sees either; values normalized (ints,
+    bytes, EIP-55 addresses)."""
+
+    types: dict[str, list[dict[str, str]]]
     primary_type: str
     domain_type: list[dict[str, str]]
     domain: dict[str, Any]
     message: dict[str, Any]
 
 
+def read(document: Mapping[str, Any]) -> TypedDataView:
+    """The document as `hashes` signs it; TypedDataError when it is not valid."""
+    return _parse(document)
+
+
 def _fail(field: str, message: str) -> TypedDataError:
     return TypedDataError(INVALID_TYPED_DATA, field, message)
 
 
-def _parse(document: Mapping[str, Any]) -> _Parsed:
+def _parse(document: Mapping[str, Any]) -> TypedDataView:
     if not isinstance(document, Mapping):
         raise _fail(_ROOT, "must be an object")
     _check_size(document)
@@ -143,7 +154,7 @@ def _parse(document: Mapping[str, Any]) -> _Parsed:
         raise _fail(f"{_ROOT}.types.{primary}", f"nested {depth} levels deep (at most {MAX_NESTING})")
     domain, domain_type = _domain(document["domain"], document["types"].get(_DOMAIN))
     message = _value(primary, document["message"], f"{_ROOT}.message", used)
-    return _Parsed(types=used, primary_type=primary, domain_type=domain_type, domain=domain, message=message)
+    return TypedDataView(types=used, primary_type=primary, domain_type=domain_type, domain=domain, message=message)
 
 
 def _check_size(document: Mapping[str, Any]) -> None:

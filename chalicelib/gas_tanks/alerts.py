@@ -21,6 +21,7 @@ from typing import Any
 from chalicelib.gas_tanks import store
 from chalicelib.gas_tanks.models import TABLE, Tank
 from chalicelib.platform import aws, unit_of_work
+from chalicelib.platform.amounts import MAX_NUMBER
 from chalicelib.platform.clock import epoch, iso_at, iso_now
 from chalicelib.platform.logging import log_failure
 from chalicelib.platform.pagination import PageQuery
@@ -43,7 +44,9 @@ def set_threshold(tank_id: str, threshold: int | None) -> None:
 
 
 def threshold_of(tank: Tank) -> int | None:
-    return None if tank.lowBalanceThreshold is None else int(tank.lowBalanceThreshold)
+    """The tank's threshold as compared with its balance, a DynamoDB number: one set above what a number holds
+    (only possible before settings were bounded) is above every balance, and compares as the largest number."""
+    return None if tank.lowBalanceThreshold is None else min(int(tank.lowBalanceThreshold), MAX_NUMBER)
 
 
 def after_spend(tank_id: str, app_id: str) -> None:
@@ -64,14 +67,16 @@ def after_spend(tank_id: str, app_id: str) -> None:
             aws.Condition(
                 "(attribute_not_exists(lowAlerted) OR lowAlerted = :off) AND lowBalanceThreshold = :t"
                 " AND (attribute_not_exists(lowCrossings) OR lowCrossings = :n) AND balance < :below",
-                values={":off": False, ":t": str(threshold), ":n": tank.lowCrossings, ":below": threshold},
+                values={":off": False, ":t": tank.lowBalanceThreshold, ":n": tank.lowCrossings, ":below": threshold},
             ),
         )
-        data = {**_tank_data(tank), "threshold": str(threshold), "spentLast24h": str(spent_last_day(tank_id))}
+        data = {**_tank_data(tank), "threshold": tank.lowBalanceThreshold, "spentLast24h": str(spent_last_day(tank_id))}
         event = Event(app_id, LOW_BALANCE, f"{LOW_BALANCE}:{tank_id}:{crossing}", data)
         unit_of_work.commit(Plan(items=[mark], event=event))
     except aws.TransactionCancelledError:
         return  # alerted meanwhile by another settle, or the threshold changed
+    except ArithmeticError:
+        raise  # a number DynamoDB cannot hold (a decimal error) is a defect to see, not an alert lost
     except Exception as exc:  # noqa: BLE001 - the operation is settled; an alert lost is logged, not retried
         log_failure("gas tank alert not written", exc, tankId=tank_id)
 
@@ -94,6 +99,8 @@ def after_top_up(tank_id: str) -> None:
         )
     except aws.ConditionFailedError:
         return
+    except ArithmeticError:
+        raise  # a number DynamoDB cannot hold (a decimal error) is a defect to see, not an alert lost
     except Exception as exc:  # noqa: BLE001 - the top-up is credited; the next one arms it again
         log_failure("gas tank alert not re-armed", exc, tankId=tank_id)
 

@@ -10,6 +10,7 @@ from pydantic import AwareDatetime, ConfigDict, Field, PlainSerializer, StrictBo
 
 from chalicelib.platform import aws, due
 from chalicelib.platform.addresses import Address
+from chalicelib.platform.amounts import NumberAmount
 from chalicelib.platform.pagination import Pagination
 from chalicelib.platform.records import Record
 from chalicelib.platform.transitions import Machine, Move, Stateful
@@ -264,8 +265,13 @@ class TopUpMarker(Stateful):
 
 # --- sponsorship policies and tank settings ------------------------------------------------------------------
 
+# Sponsorship caps are kept in the policy's JSON document and compared in Python.
 TankAmount = Annotated[
     str, Field(pattern=r"^[0-9]{1,60}$", description="Tank units (USDT at 18 decimals), a decimal string.")
+]
+# A low-balance threshold is compared with the tank's balance, a DynamoDB number, in a condition: at most 38 digits.
+TankThreshold = Annotated[
+    NumberAmount, Field(description="Tank units (USDT at 18 decimals), a decimal string of at most 38 digits.")
 ]
 SELECTOR = r"^0x[0-9a-fA-F]{8}$"
 
@@ -396,7 +402,7 @@ class GasTankSettings(WireModel):
         extra="forbid", json_schema_extra={"examples": [{"lowBalanceThreshold": "5000000000000000000"}]}
     )
 
-    lowBalanceThreshold: TankAmount | None = Field(
+    lowBalanceThreshold: TankThreshold | None = Field(
         description="Below this balance (tank units) a `gasTank.low_balance` event is sent, once per crossing; "
         "null: no alerts."
     )

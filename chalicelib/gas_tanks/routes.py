@@ -19,6 +19,7 @@ from chalicelib.gas_tanks.models import (
 )
 from chalicelib.platform.pagination import page_query
 from chalicelib.platform.router import Call, Reply, route
+from chalicelib.smart_accounts.routes import OWNER_ID
 
 bp = Blueprint(__name__)
 HistoryQuery = page_query(10)
@@ -122,6 +123,7 @@ def client_top_up_history(call: Call) -> Reply:
     query=HistoryQuery,
     response=TopUpPage,
     errors={404: ("OWNER_NOT_FOUND",)},
+    ids={"ownerId": OWNER_ID},
     description="Family S. Top-ups of one owner's gas tank; `ownerId` is the owner record id or the owner address. "
     "Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, "
     "`hasNext`, `hasPrev`.",
@@ -241,6 +243,7 @@ def get_client_tank_settings(call: Call) -> Reply:
     response=GasTankSettingsState,
     message="gas tank settings set",
     errors={404: ("OWNER_NOT_FOUND",)},
+    ids={"ownerId": OWNER_ID},
 )
 def put_owner_tank_settings(call: Call) -> Reply:
     settings = service.set_owner_tank_settings(call.principal, call.path_params["ownerId"], call.body)
@@ -257,6 +260,7 @@ def put_owner_tank_settings(call: Call) -> Reply:
     guard=guards.signed_request,
     response=GasTankSettingsState,
     errors={404: ("OWNER_NOT_FOUND",)},
+    ids={"ownerId": OWNER_ID},
 )
 def get_owner_tank_settings(call: Call) -> Reply:
     return Reply(service.owner_tank_settings(call.principal, call.path_params["ownerId"]))

@@ -196,10 +196,12 @@ def _presign(request: PartyRequest) -> dict[str, Any]:
 def _partial(request: PartyRequest) -> dict[str, Any]:
     """The cosigner's partial signature of the payload's digest from its share of presignature `runId`, which it
     consumes first, on its own authority: a share that is not `ready` here (used for any digest, or unknown) signs
-    nothing. The digest is checked against the payload, and a governed key's policy (one that allows presignatures)
-    decides with party A's context, exactly as on the full path, before. A digest that is not the payload's, or a
-    policy document's decision (POLICY_DENIED), leaves the share ready; a refusal without a rule (POLICY_REFUSED: a
-    forged withdrawal, a limit the cosigner counts) consumes it, so the presignature is burned on both sides."""
+    nothing, and one past its `expiresAt` is burned unused (DynamoDB's TTL deletes it late) and signs nothing
+    either; party A signs in full then, as for a missing one. The digest is checked against the payload, and a
+    governed key's policy (one that allows presignatures) decides with party A's context, exactly as on the full
+    path, before. A digest that is not the payload's, or a policy document's decision (POLICY_DENIED), leaves the
+    share ready; a refusal without a rule (POLICY_REFUSED: a forged withdrawal, a limit the cosigner counts)
+    consumes it, so the presignature is burned on both sides."""
     import dompet_mpc as mpc
 
     if request.signers != (shares.SIGNER, shares.COSIGNER):
@@ -213,6 +215,12 @@ def _partial(request: PartyRequest) -> dict[str, Any]:
     assert request.payload is not None
     ahead = policies.prefetch_keys(known, request.walletId, request.payload, digest) if known else []
     mark, ready, prefetched = _online_reads(request.walletId, request.runId, ahead)
+    if ready is not None and presignatures.expired(ready):  # before the policy: nothing is counted for it
+        presignatures.burn(shares.COSIGNER, request.walletId, ready)
+        logger.warning(
+            "expired presignature burned", extra={"walletId": request.walletId, "presignatureId": request.runId}
+        )
+        return {"ok": False, "code": "PRESIGNATURE_UNAVAILABLE"}
     governed = policies.governance_in(request.walletId, mark)
     if governed is not None:
         if not _presigns(governed):
@@ -253,8 +261,9 @@ def _online_reads(
     wallet_id: str, presignature_id: str, ahead: list[Mapping[str, str]]
 ) -> tuple[dict[str, Any] | None, dict[str, Any] | None, dict[tuple[str, str], Mapping[str, Any] | None]]:
     """The cosigner's own reads for an online step, in ONE consistent BatchGetItem: its mark of the key
-    (policies.py), its ready share of the presignature (None each when absent) and the items `ahead` that the key's
-    policy will read (by (pk, sk), None when absent). Reading consumes nothing."""
+    (policies.py), its ready share of the presignature (None each when absent; expired or not: the caller checks)
+    and the items `ahead` that the key's policy will read (by (pk, sk), None when absent). Reading consumes
+    nothing."""
     mark_key = policies.mark_key(wallet_id)
     ready_key = presignatures.ready_key(wallet_id, presignature_id)
     found = aws.batch_get_tables(

@@ -10,13 +10,18 @@ under a per-wallet data key that only its own KMS key unwraps:
 * `WALLET#<walletId>` / `REFILL` (party A only): the lease of the one refill running for the wallet;
 * `WALLET#<walletId>` / `READY#<presignatureId>`: a ready share, sealed (`nonce`, `ct`; the context
   `{purpose: presignature, walletId, party, presignatureId}` bound as associated data);
-* `WALLET#<walletId>` / `USED#<presignatureId>`: the record that it was used, with the `digest` it signed (no share).
+* `WALLET#<walletId>` / `USED#<presignatureId>`: the record that it was used, with the `digest` it signed (no share),
+  or that it was burned unused past its `expiresAt` (`expired`, no digest).
 
 Consuming a share is one conditional transaction: the ready item is deleted (it must exist) and the used record
 written (it must not), and only then is the share that was read opened. So a share serves exactly one digest, two
 concurrent consumers cannot both have it, a replayed request finds nothing to sign with, and a crash after the
 write loses the presignature rather than risking its reuse. Two partial signatures from one presignature over different
 digests would give the key share away (docs/mpc.md).
+
+A ready share lives until its `expiresAt` (`DOMPET_PRESIGN_TTL_S` after it was stored). DynamoDB's TTL deletes it
+late, so each party checks the time itself: party A offers none past it, and the cosigner burns one it is asked to
+use past it (the same transaction, recording no digest) and signs nothing with it.
 
 The unwrapped data key of a wallet stays in the function's memory for `DOMPET_PRESIGN_KEY_CACHE_S`, so consuming
 a share on a warm function makes no KMS call (the key share itself is not needed online at all).
@@ -114,6 +119,18 @@ def consume_read(party: int, wallet_id: str, ready: Mapping[str, Any] | None, di
     return None if ready is None else _consume(party, wallet_id, dict(ready), digest)
 
 
+def expired(ready: Mapping[str, Any]) -> bool:
+    """Is this ready item past its `expiresAt` (by the one clock)? One without it counts as expired."""
+    return int(ready.get("expiresAt", 0)) <= epoch()
+
+
+def burn(party: int, wallet_id: str, ready: Mapping[str, Any]) -> None:
+    """Retire a ready share unused (it expired): taken out of the store as a consumption takes it, its used record
+    marked `expired` with no digest, the share never opened. A concurrent consumer or burner may win: either way
+    it is gone."""
+    _take_out(party, wallet_id, _id(dict(ready)), {"expired": True})
+
+
 def take(wallet_id: str, digest: bytes) -> tuple[str, bytes, int] | None:
     """Party A: one ready presignature consumed for `digest`: (its id, share A, how many at least stay ready);
     None when the pool is empty.
@@ -136,6 +153,8 @@ def take(wallet_id: str, digest: bytes) -> tuple[str, bytes, int] | None:
                 return None
         item = candidates.pop(0)
         tried.add(_id(item))
+        if expired(item):  # kept from an earlier read: the cosigner would refuse its half
+            continue
         share = _consume(SIGNER, wallet_id, item, digest)
         if share is None:
             continue
@@ -151,9 +170,18 @@ def ready_ids(party: int, wallet_id: str) -> list[str]:
 
 
 def _consume(party: int, wallet_id: str, item: dict[str, Any], digest: bytes) -> bytes | None:
-    """One transaction: the ready item deleted (it must still exist) and the used record written (it must not
-    exist yet), with the digest. Only its winner opens the share it read; a loser gets None."""
+    """The share taken out for `digest` (`_take_out`); only the winner opens the share it read, a loser gets None."""
     presignature_id = _id(item)
+    if not _take_out(party, wallet_id, presignature_id, {"digest": digest.hex()}):
+        return None  # taken meanwhile (a concurrent consumer, or a replay), or used before
+    data_key = _data_key(party, wallet_id, create=False)
+    context = presignature_context(wallet_id, party, presignature_id)
+    return open_with(data_key, bytes(item["nonce"]), bytes(item["ct"]), context)
+
+
+def _take_out(party: int, wallet_id: str, presignature_id: str, record: dict[str, Any]) -> bool:
+    """One transaction: the ready item deleted (it must still exist) and the used record written with `record`
+    (what it was used for). False when another transaction took the ready item first."""
     now = epoch()
     try:
         unit_of_work.commit(
@@ -165,7 +193,7 @@ def _consume(party: int, wallet_id: str, item: dict[str, Any], digest: bytes) ->
                         TABLE[party],
                         {
                             **used_key(wallet_id, presignature_id),
-                            "digest": digest.hex(),
+                            **record,
                             "usedAt": iso_now(),
                             "expiresAt": now + USED_KEPT_S,
                         },
@@ -174,10 +202,8 @@ def _consume(party: int, wallet_id: str, item: dict[str, Any], digest: bytes) ->
             )
         )
     except aws.TransactionCancelledError:
-        return None  # taken meanwhile (a concurrent consumer, or a replay), or used before
-    data_key = _data_key(party, wallet_id, create=False)
-    context = presignature_context(wallet_id, party, presignature_id)
-    return open_with(data_key, bytes(item["nonce"]), bytes(item["ct"]), context)
+        return False
+    return True
 
 
 def _ready_items(party: int, wallet_id: str, with_shares: bool) -> list[dict[str, Any]]:

@@ -15,8 +15,14 @@ INVALID_AMOUNT = "INVALID_AMOUNT"
 INVALID_TOKEN_ID = "INVALID_TOKEN_ID"
 MAX_UINT256 = 2**256 - 1
 UINT256_PATTERN = r"^[0-9]{1,78}$"
+# A DynamoDB number holds 38 significant digits (boto3 refuses more, with a decimal error): an amount kept as one
+# (a gas tank's balance, and what is compared with it) is at most this.
+NUMBER_DIGITS = 38
+MAX_NUMBER = 10**NUMBER_DIGITS - 1
+NUMBER_PATTERN = rf"^[0-9]{{1,{NUMBER_DIGITS}}}$"
 _DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?")
 _UINT256 = re.compile(UINT256_PATTERN)
+_NUMBER = re.compile(NUMBER_PATTERN)
 
 
 def format_units(value: int, decimals: int) -> str:
@@ -67,6 +73,14 @@ def is_uint256(text: str) -> bool:
     return len(text) <= 78 and _UINT256.fullmatch(text) is not None and int(text) <= MAX_UINT256
 
 
+def _number(value: str) -> str:
+    if len(value) > NUMBER_DIGITS or _NUMBER.fullmatch(value) is None:
+        raise PydanticCustomError(
+            "number", f"must be a decimal integer of at most {NUMBER_DIGITS} digits", {"code": INVALID_AMOUNT}
+        )
+    return value
+
+
 def _uint256(code: str) -> Callable[[str], str]:
     def check(value: str) -> str:
         if not is_uint256(value):
@@ -87,4 +101,15 @@ Uint256 = Annotated[
 ]
 TokenId = Annotated[
     str, AfterValidator(_uint256(INVALID_TOKEN_ID)), Field(json_schema_extra=_UINT256_SCHEMA, description=_UINT256_DOC)
+]
+
+# A body field holding an amount in base units that is stored, or compared, as a DynamoDB number: a decimal string of
+# at most 38 digits (0 to 10**38-1), else 400 INVALID_AMOUNT.
+NumberAmount = Annotated[
+    str,
+    AfterValidator(_number),
+    Field(
+        json_schema_extra={"pattern": NUMBER_PATTERN, "maxLength": NUMBER_DIGITS},
+        description=f"A decimal integer of at most {NUMBER_DIGITS} digits, as a string.",
+    ),
 ]

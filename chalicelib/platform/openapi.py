@@ -2,8 +2,8 @@
 
 Every operation states its summary, description, request and response examples, and, for each error status,
 the `data.code` values it may answer: the route's own (`route(errors=...)`), its guard's (`Guard.errors`), and
-the router's, from what the route declares (a body, a query, field types, `Idempotency-Key`). The document is
-the source of the SDKs (sdk/): operationIds, tags and schema names are stable.
+the router's, from what the route declares (a body, a query, field types, `Idempotency-Key`, its path ids). The
+document is the source of the SDKs (sdk/): operationIds, tags and schema names are stable.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import models_json_schema
 
-from chalicelib.platform import deadline, errors, idempotency, outbox
+from chalicelib.platform import deadline, errors, idempotency, outbox, path_ids
 from chalicelib.platform.router import JSON, MULTIPART, ROUTES, RouteSpec
 
 REF = "#/components/schemas/{model}"
@@ -361,6 +361,8 @@ def error_codes(spec: RouteSpec) -> dict[int, tuple[str, ...]]:
     if spec.guard:
         for status, names in spec.guard.errors.items():
             add(status, names)
+    for declared in spec.path_ids.values():
+        add(declared.status, [declared.code])
     if spec.body or spec.query:
         add(400, [errors.VALIDATION_ERROR])
     if spec.body:
@@ -385,7 +387,7 @@ def _field_codes(model: type[BaseModel]) -> list[str]:
     the router (platform/addresses.py, platform/amounts.py), found in each validator's constants."""
     found: list[str] = []
     for info in _fields(model, set()):
-        for item in info.metadata:
+        for item in [*info.metadata, *_inner_metadata(info.annotation)]:
             func = getattr(item, "func", None)
             for code in _constants_of(func):
                 if code not in found:
@@ -401,6 +403,13 @@ def _fields(model: type[BaseModel], seen: set[type[BaseModel]]) -> Iterable[Fiel
         yield info
         for nested in _nested_models(info.annotation):
             yield from _fields(nested, seen)
+
+
+def _inner_metadata(annotation: Any) -> Iterable[Any]:
+    """The validators of a shared type inside another annotation (`Address | None`, `list[Uint256]`)."""
+    for arg in getattr(annotation, "__args__", ()) or ():
+        yield from getattr(arg, "__metadata__", ())
+        yield from _inner_metadata(arg)
 
 
 def _nested_models(annotation: Any) -> Iterable[type[BaseModel]]:
@@ -488,8 +497,9 @@ def _operation(spec: RouteSpec) -> dict[str, Any]:
         if request_example is not None:
             body["example"] = request_example
         operation["requestBody"] = {"required": True, "content": {JSON: body}}
-    parameters = [
-        {"name": name, "in": "path", "required": True, "schema": {"type": "string"}} for name in _path_params(spec.path)
+    id_schema = {"type": "string", "pattern": path_ids.PATTERN, "maxLength": path_ids.MAX_LENGTH}
+    parameters: list[dict[str, Any]] = [
+        {"name": name, "in": "path", "required": True, "schema": id_schema} for name in path_ids.params_of(spec.path)
     ]
     if spec.query:
         schema = spec.query.model_json_schema()
@@ -512,10 +522,6 @@ def _operation(spec: RouteSpec) -> dict[str, Any]:
     if parameters:
         operation["parameters"] = parameters
     return operation
-
-
-def _path_params(path: str) -> list[str]:
-    return [part[1:-1] for part in path.split("/") if part.startswith("{") and part.endswith("}")]
 
 
 def _operation_id(spec: RouteSpec) -> str:

@@ -2,7 +2,8 @@
 
 A handler is declared with `route(...)`, which records a `RouteSpec` (the OpenAPI
 document is generated from these) and wraps the view so that a request flows
-auth guard -> body/query validation -> handler -> envelope. Errors raised
+auth guard -> path ids -> body/query validation -> handler -> envelope (every path
+parameter is declared with a `PathId`, see platform/path_ids.py). Errors raised
 anywhere below become an error envelope; unexpected ones are logged with their stack
 (server-side only) and answered as 500 with the request id, never the stack.
 """
@@ -21,10 +22,11 @@ from chalice import Blueprint, Response
 from chalice.app import Request
 from pydantic import BaseModel, ValidationError
 
-from chalicelib.platform import deadline, errors, idempotency, jsonsafe, resources
+from chalicelib.platform import deadline, errors, idempotency, jsonsafe, path_ids, resources
 from chalicelib.platform.envelope import dumps, envelope, error_envelope
 from chalicelib.platform.invocation import running_as
 from chalicelib.platform.logging import log_error_answer, log_failure, request_keys
+from chalicelib.platform.path_ids import PathId
 
 JSON = "application/json"
 M = TypeVar("M", bound=BaseModel)
@@ -69,6 +71,8 @@ class RouteSpec:
     request_example: Any = field(default=None, hash=False, compare=False)
     response_example: Any = field(default=None, hash=False, compare=False)
     content_types: tuple[str, ...] = (JSON,)
+    # Each path parameter's declaration: what a value that cannot be an id is answered (platform/path_ids.py).
+    path_ids: Mapping[str, PathId] = field(default_factory=dict, hash=False, compare=False)
 
 
 ROUTES: list[RouteSpec] = []
@@ -104,7 +108,9 @@ def route(
     errors: Mapping[int, Iterable[str]] | None = None,
     request_example: Any = None,
     response_example: Any = None,
+    ids: Mapping[str, PathId] | None = None,
 ) -> Callable[[Callable[[Call], Reply]], Callable[..., Response]]:
+    declared = path_ids.declare((method,), path, ids)
     if idempotent:
         # Refused here, at import, rather than at the first request: keys must belong to a tenant and principal.
         idempotency.require_scope(f"{method} {path}", guard)
@@ -126,6 +132,7 @@ def route(
         request_example,
         response_example,
         content_types,
+        declared,
     )
     ROUTES.append(spec)
 
@@ -135,12 +142,14 @@ def route(
             request = bp.current_request
 
             def respond() -> Response:
+                principal = guard(request) if guard else None
+                checked = path_ids.check(declared, path_params)
                 call = Call(
                     request=request,
-                    principal=guard(request) if guard else None,
+                    principal=principal,
                     body=parse_body(request, body, content_types) if body else None,
                     query=parse_query(request, query) if query else None,
-                    path_params=path_params,
+                    path_params=checked,
                 )
                 if not idempotent:
                     reply = handler(call)
@@ -193,13 +202,17 @@ def guarded(request: Request, route_path: str, respond: Callable[[], Response]) 
     return response
 
 
-def document_route(bp: Blueprint, path: str) -> Callable[[Callable[[], Response]], Callable[[], Response]]:
-    """A GET route that serves a bare document (OpenAPI, HTML, JWKS) with the same error handling."""
+def document_route(
+    bp: Blueprint, path: str, ids: Mapping[str, PathId] | None = None
+) -> Callable[[Callable[..., Response]], Callable[..., Response]]:
+    """A GET route that serves a bare document (OpenAPI, HTML, JWKS, an asset) with the same error handling; the
+    path's parameters (declared as for `route`) are passed to `produce` by name."""
+    declared = path_ids.declare(("GET",), path, ids)
 
-    def decorate(produce: Callable[[], Response]) -> Callable[[], Response]:
+    def decorate(produce: Callable[..., Response]) -> Callable[..., Response]:
         @functools.wraps(produce)
-        def view() -> Response:
-            return guarded(bp.current_request, path, produce)
+        def view(**path_params: str) -> Response:
+            return guarded(bp.current_request, path, lambda: produce(**path_ids.check(declared, path_params)))
 
         bp.route(path, methods=["GET"], content_types=["*/*"])(view)
         return view

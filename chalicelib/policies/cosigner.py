@@ -9,19 +9,20 @@ The `wallets` policy (`WALLET_POLICY`):
 * for every signature, full or a presignature's online step (before the cosigner consumes its share), it reads the
   client's app policies (one item, never cached) and evaluates each with the engine on what it was shown and
   hashed itself (facts.py); every one must allow (the first refusal wins: `POLICY_DENIED` with the rule's path);
-* every transaction it allows is counted (usage.py) in ONE conditional transaction with its digest's COUNTED
-  mark, before the share is released, whether or not a 24 h limit is in force yet (a limit set later sees the day
-  before it): ten concurrent signatures against a limit of seven give exactly seven (each lost race reads the
-  window again and decides again); the same digest counts once;
+* every transaction it allows, and every typed-data permit (an allowance is spending: facts.py), is counted
+  (usage.py) in ONE conditional transaction with its digest's COUNTED mark, before the share is released, whether
+  or not a 24 h limit is in force yet (a limit set later sees the day before it): ten concurrent signatures against
+  a limit of seven give exactly seven (each lost race reads the window again and decides again); the same digest
+  counts once;
 * a client none of whose apps has a policy signs as before (its transactions still counted).
 
 Its keys use presignatures (the check runs in the online step) and share C signs for its user as any wallet's: the
 user's own secret0 with share A never reaches the cosigner.
 
 Actions (answers `{"ok": true, ...}` or `{"ok": false, "code": ...}`; the app id in a request is only a claim):
-`policy-set` stores a document only if the app's registered key signed it (RFC 8785 canonical JSON) and its version
-is above the stored one; `policy-get`; `policy-evaluate` (nothing signed or counted); `policy-key-rotate`, signed by
-the current key. `register_policy_key` (store.py) is the operator's.
+`policy-set` stores a document only if the app's registered key signed it for this app (RFC 8785 canonical JSON of
+`{"appId", "policy"}`) and its version is above the stored one; `policy-get`; `policy-evaluate` (nothing signed or
+counted); `policy-key-rotate`, signed by the current key. `register_policy_key` (store.py) is the operator's.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from chalicelib.policies import signed, store, usage
 from chalicelib.policies.document import INVALID_POLICY, MAX_POLICY_BYTES, POLICY_TOO_LARGE, PolicyDocumentError
 from chalicelib.policies.document import PolicyDocument as Document
 from chalicelib.policies.engine import Decision, Usage, evaluate
-from chalicelib.policies.facts import Facts, FactsError, TransactionFacts, facts_of
+from chalicelib.policies.facts import Facts, FactsError, TransactionFacts, TypedDataFacts, facts_of
 from chalicelib.policies.store import register_policy_key
 from chalicelib.tenancy import store as tenancy
 
@@ -79,8 +80,8 @@ def on_key(key: NewKey) -> list[aws.TxItem]:
 
 
 def check(request: SigningRequest) -> None:
-    """Every policy of the wallet's client allows the payload (raises PolicyRefusedError); a transaction allowed
-    is counted before this returns."""
+    """Every policy of the wallet's client allows the payload (raises PolicyRefusedError); a transaction or permit
+    allowed is counted before this returns."""
     client_id = store.wallet_client(request.wallet_id, request.prefetched)
     if client_id is None:
         raise PolicyRefusedError("the wallet's client was not recorded at its key generation")
@@ -91,20 +92,28 @@ def check(request: SigningRequest) -> None:
         if not documents:
             return  # no app of the client has a policy: as before
         raise PolicyRefusedError("the cosigner cannot read this payload") from None
-    if not isinstance(facts, TransactionFacts):
+    spending = _spending(facts)
+    if spending is None:
         _decide(documents, facts, Usage())
         return
-    # Every transaction counts, policy or not: a 24 h limit set later already sees the day before it.
-    _count(request, documents, facts)
+    # Every transaction and permit counts, policy or not: a 24 h limit set later already sees the day before it.
+    _count(request, documents, spending)
+
+
+def _spending(facts: Facts) -> TransactionFacts | TypedDataFacts | None:
+    """The facts that count in the wallet's 24 h window: a transaction's, or a typed-data permit's."""
+    if isinstance(facts, TransactionFacts) or (isinstance(facts, TypedDataFacts) and facts.permit is not None):
+        return facts
+    return None
 
 
 def prefetch(wallet_id: str, payload: Signable, digest: bytes) -> list[dict[str, str]]:
     """What `check` reads by key, in the online step's one batch: the client's policies (the wallet's client once
     this process knows it; until then the client's mark, and the policies in a read of their own) and, for a
-    transaction, its window and the digest's COUNTED mark."""
+    transaction or typed data (which may be a permit), its window and the digest's COUNTED mark."""
     client_id = store.known_wallet_client(wallet_id)
     keys = [store.wallet_client_key(wallet_id)] if client_id is None else [store.client_policies_key(client_id)]
-    if payload.kind == "transaction":
+    if payload.kind in ("transaction", "typed_data"):
         keys += [usage.usage_key(wallet_id), usage.counted_key(wallet_id, digest)]
     return keys
 
@@ -140,10 +149,10 @@ def _decide(documents: Sequence[Document], facts: Facts, spent: Usage) -> None:
         raise PolicyRefusedError(decision.reason, decision.rule)
 
 
-def _count(request: SigningRequest, documents: Sequence[Document], facts: TransactionFacts) -> None:
-    """Decide against the window and count the transaction in one conditional transaction (with its digest's
-    COUNTED mark); a lost race (another signature moved the window, or counted this digest) reads and decides
-    again. A digest counted already is decided without its own share and writes nothing."""
+def _count(request: SigningRequest, documents: Sequence[Document], facts: TransactionFacts | TypedDataFacts) -> None:
+    """Decide against the window and count the transaction or permit in one conditional transaction (with its
+    digest's COUNTED mark); a lost race (another signature moved the window, or counted this digest) reads and
+    decides again. A digest counted already is decided without its own share and writes nothing."""
     wallet_id, digest = request.wallet_id, request.digest
     window_key, counted_key = usage.usage_key(wallet_id), usage.counted_key(wallet_id, digest)
     ahead = request.prefetched
@@ -164,7 +173,7 @@ def _count(request: SigningRequest, documents: Sequence[Document], facts: Transa
         counted = usage.counted_of(counted_item)
         _decide(documents, facts, usage.usage(window, now, counted))
         if counted is not None:
-            return None  # this transaction is in the window already
+            return None  # this signature is in the window already
         return Plan(
             items=usage.writes(wallet_id, digest, window, now, facts),
             replan_on=frozenset({usage.USAGE_ITEM, usage.COUNTED_ITEM}),
@@ -217,8 +226,9 @@ def _signature(text: str) -> bytes | None:
 
 
 def policy_set(event: dict[str, Any]) -> dict[str, Any]:
-    """Store an app's signed document: its registered key signed the canonical JSON of the document exactly as sent,
-    the document validates, and its version is above the stored one (no replay of an older, looser document)."""
+    """Store an app's signed document: its registered key signed the canonical JSON of `{"appId", "policy"}` with
+    this app and the document exactly as sent, the document validates, and its version is above the stored one (no
+    replay of an older, looser document, nor of another app's)."""
     try:
         request = _SetRequest.model_validate(event)
     except ValidationError:
@@ -233,9 +243,13 @@ def policy_set(event: dict[str, Any]) -> dict[str, Any]:
     if len(text) > MAX_POLICY_BYTES:
         return _refusal(POLICY_TOO_LARGE, field="policy", message=f"at most {MAX_POLICY_BYTES} bytes of JSON")
     signature = _signature(request.signature)
-    if signature is None or not signed.verify(key.raw, text, signature):
+    # The signed bytes name the app: a key registered for several apps cannot carry a document across them.
+    message = signed.policy_message(request.appId, request.policy)
+    if signature is None or not signed.verify(key.raw, message, signature):
         logger.warning("policy signature refused", extra={"appId": request.appId, "keyId": key.key_id})
-        return _refusal(POLICY_SIGNATURE_INVALID, message="The signature is not the policy key's over this document")
+        return _refusal(
+            POLICY_SIGNATURE_INVALID, message="The signature is not the policy key's over this document for this app"
+        )
     try:
         document = Document.parse(request.policy)
     except PolicyDocumentError as exc:
@@ -302,7 +316,7 @@ def policy_evaluate(event: dict[str, Any]) -> dict[str, Any]:
         wallet_client = store.wallet_client(request.walletId)
         if wallet_client is not None and wallet_client != client_id:
             return _refusal(WALLET_NOT_FOUND)
-        if wallet_client is not None and isinstance(facts, TransactionFacts):
+        if wallet_client is not None and _spending(facts) is not None:
             item = aws.table(store.TABLE).get_item(Key=usage.usage_key(request.walletId), ConsistentRead=True)
             spent = usage.usage(usage.window_of(item.get("Item")), clock.epoch())
     stored = store.get_policy(client_id, request.appId)

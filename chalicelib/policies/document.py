@@ -151,6 +151,7 @@ class TypedDataRule(_Part):
 
 class MessageRules(_Part):
     personal: bool | None = None
+    rawHashes: bool | None = None  # a personal message of exactly 32 bytes (a hash: of what, nobody can tell)
     typedData: list[TypedDataRule] | None = None
 
 

@@ -45,7 +45,7 @@ _EXAMPLE_ROTATION = "f9Kt9wJbzqni/qRX4kctkB6YBIqJSNoVEi8/7y70O/BDJZaH+Usmqfg2iC7
 
 
 class PolicyBody(WireModel):
-    """`PUT /api/v1/policies`: the document and the policy key's signature of its canonical JSON."""
+    """`PUT /api/v1/policies`: the document and the policy key's signature of it for this app (canonical JSON)."""
 
     model_config = ConfigDict(
         extra="forbid", json_schema_extra={"examples": [{"policy": _EXAMPLE_POLICY, "signature": _EXAMPLE_SIGNATURE}]}
@@ -53,11 +53,12 @@ class PolicyBody(WireModel):
 
     policy: dict[str, Any] = Field(
         description="The policy document (docs/policies.md), at most 64 KiB of JSON. Signed exactly as sent: the "
-        "signature is over its RFC 8785 (JCS) canonical JSON."
+        'signature is over the RFC 8785 (JCS) canonical JSON of `{"appId": <appId>, "policy": <policy>}`.'
     )
     signature: str = Field(
         max_length=MAX_SIGNATURE_CHARS,
-        description="Base64 of the Ed25519 signature of the canonical JSON of `policy` by the app's policy key.",
+        description="Base64 of the Ed25519 signature by the app's policy key of the canonical JSON of "
+        '`{"appId": <this app\'s id>, "policy": <policy>}`: a document signed for another app is refused.',
     )
 
 

@@ -29,7 +29,8 @@ ROTATED = "policy key rotated"
     "PUT",
     summary="Set the app's signing policy (signed by the app's policy key)",
     description="The cosigner verifies `signature` (Ed25519, by the policy key the operator registered for the app) "
-    "over the RFC 8785 canonical JSON of `policy`, checks the document and that its `version` is higher than the "
+    "over the RFC 8785 canonical JSON of `{appId, policy}` (this app's id: a document signed for another app is "
+    "refused), checks the document and that its `version` is higher than the "
     "stored one, and keeps its own copy; from then on it applies it to every signature of the client's MPC wallets "
     "(docs/policies.md). `400 INVALID_POLICY` (`data.field` names the problem) or `POLICY_TOO_LARGE`; `403 "
     "POLICY_SIGNATURE_INVALID`; `409 NO_POLICY_KEY` (none registered) or `POLICY_VERSION_STALE` (the same or an "

@@ -1,8 +1,9 @@
 """Signed policy documents: RFC 8785 canonical JSON and Ed25519 signatures by the app's policy key.
 
-The integrator signs the canonical JSON (JCS) of the document exactly as sent, so any JSON library on their
-side yields the same bytes; the cosigner verifies against the public key the operator registered. A key
-rotation is signed by the current key over `rotation_message(...)`. Pure: no I/O.
+The integrator signs the canonical JSON (JCS) of `{"appId", "policy"}` with the document exactly as sent, so any
+JSON library on their side yields the same bytes and a document signed for one app cannot be installed on another
+app that shares the key; the cosigner verifies against the public key the operator registered. A key rotation is
+signed by the current key over `rotation_message(...)`. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ __all__ = [
     "canonical",
     "key_id",
     "parse_public_key",
+    "policy_message",
     "rotation_message",
     "verify",
 ]
@@ -87,3 +89,8 @@ def parse_public_key(text: str) -> bytes:
 def rotation_message(app_id: str, public_key: str, sequence: int) -> bytes:
     """What the current key signs to replace itself by `public_key` (base64), the key's `sequence`-th."""
     return canonical({"action": ROTATE_ACTION, "appId": app_id, "publicKey": public_key, "sequence": sequence})
+
+
+def policy_message(app_id: str, policy: Any) -> bytes:
+    """What the app's policy key signs to set `policy` (the document as sent) on the app `app_id`, and no other."""
+    return canonical({"appId": app_id, "policy": policy})

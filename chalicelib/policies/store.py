@@ -3,6 +3,8 @@ the operator's admin command write it; the API function cannot):
 
 * `POLICYKEY#<appId>` / `KEY`: the app's policy key `{appId, clientId, publicKey (base64), keyId, sequence,
   registeredAt}`: registered by the operator (`register_policy_key`), replaced by a rotation the current key signs;
+  its `clientId` is the app's client as the operator named it with the first key (and `tenancy` agreed), kept by
+  every replacement and rotation: from then on it, not `tenancy` (which the API function writes), binds the app;
 * `POLICIES#<clientId>` / `APPS`: the signed documents of every app of the client, ONE item (so that a signature's
   check reads them in the same batch as its other reads): `apps` maps each app id to `{appId, version, document (its
   canonical JSON text, exactly what was signed), signature, keyId, setAt}`, and `rev` counts the item's writes
@@ -31,6 +33,7 @@ from chalicelib.tenancy import store as tenancy
 
 __all__ = [
     "TABLE",
+    "AppClientError",
     "ClientPoliciesFullError",
     "PoliciesBusyError",
     "PolicyKey",
@@ -62,6 +65,11 @@ _DOCUMENTS: TtlCache[str, PolicyDocument] = TtlCache("policy-documents", None, m
 
 class UnknownAppError(LookupError):
     """No app with this id in tenancy."""
+
+
+class AppClientError(LookupError):
+    """The client the operator names for an app is missing (a first key), is not the one recorded with the app's
+    key (a replacement), or is not the app's client in tenancy."""
 
 
 @dataclass(frozen=True)
@@ -254,16 +262,28 @@ def wallet_client_item(wallet_id: str, client_id: str) -> aws.TxItem:
     return aws.put("wallet-client", TABLE, {**wallet_client_key(wallet_id), "clientId": client_id})
 
 
-def register_policy_key(app_id: str, public_key_b64: str) -> dict[str, Any]:
+def register_policy_key(app_id: str, public_key_b64: str, client_id: str | None = None) -> dict[str, Any]:
     """The operator's registration of app `app_id`'s policy key (signed.PolicyKeyError for a key that is not one,
-    UnknownAppError for an app tenancy does not have). A first key gets sequence 1; a key the operator replaces
-    continues its sequence, so no rotation signed for an earlier key can ever be replayed. Returns the record."""
+    UnknownAppError for an app tenancy does not have). A first key gets sequence 1 and binds the app to the client
+    the operator names (`client_id`, as the integrator gives it), which `tenancy` must agree with: the API function
+    writes `tenancy` and could have moved the app to a client whose wallets its documents would then govern
+    (AppClientError when it is not named, or not tenancy's). A key the operator replaces keeps the client recorded
+    with it (a `client_id` named must be that one; `tenancy` is not read) and continues its sequence, so no
+    rotation signed for an earlier key can ever be replayed. Returns the record."""
     raw = signed.parse_public_key(public_key_b64)
-    found = tenancy.get_app(app_id)
-    if found is None:
-        raise UnknownAppError(f"no app {app_id!r}")
-    client_id = found[0].clientId
     current = get_key(app_id)
+    if current is not None:
+        if client_id is not None and client_id != current.client_id:
+            raise AppClientError(f"app {app_id}'s policy key is registered for client {current.client_id}")
+        client_id = current.client_id
+    else:
+        found = tenancy.get_app(app_id)
+        if found is None:
+            raise UnknownAppError(f"no app {app_id!r}")
+        if client_id is None:
+            raise AppClientError(f"name app {app_id}'s client: its first policy key binds the app to it")
+        if found[0].clientId != client_id:
+            raise AppClientError(f"tenancy does not put app {app_id} in client {client_id}")
     record = {
         "appId": app_id,
         "clientId": client_id,

@@ -5,9 +5,10 @@
   count one after the other). A bucket counts while any part of it is inside the last 24 h, so one straddling the
   window's edge counts in full: the window is up to five minutes longer, never shorter (stricter). Buckets past
   the window are dropped when the item is written.
-* `COUNTED#<walletId>#<digest hex>` / `COUNTED`: the mark that this digest (one transaction) was counted, with what
-  it added and where. Signing the same digest again (a retry, the full run after a failed online step) counts
-  nothing more: the signature decides against the usage without its own share, and writes nothing.
+* `COUNTED#<walletId>#<digest hex>` / `COUNTED`: the mark that this digest (one transaction, or one typed-data
+  permit) was counted, with what it added and where (`n`: 1 for a transaction, 0 for a permit, which spends but is
+  not a transaction; absent: 1). Signing the same digest again (a retry, the full run after a failed online step)
+  counts nothing more: the signature decides against the usage without its own share, and writes nothing.
 
 Amounts are decimal strings (a DynamoDB number holds 38 digits, a uint256 78). Pure apart from `writes`' items.
 """
@@ -21,7 +22,7 @@ from typing import Any
 from chalicelib.mpc.policies import COSIGNER_POLICY_TABLE
 from chalicelib.platform import aws, windows
 from chalicelib.policies.engine import Usage
-from chalicelib.policies.facts import TransactionFacts
+from chalicelib.policies.facts import TransactionFacts, Transfer, TypedDataFacts
 
 __all__ = ["BUCKET_S", "WINDOW_S", "Counted", "Window", "counted_key", "usage", "usage_key", "window_of", "writes"]
 
@@ -47,10 +48,11 @@ class Window:
 
 @dataclass(frozen=True)
 class Counted:
-    """What one digest added to the window: in which bucket, and its amounts per asset."""
+    """What one digest added to the window: in which bucket, its amounts per asset, and transactions (0 or 1)."""
 
     bucket: int
     spent: Mapping[str, int]
+    n: int = 1
 
 
 def usage_key(wallet_id: str) -> dict[str, str]:
@@ -74,7 +76,8 @@ def window_of(item: Mapping[str, Any] | None) -> Window:
 def counted_of(item: Mapping[str, Any] | None) -> Counted | None:
     if item is None:
         return None
-    return Counted(int(item["bucket"]), {asset: int(str(v)) for asset, v in dict(item.get("spent") or {}).items()})
+    spent = {asset: int(str(v)) for asset, v in dict(item.get("spent") or {}).items()}
+    return Counted(int(item["bucket"]), spent, int(item.get("n", 1)))
 
 
 def in_window(bucket: int, now: int) -> bool:
@@ -94,31 +97,34 @@ def usage(window: Window, now: int, counted: Counted | None = None) -> Usage:
         for asset, amount in body.spent.items():
             spent[asset] = spent.get(asset, 0) + amount
     if counted is not None and counted.bucket in window.buckets and in_window(counted.bucket, now):
-        count = max(0, count - 1)
+        count = max(0, count - counted.n)
         for asset, amount in counted.spent.items():
             spent[asset] = max(0, spent.get(asset, 0) - amount)
     return Usage(spent=spent, count=count)
 
 
-def amounts(facts: TransactionFacts) -> dict[str, int]:
-    """What a transaction adds, per asset (every decoded transfer: the native value and token amounts)."""
+def amounts(transfers: tuple[Transfer, ...]) -> dict[str, int]:
+    """What a signature adds, per asset (every decoded transfer and grant: the native value and token amounts)."""
     added: dict[str, int] = {}
-    for transfer in facts.transfers:
+    for transfer in transfers:
         added[transfer.asset] = added.get(transfer.asset, 0) + transfer.amount
     return added
 
 
-def writes(wallet_id: str, digest: bytes, window: Window, now: int, facts: TransactionFacts) -> list[aws.TxItem]:
-    """One transaction's count: the window with it added (conditional on the version read; old buckets dropped)
-    and the digest's COUNTED mark (which must not exist). Both are items a lost race re-plans."""
-    added = amounts(facts)
+def writes(
+    wallet_id: str, digest: bytes, window: Window, now: int, facts: TransactionFacts | TypedDataFacts
+) -> list[aws.TxItem]:
+    """One transaction's or permit's count: the window with it added (conditional on the version read; old buckets
+    dropped) and the digest's COUNTED mark (which must not exist). Both are items a lost race re-plans."""
+    added = amounts(facts.transfers)
+    n = 1 if isinstance(facts, TransactionFacts) else 0
     current = now // BUCKET_S
     buckets = {b: body for b, body in window.buckets.items() if in_window(b, now)}
     mine = buckets.get(current, Bucket())
     spent = dict(mine.spent)
     for asset, amount in added.items():
         spent[asset] = spent.get(asset, 0) + amount
-    buckets[current] = Bucket(mine.n + 1, spent)
+    buckets[current] = Bucket(mine.n + n, spent)
     item = {
         **usage_key(wallet_id),
         "walletId": wallet_id,
@@ -138,6 +144,7 @@ def writes(wallet_id: str, digest: bytes, window: Window, now: int, facts: Trans
         "walletId": wallet_id,
         "bucket": current,
         "spent": {asset: str(v) for asset, v in added.items()},
+        "n": n,
         "expiresAt": now + COUNTED_KEPT_S,
     }
     return [

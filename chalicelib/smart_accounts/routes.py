@@ -5,12 +5,15 @@ from __future__ import annotations
 from chalice import Blueprint
 
 from chalicelib.auth import guards
+from chalicelib.platform.path_ids import PathId
 from chalicelib.platform.router import Call, Reply, route
 from chalicelib.smart_accounts import service
 from chalicelib.smart_accounts.models import CreateSmartAccount, NetworkList, OwnerRecord
 
 bp = Blueprint(__name__)
 CREATED = "account created successfully"
+# `{ownerId}` of every route of an owner (its record id or address), here and in the domains built on this one.
+OWNER_ID = PathId(service.OWNER_NOT_FOUND, "No smart-account owner with this id or address in this app")
 
 
 @route(
@@ -56,6 +59,7 @@ def create_smart_account(call: Call) -> Reply:
     guard=guards.signed_request,
     response=OwnerRecord,
     errors={404: ("OWNER_NOT_FOUND",)},
+    ids={"ownerId": OWNER_ID},
     description="Family S. The owner record created by `POST /api/v1/smart-account`, with one counterfactual account "
     "per network and its gas tank; `ownerId` is the record id or the owner address (any letter case).",
 )

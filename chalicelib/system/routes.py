@@ -13,9 +13,10 @@ from chalicelib.auth import guards
 from chalicelib.evm.rpc import quantity, rpc_call
 from chalicelib.platform import aws, clock, openapi, resources
 from chalicelib.platform.cache import TtlCache
-from chalicelib.platform.errors import ApiError
+from chalicelib.platform.errors import NOT_FOUND, ApiError
 from chalicelib.platform.networks import Network, registry
-from chalicelib.platform.router import Call, Reply, document_route, guarded, route
+from chalicelib.platform.path_ids import PathId
+from chalicelib.platform.router import Call, Reply, document_route, route
 from chalicelib.platform.settings import load_settings
 from chalicelib.platform.wire import WireModel
 from chalicelib.system import assets
@@ -180,13 +181,11 @@ def docs_page() -> Response:
 
 
 ASSETS_PATH = "/docs/assets/{name}"
+# `{name}` of the asset routes (here and the console's): a content-hashed file name.
+ASSET_NAME = PathId(NOT_FOUND, "No such asset")
 
 
-@bp.route(ASSETS_PATH, methods=["GET"], content_types=["*/*"])
+@document_route(bp, ASSETS_PATH, {"name": ASSET_NAME})
 def docs_asset(name: str) -> Response:
     """A vendored asset, gzip-compressed, under its content-hashed name: cacheable for a year."""
-
-    def produce() -> Response:
-        return assets.response(name)
-
-    return guarded(bp.current_request, ASSETS_PATH, produce)
+    return assets.response(name)

@@ -5,18 +5,21 @@
     python -m chalicelib.tenancy.admin create-organization --name "Acme"
     python -m chalicelib.tenancy.admin create-client --organization-id ORG --name "Acme backend"
     python -m chalicelib.tenancy.admin create-app --client-id CLIENT --name "Acme shop"
-    python -m chalicelib.tenancy.admin set-withdrawal-allowlist --app-id APP --address 0x... [--address ...]
-    python -m chalicelib.tenancy.admin set-withdrawal-allowlist --app-id APP --off
+    python -m chalicelib.tenancy.admin set-withdrawal-allowlist --app-id APP --organization-id ORG \
+        --address 0x... [--address ...]
+    python -m chalicelib.tenancy.admin set-withdrawal-allowlist --app-id APP --organization-id ORG --off
     python -m chalicelib.tenancy.admin review-withdrawal --withdrawal-id ID [--settle | --release]
-    python -m chalicelib.tenancy.admin set-policy-key --app-id APP --public-key BASE64
+    python -m chalicelib.tenancy.admin set-policy-key --app-id APP --client-id CLIENT --public-key BASE64
     python -m chalicelib.tenancy.admin govern-wallets [--client-id CLIENT]
+    python -m chalicelib.tenancy.admin record-key-organizations
 
 It talks to the AWS account of the current credentials (or the local moto server
 through AWS_ENDPOINT_URL) for the stage in DOMPET_STAGE.
 
 A composition root, like the functions' entry points: it may import any domain (custody's allowlist and
-review live with custody; only this command writes the allowlist; the policy keys and the wallets' marks are in
-the cosigner's own table, which no other function writes). No function imports it.
+review live with custody; only this command writes the allowlist; the policy keys, the wallets' marks and the
+custody keys' organizations are in the cosigner's own table, which no other function writes). No function
+imports it.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from pydantic import ValidationError
 from chalicelib.console import accounts, audit
 from chalicelib.console.models import InviteForm, Role
 from chalicelib.custody import limits, review
+from chalicelib.custody import policy as custody_policy
 from chalicelib.mpc import policies as signing_policies
 from chalicelib.platform import aws, unit_of_work
 from chalicelib.platform.addresses import checksum_address
@@ -63,6 +67,12 @@ def main(argv: list[str] | None = None) -> int:
     create_app.add_argument("--name", required=True)
     allowlist = commands.add_parser("set-withdrawal-allowlist", help="custody withdrawals only to these addresses")
     allowlist.add_argument("--app-id", required=True)
+    allowlist.add_argument(
+        "--organization-id",
+        required=True,
+        help="the app's organization, as its owner gives it (the cosigner judges by it, never by what the API "
+        "function can write)",
+    )
     allowlist.add_argument("--address", action="append", default=[])
     allowlist.add_argument("--off", action="store_true", help="withdrawals to any address")
     review = commands.add_parser(
@@ -76,11 +86,20 @@ def main(argv: list[str] | None = None) -> int:
         "set-policy-key", help="register (or replace) the Ed25519 public key that signs an app's signing policies"
     )
     policy_key.add_argument("--app-id", required=True)
+    policy_key.add_argument(
+        "--client-id",
+        help="the app's client, as its integrator gives it (required for a first key; a replacement keeps the "
+        "client recorded with the first)",
+    )
     policy_key.add_argument("--public-key", required=True, help="base64 of the 32-byte public key")
     govern = commands.add_parser(
         "govern-wallets", help="put wallets made before signing policies under their client's policies (once)"
     )
     govern.add_argument("--client-id", help="only this client's wallets (default: every wallet)")
+    commands.add_parser(
+        "record-key-organizations",
+        help="record the organization of custody keys made before the cosigner recorded keys' organizations (once)",
+    )
     args = parser.parse_args(argv)
     if args.command == "set-withdrawal-allowlist":
         return _set_allowlist(args)
@@ -90,6 +109,8 @@ def main(argv: list[str] | None = None) -> int:
         return _set_policy_key(args)
     if args.command == "govern-wallets":
         return _govern_wallets(args)
+    if args.command == "record-key-organizations":
+        return _record_key_organizations()
     if args.command == "invite":
         return _invite(args)
 
@@ -145,7 +166,9 @@ def _invite_link(organization_id: str, email: str | None, role: Role) -> dict[st
 
 
 def _set_allowlist(args: argparse.Namespace) -> int:
-    """Only the operator sets an app's withdrawal allowlist: no function may write where it is kept."""
+    """Only the operator sets an app's withdrawal allowlist: no function may write where it is kept. The allowlist
+    records the organization the operator names, which `tenancy` (written by the API function) must agree with and
+    which never changes once recorded: the cosigner binds keys to it."""
     try:
         addresses = [checksum_address(a, "address") for a in args.address]
     except ApiError as exc:
@@ -155,7 +178,15 @@ def _set_allowlist(args: argparse.Namespace) -> int:
     if found is None:
         print(f"error: no app {args.app_id}", file=sys.stderr)
         return 1
-    print(json.dumps(limits.set_allowlist(args.app_id, found[0].organizationId, not args.off, addresses), indent=2))
+    if found[0].organizationId != args.organization_id:
+        print(f"error: tenancy does not put app {args.app_id} in organization {args.organization_id}", file=sys.stderr)
+        return 1
+    try:
+        listed = limits.set_allowlist(args.app_id, args.organization_id, not args.off, addresses)
+    except limits.AllowlistOrganizationError as exc:
+        print(f"error: {exc} (--organization-id)", file=sys.stderr)
+        return 1
+    print(json.dumps(listed, indent=2))
     return 0
 
 
@@ -174,15 +205,20 @@ def _review_withdrawal(args: argparse.Namespace) -> int:
 
 
 def _set_policy_key(args: argparse.Namespace) -> int:
-    """The app's policy key (sequence 1), or the operator's replacement of a lost or leaked one (which continues
-    its sequence, so no rotation signed for an earlier key can be replayed). Prints the record: no secret in it."""
+    """The app's policy key (sequence 1), bound to the client the operator names (not read from `tenancy`, which
+    the API function writes), or the operator's replacement of a lost or leaked one (which keeps that client and
+    continues its sequence, so no rotation signed for an earlier key can be replayed). Prints the record: no
+    secret in it."""
     try:
-        record = policy_store.register_policy_key(args.app_id, args.public_key)
+        record = policy_store.register_policy_key(args.app_id, args.public_key, args.client_id)
     except signed.PolicyKeyError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return 1
     except policy_store.UnknownAppError:
         print(f"error: no app {args.app_id}", file=sys.stderr)
+        return 1
+    except policy_store.AppClientError as exc:
+        print(f"error: {exc} (--client-id)", file=sys.stderr)
         return 1
     except aws.ConditionFailedError:
         print("error: the app's policy key changed meanwhile (a rotation); run the command again", file=sys.stderr)
@@ -215,6 +251,18 @@ def _govern_wallets(args: argparse.Namespace) -> int:
         counts["governed"] += 1
     print(json.dumps(counts, indent=2))
     return 1 if counts["refused"] else 0
+
+
+def _record_key_organizations() -> int:
+    """Record, in the cosigner's table, the organization of every custody key recorded before keys' organizations
+    were, as `tenancy` says now: run this once right after the upgrade, from a deployment not known to be
+    compromised (the API function writes `tenancy`). A key with an organization is never rewritten. Prints what it
+    recorded and what it refused."""
+    done = custody_policy.record_key_organizations()
+    for refused in done["refused"]:
+        print(f"custody key {refused['keyId']} not recorded: {refused['reason']}", file=sys.stderr)
+    print(json.dumps(done, indent=2))
+    return 1 if done["refused"] else 0
 
 
 def _run(args: argparse.Namespace) -> IssuedCredentials:

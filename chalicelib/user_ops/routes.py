@@ -10,7 +10,9 @@ from chalicelib.auth import guards
 from chalicelib.gas_tanks import service as gas_tanks
 from chalicelib.gas_tanks.models import SponsorshipCheck, UsagePage
 from chalicelib.platform.pagination import page_query
+from chalicelib.platform.path_ids import PathId
 from chalicelib.platform.router import Call, Reply, route
+from chalicelib.smart_accounts.routes import OWNER_ID
 from chalicelib.user_ops import build, service
 from chalicelib.user_ops.models import (
     Activate,
@@ -30,6 +32,7 @@ from chalicelib.user_ops.models import (
 bp = Blueprint(__name__)
 ListQuery = page_query(10)
 TAG = "User operations"
+USER_OP_ID = PathId(service.USER_OP_NOT_FOUND, "No user operation with this id in this app")
 # What building an operation may answer (estimates and hashes of every kind, activation).
 BUILD_ERRORS = {
     404: ("ACCOUNT_NOT_FOUND",),
@@ -213,6 +216,7 @@ def list_all(call: Call) -> Reply:
     query=ListQuery,
     response=UserOperationPage,
     errors={404: ("OWNER_NOT_FOUND",)},
+    ids={"ownerId": OWNER_ID},
     description="Family S. Operations submitted for one owner; `ownerId` is the owner record id or the owner "
     "address. Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, "
     "`totalPages`, `hasNext`, `hasPrev`.",
@@ -230,6 +234,7 @@ def list_owner(call: Call) -> Reply:
     guard=guards.signed_request,
     response=UserOperation,
     errors={404: ("USER_OP_NOT_FOUND",)},
+    ids={"id": USER_OP_ID},
     description="Family S. One user operation of the app by its `userOpId`, in any state (`created`, `on_process`, "
     "`success`, `failed`).",
 )
@@ -247,6 +252,7 @@ def get_one(call: Call) -> Reply:
     query=ListQuery,
     response=UsagePage,
     errors={404: ("OWNER_NOT_FOUND",)},
+    ids={"ownerId": OWNER_ID},
     description="Family S. One record per user operation paid by the owner's gas tank: what was deducted at submit "
     "and what was refunded. Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with "
     "`total`, `totalPages`, `hasNext`, `hasPrev`.",

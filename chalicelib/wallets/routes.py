@@ -8,6 +8,7 @@ from chalicelib.auth import guards
 from chalicelib.evm.pipeline import Sent
 from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE
 from chalicelib.platform.pagination import page_query, pagination
+from chalicelib.platform.path_ids import PathId
 from chalicelib.platform.router import JSON, MULTIPART, Call, Reply, route
 from chalicelib.wallets import history, provisioning, sending, service, signatures
 from chalicelib.wallets.models import (
@@ -345,6 +346,7 @@ def list_transactions(call: Call) -> Reply:
     guard=guards.wallet_token,
     response=TransactionView,
     errors={404: ("TRANSACTION_NOT_FOUND", "WALLET_NOT_FOUND")},
+    ids={"hash": PathId(history.TRANSACTION_NOT_FOUND, "No transaction with this hash was sent from this wallet")},
     description="Family W (wallet token). One transaction the wallet sent, by hash: look a send up here instead of "
     "resending it after a timeout or `409 IDEMPOTENCY_OUTCOME_UNKNOWN`.",
 )

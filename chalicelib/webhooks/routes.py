@@ -6,6 +6,7 @@ from chalice import Blueprint
 
 from chalicelib.auth import guards
 from chalicelib.platform.pagination import page_query
+from chalicelib.platform.path_ids import PathId
 from chalicelib.platform.router import Call, Reply, route
 from chalicelib.webhooks import service
 from chalicelib.webhooks.models import (
@@ -19,6 +20,7 @@ from chalicelib.webhooks.models import (
 )
 
 bp = Blueprint(__name__)
+DELIVERY_ID = PathId(service.DELIVERY_NOT_FOUND, "No delivery with this id for this app")
 
 
 @route(
@@ -127,6 +129,7 @@ def list_deliveries(call: Call) -> Reply:
     response=Delivery,
     message="delivery queued",
     errors={404: ("DELIVERY_NOT_FOUND",), 409: ("DELIVERY_NOT_FAILED", "WEBHOOK_NOT_CONFIGURED", "WEBHOOK_PAUSED")},
+    ids={"id": DELIVERY_ID},
     description="Family S. Only a `failed` delivery: it is pending again, due now, with the same event id and "
     "attempts counted from 1, to the app's current URL; `409 WEBHOOK_NOT_CONFIGURED` without one, "
     "`409 WEBHOOK_PAUSED` while deliveries are paused in the console.",

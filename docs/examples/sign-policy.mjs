@@ -2,13 +2,14 @@
 // Sign a Dompet signing policy with your app's policy key, ready for `PUT /api/v1/policies` (docs/policies.md).
 //
 // The policy key is an Ed25519 key that only you hold. Dompet knows only its public key, which the operator
-// registers (`python -m chalicelib.tenancy.admin set-policy-key --app-id APP --public-key BASE64`). The signature
-// covers the RFC 8785 (JCS) canonical JSON of the policy object. The body can be formatted any way you like, because
-// Dompet canonicalizes the policy it receives before it checks the signature.
+// registers (`python -m chalicelib.tenancy.admin set-policy-key --app-id APP --client-id CLIENT --public-key BASE64`).
+// The signature covers the RFC 8785 (JCS) canonical JSON of `{"appId": APP_ID, "policy": <the policy object>}`, so
+// it sets the policy of that app only, even where one key is registered for several apps. The body can be formatted
+// any way you like, because Dompet canonicalizes the policy it receives before it checks the signature.
 //
 //   npm install canonicalize@4.0.0                               # RFC 8785 by one of its authors; Node >= 18
 //   node sign-policy.mjs new-key > policy-key.b64                # once: the seed of a new key (keep it secret)
-//   node sign-policy.mjs sign policy.json policy-key.b64 > body.json
+//   node sign-policy.mjs sign APP_ID policy.json policy-key.b64 > body.json
 //   node sign-policy.mjs rotate APP_ID NEW_PUBLIC_KEY SEQUENCE policy-key.b64 > rotation.json
 //
 // `sign` and `rotate` print the public key of the key they sign with on stderr, so you can register it or check it.
@@ -32,9 +33,9 @@ function publicKeyBase64(privateKey) {
   return createPublicKey(privateKey).export({ format: "der", type: "spki" }).subarray(-32).toString("base64");
 }
 
-function signDocument(privateKey, document) {
+function signMessage(privateKey, message) {
   // Sign the canonical bytes, not the file's own formatting: the key order, spacing and escapes are fixed by JCS.
-  return sign(null, Buffer.from(canonicalize(document), "utf8"), privateKey).toString("base64");
+  return sign(null, Buffer.from(canonicalize(message), "utf8"), privateKey).toString("base64");
 }
 
 const [command, ...args] = process.argv.slice(2);
@@ -42,18 +43,20 @@ let key;
 if (command === "new-key") {
   const { privateKey } = generateKeyPairSync("ed25519");
   console.log(Buffer.from(privateKey.export({ format: "jwk" }).d, "base64url").toString("base64"));
-} else if (command === "sign" && args.length === 2) {
-  key = loadKey(args[1]);
-  const policy = JSON.parse(readFileSync(args[0], "utf8"));
-  console.log(JSON.stringify({ policy, signature: signDocument(key, policy) }));
+} else if (command === "sign" && args.length === 3) {
+  key = loadKey(args[2]);
+  const [appId, policyFile] = args;
+  const policy = JSON.parse(readFileSync(policyFile, "utf8"));
+  // The exact message Dompet verifies: this policy, for this app only.
+  console.log(JSON.stringify({ policy, signature: signMessage(key, { appId, policy }) }));
 } else if (command === "rotate" && args.length === 4) {
   key = loadKey(args[3]);
   const [appId, publicKey, sequence] = args;
   // The exact message Dompet verifies: the current key approves the new one, for this app, once (sequence).
   const message = { action: "rotate-policy-key", appId, publicKey, sequence: Number(sequence) };
-  console.log(JSON.stringify({ publicKey, signature: signDocument(key, message) }));
+  console.log(JSON.stringify({ publicKey, signature: signMessage(key, message) }));
 } else {
-  console.error("usage: sign-policy.mjs new-key | sign POLICY_JSON KEY_FILE | rotate APP_ID NEW_PUBLIC_KEY SEQUENCE KEY_FILE");
+  console.error("usage: sign-policy.mjs new-key | sign APP_ID POLICY_JSON KEY_FILE | rotate APP_ID NEW_PUBLIC_KEY SEQUENCE KEY_FILE");
   process.exit(2);
 }
 if (key) console.error(`public key: ${publicKeyBase64(key)}`);

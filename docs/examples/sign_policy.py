@@ -2,13 +2,14 @@
 """Sign a Dompet signing policy with your app's policy key, ready for `PUT /api/v1/policies` (docs/policies.md).
 
 The policy key is an Ed25519 key that only you hold. Dompet knows only its public key, which the operator registers
-(`python -m chalicelib.tenancy.admin set-policy-key --app-id APP --public-key BASE64`). The signature covers the
-RFC 8785 (JCS) canonical JSON of the policy object. The body can be formatted any way you like, because Dompet
-canonicalizes the policy it receives before it checks the signature.
+(`python -m chalicelib.tenancy.admin set-policy-key --app-id APP --client-id CLIENT --public-key BASE64`). The
+signature covers the RFC 8785 (JCS) canonical JSON of `{"appId": APP_ID, "policy": <the policy object>}`, so it sets
+the policy of that app only, even where one key is registered for several apps. The body can be formatted any way
+you like, because Dompet canonicalizes the policy it receives before it checks the signature.
 
     pip install pynacl rfc8785
     python sign_policy.py new-key > policy-key.b64                # once: the seed of a new key (keep it secret)
-    python sign_policy.py sign policy.json policy-key.b64 > body.json
+    python sign_policy.py sign APP_ID policy.json policy-key.b64 > body.json
     python sign_policy.py rotate APP_ID NEW_PUBLIC_KEY SEQUENCE policy-key.b64 > rotation.json
 
 `sign` and `rotate` print the public key of the key they sign with on stderr, so you can register it or check it.
@@ -30,19 +31,21 @@ def load_key(path: str) -> SigningKey:
     return SigningKey(base64.b64decode(Path(path).read_text().strip(), validate=True))
 
 
-def sign(key: SigningKey, document: object) -> str:
+def sign(key: SigningKey, message: object) -> str:
     # Sign the canonical bytes, not the file's own formatting: the key order, spacing and escapes are fixed by JCS.
-    return base64.b64encode(key.sign(rfc8785.dumps(document)).signature).decode()
+    return base64.b64encode(key.sign(rfc8785.dumps(message)).signature).decode()
 
 
 def main(args: list[str]) -> None:
     if args[:1] == ["new-key"]:
         print(base64.b64encode(bytes(SigningKey.generate())).decode())
         return
-    if args[:1] == ["sign"] and len(args) == 3:
-        key = load_key(args[2])
-        policy = json.loads(Path(args[1]).read_text(encoding="utf-8"))
-        print(json.dumps({"policy": policy, "signature": sign(key, policy)}))
+    if args[:1] == ["sign"] and len(args) == 4:
+        key = load_key(args[3])
+        policy = json.loads(Path(args[2]).read_text(encoding="utf-8"))
+        # The exact message Dompet verifies: this policy, for this app only.
+        message = {"appId": args[1], "policy": policy}
+        print(json.dumps({"policy": policy, "signature": sign(key, message)}))
     elif args[:1] == ["rotate"] and len(args) == 5:
         key = load_key(args[4])
         # The exact message Dompet verifies: the current key approves the new one, for this app, once (sequence).

@@ -5,7 +5,7 @@ parameter on to one of those) gives a (status, code) pair.
 
 An over-approximation of what a route can answer, not a proof: calls through objects it cannot name (`self.x()`
 on an instance made elsewhere) are missed, which is why every class reached brings all its methods. The router's
-own checks (body, media type, idempotency) are not walked: the document derives those from the route's
+own checks (body, media type, idempotency, path ids) are not walked: the document derives those from the route's
 declaration (chalicelib/platform/openapi.py), and tests/contract/test_openapi_document.py checks that part.
 """
 
@@ -30,9 +30,14 @@ CONSTRUCTORS = {
     "upstream_unavailable": 502,
     "UpstreamUnavailableError": 502,
 }
-# Modules not walked: the error constructors themselves, and the router and idempotency layers whose codes the
-# document derives from the route's declaration.
-NOT_WALKED = ("chalicelib.platform.errors", "chalicelib.platform.router", "chalicelib.platform.idempotency")
+# Modules not walked: the error constructors themselves, and the router, idempotency and path-id layers whose codes
+# the document derives from the route's declaration.
+NOT_WALKED = (
+    "chalicelib.platform.errors",
+    "chalicelib.platform.router",
+    "chalicelib.platform.idempotency",
+    "chalicelib.platform.path_ids",
+)
 
 
 @dataclass

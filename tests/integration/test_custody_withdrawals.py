@@ -320,7 +320,8 @@ def _admin_allowlist(custody, *addresses):
     """The operator's command: the only writer of the allowlist."""
     from chalicelib.tenancy import admin
 
-    args = ["set-withdrawal-allowlist", "--app-id", custody["tenant"].appId]
+    tenant = custody["tenant"]
+    args = ["set-withdrawal-allowlist", "--app-id", tenant.appId, "--organization-id", tenant.organizationId]
     for address in addresses:
         args += ["--address", address]
     return admin.main(args)
@@ -351,7 +352,9 @@ def test_a_compromised_api_function_cannot_pay_itself(custody, monkeypatch):
 
     from chalicelib.tenancy import admin
 
-    assert admin.main(["set-withdrawal-allowlist", "--app-id", custody["tenant"].appId, "--off"]) == 0
+    tenant = custody["tenant"]
+    off = ["set-withdrawal-allowlist", "--app-id", tenant.appId, "--organization-id", tenant.organizationId, "--off"]
+    assert admin.main(off) == 0
     monkeypatch.setenv("DOMPET_WITHDRAWAL_LIMITS", json.dumps({"usdt": {"perDay": "2"}}))
     settings.load_settings.cache_clear()
     for item in aws.table("custody").scan()["Items"]:  # the API function resets the day's totals it can write
@@ -620,3 +623,186 @@ def test_a_stocked_custody_key_signs_from_presignatures_checked_at_the_online_st
     assert used["Item"]["digest"] == partials[0].hex()  # the cosigner's share is spent on the refused digest alone
     [refusal] = [r for r in audit_records(key_id) if r.get("presignatureId") == burned]
     assert (refusal["method"], refusal["outcome"]) == ("presignature", "failed")
+
+
+def _kept_and_paid_once(custody, account, withdrawal_id, recipient, paid_by):
+    """The withdrawal is kept for review (`needs_review`, `released: false`) while another signature of the custody
+    key at its nonce paid it on chain: the amount stays held, no entry or event released it, and its nonce went
+    back to no one. The operator's review then finds it paid and settles it: paid and debited exactly once."""
+    from chalicelib.custody import review
+    from chalicelib.evm import nonces
+    from chalicelib.platform.pagination import PageQuery
+
+    w3 = custody["w3"][31337]
+    record = get(**withdrawals.key(withdrawal_id))
+    assert record["status"] == "failed" and record["failedReason"] == "needs_review", record
+    assert record["released"] is False
+    nonce = int(record["nonce"])
+    assert w3.eth.get_transaction_receipt(paid_by)["status"] == 1
+    assert w3.eth.get_transaction(paid_by)["nonce"] == nonce  # the other signature, at the withdrawal's nonce
+    assert token_balance(custody, 31337, "usdt", recipient) == 1_000_000
+    balance = custody_balance(custody, account["id"], "local-a", "usdt")
+    assert balance["heldBalance"] == "1", "paid on chain: never given back to activeBalance"
+    kinds = [e["kind"] for e in ledger.journal(account["id"]).page(PageQuery(page=1, limit=100))[0]]
+    assert "release" not in kinds and "debit" not in kinds
+    [failed] = outbox_events("withdraw.failed")
+    assert failed["data"]["withdrawal"]["released"] is False and "release" not in failed["data"]
+    assert failed["data"]["withdrawal"]["reason"] == "needs_review"
+    assert not outbox_events("withdraw.success")
+    item = aws.table(nonces.TABLE).get_item(Key=nonces.key(record["keyAddress"], 31337), ConsistentRead=True)["Item"]
+    assert nonce not in nonces.held(item), "the reservation ended with the withdrawal"
+    assert nonce not in {int(n) for n in item.get("given", set())}, "its nonce was not given back"
+
+    sending.process(withdrawal_id)  # a later message changes nothing
+    assert get(**withdrawals.key(withdrawal_id))["status"] == "failed"
+    mine_blocks(w3, CONFIRMATIONS)
+    shown = review.inspect(withdrawal_id)
+    assert shown["verdict"] == "paid" and shown["chain"]["nonceUsedBy"]["txHash"] == paid_by, shown
+    review.settle(withdrawal_id)
+    assert get(**withdrawals.key(withdrawal_id))["status"] == "success"
+    after = custody_balance(custody, account["id"], "local-a", "usdt")
+    assert after["heldBalance"] == "0" and after["activeBalance"] == balance["activeBalance"]
+    assert token_balance(custody, 31337, "usdt", recipient) == 1_000_000, "paid once"
+    stored = {
+        f"{b['network']}#{b['tokenCode']}": {f: int(b[f]) for f in ledger.FIELDS}
+        for b in ledger.balances(account["id"])
+    }
+    assert ledger.replay(account["id"]) == stored
+
+
+def _until_ended(withdrawal_id, rounds=3):
+    """The worker's messages, without waiting for a transaction that will never be mined."""
+    for _ in range(rounds):
+        sending.process(withdrawal_id)
+        if get(**withdrawals.key(withdrawal_id))["status"] in ("success", "failed"):
+            return
+
+
+@pytest.mark.parametrize("other", ["mined", "pooled"])
+def test_a_broadcast_refused_for_its_nonce_keeps_the_withdrawal_held(custody, monkeypatch, other):
+    """A second signature of the same payment at the withdrawal's nonce, by the same custody key (the service's own
+    signing run again, with higher fees, as a retry or a compromised API function gets one), reaches the chain
+    just before the worker's broadcast. The node refuses the worker's for its nonce: "nonce too low" once the other
+    is mined, "replacement transaction underpriced" while the other waits in the pool. The other pays, so the
+    withdrawal is never released: kept for review, its nonce not given back."""
+    from dataclasses import replace
+
+    from chalicelib.evm.transactions import assemble, signing_hash
+
+    account = funded_account(custody, usdt=5_000_000)
+    recipient = Account.create().address
+    withdrawal = request_withdrawal(custody, account, "1", to=recipient).json_body["data"]
+    w3 = custody["w3"][31337]
+    real_record = tracking.record
+    first: list[str] = []
+
+    def another_signature_first(*args, **kwargs):
+        signed, kind = args[2], args[3]
+        if kind == "withdrawal" and not first:  # signed by the worker, not yet recorded nor broadcast
+            record = withdrawals.read(withdrawal["id"])
+            fee = 3 * signed.tx.max_fee
+            again = replace(signed.tx, max_fee=fee, max_priority_fee=fee)
+            signer = sending.CustodySigner(record.keyId, record.keyAddress, "withdrawal", record.id)
+            other_tx = assemble(again, record.keyAddress, signer.sign_digest(signing_hash(again), again))
+            first.append("0x" + bytes(w3.eth.send_raw_transaction(other_tx.raw)).hex())
+        return real_record(*args, **kwargs)
+
+    monkeypatch.setattr(tracking, "record", another_signature_first)
+    if other == "pooled":
+        w3.provider.make_request("evm_setAutomine", [False])
+    try:
+        sending.process(withdrawal["id"])
+    finally:
+        if other == "pooled":
+            w3.provider.make_request("evm_mine", [])
+            w3.provider.make_request("evm_setAutomine", [True])
+    monkeypatch.setattr(tracking, "record", real_record)
+    record = get(**withdrawals.key(withdrawal["id"]))
+    refused = tracking.read(record["txHash"])
+    assert refused is not None and refused.status == "failed"
+    wording = "nonce too low" if other == "mined" else "replacement transaction underpriced"
+    assert wording in (refused.failedReason or "").lower(), refused.failedReason
+    assert _unknown(w3, record["txHash"]), "the worker's own signature never reached the chain"
+    _until_ended(withdrawal["id"])
+    _kept_and_paid_once(custody, account, withdrawal["id"], recipient, first[0])
+
+
+@pytest.mark.parametrize("funds", ["spent", "left"])
+def test_a_withdrawal_whose_nonce_the_chain_passed_is_kept_before_anything_is_signed(custody, monkeypatch, funds):
+    """The worker dies after the custody key signed the withdrawal and before the record; that signature reaches the
+    chain anyway (whoever held it broadcast it) and pays. Taken up again, the withdrawal finds the key's mined nonce
+    past its own: kept for review before anything is signed again, whether the deposit address now holds less than
+    the amount (not `insufficient_funds_on_chain`, released) or still enough (not a new signature refused for its
+    nonce, released as `refused`)."""
+    account = funded_account(custody, usdt=1_000_000 if funds == "spent" else 5_000_000)
+    recipient = Account.create().address
+    withdrawal = request_withdrawal(custody, account, "1", to=recipient).json_body["data"]
+    real_record = tracking.record
+    signed_first = []
+
+    def die_after_signing(*args, **kwargs):
+        if args[3] != "withdrawal":  # the deposit address's deployment goes first, and goes through
+            return real_record(*args, **kwargs)
+        signed_first.append(args[2])
+        raise RuntimeError("the worker dies after the signature, before the record")
+
+    monkeypatch.setattr(tracking, "record", die_after_signing)
+    with pytest.raises(RuntimeError):
+        sending.process(withdrawal["id"])
+    monkeypatch.setattr(tracking, "record", real_record)
+    w3 = custody["w3"][31337]
+    paid_by = "0x" + bytes(w3.eth.send_raw_transaction(signed_first[0].raw)).hex()
+    w3.eth.wait_for_transaction_receipt(paid_by)
+    aws.table("custody").update_item(
+        Key=withdrawals.key(withdrawal["id"]),
+        UpdateExpression="SET leaseUntil = :z",
+        ExpressionAttributeValues={":z": 0},
+    )  # its lease ran out
+    signatures = []
+    real_sign = sending.CustodySigner.sign_digest
+
+    def counted(self, digest, tx=None):
+        signatures.append(digest)
+        return real_sign(self, digest, tx)
+
+    monkeypatch.setattr(sending.CustodySigner, "sign_digest", counted)
+    _until_ended(withdrawal["id"])
+    assert signatures == [], "nothing signed again"
+    assert "txHash" not in get(**withdrawals.key(withdrawal["id"]))
+    _kept_and_paid_once(custody, account, withdrawal["id"], recipient, paid_by)
+
+
+def test_a_node_that_already_knows_the_withdrawals_own_transaction_is_no_refusal(custody, monkeypatch):
+    """A node's "already known" (anvil: "transaction already imported") means it has this very transaction: it is
+    tracked and settled as sent, neither kept nor released, and paid once."""
+    account = funded_account(custody, usdt=5_000_000)
+    recipient = Account.create().address
+    withdrawal = request_withdrawal(custody, account, "1", to=recipient).json_body["data"]
+    w3 = custody["w3"][31337]
+    real_broadcast = pipeline._broadcast
+    answers: list[str] = []
+
+    def delivered_first(network, tx, signed, body, **kwargs):
+        if tx.kind == "withdrawal":
+            w3.eth.send_raw_transaction(signed.raw)  # another URL, or the tracker, delivered it already
+            try:
+                w3.eth.send_raw_transaction(signed.raw)
+            except Exception as exc:  # noqa: BLE001 - what the node answers a second delivery
+                answers.append(str(exc))
+        return real_broadcast(network, tx, signed, body, **kwargs)
+
+    monkeypatch.setattr(pipeline, "_broadcast", delivered_first)
+    w3.provider.make_request("evm_setAutomine", [False])
+    try:
+        sending.process(withdrawal["id"])
+    finally:
+        w3.provider.make_request("evm_mine", [])
+        w3.provider.make_request("evm_setAutomine", [True])
+    monkeypatch.setattr(pipeline, "_broadcast", real_broadcast)
+    assert answers and pipeline.ALREADY_KNOWN.search(answers[0]), answers
+    record = get(**withdrawals.key(withdrawal["id"]))
+    assert record["status"] == "sent" and tracking.read(record["txHash"]).status == "pending"
+    assert run_withdrawal(withdrawal["id"], custody)["status"] == "success"
+    assert token_balance(custody, 31337, "usdt", recipient) == 1_000_000
+    assert custody_balance(custody, account["id"], "local-a", "usdt")["heldBalance"] == "0"
+    assert not outbox_events("withdraw.failed")

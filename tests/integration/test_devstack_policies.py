@@ -15,8 +15,6 @@ import base64
 import hashlib
 import json
 import os
-import subprocess
-import sys
 import time
 import uuid
 from collections import Counter
@@ -39,7 +37,7 @@ from devtools import chain
 from tests.integration.devstack_client import ROOT, signed
 from tests.support import permit
 from tests.support.concurrency import race
-from tests.support.operator import operator, operator_env
+from tests.support.operator import fill_aux_pool, operator
 
 pytestmark = pytest.mark.integration
 
@@ -137,11 +135,13 @@ class App:
         return signed(self.info, method, path, json.dumps(body).encode() if body is not None else b"", now_us())
 
     def sign(self, document: Any, key: SigningKey | None = None) -> str:
-        """What the integrator sends: Ed25519 over the RFC 8785 canonical JSON (docs/examples/sign_policy.py)."""
+        """Ed25519 over the RFC 8785 canonical JSON (docs/examples/sign_policy.py): a policy is signed as
+        `{"appId", "policy"}`, a rotation as its message."""
         return b64((key or self.key).sign(rfc8785.dumps(document)).signature)
 
     def put(self, policy: dict[str, Any], key: SigningKey | None = None) -> requests.Response:
-        return self.call("PUT", "/api/v1/policies", {"policy": policy, "signature": self.sign(policy, key)})
+        signature = self.sign({"appId": self.app_id, "policy": policy}, key)
+        return self.call("PUT", "/api/v1/policies", {"policy": policy, "signature": signature})
 
     def set(self, **rules: Any) -> dict[str, Any]:
         """Set the next version with these rules; the document as sent."""
@@ -165,8 +165,9 @@ def create_tenant(stack: dict[str, Any], name: str) -> dict[str, Any]:
     return {**stack["info"], "demo": issued}
 
 
-def register_key(stack: dict[str, Any], app_id: str, key: SigningKey) -> None:
-    operator(stack, "set-policy-key", "--app-id", app_id, "--public-key", b64(bytes(key.verify_key)))
+def register_key(stack: dict[str, Any], app_id: str, key: SigningKey, client_id: str) -> None:
+    public = b64(bytes(key.verify_key))
+    operator(stack, "set-policy-key", "--app-id", app_id, "--client-id", client_id, "--public-key", public)
 
 
 def key_id(key: SigningKey) -> str:
@@ -250,8 +251,12 @@ class Wallet:
     def message(self, text: str) -> requests.Response:
         return self.call("/api/v1/wallet/sign-message", {"message": text})
 
-    def typed(self, document: dict[str, Any]) -> requests.Response:
-        return self.call("/api/v1/wallet/sign-typed-data", {"typedData": document})
+    def typed(self, document: dict[str, Any], spends: dict[str, int] | None = None) -> requests.Response:
+        """Sign typed data; a permit signed counts what it grants (`spends`) in the wallet's 24 h."""
+        answer = self.call("/api/v1/wallet/sign-typed-data", {"typedData": document})
+        if answer.status_code == 200:
+            self.spent.update(spends or {})
+        return answer
 
 
 def new_wallet(info: dict[str, Any]) -> Wallet:
@@ -344,18 +349,9 @@ def nets(stack: dict[str, Any]) -> dict[str, Network]:
 def app(stack: dict[str, Any]) -> App:
     """A tenant of its own with its policy key registered by the operator, and key material for two wallets."""
     info = create_tenant(stack, f"Policies {uuid.uuid4().hex[:6]}")
-    done = subprocess.run(
-        [sys.executable, "-c", "from devtools import aux_cache; aux_cache.fill_pool(2)"],
-        cwd=ROOT,
-        env=operator_env(stack),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    fill_aux_pool(stack, 2)
     key = SigningKey.generate()
-    register_key(stack, info["demo"]["appId"], key)
+    register_key(stack, info["demo"]["appId"], key, info["demo"]["clientId"])
     return App(info, key)
 
 
@@ -390,7 +386,7 @@ def test_without_a_policy_key_get_says_so_and_put_is_refused(stack, app):
     answer = other.put({"version": 1, "default": "deny"})
     assert answer.status_code == 409 and answer.json()["data"]["code"] == "NO_POLICY_KEY", answer.text
 
-    register_key(stack, other.app_id, other.key)
+    register_key(stack, other.app_id, other.key, other.info["demo"]["clientId"])
     assert other.call("GET", "/api/v1/policies").json()["data"] == {
         "policy": None,
         "version": None,
@@ -427,7 +423,7 @@ def test_a_signed_policy_is_set_and_read_back_and_no_older_or_forged_one_replace
     newer = {**policy, "version": policy["version"] + 1, "messages": None}
     # Forged: signed by a key that is not the app's, or the app's signature over another document.
     assert code(app.put(newer, key=SigningKey.generate())) == (403, "POLICY_SIGNATURE_INVALID")
-    forged = {"policy": newer, "signature": app.sign(policy)}
+    forged = {"policy": newer, "signature": app.sign({"appId": app.app_id, "policy": policy})}
     assert code(app.call("PUT", "/api/v1/policies", forged)) == (403, "POLICY_SIGNATURE_INVALID")
     garbage = {"policy": newer, "signature": "not base64!"}
     assert code(app.call("PUT", "/api/v1/policies", garbage))[0] in (400, 403)
@@ -646,7 +642,7 @@ def test_typed_data_only_the_permit_of_the_listed_token(app, wallet, nets):
     )
     spender = Web3.to_checksum_address(a.w3.eth.accounts[8])
     document = permit_document(a, wallet.address, spender, 5 * 10**18)
-    answer = wallet.typed(document)
+    answer = wallet.typed(document, spends={a.address("permit"): 5 * 10**18})
     assert answer.status_code == 200, answer.text
     v, r, s = permit.split(answer.json()["data"]["signature"])
     message = document["message"]
@@ -748,3 +744,134 @@ def test_key_rotation_signed_by_the_old_key_retires_it(app, wallet, nets):
     app.set(default="deny")
     assert app.call("GET", "/api/v1/policies").json()["data"]["keyId"] == key_id(new)
     refused(wallet.coin(a, new_address(), 1), "default")
+
+
+# --- an allowance is spending --------------------------------------------------------------------------------------
+
+
+def test_an_approval_counts_against_the_daily_cap_and_the_allow_list(app, wallet, nets):
+    """approve moves its amount to its spender: over the day's cap (or unlimited) it is refused and the allowance
+    stays 0 on chain; to a spender off the allow list it is refused, even of 0; within the cap it is mined and
+    uses the cap up, so that a transfer of one more unit is refused. approve(friend, 0) then passes the spent cap."""
+    a = nets["local-a"]
+    usdt, token = a.tokens["usdt"], a.address("usdt")
+    friend, stranger = new_address(), new_address()
+    cap = 5_000_000
+    app.set(
+        transactions={"maxValuePer24h": {token: str(wallet.spent[token] + cap)}, "destinations": {"allow": [friend]}}
+    )
+    rule = f"transactions.maxValuePer24h.{token}"
+
+    def allowances() -> tuple[int, ...]:
+        return tuple(usdt.functions.allowance(wallet.address, s).call() for s in (friend, stranger))
+
+    def approve(spender: str, amount: int) -> Attempt:
+        data = call_data(usdt, "approve", spender, amount)
+        return wallet.raw(a, usdt.address, data, spends={token: amount}, watch=allowances)
+
+    over = {"network": "local-a", "to": usdt.address, "data": call_data(usdt, "approve", friend, cap + 1)}
+    decision = app.evaluate(transaction=over, walletAddress=wallet.address)
+    assert (decision["allowed"], decision["rule"]) == (False, rule)
+    refused(approve(friend, cap + 1), rule)
+    refused(approve(friend, 2**256 - 1), rule)
+    refused(approve(stranger, 1), "transactions.destinations.allow")
+    refused(approve(stranger, 0), "transactions.destinations.allow")  # token #0 of an ERC-721: a grant
+    sent(approve(friend, cap))
+    assert allowances() == (cap, 0)
+    refused(wallet.token(a, "usdt", friend, 1), rule)  # the approval used the day's cap up
+    sent(approve(friend, 0))  # revoking passes the spent cap
+    assert allowances() == (0, 0)
+    # decreaseAllowance (which this token lacks) is decided like a revoke: allowed, off the list and over the cap.
+    revoke = {
+        "network": "local-a",
+        "to": usdt.address,
+        "data": "0xa457c2d7" + call_data(usdt, "approve", stranger, 1)[10:],
+    }
+    decision = app.evaluate(transaction=revoke, walletAddress=wallet.address)
+    assert (decision["allowed"], decision["rule"]) == (True, "default")
+
+
+def test_a_collection_approval_is_unlimited(app, wallet, nets):
+    """setApprovalForAll(operator, true) hands over the whole collection: refused by any limit on it, whatever its
+    value, and off the allow list; on the list it is mined. Its withdrawal moves nothing and passes both."""
+    a = nets["local-a"]
+    nft, collection = a.tokens["erc721"], a.address("erc721")
+    operator_, friend = new_address(), new_address()
+
+    def approved() -> tuple[bool]:
+        return (nft.functions.isApprovedForAll(wallet.address, operator_).call(),)
+
+    def approve_all(flag: bool, spends: dict[str, int] | None = None) -> Attempt:
+        data = call_data(nft, "setApprovalForAll", operator_, flag)
+        return wallet.raw(a, nft.address, data, spends=spends, watch=approved)
+
+    app.set(transactions={"maxValue": {collection: "9" * 78}})
+    refused(approve_all(True), f"transactions.maxValue.{collection}")
+    app.set(transactions={"destinations": {"allow": [friend]}})
+    refused(approve_all(True), "transactions.destinations.allow")
+    app.set(transactions={"destinations": {"allow": [operator_]}})
+    sent(approve_all(True, {collection: 2**256 - 1}))
+    assert approved() == (True,)
+    app.set(transactions={"destinations": {"allow": [friend]}, "maxValuePer24h": {collection: "1"}})
+    sent(approve_all(False))
+    assert approved() == (False,)
+
+
+def test_a_permit_counts_against_the_daily_cap_even_when_typed_data_lists_it(app, wallet, nets):
+    """An EIP-2612 permit listed in messages.typedData is still refused over the token's daily cap (nothing is
+    signed: the token's nonce is unchanged); one within it is signed, works on chain, and counts in the wallet's
+    24 h: the next permit and an approve of the same token are refused."""
+    a = nets["local-a"]
+    token, permit_token = a.address("permit"), a.tokens["permit"]
+    spender = Web3.to_checksum_address(a.w3.eth.accounts[8])
+    cap = 3 * 10**18
+    app.set(
+        transactions={"maxValuePer24h": {token: str(wallet.spent[token] + cap)}},
+        messages={"typedData": [{"primaryType": "Permit", "verifyingContract": permit_token.address}]},
+    )
+    rule = f"transactions.maxValuePer24h.{token}"
+    nonce = permit_token.functions.nonces(wallet.address).call()
+    decision = app.evaluate(
+        typedData=permit_document(a, wallet.address, spender, cap + 1), walletAddress=wallet.address
+    )
+    assert (decision["allowed"], decision["rule"]) == (False, rule)
+    refused(wallet.typed(permit_document(a, wallet.address, spender, cap + 1)), rule)
+    refused(wallet.typed(permit_document(a, wallet.address, spender, 2**256 - 1)), rule)
+    assert permit_token.functions.nonces(wallet.address).call() == nonce
+
+    document = permit_document(a, wallet.address, spender, cap)
+    answer = wallet.typed(document, spends={token: cap})
+    assert answer.status_code == 200, answer.text
+    v, r, s = permit.split(answer.json()["data"]["signature"])
+    message = document["message"]
+    a.transact(permit_token.functions.permit(wallet.address, spender, message["value"], message["deadline"], v, r, s))
+    assert permit_token.functions.allowance(wallet.address, spender).call() == cap
+    refused(wallet.typed(permit_document(a, wallet.address, spender, 1)), rule)
+    approve = call_data(permit_token, "approve", spender, 1)
+    refused(wallet.raw(a, permit_token.address, approve), rule)
+    decision = app.evaluate(typedData=permit_document(a, wallet.address, spender, 1), walletAddress=wallet.address)
+    assert (decision["allowed"], decision["rule"]) == (False, rule)
+
+
+def test_a_32_byte_message_needs_raw_hashes_under_a_daily_cap(app, wallet, nets):
+    """A 32-byte message may be a user operation's hash: under a daily cap it is refused, even with personal
+    messages allowed, until messages.rawHashes allows it. Other messages are unchanged."""
+    digest = "0x" + os.urandom(32).hex()
+    cap = {"maxValuePer24h": {"native": str(wallet.spent["native"] + 10**18)}}
+    app.set(transactions=cap, messages={"personal": True})
+    raw = {"message": digest, "encoding": "hex"}
+    refused(wallet.call("/api/v1/wallet/sign-message", raw), "messages.rawHashes")
+    decision = app.evaluate(**raw)
+    assert (decision["allowed"], decision["rule"]) == (False, "messages.rawHashes")
+    shorter = wallet.call("/api/v1/wallet/sign-message", {"message": digest[:-2], "encoding": "hex"})
+    assert shorter.status_code == 200, shorter.text
+    assert app.evaluate(message="hello")["rule"] == "messages.personal"
+
+    app.set(transactions=cap, messages={"personal": False, "rawHashes": True})
+    answer = wallet.call("/api/v1/wallet/sign-message", raw)
+    assert answer.status_code == 200, answer.text
+    signed_by = Account.recover_message(
+        encode_defunct(primitive=bytes.fromhex(digest[2:])), signature=answer.json()["data"]["signature"]
+    )
+    assert signed_by == wallet.address
+    refused(wallet.message("hello"), "messages.personal")

@@ -21,6 +21,7 @@ from chalicelib.platform import aws, networks, settings
 from chalicelib.policies import signed
 from chalicelib.tenancy import admin
 from chalicelib.tenancy import service as tenancy
+from chalicelib.tenancy import store as tenancy_store
 from devtools import chain
 from tests.support.family_s import call
 
@@ -54,8 +55,9 @@ def _public(key: SigningKey) -> str:
     return base64.b64encode(bytes(key.verify_key)).decode()
 
 
-def _sign(key: SigningKey, obj: Any) -> str:
-    return base64.b64encode(key.sign(signed.canonical(obj)).signature).decode()
+def _sign(key: SigningKey, policy: Any, app_id: str) -> str:
+    """The policy key's signature of `policy` for the app `app_id` (docs/examples/sign_policy.py)."""
+    return base64.b64encode(key.sign(signed.policy_message(app_id, policy)).signature).decode()
 
 
 def _rotation(key: SigningKey, app_id: str, new: SigningKey, sequence: int) -> dict[str, str]:
@@ -65,7 +67,9 @@ def _rotation(key: SigningKey, app_id: str, new: SigningKey, sequence: int) -> d
 
 def _register(app_id: str, key: SigningKey, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
     capsys.readouterr()
-    assert admin.main(["set-policy-key", "--app-id", app_id, "--public-key", _public(key)]) == 0
+    found = tenancy_store.get_app(app_id)  # the app's client, as its integrator names it to the operator
+    client = ["--client-id", found[0].clientId] if found else []
+    assert admin.main(["set-policy-key", "--app-id", app_id, *client, "--public-key", _public(key)]) == 0
     return dict(json.loads(capsys.readouterr().out))
 
 
@@ -121,7 +125,7 @@ def _wallet(api, tenant, sub_id: str) -> dict[str, Any]:
 # --- GET and PUT /api/v1/policies ---------------------------------------------------------------------------------
 
 
-def test_without_a_policy_key_get_says_so_and_a_put_is_409_no_policy_key(s):
+def test_without_a_policy_key_get_says_so_and_a_put_is_409_no_policy_key(s, tenant):
     answer = s("GET", "/api/v1/policies")
     assert answer.status_code == 200, answer.json_body
     assert answer.json_body["data"] == {
@@ -132,7 +136,7 @@ def test_without_a_policy_key_get_says_so_and_a_put_is_409_no_policy_key(s):
         "keyRegistered": False,
     }
     policy = {"version": 1}
-    refused = s("PUT", "/api/v1/policies", {"policy": policy, "signature": _sign(_key(1), policy)})
+    refused = s("PUT", "/api/v1/policies", {"policy": policy, "signature": _sign(_key(1), policy, tenant.appId)})
     assert refused.status_code == 409 and refused.json_body["data"]["code"] == "NO_POLICY_KEY"
     assert not _cosigner_table()
 
@@ -155,7 +159,7 @@ def test_a_signed_policy_is_stored_as_sent_and_read_back(s, tenant, capsys):
         "default": "allow",
         "networks": ["local-a"],
     }
-    answer = s("PUT", "/api/v1/policies", {"policy": policy, "signature": _sign(key, policy)})
+    answer = s("PUT", "/api/v1/policies", {"policy": policy, "signature": _sign(key, policy, tenant.appId)})
     assert answer.status_code == 200, answer.json_body
     assert answer.json_body["message"] == "policy set"
     data = answer.json_body["data"]
@@ -174,18 +178,23 @@ def test_versions_only_grow_and_no_other_key_signs(s, tenant, capsys):
     key = _key(1)
     _register(tenant.appId, key, capsys)
     loose = {"version": 5, "default": "allow"}
-    assert s("PUT", "/api/v1/policies", {"policy": loose, "signature": _sign(key, loose)}).status_code == 200
+    assert (
+        s("PUT", "/api/v1/policies", {"policy": loose, "signature": _sign(key, loose, tenant.appId)}).status_code == 200
+    )
     strict = {"version": 6, "default": "deny"}
-    assert s("PUT", "/api/v1/policies", {"policy": strict, "signature": _sign(key, strict)}).status_code == 200
+    assert (
+        s("PUT", "/api/v1/policies", {"policy": strict, "signature": _sign(key, strict, tenant.appId)}).status_code
+        == 200
+    )
     stored = _cosigner_table()
     for replay in (loose, strict, {"version": 4}):
-        answer = s("PUT", "/api/v1/policies", {"policy": replay, "signature": _sign(key, replay)})
+        answer = s("PUT", "/api/v1/policies", {"policy": replay, "signature": _sign(key, replay, tenant.appId)})
         assert answer.status_code == 409, replay
         assert answer.json_body["data"] == {"code": "POLICY_VERSION_STALE", "currentVersion": 6}
     newer = {"version": 7, "default": "allow"}
     for signature in (
-        _sign(_key(2), newer),  # another key
-        _sign(key, {**newer, "default": "deny"}),  # another document
+        _sign(_key(2), newer, tenant.appId),  # another key
+        _sign(key, {**newer, "default": "deny"}, tenant.appId),  # another document
         base64.b64encode(b"\0" * 64).decode(),  # 64 bytes, not a signature
         "not base64!",
         base64.b64encode(b"short").decode(),
@@ -221,7 +230,7 @@ def test_an_invalid_document_is_400_naming_its_field_and_stores_nothing(s, tenan
     key = _key(1)
     _register(tenant.appId, key, capsys)
     before = _cosigner_table()
-    answer = s("PUT", "/api/v1/policies", {"policy": policy, "signature": _sign(key, policy)})
+    answer = s("PUT", "/api/v1/policies", {"policy": policy, "signature": _sign(key, policy, tenant.appId)})
     assert answer.status_code == 400, answer.json_body
     data = answer.json_body["data"]
     assert data["code"] == code
@@ -234,8 +243,8 @@ def test_an_invalid_document_is_400_naming_its_field_and_stores_nothing(s, tenan
 # --- POST /api/v1/policies/evaluate -------------------------------------------------------------------------------
 
 
-def _set(s, key: SigningKey, policy: dict[str, Any]) -> None:
-    answer = s("PUT", "/api/v1/policies", {"policy": policy, "signature": _sign(key, policy)})
+def _set(s, key: SigningKey, policy: dict[str, Any], app_id: str) -> None:
+    answer = s("PUT", "/api/v1/policies", {"policy": policy, "signature": _sign(key, policy, app_id)})
     assert answer.status_code == 200, answer.json_body
 
 
@@ -264,6 +273,7 @@ def test_evaluate_answers_the_engine_s_decision_for_each_kind(s, tenant, capsys)
             },
             "messages": {"personal": False, "typedData": [{"primaryType": "Permit", "verifyingContract": TOKEN}]},
         },
+        tenant.appId,
     )
     coin = {"network": "local-a", "to": RECIPIENT, "value": str(ETH)}
     assert _evaluate(s, {"transaction": coin}) == {
@@ -285,10 +295,108 @@ def test_evaluate_answers_the_engine_s_decision_for_each_kind(s, tenant, capsys)
     assert refused["allowed"] is False and refused["rule"] == "transactions.contracts"
     message = _evaluate(s, {"message": "0x00ff", "encoding": "hex"})
     assert message["allowed"] is False and message["rule"] == "messages.personal"
+    # A permit grants its value to its spender: the allow list sees the spender before messages.typedData decides.
     permit = _evaluate(s, {"typedData": PERMIT})
+    assert permit["allowed"] is False and permit["rule"] == "transactions.destinations.allow"
+    to_recipient = {**PERMIT, "message": {**PERMIT["message"], "spender": RECIPIENT}}
+    permit = _evaluate(s, {"typedData": to_recipient})
     assert permit["allowed"] is True and permit["rule"] == "messages.typedData"
-    other = _evaluate(s, {"typedData": {**PERMIT, "domain": {**PERMIT["domain"], "verifyingContract": OTHER}}})
+    other = _evaluate(s, {"typedData": {**to_recipient, "domain": {**PERMIT["domain"], "verifyingContract": OTHER}}})
     assert other["allowed"] is False and other["rule"] == "messages.typedData"
+    assert not [item for item in _cosigner_table() if str(item["pk"]).startswith(("USAGE#", "COUNTED#"))]
+
+
+def _call(selector: str, address: str, word: int) -> str:
+    return "0x" + selector + address[2:].lower().rjust(64, "0") + hex(word)[2:].rjust(64, "0")
+
+
+def test_evaluate_decides_allowances_permits_and_32_byte_messages(s, tenant, capsys):
+    """An allowance is spending, over HTTP as in the engine: approve, increaseAllowance, setApprovalForAll, Permit2's
+    approve and permits move their amount to their spender; revokes move nothing; other typed data and a 32-byte
+    message need their own rule under a daily cap. Nothing is counted."""
+    key = _key(1)
+    _register(tenant.appId, key, capsys)
+    policy = {
+        "version": 1,
+        "transactions": {"maxValuePer24h": {TOKEN: "100"}, "destinations": {"allow": [RECIPIENT]}},
+        "messages": {"personal": True, "typedData": [{"primaryType": "Permit"}]},
+    }
+    _set(s, key, policy, tenant.appId)
+    cap, allow = f"transactions.maxValuePer24h.{TOKEN}", "transactions.destinations.allow"
+
+    def decide(body: dict[str, Any]) -> tuple[bool, str]:
+        decision = _evaluate(s, body)
+        return decision["allowed"], decision["rule"]
+
+    def call(data: str) -> tuple[bool, str]:
+        return decide({"transaction": {"network": "local-a", "to": TOKEN, "data": data}})
+
+    approve, increase, decrease, approve_all = "095ea7b3", "39509351", "a457c2d7", "a22cb465"
+    assert call(_call(approve, RECIPIENT, 100)) == (True, allow)
+    assert call(_call(approve, RECIPIENT, 101)) == (False, cap)
+    assert call(_call(increase, RECIPIENT, 101)) == (False, cap)
+    unlimited = _evaluate(
+        s, {"transaction": {"network": "local-a", "to": TOKEN, "data": _call(approve, RECIPIENT, 2**256 - 1)}}
+    )
+    assert (unlimited["allowed"], unlimited["rule"]) == (False, cap) and "unlimited approval" in unlimited["reason"]
+    assert call(_call(approve_all, RECIPIENT, 1)) == (False, cap)
+    assert call(_call(approve, OTHER, 1)) == (False, allow)
+    assert call(_call(approve, OTHER, 0)) == (False, allow)
+    assert call(_call(approve, RECIPIENT, 0)) == (True, allow)
+    assert call(_call(decrease, OTHER, 5)) == (True, "default")
+    assert call(_call(approve_all, OTHER, 0)) == (True, "default")
+    assert call(_call(approve_all, OTHER, 2)) == (False, allow)  # a bool that is not 0 or 1: not decoded
+
+    to_recipient = {**PERMIT, "message": {**PERMIT["message"], "spender": RECIPIENT}}
+    assert decide({"typedData": {**to_recipient, "message": {**to_recipient["message"], "value": "100"}}}) == (
+        True,
+        "messages.typedData",
+    )
+    assert decide({"typedData": {**to_recipient, "message": {**to_recipient["message"], "value": "101"}}}) == (
+        False,
+        cap,
+    )
+    assert decide({"typedData": PERMIT}) == (False, allow)
+    # Typed data that is no permit the cosigner reads (USDC's EIP-3009 transfer): only an entry allows it.
+    authorization = {
+        "types": {
+            "TransferWithAuthorization": [
+                {"name": "from", "type": "address"},
+                {"name": "to", "type": "address"},
+                {"name": "value", "type": "uint256"},
+                {"name": "validAfter", "type": "uint256"},
+                {"name": "validBefore", "type": "uint256"},
+                {"name": "nonce", "type": "bytes32"},
+            ]
+        },
+        "primaryType": "TransferWithAuthorization",
+        "domain": {"name": "USD Coin", "version": "2", "chainId": 31337, "verifyingContract": TOKEN},
+        "message": {
+            "from": RECIPIENT,
+            "to": OTHER,
+            "value": str(10**30),
+            "validAfter": 0,
+            "validBefore": 1893456000,
+            "nonce": "0x" + "00" * 32,
+        },
+    }
+    assert decide({"typedData": authorization}) == (False, "messages.typedData")
+    # Permit2's approve names the token it grants; the called contract is Permit2.
+    permit2, approve_on_permit2 = "0x000000000022D473030F116dDEE9F6B43aC78BA3", "87517c45"
+
+    def on_permit2(spender: str, amount: int) -> tuple[bool, str]:
+        data = _call(approve_on_permit2, TOKEN, int(spender, 16)) + hex(amount)[2:].rjust(64, "0") + "0" * 64
+        return decide({"transaction": {"network": "local-a", "to": permit2, "data": data}})
+
+    assert on_permit2(RECIPIENT, 101) == (False, cap)
+    assert on_permit2(RECIPIENT, 100) == (True, allow)
+    assert on_permit2(OTHER, 1) == (False, allow)
+
+    assert decide({"message": "0x" + "ab" * 32, "encoding": "hex"}) == (False, "messages.rawHashes")
+    assert decide({"message": "0x" + "ab" * 31, "encoding": "hex"}) == (True, "messages.personal")
+    assert decide({"message": "x" * 32}) == (False, "messages.rawHashes")  # 32 bytes of text are 32 bytes
+    _set(s, key, {**policy, "version": 2, "messages": {"rawHashes": True}}, tenant.appId)
+    assert decide({"message": "0x" + "ab" * 32, "encoding": "hex"}) == (True, "messages.rawHashes")
     assert not [item for item in _cosigner_table() if str(item["pk"]).startswith(("USAGE#", "COUNTED#"))]
 
 
@@ -297,7 +405,7 @@ def test_evaluate_takes_only_a_wallet_of_the_app_s_client(s, api, tenant, capsys
     wallet = _wallet(api, tenant, "alice")
     key = _key(1)
     _register(tenant.appId, key, capsys)
-    _set(s, key, {"version": 1, "transactions": {"maxCountPer24h": 0}})
+    _set(s, key, {"version": 1, "transactions": {"maxCountPer24h": 0}}, tenant.appId)
     coin = {"network": "local-a", "to": RECIPIENT, "value": "1"}
     for body in ({"transaction": coin}, {"transaction": coin, "walletAddress": wallet["address"].lower()}):
         decision = _evaluate(s, body)
@@ -347,7 +455,7 @@ def test_bad_input_is_a_4xx_with_its_code_and_changes_nothing(s, api, tenant, ca
     key = _key(1)
     _register(tenant.appId, key, capsys)
     policy = {"version": 3, "messages": {"personal": False}}
-    _set(s, key, policy)
+    _set(s, key, policy, tenant.appId)
     before = _cosigner_table()
     for body, status, code in BAD_EVALUATIONS:
         answer = s("POST", "/api/v1/policies/evaluate", body)
@@ -355,14 +463,14 @@ def test_bad_input_is_a_4xx_with_its_code_and_changes_nothing(s, api, tenant, ca
     bad_puts: list[tuple[Any, int, str]] = [
         ({}, 400, "VALIDATION_ERROR"),
         ({"policy": policy}, 400, "VALIDATION_ERROR"),
-        ({"policy": "{}", "signature": _sign(key, policy)}, 400, "VALIDATION_ERROR"),
-        ({"policy": [policy], "signature": _sign(key, policy)}, 400, "VALIDATION_ERROR"),
+        ({"policy": "{}", "signature": _sign(key, policy, tenant.appId)}, 400, "VALIDATION_ERROR"),
+        ({"policy": [policy], "signature": _sign(key, policy, tenant.appId)}, 400, "VALIDATION_ERROR"),
         ({"policy": policy, "signature": 5}, 400, "VALIDATION_ERROR"),
         ({"policy": policy, "signature": "A" * 300}, 400, "VALIDATION_ERROR"),
-        ({"policy": policy, "signature": _sign(key, policy), "extra": 1}, 400, "VALIDATION_ERROR"),
-        ({"policy": {"version": 1.5}, "signature": _sign(key, policy)}, 400, "INVALID_POLICY"),
-        ({"policy": {"version": 4, "x": 2**60}, "signature": _sign(key, policy)}, 400, "INVALID_POLICY"),
-        ({"policy": {"version": 2**60}, "signature": _sign(key, policy)}, 400, "INVALID_POLICY"),
+        ({"policy": policy, "signature": _sign(key, policy, tenant.appId), "extra": 1}, 400, "VALIDATION_ERROR"),
+        ({"policy": {"version": 1.5}, "signature": _sign(key, policy, tenant.appId)}, 400, "INVALID_POLICY"),
+        ({"policy": {"version": 4, "x": 2**60}, "signature": _sign(key, policy, tenant.appId)}, 400, "INVALID_POLICY"),
+        ({"policy": {"version": 2**60}, "signature": _sign(key, policy, tenant.appId)}, 400, "INVALID_POLICY"),
     ]
     for body, status, code in bad_puts:
         answer = s("PUT", "/api/v1/policies", body)
@@ -393,7 +501,7 @@ def test_a_rotation_signed_by_the_current_key_replaces_it_once(s, tenant, capsys
     rotation = _rotation(first, tenant.appId, second, 2)
     assert s("PUT", "/api/v1/policies/key", rotation).json_body["data"]["code"] == "NO_POLICY_KEY"
     _register(tenant.appId, first, capsys)
-    _set(s, first, {"version": 1})
+    _set(s, first, {"version": 1}, tenant.appId)
     for wrong in (
         _rotation(second, tenant.appId, second, 2),  # signed by the new key itself
         _rotation(first, tenant.appId, second, 1),  # the current sequence, not the next
@@ -413,9 +521,9 @@ def test_a_rotation_signed_by_the_current_key_replaces_it_once(s, tenant, capsys
     view = s("GET", "/api/v1/policies").json_body["data"]
     assert view["policy"] == {"version": 1} and view["keyId"] == signed.key_id(bytes(second.verify_key))
     old = {"version": 2}
-    answer = s("PUT", "/api/v1/policies", {"policy": old, "signature": _sign(first, old)})
+    answer = s("PUT", "/api/v1/policies", {"policy": old, "signature": _sign(first, old, tenant.appId)})
     assert answer.json_body["data"]["code"] == "POLICY_SIGNATURE_INVALID"
-    _set(s, second, old)
+    _set(s, second, old, tenant.appId)
     assert s("PUT", "/api/v1/policies/key", _rotation(second, tenant.appId, third, 3)).status_code == 200
 
 
@@ -434,7 +542,7 @@ def test_a_cosigner_that_cannot_answer_is_503_signer_unavailable(s, tenant, caps
     policy = {"version": 1}
     for method, path, body in (
         ("GET", "/api/v1/policies", None),
-        ("PUT", "/api/v1/policies", {"policy": policy, "signature": _sign(key, policy)}),
+        ("PUT", "/api/v1/policies", {"policy": policy, "signature": _sign(key, policy, tenant.appId)}),
         ("POST", "/api/v1/policies/evaluate", {"message": "hi"}),
         ("PUT", "/api/v1/policies/key", _rotation(key, tenant.appId, _key(2), 2)),
     ):
@@ -469,7 +577,7 @@ def test_govern_wallets_puts_wallets_made_before_policies_under_their_client_s_p
     _forget_cosigner_caches()
     key = _key(1)
     _register(tenant.appId, key, capsys)
-    _set(s, key, {"version": 1, "messages": {"personal": False}})
+    _set(s, key, {"version": 1, "messages": {"personal": False}}, tenant.appId)
     assert old["post"]("/api/v1/wallet/sign-message", {"message": "hi"}).status_code == 200  # not governed yet
     denied = new["post"]("/api/v1/wallet/sign-message", {"message": "hi"})
     assert denied.status_code == 403 and denied.json_body["data"] == {
@@ -550,7 +658,9 @@ def test_a_send_the_policy_refuses_is_403_policy_denied_broadcasts_nothing_and_g
             "destinations": {"deny": [OTHER]},
         },
     }
-    answer = call(api, tenant, "PUT", "/api/v1/policies", {"policy": policy, "signature": _sign(key, policy)})
+    answer = call(
+        api, tenant, "PUT", "/api/v1/policies", {"policy": policy, "signature": _sign(key, policy, tenant.appId)}
+    )
     assert answer.status_code == 200, answer.json_body
 
     def send(to: str, amount: str) -> Any:
@@ -593,13 +703,21 @@ def test_a_send_the_policy_refuses_is_403_policy_denied_broadcasts_nothing_and_g
     refused = send(RECIPIENT, "1")
     assert refused.status_code == 403 and refused.json_body["data"]["rule"] == "transactions.maxValuePer24h.native"
     assert send(RECIPIENT, "0.5").json_body["data"]["txReceipt"]["nonce"] == 2
-    # A refused signature is not listed.
-    signature = funded["post"]("/api/v1/wallet/sign-typed-data", {"typedData": PERMIT})
+    # A refused signature is not listed. A permit is spending: one for the denied address is refused.
+    denied = funded["post"]("/api/v1/wallet/sign-typed-data", {"typedData": PERMIT})
+    assert denied.status_code == 403 and denied.json_body["data"] == {
+        "code": "POLICY_DENIED",
+        "rule": "transactions.destinations.deny",
+    }
+    to_recipient = {**PERMIT, "message": {**PERMIT["message"], "spender": RECIPIENT}}
+    signature = funded["post"]("/api/v1/wallet/sign-typed-data", {"typedData": to_recipient})
     assert signature.status_code == 200  # no typed-data rule: the default (allow) decides
     policy = {"version": 2, "messages": {"typedData": []}}
-    answer = call(api, tenant, "PUT", "/api/v1/policies", {"policy": policy, "signature": _sign(key, policy)})
+    answer = call(
+        api, tenant, "PUT", "/api/v1/policies", {"policy": policy, "signature": _sign(key, policy, tenant.appId)}
+    )
     assert answer.status_code == 200, answer.json_body
-    denied = funded["post"]("/api/v1/wallet/sign-typed-data", {"typedData": PERMIT})
+    denied = funded["post"]("/api/v1/wallet/sign-typed-data", {"typedData": to_recipient})
     assert denied.status_code == 403 and denied.json_body["data"] == {
         "code": "POLICY_DENIED",
         "rule": "messages.typedData",
@@ -621,7 +739,9 @@ def test_a_refusal_in_a_presignature_s_online_step_burns_no_presignature_and_giv
     key = _key(1)
     _register(tenant.appId, key, capsys)
     policy = {"version": 1, "transactions": {"destinations": {"allow": [RECIPIENT]}}}
-    answer = call(api, tenant, "PUT", "/api/v1/policies", {"policy": policy, "signature": _sign(key, policy)})
+    answer = call(
+        api, tenant, "PUT", "/api/v1/policies", {"policy": policy, "signature": _sign(key, policy, tenant.appId)}
+    )
     assert answer.status_code == 200, answer.json_body
 
     def send(to: str) -> Any:

@@ -170,6 +170,35 @@ def test_the_service_accepts_the_sdks_signatures_and_sessions(api, tenant):
     assert wallet_needed.value.code == "WALLET_TOKEN_REQUIRED"
 
 
+def test_policies_signed_by_the_sdk_are_set_for_their_app_only_and_rotations_accepted(api, tenant, use_networks):
+    from chalicelib.policies.cosigner import register_policy_key
+    from chalicelib.tenancy import service as tenancy
+    from tests.support.mpc import register_signing_policies
+
+    register_signing_policies()
+    use_networks([{"name": "local-a", "chainId": 31337, "rpcUrls": ["http://127.0.0.1:9"], "nativeSymbol": "ETH"}])
+    key = dompet.policies.load_key(base64.b64encode(bytes(range(32))).decode())
+    other_app, other_secret = tenancy.create_app(tenant.clientId, "Production")
+    for app_id in (tenant.appId, other_app.appId):
+        register_policy_key(app_id, dompet.policies.public_key(key), tenant.clientId)
+    signed = dompet.Dompet(BASE, app_id=tenant.appId, app_secret=tenant.appSecret, transport=ChaliceTransport(api))
+    other = dompet.Dompet(BASE, app_id=other_app.appId, app_secret=other_secret, transport=ChaliceTransport(api))
+
+    # Key order and formatting are the SDK's business: the service verifies the canonical bytes.
+    body = dompet.policies.sign_policy(tenant.appId, {"version": 2, "default": "deny", "networks": ["local-a"]}, key)
+    assert signed.request("PUT", "/api/v1/policies", body)["version"] == 2
+    with pytest.raises(dompet.PermissionDeniedError) as replayed:
+        other.request("PUT", "/api/v1/policies", body)
+    assert replayed.value.code == "POLICY_SIGNATURE_INVALID"
+    assert other.request("GET", "/api/v1/policies")["policy"] is None
+
+    new_key = Ed25519PrivateKey.generate()
+    rotation = dompet.policies.sign_key_rotation(tenant.appId, dompet.policies.public_key(new_key), 2, key)
+    assert signed.request("PUT", "/api/v1/policies/key", rotation)["sequence"] == 2
+    newer = dompet.policies.sign_policy(tenant.appId, {"version": 3}, new_key)
+    assert signed.request("PUT", "/api/v1/policies", newer)["version"] == 3
+
+
 # ------------------------------------------------------------------------------------------ idempotency and retries
 
 

@@ -24,16 +24,27 @@ def operator_env(stack: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def operator(stack: dict[str, Any], *args: str) -> str:
-    """`python -m chalicelib.tenancy.admin ARGS` against the stack; its stdout."""
-    done = subprocess.run(
-        [sys.executable, "-m", "chalicelib.tenancy.admin", *args],
+def _run(stack: dict[str, Any], argv: list[str], timeout: int) -> subprocess.CompletedProcess[str]:
+    """A Python command of this checkout, run as the operator runs it against the stack."""
+    return subprocess.run(
+        [sys.executable, *argv],
         cwd=ROOT,
         env=operator_env(stack),
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
         check=False,
     )
+
+
+def operator(stack: dict[str, Any], *args: str) -> str:
+    """`python -m chalicelib.tenancy.admin ARGS` against the stack; its stdout."""
+    done = _run(stack, ["-m", "chalicelib.tenancy.admin", *args], timeout=120)
     assert done.returncode == 0, f"admin {args[0]}: {done.stdout}\n{done.stderr}"
     return done.stdout
+
+
+def fill_aux_pool(stack: dict[str, Any], sets: int) -> None:
+    """Put `sets` aux-info sets into the stack's pool (cached insecure fixture primes), for wallets a test makes."""
+    done = _run(stack, ["-c", f"from devtools import aux_cache; aux_cache.fill_pool({int(sets)})"], timeout=300)
+    assert done.returncode == 0, done.stderr

@@ -224,23 +224,15 @@ def test_every_change_is_in_the_audit_log_also_over_the_api(api, tenant, public_
     actions = field_values(ana.text(), "action")
     assert len(actions) == 6  # operator's invite, joined, app, rotation, webhook, invite
 
-    listed = signed(api, tenant.appId, secret, "GET", "/api/v1/audit-log?page=1&limit=2")
+    # Over the API, an app's secret reads the entries about its own app, without the members' personal data
+    # (tests/unit/test_audit_log_api.py).
+    listed = signed(api, tenant.appId, secret, "GET", "/api/v1/audit-log?page=1&limit=1")
     assert listed.status_code == 200, listed.json_body
     data = listed.json_body["data"]
-    assert data["pagination"]["total"] == 6 and data["pagination"]["totalPages"] == 3
-    newest = data["data"][0]
-    assert newest["action"] == "member.invited" and newest["actor"]["email"] == "audit@example.com"
-    assert newest["details"] == {"email": "bo@example.com", "role": "viewer"}
+    assert data["pagination"]["total"] == 2 and data["pagination"]["totalPages"] == 2
     everything = signed(api, tenant.appId, secret, "GET", "/api/v1/audit-log?limit=100").json_body["data"]["data"]
-    assert [e["action"] for e in everything][::-1] == [
-        "member.invited",
-        "member.joined",
-        "app.created",
-        "app.secret_rotated",
-        "webhook.url_set",
-        "member.invited",
-    ]
-    assert everything[-1]["actor"] == {"kind": "operator", "userId": None, "email": None}
+    assert [e["action"] for e in everything][::-1] == ["app.secret_rotated", "webhook.url_set"]
+    assert everything[0]["details"] == {"url": "https://hooks.example.com/x"}
 
     other = tenancy.create_tenant("Elsewhere")
     theirs = signed(api, other.appId, other.appSecret, "GET", "/api/v1/audit-log")

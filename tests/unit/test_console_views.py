@@ -515,9 +515,9 @@ def test_policies_show_the_signed_policy_in_force_with_its_version_and_key(
     app = app_of(tenant)
     key = SigningKey.generate()
     public = base64.b64encode(bytes(key.verify_key)).decode()
-    register_policy_key(app.appId, public)
+    register_policy_key(app.appId, public, app.clientId)
     document = {"version": 3, "transactions": {"maxValue": {"native": "100"}}}
-    signature = base64.b64encode(key.sign(signed.canonical(document)).signature).decode()
+    signature = base64.b64encode(key.sign(signed.policy_message(app.appId, document)).signature).decode()
     policy_service.set_policy(app, PolicyBody(policy=document, signature=signature))
     assert tenant.clientId is not None
     tenancy.create_app(tenant.clientId, "No policy key")

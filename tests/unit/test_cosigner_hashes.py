@@ -267,12 +267,12 @@ def policy_key(tenant: Any, use_networks: Any) -> SigningKey:
     """The app's policy key (registered by the operator), with a registry of one network."""
     use_networks([{"name": "local-a", "chainId": 31337, "rpcUrls": ["http://127.0.0.1:9"], "nativeSymbol": "ETH"}])
     key = SigningKey.generate()
-    register_policy_key(tenant.appId, base64.b64encode(bytes(key.verify_key)).decode())
+    register_policy_key(tenant.appId, base64.b64encode(bytes(key.verify_key)).decode(), tenant.clientId)
     return key
 
 
 def set_policy(app_id: str, key: SigningKey, document: dict[str, Any]) -> dict[str, Any]:
-    signature = base64.b64encode(key.sign(signed.canonical(document)).signature).decode()
+    signature = base64.b64encode(key.sign(signed.policy_message(app_id, document)).signature).decode()
     return parties.cosigner({"action": "policy-set", "appId": app_id, "policy": document, "signature": signature})
 
 
@@ -312,7 +312,9 @@ def test_the_api_function_cannot_write_the_cosigners_policies_and_its_own_copies
                     "appId": tenant.appId,
                     "version": 99,
                     "document": signed.canonical(looser).decode(),
-                    "signature": base64.b64encode(attacker.sign(signed.canonical(looser)).signature).decode(),
+                    "signature": base64.b64encode(
+                        attacker.sign(signed.policy_message(tenant.appId, looser)).signature
+                    ).decode(),
                     "keyId": "pk_attacker",
                     "setAt": "2026-01-01T00:00:00.000Z",
                 }

@@ -17,6 +17,7 @@ import base64
 import secrets
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import dompet_mpc as mpc_core
@@ -46,6 +47,7 @@ from tests.support.mpc import (
     refreshed,
     run_refill_function,
 )
+from tests.support.permit import PERMIT_TYPES
 
 TOKEN = "0x" + "5f" * 20
 FRIEND = "0x" + "11" * 20
@@ -67,7 +69,7 @@ def networks(use_networks: Callable[[list[dict[str, Any]]], Any]) -> None:
 def policy_key(tenant: Any) -> SigningKey:
     """The app's policy key, registered by the operator."""
     key = SigningKey.generate()
-    record = register_policy_key(tenant.appId, _public(key))
+    record = register_policy_key(tenant.appId, _public(key), tenant.clientId)
     assert record["sequence"] == 1 and record["clientId"] == tenant.clientId and not record["replaced"]
     return key
 
@@ -98,13 +100,13 @@ def _public(key: SigningKey) -> str:
     return base64.b64encode(bytes(key.verify_key)).decode()
 
 
-def _sign_document(key: SigningKey, document: Any) -> str:
-    return base64.b64encode(key.sign(signed.canonical(document)).signature).decode()
+def _sign_document(key: SigningKey, document: Any, app_id: str) -> str:
+    return base64.b64encode(key.sign(signed.policy_message(app_id, document)).signature).decode()
 
 
 def set_policy(app_id: str, key: SigningKey, document: dict[str, Any], signature: str | None = None) -> dict[str, Any]:
     request = {"action": "policy-set", "appId": app_id, "policy": document}
-    return parties.cosigner({**request, "signature": signature or _sign_document(key, document)})
+    return parties.cosigner({**request, "signature": signature or _sign_document(key, document, app_id)})
 
 
 def get_policy(app_id: str) -> dict[str, Any]:
@@ -146,6 +148,24 @@ def counted(wallet_id: str) -> list[dict[str, Any]]:
         FilterExpression=Attr("pk").begins_with(f"COUNTED#{wallet_id}#"), ConsistentRead=True
     )["Items"]
     return items
+
+
+@contextmanager
+def cosigner_policy_reads() -> Iterator[list[str]]:
+    """The names of the reads of the cosigner's policy table made inside the block."""
+    reads: list[str] = []
+
+    def seen(params: dict[str, Any], model: Any, **_: Any) -> None:
+        tables = [params.get("TableName", ""), *params.get("RequestItems", {})]
+        if any(str(t).endswith("cosigner-policy") for t in tables):
+            reads.append(model.name)
+
+    events = aws.dynamodb_client().meta.events
+    events.register("before-parameter-build.dynamodb", seen)
+    try:
+        yield reads
+    finally:
+        events.unregister("before-parameter-build.dynamodb", seen)
 
 
 def no_full_signing(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -194,7 +214,7 @@ def test_a_document_is_stored_only_signed_by_the_apps_key_and_its_version_only_g
     other = SigningKey.generate()
     looser = {"version": 9}
     assert set_policy(app_id, other, looser)["code"] == "POLICY_SIGNATURE_INVALID"
-    assert set_policy(app_id, policy_key, looser, _sign_document(policy_key, {"version": 10}))["code"] == (
+    assert set_policy(app_id, policy_key, looser, _sign_document(policy_key, {"version": 10}, app_id))["code"] == (
         "POLICY_SIGNATURE_INVALID"
     )
     assert set_policy(app_id, policy_key, looser, "not base64!")["code"] == "POLICY_SIGNATURE_INVALID"
@@ -410,7 +430,7 @@ def test_every_app_of_the_wallets_client_must_allow(tenant, policy_key, wallet):
     wallet_id = wallet.user.walletId
     second, _ = tenancy.create_app(tenant.clientId, "treasury")
     second_key = SigningKey.generate()
-    register_policy_key(second.appId, _public(second_key))
+    register_policy_key(second.appId, _public(second_key), tenant.clientId)
     assert set_policy(tenant.appId, policy_key, {"version": 1, "transactions": {"maxValue": {"native": "100"}}})["ok"]
     destinations = {"version": 1, "transactions": {"destinations": {"allow": [FRIEND]}}}
     assert set_policy(second.appId, second_key, destinations)["ok"]
@@ -426,7 +446,7 @@ def test_every_app_of_the_wallets_client_must_allow(tenant, policy_key, wallet):
     # Another client's policies do not reach this wallet.
     other = tenancy.create_tenant("Other")
     other_key = SigningKey.generate()
-    register_policy_key(str(other.appId), _public(other_key))
+    register_policy_key(str(other.appId), _public(other_key), other.clientId)
     assert set_policy(str(other.appId), other_key, {"version": 1, "default": "deny"})["ok"]
     assert cosigner_decides(wallet_id, tx(FRIEND, 50)) is None
     assert parties.cosigner({**evaluate, "appId": other.appId}) == {"ok": False, "code": "WALLET_NOT_FOUND"}
@@ -437,7 +457,7 @@ def test_the_clients_documents_are_one_item_read_in_the_online_steps_one_batch(t
     reads the policies with its mark and share in one batch, and makes no other read of the cosigner's table."""
     second, _ = tenancy.create_app(tenant.clientId, "treasury")
     second_key = SigningKey.generate()
-    register_policy_key(second.appId, _public(second_key))
+    register_policy_key(second.appId, _public(second_key), tenant.clientId)
     answers: list[dict[str, Any]] = []
     writers = [
         threading.Thread(target=lambda a=app, k=key: answers.append(set_policy(a, k, {"version": 1})))
@@ -451,20 +471,9 @@ def test_the_clients_documents_are_one_item_read_in_the_online_steps_one_batch(t
     assert [p.app_id for p in store.client_policies(tenant.clientId)] == sorted([tenant.appId, second.appId])
     assert set_policy(second.appId, second_key, {"version": 2, "messages": {"personal": False}})["ok"]
 
-    reads: list[str] = []
-
-    def seen(params: dict[str, Any], model: Any, **_: Any) -> None:
-        tables = [params.get("TableName", ""), *params.get("RequestItems", {})]
-        if any(str(t).endswith("cosigner-policy") for t in tables):
-            reads.append(model.name)
-
-    events = aws.dynamodb_client().meta.events
     provisioning.sign(stocked, tx(FRIEND, 1))  # warm: the wallet's client is known from here on
-    events.register("before-parameter-build.dynamodb", seen)
-    try:
+    with cosigner_policy_reads() as reads:
         refusal = denied(lambda: provisioning.sign(stocked, digests.personal_message(b"hi")))
-    finally:
-        events.unregister("before-parameter-build.dynamodb", seen)
     assert refusal.details["rule"] == "messages.personal"  # the second app's document, read in the batch
     assert reads == ["BatchGetItem"]
 
@@ -513,3 +522,109 @@ def test_no_policy_signs_as_before_and_every_transaction_counts(stocked, monkeyp
 def _no_leftover_travel() -> Iterator[None]:
     yield
     clock.reset()
+
+
+# --- an allowance is spending ----------------------------------------------------------------------------------
+
+
+def permit(value: int, nonce: int = 0, spender: str = FRIEND) -> Signable:
+    """An EIP-2612 permit of TOKEN, as OpenZeppelin's ERC20Permit defines it."""
+    return digests.typed_data(
+        {
+            "types": PERMIT_TYPES,
+            "primaryType": "Permit",
+            "domain": {"name": "Token", "version": "1", "chainId": CHAIN_ID, "verifyingContract": TOKEN},
+            "message": {"owner": STRANGER, "spender": spender, "value": value, "nonce": nonce, "deadline": 2**40},
+        }
+    )
+
+
+def window_of(wallet_id: str) -> tuple[dict[str, int], int]:
+    spent = usage.usage(
+        usage.window_of(aws.table(store.TABLE).get_item(Key=usage.usage_key(wallet_id))["Item"]), clock.epoch()
+    )
+    return dict(spent.spent), spent.count
+
+
+def test_permits_and_approvals_count_in_the_24h_window_once_each(tenant, policy_key, wallet):
+    """A permit listed in messages.typedData still faces the daily cap, and counts in it (once per digest) with the
+    transactions; it is not a transaction for maxCountPer24h. An approve counts its amount too."""
+    wallet_id = wallet.user.walletId
+    document = {
+        "version": 1,
+        "transactions": {"maxValuePer24h": {TOKEN: "100"}, "maxCountPer24h": 1},
+        "messages": {"typedData": [{"primaryType": "Permit"}]},
+    }
+    assert set_policy(tenant.appId, policy_key, document)["ok"]
+    assert cosigner_decides(wallet_id, permit(101)) == f"transactions.maxValuePer24h.{TOKEN}"
+    assert cosigner_decides(wallet_id, permit(60)) is None
+    assert cosigner_decides(wallet_id, permit(60)) is None  # the same permit again: counted once
+    assert window_of(wallet_id) == ({TOKEN: 60}, 0)
+    assert cosigner_decides(wallet_id, permit(41, nonce=1)) == f"transactions.maxValuePer24h.{TOKEN}"
+    approve = tx(TOKEN, 0, abi.encode_call("approve(address,uint256)", FRIEND, 41))
+    assert cosigner_decides(wallet_id, approve) == f"transactions.maxValuePer24h.{TOKEN}"
+    assert cosigner_decides(wallet_id, tx(TOKEN, 0, abi.encode_call("approve(address,uint256)", FRIEND, 40))) is None
+    assert window_of(wallet_id) == ({TOKEN: 100}, 1)
+    # A revoke moves nothing and passes the cap (the count of transactions is what stops it).
+    revoke = tx(TOKEN, 0, abi.encode_call("decreaseAllowance(address,uint256)", FRIEND, 40), nonce=1)
+    assert cosigner_decides(wallet_id, revoke) == "transactions.maxCountPer24h"
+    assert len(counted(wallet_id)) == 2
+
+    # evaluate reads the window for a permit as for a transaction, and counts nothing.
+    def evaluate(payload: Signable) -> dict[str, Any]:
+        request = {"action": "policy-evaluate", "appId": tenant.appId, "walletId": wallet_id}
+        return parties.cosigner({**request, "payload": payload.model_dump()})
+
+    assert evaluate(permit(1, nonce=2))["rule"] == f"transactions.maxValuePer24h.{TOKEN}"
+    assert evaluate(permit(0, nonce=2))["allowed"] is True
+    assert len(counted(wallet_id)) == 2
+
+
+def test_a_permit_signed_in_the_online_step_is_counted_from_the_one_batch(tenant, policy_key, stocked, monkeypatch):
+    wallet_id = stocked.user.walletId
+    document = {"version": 1, "transactions": {"maxValuePer24h": {TOKEN: "10"}}}
+    assert set_policy(tenant.appId, policy_key, document)["ok"]
+    provisioning.sign(stocked, tx(FRIEND, 1))  # warm: the wallet's client is known from here on
+    payload = permit(10)
+    with cosigner_policy_reads() as reads, monkeypatch.context() as patched:
+        no_full_signing(patched)
+        signature = provisioning.sign(stocked, payload)
+    assert recovered_address(signature, digests.digest_of(payload)) == stocked.user.walletAddress
+    assert reads == ["BatchGetItem"]  # the window and the digest's mark came with the policies
+    assert window_of(wallet_id) == ({"native": 1, TOKEN: 10}, 1)
+    refusal = denied(lambda: provisioning.sign(stocked, permit(1, nonce=1)))
+    assert refusal.details["rule"] == f"transactions.maxValuePer24h.{TOKEN}"
+
+
+def test_typed_data_that_is_no_permit_needs_an_entry_under_a_daily_cap_and_counts_nothing(tenant, policy_key, wallet):
+    """A USDC-style EIP-3009 transfer moves value the cosigner does not read: under a daily cap it is refused unless
+    an entry names it (the default does not allow it), and allowed it counts in no window."""
+    wallet_id = wallet.user.walletId
+    fields = ["from", "to", "value", "validAfter", "validBefore"]
+    authorization = digests.typed_data(
+        {
+            "types": {
+                "TransferWithAuthorization": [
+                    *({"name": name, "type": "address" if name in ("from", "to") else "uint256"} for name in fields),
+                    {"name": "nonce", "type": "bytes32"},
+                ]
+            },
+            "primaryType": "TransferWithAuthorization",
+            "domain": {"name": "USD Coin", "version": "2", "chainId": CHAIN_ID, "verifyingContract": TOKEN},
+            "message": {
+                "from": STRANGER,
+                "to": FRIEND,
+                "value": 10**30,
+                "validAfter": 0,
+                "validBefore": 2**40,
+                "nonce": "0x" + "00" * 32,
+            },
+        }
+    )
+    capped = {"version": 1, "default": "allow", "transactions": {"maxValuePer24h": {TOKEN: "100"}}}
+    assert set_policy(tenant.appId, policy_key, capped)["ok"]
+    assert cosigner_decides(wallet_id, authorization) == "messages.typedData"
+    named = {"typedData": [{"verifyingContract": TOKEN, "primaryType": "TransferWithAuthorization"}]}
+    assert set_policy(tenant.appId, policy_key, {**capped, "version": 2, "messages": named})["ok"]
+    assert cosigner_decides(wallet_id, authorization) is None
+    assert counted(wallet_id) == []

@@ -1,6 +1,6 @@
 """The policy-signing snippets of docs/examples, run as an integrator runs them: the Python one (PyNaCl + rfc8785)
 and the Node one (node:crypto + canonicalize) sign the same RFC 8785 bytes, and what they print verifies with the
-service's own check (chalicelib.policies.signed)."""
+service's own check (chalicelib.policies.signed) for the app it was signed for, and for no other."""
 
 from __future__ import annotations
 
@@ -24,6 +24,8 @@ SNIPPETS = {
     "node": ["node", str(EXAMPLES / "sign-policy.mjs")],
 }
 TOKEN = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
+APP_ID = "3f1c2a9e-0000-4000-8000-00000000c0de"
+OTHER_APP_ID = "3f1c2a9e-0000-4000-8000-0000000051a9"
 
 # A policy the service accepts, with what canonicalization can get wrong: keys out of order at every depth, numbers,
 # non-ASCII strings (one outside the BMP, whose UTF-16 surrogates sort before U+FB01 although its code point is
@@ -84,18 +86,21 @@ def test_both_snippets_sign_the_same_canonical_bytes_and_the_service_verifies_th
     policy_file.write_text(json.dumps(document, indent=2, ensure_ascii=False), encoding="utf-8")
     signatures = {}
     for snippet in SNIPPETS:
-        stdout, stderr = run(snippet, "sign", str(policy_file), str(path))
+        stdout, stderr = run(snippet, "sign", APP_ID, str(policy_file), str(path))
         assert printed_public_key(stderr) == public_key
         body = json.loads(stdout)  # the body of PUT /api/v1/policies, as the service parses it
         assert set(body) == {"policy", "signature"} and body["policy"] == document
         signature = base64.b64decode(body["signature"], validate=True)
-        assert signed.verify(public_key, signed.canonical(document), signature), snippet
-        assert signed.verify(public_key, signed.canonical(body["policy"]), signature), snippet
+        assert signed.verify(public_key, signed.policy_message(APP_ID, document), signature), snippet
+        assert signed.verify(public_key, signed.policy_message(APP_ID, body["policy"]), signature), snippet
         signatures[snippet] = signature
     # Ed25519 is deterministic: one key, one signature per message, so equal signatures mean equal canonical bytes.
     assert signatures["python"] == signatures["node"]
     changed = {**document, "version": 8}
-    assert not signed.verify(public_key, signed.canonical(changed), signatures["python"])
+    assert not signed.verify(public_key, signed.policy_message(APP_ID, changed), signatures["python"])
+    # Bound to its app: the same document on another app (one key registered for both) does not verify.
+    assert not signed.verify(public_key, signed.policy_message(OTHER_APP_ID, document), signatures["python"])
+    assert not signed.verify(public_key, signed.canonical(document), signatures["python"])
 
 
 def test_the_signed_example_policy_is_one_the_service_accepts():
@@ -106,7 +111,7 @@ def test_the_signed_example_policy_is_one_the_service_accepts():
 def test_both_snippets_sign_the_same_key_rotation(key_file):
     path, public_key = key_file
     new_public = base64.b64encode(bytes(SigningKey.generate().verify_key)).decode()
-    app_id = "3f1c2a9e-0000-4000-8000-00000000c0de"
+    app_id = APP_ID
     signatures = set()
     for snippet in SNIPPETS:
         stdout, stderr = run(snippet, "rotate", app_id, new_public, "2", str(path))
@@ -127,5 +132,7 @@ def test_a_key_made_by_the_node_snippet_signs_with_the_python_one(tmp_path):
     path.write_text(seed)
     policy_file = tmp_path / "policy.json"
     policy_file.write_text(json.dumps({"version": 1}))
-    public_keys = {printed_public_key(run(snippet, "sign", str(policy_file), str(path))[1]) for snippet in SNIPPETS}
+    public_keys = {
+        printed_public_key(run(snippet, "sign", APP_ID, str(policy_file), str(path))[1]) for snippet in SNIPPETS
+    }
     assert public_keys == {bytes(SigningKey(base64.b64decode(seed)).verify_key)}

@@ -9,10 +9,11 @@
     alice.request("POST", "/api/v1/account/create", {})
 
 Typed calls: `dompet.api.<operation>.sync(client=d.client, ...)` or `d.call(dompet.api.<operation>, ...)`, models in
-`dompet.models`; webhooks: `dompet.webhooks.verify(body, headers, public_key)`.
+`dompet.models`; webhooks: `dompet.webhooks.verify(body, headers, public_key)`; signing policies:
+`dompet.policies.sign_policy(app_id, policy, key)`.
 """
 
-from dompet import api, errors, models, webhooks
+from dompet import api, errors, models, policies, webhooks
 from dompet._transport import RetryPolicy
 from dompet._version import __version__
 from dompet.client import AsyncDompet, AsyncUserSession, Dompet, Page, UserSession
@@ -57,5 +58,6 @@ __all__ = [
     "api",
     "errors",
     "models",
+    "policies",
     "webhooks",
 ]

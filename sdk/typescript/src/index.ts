@@ -38,3 +38,5 @@ export type {
   WebhookKeys,
   WebhookPublicKeys,
 } from "./webhooks.js";
+export { loadPolicyKey, policyPublicKey, signKeyRotation, signPolicy } from "./policies.js";
+export type { PolicyDocument, SignedKeyRotation, SignedPolicy } from "./policies.js";

@@ -89,8 +89,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The organization's audit log, newest first
-         * @description Family S. Every state-changing action of the signing app's organization in the console (apps, secrets, webhooks, members) and the operator's invites: who (`actor`), what (`action`, `target`), when (`at`) and from where (`sourceIp`, `userAgent`). Query `page` (from 1) and `limit` (default 50, at most 100); the answer is `{data, pagination}`.
+         * The signing app's audit log, newest first
+         * @description Family S. What members of the organization changed in the console about the signing app (the app, its secret, its webhooks and deliveries): who (`actor.kind`, `actor.userId`), what (`action`, `target`), when (`at`). Members' emails, source addresses and browsers (`actor.email`, `sourceIp`, `userAgent`: null here), and the organization's other entries (members, clients, other apps), are for the console's admins. Query `page` (from 1) and `limit` (default 50, at most 100); the answer is `{data, pagination}`.
          */
         get: operations["getAuditLog"];
         put?: never;
@@ -655,7 +655,7 @@ export interface paths {
         get: operations["getPolicies"];
         /**
          * Set the app's signing policy (signed by the app's policy key)
-         * @description The cosigner verifies `signature` (Ed25519, by the policy key the operator registered for the app) over the RFC 8785 canonical JSON of `policy`, checks the document and that its `version` is higher than the stored one, and keeps its own copy; from then on it applies it to every signature of the client's MPC wallets (docs/policies.md). `400 INVALID_POLICY` (`data.field` names the problem) or `POLICY_TOO_LARGE`; `403 POLICY_SIGNATURE_INVALID`; `409 NO_POLICY_KEY` (none registered) or `POLICY_VERSION_STALE` (the same or an older version: a signed document cannot be replayed); `503 SIGNER_UNAVAILABLE` (nothing stored, retry).
+         * @description The cosigner verifies `signature` (Ed25519, by the policy key the operator registered for the app) over the RFC 8785 canonical JSON of `{appId, policy}` (this app's id: a document signed for another app is refused), checks the document and that its `version` is higher than the stored one, and keeps its own copy; from then on it applies it to every signature of the client's MPC wallets (docs/policies.md). `400 INVALID_POLICY` (`data.field` names the problem) or `POLICY_TOO_LARGE`; `403 POLICY_SIGNATURE_INVALID`; `409 NO_POLICY_KEY` (none registered) or `POLICY_VERSION_STALE` (the same or an older version: a signed document cannot be replayed); `503 SIGNER_UNAVAILABLE` (nothing stored, retry).
          */
         put: operations["putPolicies"];
         post?: never;
@@ -3461,7 +3461,7 @@ export interface components {
         };
         /**
          * PolicyBody
-         * @description `PUT /api/v1/policies`: the document and the policy key's signature of its canonical JSON.
+         * @description `PUT /api/v1/policies`: the document and the policy key's signature of it for this app (canonical JSON).
          * @example {
          *       "policy": {
          *         "default": "allow",
@@ -3512,14 +3512,14 @@ export interface components {
         PolicyBody: {
             /**
              * Policy
-             * @description The policy document (docs/policies.md), at most 64 KiB of JSON. Signed exactly as sent: the signature is over its RFC 8785 (JCS) canonical JSON.
+             * @description The policy document (docs/policies.md), at most 64 KiB of JSON. Signed exactly as sent: the signature is over the RFC 8785 (JCS) canonical JSON of `{"appId": <appId>, "policy": <policy>}`.
              */
             policy: {
                 [key: string]: unknown;
             };
             /**
              * Signature
-             * @description Base64 of the Ed25519 signature of the canonical JSON of `policy` by the app's policy key.
+             * @description Base64 of the Ed25519 signature by the app's policy key of the canonical JSON of `{"appId": <this app's id>, "policy": <policy>}`: a document signed for another app is refused.
              */
             signature: string;
         };
@@ -6728,7 +6728,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`. */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_AMOUNT`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8369,7 +8369,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request. `data.code`: `NETWORK_MISMATCH`, `NETWORK_NOT_CUSTODIAL`, `NETWORK_REQUIRED`, `UNKNOWN_NETWORK`, `VALIDATION_ERROR`. */
+            /** @description Invalid request. `data.code`: `UNKNOWN_NETWORK`, `NETWORK_MISMATCH`, `NETWORK_NOT_CUSTODIAL`, `NETWORK_REQUIRED`, `VALIDATION_ERROR`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10316,7 +10316,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`. */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_AMOUNT`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12379,7 +12379,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_AMOUNT`, `INVALID_ADDRESS`. */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `INVALID_AMOUNT`. */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -14,12 +14,13 @@ T = TypeVar("T", bound="PolicyBody")
 
 @_attrs_define
 class PolicyBody:
-    """`PUT /api/v1/policies`: the document and the policy key's signature of its canonical JSON.
+    """`PUT /api/v1/policies`: the document and the policy key's signature of it for this app (canonical JSON).
 
     Attributes:
         policy (PolicyBodyPolicy): The policy document (docs/policies.md), at most 64 KiB of JSON. Signed exactly as
-            sent: the signature is over its RFC 8785 (JCS) canonical JSON.
-        signature (str): Base64 of the Ed25519 signature of the canonical JSON of `policy` by the app's policy key.
+            sent: the signature is over the RFC 8785 (JCS) canonical JSON of `{"appId": <appId>, "policy": <policy>}`.
+        signature (str): Base64 of the Ed25519 signature by the app's policy key of the canonical JSON of `{"appId":
+            <this app's id>, "policy": <policy>}`: a document signed for another app is refused.
     """
 
     policy: PolicyBodyPolicy

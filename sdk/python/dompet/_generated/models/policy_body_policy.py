@@ -11,8 +11,8 @@ T = TypeVar("T", bound="PolicyBodyPolicy")
 
 @_attrs_define
 class PolicyBodyPolicy:
-    """The policy document (docs/policies.md), at most 64 KiB of JSON. Signed exactly as sent: the signature is over its
-    RFC 8785 (JCS) canonical JSON.
+    """The policy document (docs/policies.md), at most 64 KiB of JSON. Signed exactly as sent: the signature is over the
+    RFC 8785 (JCS) canonical JSON of `{"appId": <appId>, "policy": <policy>}`.
 
     """
 

@@ -89,12 +89,14 @@ def sync_detailed(
     page: int | Unset = 1,
     limit: int | Unset = 50,
 ) -> Response[ErrorEnvelope | GetAuditLogResponse200]:
-    """The organization's audit log, newest first
+    """The signing app's audit log, newest first
 
-     Family S. Every state-changing action of the signing app's organization in the console (apps,
-    secrets, webhooks, members) and the operator's invites: who (`actor`), what (`action`, `target`),
-    when (`at`) and from where (`sourceIp`, `userAgent`). Query `page` (from 1) and `limit` (default 50,
-    at most 100); the answer is `{data, pagination}`.
+     Family S. What members of the organization changed in the console about the signing app (the app,
+    its secret, its webhooks and deliveries): who (`actor.kind`, `actor.userId`), what (`action`,
+    `target`), when (`at`). Members' emails, source addresses and browsers (`actor.email`, `sourceIp`,
+    `userAgent`: null here), and the organization's other entries (members, clients, other apps), are
+    for the console's admins. Query `page` (from 1) and `limit` (default 50, at most 100); the answer is
+    `{data, pagination}`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -126,12 +128,14 @@ def sync(
     page: int | Unset = 1,
     limit: int | Unset = 50,
 ) -> ErrorEnvelope | GetAuditLogResponse200 | None:
-    """The organization's audit log, newest first
+    """The signing app's audit log, newest first
 
-     Family S. Every state-changing action of the signing app's organization in the console (apps,
-    secrets, webhooks, members) and the operator's invites: who (`actor`), what (`action`, `target`),
-    when (`at`) and from where (`sourceIp`, `userAgent`). Query `page` (from 1) and `limit` (default 50,
-    at most 100); the answer is `{data, pagination}`.
+     Family S. What members of the organization changed in the console about the signing app (the app,
+    its secret, its webhooks and deliveries): who (`actor.kind`, `actor.userId`), what (`action`,
+    `target`), when (`at`). Members' emails, source addresses and browsers (`actor.email`, `sourceIp`,
+    `userAgent`: null here), and the organization's other entries (members, clients, other apps), are
+    for the console's admins. Query `page` (from 1) and `limit` (default 50, at most 100); the answer is
+    `{data, pagination}`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -158,12 +162,14 @@ async def asyncio_detailed(
     page: int | Unset = 1,
     limit: int | Unset = 50,
 ) -> Response[ErrorEnvelope | GetAuditLogResponse200]:
-    """The organization's audit log, newest first
+    """The signing app's audit log, newest first
 
-     Family S. Every state-changing action of the signing app's organization in the console (apps,
-    secrets, webhooks, members) and the operator's invites: who (`actor`), what (`action`, `target`),
-    when (`at`) and from where (`sourceIp`, `userAgent`). Query `page` (from 1) and `limit` (default 50,
-    at most 100); the answer is `{data, pagination}`.
+     Family S. What members of the organization changed in the console about the signing app (the app,
+    its secret, its webhooks and deliveries): who (`actor.kind`, `actor.userId`), what (`action`,
+    `target`), when (`at`). Members' emails, source addresses and browsers (`actor.email`, `sourceIp`,
+    `userAgent`: null here), and the organization's other entries (members, clients, other apps), are
+    for the console's admins. Query `page` (from 1) and `limit` (default 50, at most 100); the answer is
+    `{data, pagination}`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -193,12 +199,14 @@ async def asyncio(
     page: int | Unset = 1,
     limit: int | Unset = 50,
 ) -> ErrorEnvelope | GetAuditLogResponse200 | None:
-    """The organization's audit log, newest first
+    """The signing app's audit log, newest first
 
-     Family S. Every state-changing action of the signing app's organization in the console (apps,
-    secrets, webhooks, members) and the operator's invites: who (`actor`), what (`action`, `target`),
-    when (`at`) and from where (`sourceIp`, `userAgent`). Query `page` (from 1) and `limit` (default 50,
-    at most 100); the answer is `{data, pagination}`.
+     Family S. What members of the organization changed in the console about the signing app (the app,
+    its secret, its webhooks and deliveries): who (`actor.kind`, `actor.userId`), what (`action`,
+    `target`), when (`at`). Members' emails, source addresses and browsers (`actor.email`, `sourceIp`,
+    `userAgent`: null here), and the organization's other entries (members, clients, other apps), are
+    for the console's admins. Query `page` (from 1) and `limit` (default 50, at most 100); the answer is
+    `{data, pagination}`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.

@@ -103,16 +103,17 @@ def sync_detailed(
     """Set the app's signing policy (signed by the app's policy key)
 
      The cosigner verifies `signature` (Ed25519, by the policy key the operator registered for the app)
-    over the RFC 8785 canonical JSON of `policy`, checks the document and that its `version` is higher
-    than the stored one, and keeps its own copy; from then on it applies it to every signature of the
-    client's MPC wallets (docs/policies.md). `400 INVALID_POLICY` (`data.field` names the problem) or
-    `POLICY_TOO_LARGE`; `403 POLICY_SIGNATURE_INVALID`; `409 NO_POLICY_KEY` (none registered) or
-    `POLICY_VERSION_STALE` (the same or an older version: a signed document cannot be replayed); `503
-    SIGNER_UNAVAILABLE` (nothing stored, retry).
+    over the RFC 8785 canonical JSON of `{appId, policy}` (this app's id: a document signed for another
+    app is refused), checks the document and that its `version` is higher than the stored one, and keeps
+    its own copy; from then on it applies it to every signature of the client's MPC wallets
+    (docs/policies.md). `400 INVALID_POLICY` (`data.field` names the problem) or `POLICY_TOO_LARGE`;
+    `403 POLICY_SIGNATURE_INVALID`; `409 NO_POLICY_KEY` (none registered) or `POLICY_VERSION_STALE` (the
+    same or an older version: a signed document cannot be replayed); `503 SIGNER_UNAVAILABLE` (nothing
+    stored, retry).
 
     Args:
         body (PolicyBody): `PUT /api/v1/policies`: the document and the policy key's signature of
-            its canonical JSON.
+            it for this app (canonical JSON).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -141,16 +142,17 @@ def sync(
     """Set the app's signing policy (signed by the app's policy key)
 
      The cosigner verifies `signature` (Ed25519, by the policy key the operator registered for the app)
-    over the RFC 8785 canonical JSON of `policy`, checks the document and that its `version` is higher
-    than the stored one, and keeps its own copy; from then on it applies it to every signature of the
-    client's MPC wallets (docs/policies.md). `400 INVALID_POLICY` (`data.field` names the problem) or
-    `POLICY_TOO_LARGE`; `403 POLICY_SIGNATURE_INVALID`; `409 NO_POLICY_KEY` (none registered) or
-    `POLICY_VERSION_STALE` (the same or an older version: a signed document cannot be replayed); `503
-    SIGNER_UNAVAILABLE` (nothing stored, retry).
+    over the RFC 8785 canonical JSON of `{appId, policy}` (this app's id: a document signed for another
+    app is refused), checks the document and that its `version` is higher than the stored one, and keeps
+    its own copy; from then on it applies it to every signature of the client's MPC wallets
+    (docs/policies.md). `400 INVALID_POLICY` (`data.field` names the problem) or `POLICY_TOO_LARGE`;
+    `403 POLICY_SIGNATURE_INVALID`; `409 NO_POLICY_KEY` (none registered) or `POLICY_VERSION_STALE` (the
+    same or an older version: a signed document cannot be replayed); `503 SIGNER_UNAVAILABLE` (nothing
+    stored, retry).
 
     Args:
         body (PolicyBody): `PUT /api/v1/policies`: the document and the policy key's signature of
-            its canonical JSON.
+            it for this app (canonical JSON).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -174,16 +176,17 @@ async def asyncio_detailed(
     """Set the app's signing policy (signed by the app's policy key)
 
      The cosigner verifies `signature` (Ed25519, by the policy key the operator registered for the app)
-    over the RFC 8785 canonical JSON of `policy`, checks the document and that its `version` is higher
-    than the stored one, and keeps its own copy; from then on it applies it to every signature of the
-    client's MPC wallets (docs/policies.md). `400 INVALID_POLICY` (`data.field` names the problem) or
-    `POLICY_TOO_LARGE`; `403 POLICY_SIGNATURE_INVALID`; `409 NO_POLICY_KEY` (none registered) or
-    `POLICY_VERSION_STALE` (the same or an older version: a signed document cannot be replayed); `503
-    SIGNER_UNAVAILABLE` (nothing stored, retry).
+    over the RFC 8785 canonical JSON of `{appId, policy}` (this app's id: a document signed for another
+    app is refused), checks the document and that its `version` is higher than the stored one, and keeps
+    its own copy; from then on it applies it to every signature of the client's MPC wallets
+    (docs/policies.md). `400 INVALID_POLICY` (`data.field` names the problem) or `POLICY_TOO_LARGE`;
+    `403 POLICY_SIGNATURE_INVALID`; `409 NO_POLICY_KEY` (none registered) or `POLICY_VERSION_STALE` (the
+    same or an older version: a signed document cannot be replayed); `503 SIGNER_UNAVAILABLE` (nothing
+    stored, retry).
 
     Args:
         body (PolicyBody): `PUT /api/v1/policies`: the document and the policy key's signature of
-            its canonical JSON.
+            it for this app (canonical JSON).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -210,16 +213,17 @@ async def asyncio(
     """Set the app's signing policy (signed by the app's policy key)
 
      The cosigner verifies `signature` (Ed25519, by the policy key the operator registered for the app)
-    over the RFC 8785 canonical JSON of `policy`, checks the document and that its `version` is higher
-    than the stored one, and keeps its own copy; from then on it applies it to every signature of the
-    client's MPC wallets (docs/policies.md). `400 INVALID_POLICY` (`data.field` names the problem) or
-    `POLICY_TOO_LARGE`; `403 POLICY_SIGNATURE_INVALID`; `409 NO_POLICY_KEY` (none registered) or
-    `POLICY_VERSION_STALE` (the same or an older version: a signed document cannot be replayed); `503
-    SIGNER_UNAVAILABLE` (nothing stored, retry).
+    over the RFC 8785 canonical JSON of `{appId, policy}` (this app's id: a document signed for another
+    app is refused), checks the document and that its `version` is higher than the stored one, and keeps
+    its own copy; from then on it applies it to every signature of the client's MPC wallets
+    (docs/policies.md). `400 INVALID_POLICY` (`data.field` names the problem) or `POLICY_TOO_LARGE`;
+    `403 POLICY_SIGNATURE_INVALID`; `409 NO_POLICY_KEY` (none registered) or `POLICY_VERSION_STALE` (the
+    same or an older version: a signed document cannot be replayed); `503 SIGNER_UNAVAILABLE` (nothing
+    stored, retry).
 
     Args:
         body (PolicyBody): `PUT /api/v1/policies`: the document and the policy key's signature of
-            its canonical JSON.
+            it for this app (canonical JSON).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
