@@ -91,16 +91,17 @@ def compile_in(project: Path) -> None:
 
 def test_npm_install_in_a_fresh_project(consumer):
     installed = json.loads((consumer / "node_modules" / "@dompet" / "sdk" / "package.json").read_text())
-    assert installed["name"] == "@dompet/sdk" and installed["dependencies"] == {"openapi-fetch": "0.17.0"}
+    dependencies = {"openapi-fetch": "0.17.0", "canonicalize": "4.0.0"}
+    assert installed["name"] == "@dompet/sdk" and installed["dependencies"] == dependencies
     probe = (
-        'import { Dompet, verifyWebhook, API_VERSION } from "@dompet/sdk";\n'
+        'import { Dompet, verifyWebhook, signPolicy, API_VERSION } from "@dompet/sdk";\n'
         'const d = new Dompet({ baseUrl: "http://127.0.0.1:1", clientSecret: "dcs_x" });\n'
-        "console.log(JSON.stringify([typeof d.login, typeof verifyWebhook, API_VERSION]));\n"
+        "console.log(JSON.stringify([typeof d.login, typeof verifyWebhook, typeof signPolicy, API_VERSION]));\n"
     )
     (consumer / "probe.ts").write_text(probe)
     compile_in(consumer)
     out = run(["node", "out/probe.js"], consumer)
-    assert json.loads(out)[:2] == ["function", "function"]
+    assert json.loads(out)[:3] == ["function", "function", "function"]
 
 
 def _e2e_env(info: dict[str, Any]) -> dict[str, str]:
