@@ -81,6 +81,7 @@ def list_tokens(call: Call) -> Reply:
             "CUSTODY_KEY_PENDING",
             "LIST_BUSY",
             "NO_CUSTODY_NETWORKS",
+            "SIGNER_BUSY",
             "SIGNER_UNAVAILABLE",
             "WALLET_POOL_EMPTY",
         ),

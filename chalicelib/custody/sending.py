@@ -121,6 +121,9 @@ class CustodySigner:
     def address(self) -> str:
         return self.key_address
 
+    def admit(self, time_left_s: float | None) -> None:
+        mpc.admit(self.key_id, time_left_s)
+
     def sign_digest(self, digest: bytes, tx: UnsignedTx | None = None) -> bytes:
         payload = digests.signer_transaction(digest, tx)
         context = {"purpose": self.kind, "id": self.withdrawal_id}

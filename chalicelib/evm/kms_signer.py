@@ -21,6 +21,9 @@ class KmsSigner:
     def address(self) -> str:
         return _address(aws.key_alias(self.key_name))
 
+    def admit(self, time_left_s: float | None) -> None:
+        """A KMS signature is one call: nothing to wait for."""
+
     def sign_digest(self, digest: bytes, tx: object = None) -> bytes:
         from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
         from eth_keys.datatypes import Signature

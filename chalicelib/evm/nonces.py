@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.platform import aws, clock, retry, unit_of_work
-from chalicelib.platform.errors import ApiError
+from chalicelib.platform.errors import RetryLaterError
 from chalicelib.platform.logging import logger
 from chalicelib.platform.unit_of_work import Plan
 
@@ -199,7 +199,7 @@ def _hand_out(
             if write(aws.update("nonce", TABLE, key(address, chain_id), changes, condition), allocation):
                 return allocation
         # Another allocation or give-back moved the item, or a send's record transaction holds it: look again.
-    raise ApiError(503, NONCE_BUSY, "Too many concurrent sends from this wallet; retry shortly")
+    raise RetryLaterError(NONCE_BUSY, "Too many concurrent sends from this wallet; retry shortly", 1)
 
 
 def reclaim(

@@ -13,7 +13,11 @@
    elsewhere, e.g. an imported one) of a nonce the pipeline chose itself is followed by one more run of
    build → broadcast: the chain's nonce read again, a new signature, one more broadcast.
 
-Refusals before the signature are ApiErrors with 4xx codes; nothing is signed or recorded then.
+Refusals before the signature are ApiErrors with 4xx codes; nothing is signed or recorded then. Before the
+nonce is taken the signer is asked to `admit` the send in the time left (503 SIGNER_BUSY with a Retry-After when
+it cannot sign in time: nothing is taken then). Signing, recording and claiming end GIVE_BACK_S before the
+request's budget does, so a send that runs out of time still gives its nonce back (or drops its record) on the
+way out instead of leaving it to a lease or an orphan check.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from chalicelib.platform.unit_of_work import Plan
 INSUFFICIENT_FUNDS = fees.INSUFFICIENT_FUNDS
 BROADCAST_REJECTED = "BROADCAST_REJECTED"
 BROADCAST_NEEDS_S = 1.0  # time a claim and a broadcast need; with less left the send stops before claiming
+GIVE_BACK_S = 2.0  # kept from signing, recording and claiming: a send that runs out of time gives its nonce back
 ALREADY_KNOWN = re.compile(r"already known|known transaction|already imported", re.IGNORECASE)
 # The node has another transaction at this nonce, mined or in its pool (geth, anvil, erigon, besu, nethermind).
 # Checked only after ALREADY_KNOWN and a look-up by hash: it is then not our transaction.
@@ -134,6 +139,8 @@ def _send_once(
         raise ApiError(
             422, INSUFFICIENT_FUNDS, f"Not enough {network.nativeSymbol} for the value plus gas on {network.name}"
         )
+    left = deadline.remaining_s()
+    signer.admit(None if left is None else left - GIVE_BACK_S - BROADCAST_NEEDS_S)  # before a nonce is taken
     state = tracking.read_send_state(owner, sender, network.chainId, with_nonce=nonce is None)
     if nonce is None:
         allocation = nonces.allocate(sender, network.chainId, int(quoted.pending_nonce or 0), state.nonce_item)
@@ -150,7 +157,8 @@ def _send_once(
         max_priority_fee=quoted.fees.max_priority_fee,
     )
     try:
-        signed = assemble(tx, sender, signer.sign_digest(signing_hash(tx), tx))
+        with deadline.holding_back(GIVE_BACK_S):
+            signed = assemble(tx, sender, signer.sign_digest(signing_hash(tx), tx))
         body = receipt(signed)
     except BaseException:
         _release(None if caller_owns_nonce else allocation)
@@ -191,7 +199,8 @@ def _record(
     caller_owns_nonce: bool = False,
 ) -> EvmTransaction:
     try:
-        return tracking.record(owner, network, signed, kind, body, allocation, list_count, also)
+        with deadline.holding_back(GIVE_BACK_S):
+            return tracking.record(owner, network, signed, kind, body, allocation, list_count, also)
     except tracking.SendExpiredError:
         raise  # the lease was recovered: the nonce is back already, nothing to undo
     except BaseException:
@@ -207,8 +216,9 @@ def _record(
 
 def _claim(tx: EvmTransaction) -> EvmTransaction:
     try:
-        deadline.require("broadcast", need_s=BROADCAST_NEEDS_S)
-        claimed = tracking.claim(tx)
+        with deadline.holding_back(GIVE_BACK_S):
+            deadline.require("broadcast", need_s=BROADCAST_NEEDS_S)
+            claimed = tracking.claim(tx)
     except BaseException:
         try:  # not broadcast and never will be by this send: drop it now and give the nonce back
             tracking.abandon(tx.hash)

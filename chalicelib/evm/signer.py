@@ -19,6 +19,11 @@ class Signer(Protocol):
         """The EIP-55 address whose key signs."""
         ...
 
+    def admit(self, time_left_s: float | None) -> None:
+        """Raise a RetryLaterError when no signature can be expected within `time_left_s` seconds (None: no time
+        limit); a signer that signs at once does nothing."""
+        ...
+
     def sign_digest(self, digest: bytes, tx: UnsignedTx | None = None) -> bytes:
         """A 65-byte signature r || s || recovery id (0 or 1, low s) over `digest` (32 bytes). `tx`: the
         transaction `digest` is the signing hash of. Threshold signers require it: their parties are shown the

@@ -41,7 +41,7 @@ from chalicelib.evm import nonces, rpc
 from chalicelib.evm.rpc import NO_ANSWER, RpcError, quantity, rpc_call
 from chalicelib.evm.transactions import SignedTx
 from chalicelib.platform import aws, clock, followups, retry, unit_of_work
-from chalicelib.platform.errors import ApiError
+from chalicelib.platform.errors import RetryLaterError
 from chalicelib.platform.logging import logger
 from chalicelib.platform.networks import Network, resolve
 from chalicelib.platform.pagination import AppendOnlyList, PageQuery
@@ -59,11 +59,11 @@ UNSETTLED = ("signing", "pending")
 FOLLOW_UPS = followups.FollowUp(QUEUE, step_field="step")
 
 
-class SendExpiredError(ApiError):
+class SendExpiredError(RetryLaterError):
     """The send took so long that its nonce or its record was taken back: nothing was broadcast."""
 
     def __init__(self) -> None:
-        super().__init__(503, SEND_EXPIRED, "The send took too long and was abandoned before its broadcast; retry")
+        super().__init__(SEND_EXPIRED, "The send took too long and was abandoned before its broadcast; retry", 1)
 
 
 class EvmTransaction(Stateful):

@@ -169,6 +169,16 @@ def ready_ids(party: int, wallet_id: str) -> list[str]:
     return [_id(item) for item in _ready_items(party, wallet_id, with_shares=False)]
 
 
+def ready_hint(wallet_id: str) -> int:
+    """About how many presignatures of the wallet party A could use now: its kept candidates, or one short read of
+    the pool's ready items that reads no shares (a hint: another instance may take them first)."""
+    kept = _candidates.get(wallet_id)
+    if kept is not None:
+        return sum(1 for item in kept[0] if not expired(item))
+    query = {**_ready_query(wallet_id), "Limit": CANDIDATES_READ, "ProjectionExpression": "sk, expiresAt"}
+    return len(aws.table(TABLE[SIGNER]).query(**query)["Items"])
+
+
 def _consume(party: int, wallet_id: str, item: dict[str, Any], digest: bytes) -> bytes | None:
     """The share taken out for `digest` (`_take_out`); only the winner opens the share it read, a loser gets None."""
     presignature_id = _id(item)

@@ -12,6 +12,9 @@
   `record` plan over: it is committed in ONE transaction with the signature's audit record, so a signature is
   recorded where the caller keeps it exactly when it is audited, in one write instead of two, and the plan's
   list counters are read while the cosigner works;
+* `admit` tells a caller, before it takes anything for a signature (a send's nonce), whether one can be expected
+  within its time: a ready presignature, or a full run whose turn in this process's run queue (at its running
+  average of a full run's seconds) fits; else 503 SIGNER_BUSY with a Retry-After;
 * `refill_presignatures` tops a wallet's presignature pool up with the cosigner;
 * `cosigner_action` asks the cosigner one of the actions domains register with it (policies.register_action).
 
@@ -25,6 +28,7 @@ Failures are `MpcRunError`s with a stable code; `MpcRunError.api_error()` is the
 from __future__ import annotations
 
 import base64
+import math
 import os
 import secrets
 import threading
@@ -44,7 +48,7 @@ from chalicelib.mpc.parties import execution_id
 from chalicelib.platform import aws, clock, unit_of_work
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.deadline import remaining_s as budget_left_s
-from chalicelib.platform.errors import ApiError, bad_request
+from chalicelib.platform.errors import ApiError, RetryLaterError, bad_request
 from chalicelib.platform.logging import log_failure, logger
 from chalicelib.platform.pagination import counts_of
 from chalicelib.platform.settings import load_settings
@@ -53,18 +57,32 @@ from chalicelib.platform.unit_of_work import Plan
 # MPC runs are CPU-bound (≈ 1 s of proofs per party). Where many share a process (chalice local, tests,
 # the in-process parties) they would all slow down together past their deadlines, so they queue here
 # instead; on Lambda an API instance serves one request at a time and this never waits.
-_RUN_SLOTS = threading.BoundedSemaphore(max(1, (os.cpu_count() or 2) // 2))
+RUN_SLOTS = max(1, (os.cpu_count() or 2) // 2)
+_RUN_SLOTS = threading.BoundedSemaphore(RUN_SLOTS)
 RUN_QUEUE_WAIT_S = 120.0
+FULL_RUN_S = 3.0  # a full signing run's seconds until this process has timed one
+RUN_S_WEIGHT = 0.3  # of the latest full run in the running average
+# Runs of this process waiting for a slot or in one, and its running average of a full signing run's seconds:
+# what a send is told before it takes a nonce (`admission_s`). Counted per process: locally that is the whole
+# stack; on Lambda an instance serves one request at a time and the queue is about empty.
+_queue_lock = threading.Lock()
+_queued = 0
+_full_run_s = FULL_RUN_S
+# Full runs admitted but not yet at a slot (between admission and the run: the nonce, the records), by thread, with
+# when the admission lapses: counted as queued, so a burst admitted at once is not all told the queue is empty.
+_admitted: dict[int, float] = {}
 
 COSIGNER_FUNCTION = "cosigner"
 USER_PARTY_FUNCTION = "user_party"
 POLICY_REFUSED = "POLICY_REFUSED"
 POLICY_DENIED = "POLICY_DENIED"
 SIGNER_UNAVAILABLE = "SIGNER_UNAVAILABLE"
+SIGNER_BUSY = "SIGNER_BUSY"
 INVALID_PRIVATE_KEY = "INVALID_PRIVATE_KEY"
 SIGNING_FAILED = "SIGNING_FAILED"
 _TYPED_DATA_AUDIT = ("chainId", "verifyingContract", "primaryType")
 ONLINE_STEP_TIMEOUT_S = 3.0  # the cosigner's partial signature: one invocation and a few milliseconds of work
+RETRY_AFTER_S = 1.0  # a failed run may be retried at once; a busy queue says how long it needs
 ACTION_TIMEOUT_S = 10.0  # a cosigner action: one invocation (maybe a cold start) and a few reads and writes
 
 
@@ -72,21 +90,31 @@ class MpcRunError(Exception):
     """A run could not produce a key or a signature (no wallet refers to anything it stored). POLICY_DENIED carries
     the deciding `rule` of the wallet's signing policy and its `reason`."""
 
-    def __init__(self, code: str, message: str, rule: str | None = None, reason: str | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        rule: str | None = None,
+        reason: str | None = None,
+        retry_after_s: float = RETRY_AFTER_S,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.rule = rule
         self.reason = reason
+        self.retry_after_s = retry_after_s
 
     def api_error(self) -> ApiError:
         """A private key that is not one is the caller's 400; a policy's decision a 403 POLICY_DENIED naming its rule;
-        anything else is 503 SIGNER_UNAVAILABLE (retry)."""
+        a full queue 503 SIGNER_BUSY; anything else is 503 SIGNER_UNAVAILABLE; both with a Retry-After."""
         if self.code == INVALID_PRIVATE_KEY:
             return bad_request(INVALID_PRIVATE_KEY, self.message)
         if self.code == POLICY_DENIED:
             return ApiError(403, POLICY_DENIED, self.message, rule=self.rule)
-        return ApiError(503, SIGNER_UNAVAILABLE, self.message)
+        if self.code == SIGNER_BUSY:
+            return RetryLaterError(SIGNER_BUSY, self.message, self.retry_after_s)
+        return RetryLaterError(SIGNER_UNAVAILABLE, self.message, self.retry_after_s)
 
 
 def _denied(answer: dict[str, Any]) -> MpcRunError:
@@ -107,12 +135,77 @@ class KeyMaterial:
 
 @contextmanager
 def _run_slot() -> Iterator[None]:
-    if not _RUN_SLOTS.acquire(timeout=RUN_QUEUE_WAIT_S):
-        raise MpcRunError(SIGNER_UNAVAILABLE, "The signing service is busy; retry shortly")
+    """A run slot, waited for no longer than the request's budget allows."""
+    global _queued
+    left = budget_left_s()
+    wait_s = RUN_QUEUE_WAIT_S if left is None else max(0.0, min(RUN_QUEUE_WAIT_S, left))
+    with _queue_lock:
+        _admitted.pop(threading.get_ident(), None)  # its admitted turn is now counted here
+        _queued += 1
     try:
-        yield
+        if not _RUN_SLOTS.acquire(timeout=wait_s):
+            raise MpcRunError(SIGNER_BUSY, "The signing service is busy; retry shortly")
+        try:
+            yield
+        finally:
+            _RUN_SLOTS.release()
     finally:
-        _RUN_SLOTS.release()
+        with _queue_lock:
+            _queued -= 1
+
+
+def wait_estimate_s(queued: int, slots: int, run_s: float) -> float:
+    """Seconds until a full run started now ends, behind `queued` runs waiting or running on `slots` slots."""
+    return math.ceil((queued + 1) / max(1, slots)) * run_s
+
+
+def admission_s(wallet_id: str, time_left_s: float | None, *, pooled: bool = True) -> float | None:
+    """None when a signature of the wallet can be expected within `time_left_s` (None: no budget): a ready
+    presignature (`pooled`: the signature may use one), or a full run whose turn and run fit; else the seconds
+    after which asking again may be admitted."""
+    if time_left_s is None or _presigned_likely(wallet_id, pooled):
+        return None
+    return _full_run_admission(time_left_s, admit=False)
+
+
+def admit(wallet_id: str, time_left_s: float | None, *, pooled: bool = True) -> None:
+    """503 SIGNER_BUSY with a Retry-After when `admission_s` says the signature cannot come in time. An admitted
+    full run counts as queued from now until it reaches a slot (or its time is up)."""
+    if time_left_s is None or _presigned_likely(wallet_id, pooled):
+        return
+    wait_s = _full_run_admission(time_left_s, admit=True)
+    if wait_s is not None:
+        raise RetryLaterError(SIGNER_BUSY, "The signing service is busy; retry after the time given", wait_s)
+
+
+def _presigned_likely(wallet_id: str, pooled: bool) -> bool:
+    return pooled and presignatures.pools_on() and presignatures.ready_hint(wallet_id) > 0
+
+
+def _full_run_admission(time_left_s: float, admit: bool) -> float | None:
+    now = clock.monotonic()
+    me = threading.get_ident()
+    with _queue_lock:
+        for thread, until in list(_admitted.items()):
+            if until <= now or thread == me:
+                del _admitted[thread]
+        needed = wait_estimate_s(_queued + len(_admitted), RUN_SLOTS, _full_run_s)
+        if needed > time_left_s:
+            return needed - max(0.0, time_left_s)
+        if admit:
+            _admitted[me] = now + time_left_s
+    return None
+
+
+def _done_without_run() -> None:
+    with _queue_lock:
+        _admitted.pop(threading.get_ident(), None)
+
+
+def _timed_full_run(seconds: float) -> None:
+    global _full_run_s
+    with _queue_lock:
+        _full_run_s += RUN_S_WEIGHT * (seconds - _full_run_s)
 
 
 def generate_key(wallet_id: str, aux_id: str, key_policy: policies.KeyPolicy | None = None) -> KeyMaterial:
@@ -195,6 +288,7 @@ def sign(
     if secret0 is None and presignatures.pools_on():
         signature = _sign_presigned(wallet_id, address, payload, digest, caller, record, policy)
         if signature is not None:
+            _done_without_run()
             return signature
     with _run_slot():
         return _sign(wallet_id, address, payload, digest, caller, secret0, policy, record)
@@ -421,6 +515,7 @@ def _sign(
             log_failure("signing audit not written", audit_error, runId=run_id)
         raise
     seconds = clock.monotonic() - started
+    _timed_full_run(seconds)
     _commit_signed(_audit_item(wallet_id, run_id, payload, digest, signers, caller, "signed", seconds), record)
     return signature
 

@@ -2,7 +2,8 @@
 what is left of the function's time, so a slow upstream fails the request with a code before Lambda kills it.
 
 The router (and each SQS/schedule handler) opens a budget from the Lambda context's remaining time;
-`timeout_s(...)` gives a call its share, `require(...)` refuses to start work that cannot finish. Outside a
+`timeout_s(...)` gives a call its share, `require(...)` refuses to start work that cannot finish, and
+`holding_back(s)` ends a step `s` seconds early so that what it took can still be given back after it. Outside a
 budget (scripts, the admin command) nothing is limited beyond each call's own default timeout.
 """
 
@@ -14,18 +15,19 @@ from contextvars import ContextVar
 from typing import Any
 
 from chalicelib.platform import clock
-from chalicelib.platform.errors import ApiError
+from chalicelib.platform.errors import RetryLaterError
 
 DEADLINE_EXCEEDED = "DEADLINE_EXCEEDED"
 RESERVE_S = 1.0  # kept back from the function's remaining time to write the answer and log
 MIN_CALL_S = 0.05  # a call with less than this left is not started
+RETRY_AFTER_S = 1  # a request that ran out of time may be retried at once: the next one has a whole budget
 
 _deadline: ContextVar[float | None] = ContextVar("dompet_deadline", default=None)
 
 
-class DeadlineExceededError(ApiError):
+class DeadlineExceededError(RetryLaterError):
     def __init__(self, what: str) -> None:
-        super().__init__(503, DEADLINE_EXCEEDED, f"The request ran out of time ({what}); retry")
+        super().__init__(DEADLINE_EXCEEDED, f"The request ran out of time ({what}); retry", RETRY_AFTER_S)
 
 
 def remaining_s() -> float | None:
@@ -55,6 +57,21 @@ def budget(total_s: float) -> Iterator[None]:
     end = clock.monotonic() + max(0.0, total_s - RESERVE_S)
     outer = _deadline.get()
     token = _deadline.set(end if outer is None else min(end, outer))
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
+
+
+@contextmanager
+def holding_back(seconds: float) -> Iterator[None]:
+    """The body ends `seconds` before the budget does, so what follows it (giving back what it took) still has
+    time; outside a budget, nothing changes."""
+    end = _deadline.get()
+    if end is None:
+        yield
+        return
+    token = _deadline.set(end - seconds)
     try:
         yield
     finally:

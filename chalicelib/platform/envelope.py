@@ -9,7 +9,7 @@ from typing import Any
 from chalice import Response
 from pydantic import BaseModel
 
-from chalicelib.platform.errors import ApiError
+from chalicelib.platform.errors import ApiError, RetryLaterError
 
 JSON_HEADERS = {"Content-Type": "application/json"}
 
@@ -40,6 +40,8 @@ def dumps(data: Any) -> str:
 
 
 def error_envelope(error: ApiError, headers: dict[str, str] | None = None) -> Response:
+    if isinstance(error, RetryLaterError):
+        headers = {**error.headers(), **(headers or {})}
     return envelope(error.status, error.message, error.data(), headers)
 
 

@@ -11,6 +11,7 @@ The full list of codes is in docs/errors.md; codes never change meaning.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 
@@ -51,6 +52,18 @@ class UpstreamUnavailableError(ApiError):
 
     def __init__(self, code: str, message: str, **details: Any) -> None:
         super().__init__(502, code, message, **details)
+
+
+class RetryLaterError(ApiError):
+    """Nothing was done, and the same request may work in `retry_after_s` seconds: the envelope carries them as
+    `data.retryAfter` and in a `Retry-After` header (the one place that header is made)."""
+
+    def __init__(self, code: str, message: str, retry_after_s: float, status: int = 503, **details: Any) -> None:
+        self.retry_after_s = max(1, math.ceil(retry_after_s))
+        super().__init__(status, code, message, retryAfter=self.retry_after_s, **details)
+
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.retry_after_s)}
 
 
 def upstream_unavailable(code: str, message: str, **details: Any) -> ApiError:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chalicelib.platform import aws, clock, idempotency, outbox, retry
-from chalicelib.platform.errors import ApiError
+from chalicelib.platform.errors import ApiError, RetryLaterError
 from chalicelib.platform.outbox import Event
 from chalicelib.platform.pagination import AppendOnlyList, counts_of
 
@@ -61,7 +61,7 @@ class Committed:
 
 
 def busy() -> ApiError:
-    return ApiError(503, LIST_BUSY, "Too many concurrent writes; retry shortly")
+    return RetryLaterError(LIST_BUSY, "Too many concurrent writes; retry shortly", 1)
 
 
 def commit(

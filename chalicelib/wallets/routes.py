@@ -58,7 +58,7 @@ IMPORTED = "import wallet successfully"
         400: ("INVALID_ADDRESS", "INVALID_EXPIRE_DATE", "INVALID_PRIVATE_KEY"),
         403: ("POLICY_DENIED",),
         409: ("KEY_ALREADY_IMPORTED", "WALLET_CREATION_IN_PROGRESS", "WALLET_EXISTS"),
-        503: ("LIST_BUSY", "SIGNER_UNAVAILABLE", "WALLET_POOL_EMPTY"),
+        503: ("LIST_BUSY", "SIGNER_BUSY", "SIGNER_UNAVAILABLE", "WALLET_POOL_EMPTY"),
     },
 )
 def create_wallet(call: Call) -> Reply:
@@ -106,7 +106,7 @@ def recover_wallet(call: Call) -> Reply:
         400: ("INVALID_ADDRESS", "INVALID_EXPIRE_DATE", "INVALID_PRIVATE_KEY"),
         403: ("POLICY_DENIED",),
         409: ("KEY_ALREADY_IMPORTED", "WALLET_CREATION_IN_PROGRESS", "WALLET_EXISTS"),
-        503: ("LIST_BUSY", "SIGNER_UNAVAILABLE", "WALLET_POOL_EMPTY"),
+        503: ("LIST_BUSY", "SIGNER_BUSY", "SIGNER_UNAVAILABLE", "WALLET_POOL_EMPTY"),
     },
 )
 def import_wallet(call: Call) -> Reply:
@@ -199,7 +199,7 @@ def _sent(sent: Sent) -> Reply:
         404: ("WALLET_NOT_FOUND",),
         422: ("BROADCAST_REJECTED", "INSUFFICIENT_FUNDS", "TRANSACTION_WOULD_FAIL"),
         502: ("UPSTREAM_UNAVAILABLE",),
-        503: ("LIST_BUSY", "NONCE_BUSY", "SIGNER_UNAVAILABLE"),
+        503: ("LIST_BUSY", "NONCE_BUSY", "SIGNER_BUSY", "SIGNER_UNAVAILABLE"),
     },
     idempotent=True,
 )
@@ -238,7 +238,7 @@ def send_coin(call: Call) -> Reply:
             "TRANSACTION_WOULD_FAIL",
         ),
         502: ("UPSTREAM_UNAVAILABLE",),
-        503: ("LIST_BUSY", "NONCE_BUSY", "SIGNER_UNAVAILABLE"),
+        503: ("LIST_BUSY", "NONCE_BUSY", "SIGNER_BUSY", "SIGNER_UNAVAILABLE"),
     },
     idempotent=True,
 )
@@ -271,7 +271,7 @@ def send_token(call: Call) -> Reply:
         404: ("WALLET_NOT_FOUND",),
         422: ("BROADCAST_REJECTED", "INSUFFICIENT_FUNDS", "NOT_TOKEN_OWNER", "TRANSACTION_WOULD_FAIL"),
         502: ("UPSTREAM_UNAVAILABLE",),
-        503: ("LIST_BUSY", "NONCE_BUSY", "SIGNER_UNAVAILABLE"),
+        503: ("LIST_BUSY", "NONCE_BUSY", "SIGNER_BUSY", "SIGNER_UNAVAILABLE"),
     },
     idempotent=True,
 )
@@ -306,7 +306,7 @@ def transfer_erc721(call: Call) -> Reply:
         404: ("WALLET_NOT_FOUND",),
         422: ("BROADCAST_REJECTED", "INSUFFICIENT_FUNDS", "TRANSACTION_WOULD_FAIL"),
         502: ("UPSTREAM_UNAVAILABLE",),
-        503: ("LIST_BUSY", "NONCE_BUSY", "SIGNER_UNAVAILABLE"),
+        503: ("LIST_BUSY", "NONCE_BUSY", "SIGNER_BUSY", "SIGNER_UNAVAILABLE"),
     },
     idempotent=True,
 )
@@ -379,7 +379,7 @@ SIGNED_TYPED_DATA = "sign typed data successfully"
         401: ("INVALID_SECRET",),
         403: ("POLICY_DENIED",),
         404: ("WALLET_NOT_FOUND",),
-        503: ("LIST_BUSY", "SIGNER_UNAVAILABLE"),
+        503: ("LIST_BUSY", "SIGNER_BUSY", "SIGNER_UNAVAILABLE"),
     },
 )
 def sign_message(call: Call) -> Reply:
@@ -406,7 +406,7 @@ def sign_message(call: Call) -> Reply:
         401: ("INVALID_SECRET",),
         403: ("POLICY_DENIED",),
         404: ("WALLET_NOT_FOUND",),
-        503: ("LIST_BUSY", "SIGNER_UNAVAILABLE"),
+        503: ("LIST_BUSY", "SIGNER_BUSY", "SIGNER_UNAVAILABLE"),
     },
 )
 def sign_typed_data(call: Call) -> Reply:

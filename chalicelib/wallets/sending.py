@@ -19,6 +19,7 @@ from chalicelib.evm import abi, digests, erc20, pipeline, tokens
 from chalicelib.evm.pipeline import Call, Sent
 from chalicelib.evm.rpc import quantity
 from chalicelib.evm.transactions import UnsignedTx
+from chalicelib.mpc import service as mpc
 from chalicelib.platform import amounts
 from chalicelib.platform.addresses import checksum_address
 from chalicelib.platform.amounts import parse_amount
@@ -58,6 +59,10 @@ class MpcWalletSigner:
     @property
     def address(self) -> str:
         return self.wallet.address
+
+    def admit(self, time_left_s: float | None) -> None:
+        """With the user's `secret` the pair is A+C, which always runs in full (no presignature pool)."""
+        mpc.admit(self.wallet.walletId, time_left_s, pooled=self.secret is None)
 
     def sign_digest(self, digest: bytes, tx: UnsignedTx | None = None) -> bytes:
         """The parties are shown `tx` and hash it themselves: an MPC wallet signs no bare digest."""

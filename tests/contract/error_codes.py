@@ -29,6 +29,7 @@ CONSTRUCTORS = {
     "conflict": 409,
     "upstream_unavailable": 502,
     "UpstreamUnavailableError": 502,
+    "RetryLaterError": 503,
 }
 # Modules not walked: the error constructors themselves, and the router, idempotency and path-id layers whose codes
 # the document derives from the route's declaration.

@@ -222,6 +222,15 @@ NOT_ANSWERED: dict[tuple[str, str], dict[tuple[int, str], str]] = {
     ("GET", "/api/v1/health/details"): {
         (502, "UPSTREAM_UNAVAILABLE"): "each network's check catches its RPC failure (system.routes._network_status)",
     },
+    **{
+        route: {(503, "SIGNER_BUSY"): "a cosigner action takes no run slot; policies.service answers its own 503"}
+        for route in (
+            ("GET", "/api/v1/policies"),
+            ("PUT", "/api/v1/policies"),
+            ("PUT", "/api/v1/policies/key"),
+            ("POST", "/api/v1/policies/evaluate"),
+        )
+    },
 }
 
 
@@ -266,6 +275,7 @@ def test_the_scan_sees_what_it_should() -> None:
         (404, "WALLET_NOT_FOUND"),
         (422, "INSUFFICIENT_FUNDS"),
         (503, "NONCE_BUSY"),
+        (503, "SIGNER_BUSY"),
     } <= pairs
 
 

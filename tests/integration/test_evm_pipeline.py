@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 
 import pytest
@@ -26,6 +27,9 @@ class KeySigner:
     @property
     def address(self) -> str:
         return str(Account.from_key(self.key).address)
+
+    def admit(self, time_left_s: float | None) -> None:
+        """A key in memory signs at once."""
 
     def sign_digest(self, digest: bytes, tx: object = None) -> bytes:
         signature = eth_keys.PrivateKey(self.key).sign_msg_hash(digest)
@@ -86,6 +90,9 @@ def test_a_signature_from_another_key_is_never_recorded_or_sent(network, w3):
     class Wrong:
         address: str
 
+        def admit(self, time_left_s: float | None) -> None:
+            pass
+
         def sign_digest(self, digest: bytes, tx: object = None) -> bytes:
             return impostor.sign_digest(digest)
 
@@ -102,3 +109,58 @@ def test_too_little_coin_is_refused_before_signing(network, w3):
     with pytest.raises(ApiError) as refused:
         pipeline.send(network, signer, pipeline.Call(signer.address, 10**18, b""), owner="x", kind="coin")
     assert (refused.value.status, refused.value.code) == (422, "INSUFFICIENT_FUNDS")
+
+
+def _nonce_item(signer: KeySigner) -> dict:
+    return aws.table("nonces").get_item(Key=nonces.key(signer.address, 31337), ConsistentRead=True).get("Item") or {}
+
+
+def test_a_send_that_runs_out_of_time_while_signing_gives_its_nonce_back(network, w3):
+    """A signing run uses all the time it is given (an MPC run keeps going until its deadline) and fails: the send
+    still has time to give its nonce back, so no lease is left and the next send uses the nonce at once."""
+    from chalicelib.platform import deadline
+
+    signer = _funded(w3)
+
+    @dataclass(frozen=True)
+    class Slow(KeySigner):
+        def sign_digest(self, digest: bytes, tx: object = None) -> bytes:
+            time.sleep(max(0.0, deadline.remaining_s() or 0.0) + 0.01)
+            deadline.require("signing run")
+            raise AssertionError("unreachable")
+
+    call = pipeline.Call(Account.create().address, 1, b"")
+    with pytest.raises(deadline.DeadlineExceededError), deadline.budget(4.0):
+        pipeline.send(network, Slow(signer.key), call, owner="x", kind="coin")
+    item = _nonce_item(signer)
+    assert not item.get("inflight"), "no lease left to wait out"
+    assert {int(n) for n in item.get("given", set())} == {0}
+    assert aws.table("wallet-transactions").scan()["Items"] == []
+
+    sent = pipeline.send(network, signer, call, owner="x", kind="coin")
+    assert sent.signed.tx.nonce == 0
+    assert w3.eth.wait_for_transaction_receipt(sent.signed.hash).status == 1
+
+
+def test_a_signer_that_cannot_sign_in_time_refuses_before_a_nonce_is_taken(network, w3):
+    from chalicelib.platform import deadline
+    from chalicelib.platform.errors import RetryLaterError
+
+    signer = _funded(w3)
+    asked: list[float | None] = []
+
+    @dataclass(frozen=True)
+    class Busy(KeySigner):
+        def admit(self, time_left_s: float | None) -> None:
+            asked.append(time_left_s)
+            raise RetryLaterError("SIGNER_BUSY", "busy", 5)
+
+        def sign_digest(self, digest: bytes, tx: object = None) -> bytes:
+            raise AssertionError("a refused send signs nothing")
+
+    with pytest.raises(RetryLaterError), deadline.budget(30.0):
+        pipeline.send(network, Busy(signer.key), pipeline.Call(signer.address, 1, b""), owner="x", kind="coin")
+    assert _nonce_item(signer) == {}  # no nonce taken
+    # What it was asked: the time left once giving back and broadcasting are kept aside.
+    (left,) = asked
+    assert left is not None and left < 30.0 - 1.0 - pipeline.GIVE_BACK_S - pipeline.BROADCAST_NEEDS_S

@@ -705,3 +705,36 @@ def test_every_error_answer_of_a_send_is_logged_with_its_code_and_reason(wallet,
     assert all(a["requestId"] for a in answers)
     logged = "\n".join(lines)
     assert wallet["secret0"] not in logged and "walletToken" not in logged and "Bearer" not in logged
+
+
+def test_a_send_the_signer_cannot_sign_in_time_is_refused_before_it_takes_a_nonce(wallet, w3, monkeypatch):
+    """Every run slot busy, no presignature and a short budget: 503 SIGNER_BUSY with a Retry-After, and nothing
+    taken (no nonce, no audit record, no transaction); the same Idempotency-Key is answered 200 later."""
+    import contextlib
+
+    from chalicelib.evm import nonces
+    from chalicelib.mpc import service
+    from chalicelib.platform import deadline
+
+    def nonce_item():
+        return aws.table("nonces").get_item(Key=nonces.key(wallet["address"], 31337), ConsistentRead=True).get("Item")
+
+    before = nonce_item()
+    monkeypatch.setattr(service, "_full_run_s", 3.0)
+    monkeypatch.setattr(deadline, "from_lambda_context", lambda context, fallback_s: 8.0)
+    key = str(uuid.uuid4())
+    body = {"network": "local-a", "to": Account.create().address, "amount": "0.001"}
+    with contextlib.ExitStack() as held:
+        for _ in range(service.RUN_SLOTS):
+            held.enter_context(service._run_slot())
+        busy = wallet["post"]("/api/v1/wallet/send-coin", body, key=key)
+    assert busy.status_code == 503 and busy.json_body["data"]["code"] == "SIGNER_BUSY", busy.json_body
+    retry_after = int(busy.headers["Retry-After"])
+    assert 1 <= retry_after <= 6 and busy.json_body["data"]["retryAfter"] == retry_after
+    assert nonce_item() == before and _audit_count() == 0
+    assert aws.table("wallet-transactions").scan()["Items"] == []
+
+    monkeypatch.setattr(deadline, "from_lambda_context", lambda context, fallback_s: 60.0)
+    later = wallet["post"]("/api/v1/wallet/send-coin", body, key=key)
+    assert later.status_code == 200, later.json_body
+    assert w3.eth.wait_for_transaction_receipt(later.json_body["data"]["txReceipt"]["hash"]).status == 1

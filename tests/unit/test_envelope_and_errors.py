@@ -145,3 +145,40 @@ def test_a_flood_of_bad_fields_gets_a_bounded_answer(api, tenant):
 
 def test_get_routes_accept_any_content_type(api):
     assert api.get("/health", headers={"Content-Type": "text/plain"}).status_code == 200
+
+
+def test_a_retry_later_error_answers_a_retry_after_header_and_field():
+    from chalicelib.platform.envelope import error_envelope
+    from chalicelib.platform.errors import RetryLaterError
+
+    response = error_envelope(RetryLaterError("SIGNER_BUSY", "busy", 2.2))
+    assert response.status_code == 503 and response.headers["Retry-After"] == "3"  # whole seconds, rounded up
+    assert json.loads(response.body)["data"] == {"code": "SIGNER_BUSY", "retryAfter": 3}
+    assert "Retry-After" not in error_envelope(ApiError(503, "LIST_BUSY", "busy")).headers
+
+
+def test_a_request_out_of_time_answers_503_with_retry_after(api, tenant, monkeypatch):
+    from chalicelib.platform import deadline
+
+    monkeypatch.setattr(deadline, "from_lambda_context", lambda context, fallback_s: 0.5)  # less than RESERVE_S
+    response = login(api, tenant, json.dumps({"subId": "alice"}).encode())
+    assert response.status_code == 503 and response.json_body["data"]["code"] == "DEADLINE_EXCEEDED"
+    assert response.headers["Retry-After"] == "1"
+
+
+def test_holding_back_ends_the_body_early_and_gives_the_time_back_after_it():
+    from chalicelib.platform import deadline
+
+    with deadline.holding_back(2.0):
+        assert deadline.remaining_s() is None  # outside a budget nothing changes
+    with deadline.budget(10.0):
+        full = deadline.remaining_s()
+        assert full is not None
+        with deadline.holding_back(2.0):
+            held = deadline.remaining_s()
+            assert held is not None and 1.9 < full - held < 2.1
+            with pytest.raises(deadline.DeadlineExceededError), deadline.holding_back(held):
+                deadline.require("a call in the body")  # the body's budget is spent...
+        after = deadline.remaining_s()
+        assert after is not None and after > held + 1.9  # ...what follows it still has its time
+        deadline.require("giving back")

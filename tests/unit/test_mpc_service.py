@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 from collections import defaultdict
 from typing import Any
@@ -262,3 +263,40 @@ def test_a_failing_audit_does_not_replace_the_signing_error(tenant, aux_sets, mo
     with pytest.raises(ApiError) as failed:
         provisioning.sign(principal, personal_message(b"x"))
     assert failed.value.code != "INTERNAL_ERROR"  # the run's own error, mapped by the caller
+
+
+def test_the_wait_estimate_counts_whole_turns_of_the_run_slots():
+    from chalicelib.mpc.service import wait_estimate_s
+
+    assert wait_estimate_s(0, 1, 3.0) == 3.0  # a free slot: one run
+    assert wait_estimate_s(1, 1, 3.0) == 6.0  # one ahead on one slot
+    assert wait_estimate_s(1, 2, 3.0) == 3.0  # one ahead, a slot free
+    assert wait_estimate_s(2, 2, 3.0) == 6.0
+    assert wait_estimate_s(5, 2, 2.5) == 7.5
+
+
+def test_admission_refuses_only_a_full_run_that_cannot_fit(wallet, monkeypatch):
+    from chalicelib.mpc import presignatures, service
+    from chalicelib.platform.errors import RetryLaterError
+
+    principal, _ = wallet
+    wallet_id = principal.user.walletId
+    monkeypatch.setattr(service, "_full_run_s", 3.0)
+    assert service.admission_s(wallet_id, None) is None  # no budget: nothing to refuse for
+    assert service.admission_s(wallet_id, 10.0) is None  # a free slot and time for a run
+    with contextlib.ExitStack() as held:
+        for _ in range(service.RUN_SLOTS):  # every slot busy
+            held.enter_context(service._run_slot())
+        needed = service.wait_estimate_s(service.RUN_SLOTS, service.RUN_SLOTS, 3.0)
+        assert needed == 6.0  # the next full run waits a whole turn
+        assert service.admission_s(wallet_id, needed) is None
+        assert service.admission_s(wallet_id, 4.0) == pytest.approx(needed - 4.0)
+        with pytest.raises(RetryLaterError) as busy:
+            service.admit(wallet_id, 4.0)
+        assert (busy.value.status, busy.value.code, busy.value.retry_after_s) == (503, "SIGNER_BUSY", 2)
+        # A ready presignature signs in milliseconds: admitted, unless the signature cannot use it.
+        monkeypatch.setattr(presignatures, "pools_on", lambda: True)
+        monkeypatch.setattr(presignatures, "ready_hint", lambda _: 1)
+        assert service.admission_s(wallet_id, 4.0) is None
+        assert service.admission_s(wallet_id, 4.0, pooled=False) is not None
+    assert service._queued == 0

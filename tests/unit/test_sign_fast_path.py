@@ -122,3 +122,40 @@ def test_the_cosigner_refuses_an_online_step_for_a_key_it_governs_from_its_own_r
     )["Item"]
     assert used["digest"] == request["digest"]
     assert policies.known_governance(wallet_id) is not None  # and the mark it read is kept, as governance() does
+
+
+def test_a_stocked_wallet_is_admitted_however_busy_the_run_slots_and_its_hint_reads_no_share(stocked, monkeypatch):
+    """The pool's hint: what a send asks before it takes a nonce. A stocked wallet signs in milliseconds, so a full
+    run queue does not refuse it; once its pool is used up, the same queue does (503 SIGNER_BUSY)."""
+    import contextlib
+
+    from chalicelib.mpc import service
+    from chalicelib.platform.errors import RetryLaterError
+
+    wallet_id = stocked.user.walletId
+    reset_all()  # no candidates kept: the hint reads the table
+    queries: list[dict[str, Any]] = []
+    table = aws.table(presignatures.TABLE[shares.SIGNER])
+    real_query = table.query
+
+    def spy(**query: Any) -> Any:
+        queries.append(query)
+        return real_query(**query)
+
+    monkeypatch.setattr(table, "query", spy)
+    assert presignatures.ready_hint(wallet_id) == 2
+    (query,) = queries
+    assert query["Limit"] == presignatures.CANDIDATES_READ and "ct" not in query["ProjectionExpression"]
+    monkeypatch.setattr(service, "_full_run_s", 3.0)
+    with contextlib.ExitStack() as held:
+        for _ in range(service.RUN_SLOTS):
+            held.enter_context(service._run_slot())
+        service.admit(wallet_id, 4.0)  # a ready presignature
+        with pytest.raises(RetryLaterError):
+            service.admit(wallet_id, 4.0, pooled=False)  # with the user's secret: a full run
+        for _ in range(2):
+            assert presignatures.take(wallet_id, bytes(32)) is not None
+        assert presignatures.ready_hint(wallet_id) == 0
+        with pytest.raises(RetryLaterError) as busy:
+            service.admit(wallet_id, 4.0)
+        assert busy.value.code == "SIGNER_BUSY"

@@ -5609,7 +5609,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `SIGNER_UNAVAILABLE`, `WALLET_POOL_EMPTY`, `DEADLINE_EXCEEDED`. */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `SIGNER_BUSY`, `SIGNER_UNAVAILABLE`, `WALLET_POOL_EMPTY`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5721,7 +5721,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `SIGNER_UNAVAILABLE`, `WALLET_POOL_EMPTY`, `DEADLINE_EXCEEDED`. */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `SIGNER_BUSY`, `SIGNER_UNAVAILABLE`, `WALLET_POOL_EMPTY`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7237,7 +7237,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `CUSTODY_BUSY`, `CUSTODY_KEY_PENDING`, `LIST_BUSY`, `NO_CUSTODY_NETWORKS`, `SIGNER_UNAVAILABLE`, `WALLET_POOL_EMPTY`, `DEADLINE_EXCEEDED`. */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `CUSTODY_BUSY`, `CUSTODY_KEY_PENDING`, `LIST_BUSY`, `NO_CUSTODY_NETWORKS`, `SIGNER_BUSY`, `SIGNER_UNAVAILABLE`, `WALLET_POOL_EMPTY`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13122,7 +13122,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `NONCE_BUSY`, `SIGNER_UNAVAILABLE`, `DEADLINE_EXCEEDED`. */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `NONCE_BUSY`, `SIGNER_BUSY`, `SIGNER_UNAVAILABLE`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13289,7 +13289,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `NONCE_BUSY`, `SIGNER_UNAVAILABLE`, `DEADLINE_EXCEEDED`. */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `NONCE_BUSY`, `SIGNER_BUSY`, `SIGNER_UNAVAILABLE`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13460,7 +13460,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `NONCE_BUSY`, `SIGNER_UNAVAILABLE`, `DEADLINE_EXCEEDED`. */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `NONCE_BUSY`, `SIGNER_BUSY`, `SIGNER_UNAVAILABLE`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13569,7 +13569,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `SIGNER_UNAVAILABLE`, `DEADLINE_EXCEEDED`. */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `SIGNER_BUSY`, `SIGNER_UNAVAILABLE`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13718,7 +13718,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `SIGNER_UNAVAILABLE`, `DEADLINE_EXCEEDED`. */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `SIGNER_BUSY`, `SIGNER_UNAVAILABLE`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14260,7 +14260,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `NONCE_BUSY`, `SIGNER_UNAVAILABLE`, `DEADLINE_EXCEEDED`. */
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `NONCE_BUSY`, `SIGNER_BUSY`, `SIGNER_UNAVAILABLE`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;
