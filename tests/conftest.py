@@ -178,6 +178,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "DOMPET_"))}
     # Pools of two per wallet: the suites create many wallets and keys, and every presignature costs CPU they share.
     env.update(DOMPET_PRESIGN_POOL_FLOOR="2", DOMPET_PRESIGN_POOL_CEILING="2")
+    # The scheduled aux refill (every 15 minutes) makes real safe primes, a minute of both cores each: in a suite
+    # that outlives it, it would compete with the tests and hold up the stack's Ctrl-C. The seeded sets suffice.
+    env.update(DOMPET_AUX_POOL_TARGET="0")
     log = (state / "devstack.out").open("wb")
     process = subprocess.Popen(
         [
