@@ -1,5 +1,5 @@
-"""Dompet: creates the Chalice app, registers the blueprints, the cosigner's signing policies and actions and the
-owners' gas tanks, nothing else."""
+"""Dompet: creates the Chalice app, registers the blueprints, the cosigner's signing policies and actions, the
+owners' gas tanks and the transaction engine's owners, nothing else."""
 
 from chalice import Chalice
 
@@ -10,6 +10,8 @@ from chalicelib.console.views import bp as console_views
 from chalicelib.custody.functions import bp as custody_workers
 from chalicelib.custody.policy import CUSTODY_POLICY
 from chalicelib.custody.routes import bp as custody
+from chalicelib.custody.sending import WITHDRAWAL_SENDS
+from chalicelib.evm import engine
 from chalicelib.evm.functions import bp as tx_tracker
 from chalicelib.gas_tanks.functions import bp as gas_tank_checks
 from chalicelib.gas_tanks.routes import bp as gas_tanks
@@ -28,6 +30,7 @@ from chalicelib.system.routes import bp as system
 from chalicelib.user_ops.functions import bp as user_op_tracker
 from chalicelib.user_ops.routes import bp as user_ops
 from chalicelib.wallets.routes import bp as wallets
+from chalicelib.wallets.sending import WALLET_SENDS
 from chalicelib.webhooks.functions import bp as webhook_workers
 from chalicelib.webhooks.routes import bp as webhooks
 
@@ -43,6 +46,9 @@ for name, handler in POLICY_ACTIONS.items():
 # The gas tank a smart-account owner is created with and shown with: gas tanks build on smart accounts, which
 # declare what they need and do not import them.
 owner_tanks.register(OWNER_TANKS)
+# The wallets' and withdrawals' transactions, which the engine's tracker re-prices with their own signers.
+engine.register(WALLET_SENDS)
+engine.register(WITHDRAWAL_SENDS)
 
 app = Chalice(app_name="dompet")
 app.register_blueprint(platform_bp)

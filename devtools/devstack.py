@@ -34,6 +34,7 @@ NETWORKS = (("local-a", 31337), ("local-b", 31338))
 DEFAULT_BUNDLER_PORTS = "4337,4338"
 # Gas-tank pricing on the local chains: 2000 USDT per ETH, no fees.
 NATIVE_TO_GAS_TANK_RATE = "2000"
+LOCAL_FEE_CEILING_WEI = 100 * 10**9  # anvil starts at a base fee of 1 gwei
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -269,6 +270,7 @@ def _write_networks(path: Path, networks: list[dict[str, Any]]) -> None:
             "nativeDecimals": 18,
             "confirmations": 1,
             "tokens": n["tokens"],
+            "maxFeePerGasCeiling": LOCAL_FEE_CEILING_WEI,
         }
         if "bundlerUrl" in n:  # the service wants all of these or none
             entry.update(

@@ -181,6 +181,8 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object
     # The scheduled aux refill (every 15 minutes) makes real safe primes, a minute of both cores each: in a suite
     # that outlives it, it would compete with the tests and hold up the stack's Ctrl-C. The seeded sets suffice.
     env.update(DOMPET_AUX_POOL_TARGET="0")
+    # The engine re-prices a priced-out transaction and fills a lost nonce within seconds here (30 s by default).
+    env.update(DOMPET_TX_BUMP_AFTER_S="3", DOMPET_NONCE_GAP_FILL_S="3")
     log = (state / "devstack.out").open("wb")
     process = subprocess.Popen(
         [

@@ -17,7 +17,8 @@ other kind) and hashes it itself; the API function says what it is for in the po
 (`{"purpose": "withdrawal" | "deploy", "id": <withdrawalId>}`). For both purposes the cosigner checks:
 
 1. the digest is that transaction's signing hash (EIP-155 / EIP-1559) on the withdrawal's chain;
-2. the withdrawal record (table `custody`, read-only for the cosigner) is this key's and `sending`, and its app is
+2. the withdrawal record (table `custody`, read-only for the cosigner) is this key's and `sending` (or `sent`, for a
+   withdrawal's transaction signed again at the nonce it was first signed at: the engine re-pricing it), and its app is
    in the key's recorded scope: the scope's app, or an app that `tenancy` puts in the scope's organization (a
    claim it only checks: an app made or moved there by the console is bound by the organization's allowlists,
    and an app whose allowlist the operator set in another organization may send nowhere: limits.allowlist);
@@ -202,8 +203,10 @@ def _checked(request: SigningRequest) -> tuple[UnsignedTx, dict[str, Any], Netwo
     record = get(**withdrawals.key(str(request.context.get("id", ""))[:64]))
     if record is None or record.get("keyId") != request.wallet_id:
         raise PolicyRefusedError("no withdrawal of this key")
-    if record["status"] != "sending":
+    if record["status"] not in ("sending", "sent"):
         raise PolicyRefusedError(f"the withdrawal is {record['status']}")
+    if record["status"] == "sent" and request.context.get("purpose") != "withdrawal":
+        raise PolicyRefusedError("the withdrawal is sent")
     if tx.chain_id != int(record["chainId"]):
         raise PolicyRefusedError("another chain")
     record["organizationId"] = _check_scope(scope, organization, str(record.get("appId", "")))
@@ -279,6 +282,8 @@ def _check_fees(tx: UnsignedTx, network: Network) -> None:
     cap = tx.gas_price if tx.gas_price is not None else (tx.max_fee or 0)
     if cap > MAX_FEE_TIMES_NODE * max(node_price, 1) or (tx.max_priority_fee or 0) > cap:
         raise PolicyRefusedError("fees far above the network's")
+    if network.maxFeePerGasCeiling is not None and cap > network.maxFeePerGasCeiling:
+        raise PolicyRefusedError("fees above the network's ceiling")
 
 
 def _count_deploy(record: dict[str, Any]) -> None:
@@ -374,6 +379,8 @@ def _once(record: dict[str, Any], tx: UnsignedTx, request: SigningRequest, netwo
             raise PolicyRefusedError("this withdrawal was signed at another nonce")
         _judge(document, paid, 0, "its own amount alone")
         return
+    if record["status"] != "sending":  # a sent withdrawal is signed again only at its nonce (a re-pricing)
+        raise PolicyRefusedError(f"the withdrawal is {record['status']} and was never signed")
     amount = int(record["amountInDecimals"])
     pair, today = f"{record['network']}#{record['tokenCode']}", clock.iso_now()[:10]
     totals = {

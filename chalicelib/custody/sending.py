@@ -13,8 +13,12 @@ address just before (nonce order puts it first).
   one nonce per withdrawal, policy.py), and no other send of the key's address can be handed it;
 * the signed transaction is recorded (evm tracking) in ONE transaction with the withdrawal's move to `sent`
   (`txHash`): never broadcast without that record, never recorded twice;
-* `sent`: the EVM tracker follows the transaction; once it is mined with the network's confirmations (block hash
-  and, for a token, its Transfer re-checked) the held amount is debited (`withdraw.success`); reverted, or refused
+* `sent`: the engine's tracker (evm/engine.py) follows the transaction, re-prices it while the chain prices it out
+  (the custody key signs the same payment again at the withdrawal's nonce), and reports each step of the settled
+  transaction to the withdrawal (`_on_settled`, registered as `WITHDRAWAL_SENDS`): ONE chain of follow-ups per
+  transaction, custody's own queue only for the steps before it and for the sweep's safety net. Once it is mined
+  with the network's confirmations (the mined hash's receipt, block hash and, for a token, its Transfer
+  re-checked) the held amount is debited (`withdraw.success`, `txHash` the mined hash); reverted, or refused
   for another reason than its nonce while the key's mined nonce has not passed it: the hold is released
   (`withdraw.failed`); dropped before its broadcast: back to `pending`;
 * its nonce used by another transaction (the tracker's proof, a broadcast refused for its nonce, or the key's
@@ -39,7 +43,7 @@ from chalicelib.custody.policy import deploy_call, expected_call
 from chalicelib.custody.store import busy
 from chalicelib.custody.tokens import TRANSFER_TOPIC, TokenOnNetwork, accepted
 from chalicelib.custody.withdrawal_records import Withdrawal
-from chalicelib.evm import digests, erc20, nonces, pipeline, rpc, tracking
+from chalicelib.evm import digests, engine, erc20, nonces, pipeline, rpc, tracking
 from chalicelib.evm.tracking import EvmTransaction
 from chalicelib.evm.transactions import UnsignedTx
 from chalicelib.mpc import service as mpc
@@ -51,6 +55,7 @@ from chalicelib.platform.networks import Network
 from chalicelib.platform.transitions import moved, transition
 from chalicelib.platform.unit_of_work import Event, Plan
 
+OWNER_PREFIX = "custody:"  # the engine's owner of a key's transactions: custody:<keyId>
 LEASE_S = nonces.LEASE_S  # a worker holds a withdrawal as long as a send may hold its nonce
 CHECK_DELAYS_S = (2, 4, 8, 15, 30, 60, 120, 300, 900)
 EXECUTE_GAS = 200_000  # estimated against an undeployed account the call would look free: fixed instead
@@ -130,6 +135,28 @@ class CustodySigner:
         return mpc.sign(self.key_id, self.key_address, payload, "custody-withdrawals", policy=context)
 
 
+def _tracker_signer(tx: EvmTransaction) -> CustodySigner:
+    """The signer of a withdrawal's transaction signed again at its nonce by the engine (a re-pricing); its cosigner
+    signs only the same payment at the nonce it first signed for the withdrawal (policy.py)."""
+    return CustodySigner(tx.walletId.removeprefix(OWNER_PREFIX), tx.sender, "withdrawal", tx.ref or "")
+
+
+def _on_settled(tx: EvmTransaction) -> bool:
+    """The engine's tracker found the withdrawal's transaction settled (mined, failed, dropped): the withdrawal
+    settles on it. Whether the withdrawal is done with it (the tracker then stops reporting)."""
+    record = withdrawals.read(tx.ref) if tx.ref else None
+    if record is None or record.status != "sent" or record.txHash != tx.hash:
+        return True  # ended, or on another transaction now
+    return settle(record, NodeReader(accepted(record.network, record.tokenCode).network), tx, tracked=True)
+
+
+# The withdrawals' transactions: the engine re-prices them (never fills their gaps: a withdrawal's nonce is
+# reserved) and reports each settled one to its withdrawal, on the transaction's one chain of follow-ups.
+WITHDRAWAL_SENDS = engine.Owner(
+    kinds=frozenset({"withdrawal"}), signer=_tracker_signer, fills_gaps=False, on_settled=_on_settled
+)
+
+
 def process(withdrawal_id: str) -> None:
     record = withdrawals.read(withdrawal_id)
     if record is None or record.status in Withdrawal.machine.final:
@@ -186,17 +213,17 @@ def _send(record: Withdrawal, reader: ChainReader) -> None:
             network,
             signer,
             call,
-            owner=f"custody:{record.keyId}",
+            owner=f"{OWNER_PREFIX}{record.keyId}",
             kind="withdrawal",
             gas=EXECUTE_GAS,
             allocation=allocation,
             also=lambda signed: Plan(items=[_held(holding, "sent", txHash=signed.hash, sentAt=clock.iso_now())]),
+            ref=record.id,
         )
         logger.info(
             "withdrawal sent",
             extra={"withdrawalId": record.id, "hash": sent.signed.hash, "confirmed": sent.confirmed},
-        )
-        withdrawals.enqueue(record.id, CHECK_DELAYS_S[0])
+        )  # from here the engine's tracker follows its transaction and reports it (`_on_settled`)
     except (ApiError, MpcRunError) as exc:
         _retry_or_fail(record, exc.code, exc.message)
     except WithdrawalTakenError as exc:
@@ -290,32 +317,40 @@ def _deploy(record: Withdrawal, network: Network) -> None:
     assert network.accountFactory is not None
     signer = CustodySigner(record.keyId, record.keyAddress, "deploy", record.id)
     call = pipeline.Call(network.accountFactory, 0, deploy_call(record.keyAddress, record.accountId))
-    pipeline.send(network, signer, call, owner=f"custody:{record.keyId}", kind="deploy", gas=DEPLOY_GAS)
+    pipeline.send(network, signer, call, owner=f"{OWNER_PREFIX}{record.keyId}", kind="deploy", gas=DEPLOY_GAS)
 
 
-def settle(record: Withdrawal, reader: ChainReader) -> None:
-    """A sent withdrawal: success once mined with its confirmations; failed on proof it never paid."""
+def settle(record: Withdrawal, reader: ChainReader, tx: EvmTransaction | None = None, *, tracked: bool = False) -> bool:
+    """A sent withdrawal: success once mined with its confirmations; failed on proof it never paid. Whether the
+    withdrawal is done with its transaction (ended, kept, or back to `pending`); False while it waits.
+
+    `tx`: its transaction's record as the engine's tracker read it; `tracked`: called by that tracker's step
+    (`on_settled`), which follows the transaction on: otherwise (a duplicate message, the sweep) a withdrawal that
+    waits asks the tracker for a step, whose message ends at once if the record's chain is alive."""
     assert record.txHash is not None
-    tx = tracking.read(record.txHash)
+    tx = tx or tracking.read(record.txHash)
     if tx is None:
         withdrawals.enqueue(record.id, 30)
-        return
+        return False
     pair = accepted(record.network, record.tokenCode)
+    if tx.status == "cancelled":  # never signed for a withdrawal (its cosigner signs only its payment): look
+        _keep(record, "its transaction was replaced by a no-op")
+        return True
     if tx.status == "mined":
         found = confirmation(pair, record, tx, reader)
         if found.verdict == "confirmed":
             succeed(record, paying(tx))
-        elif found.verdict == "reverted":
-            fail(record, "reverted")
-        elif found.verdict == "not_paid":
-            fail(record, "token_transfer_missing")  # mined, status 1, but no Transfer of the amount: nothing moved
-        else:
-            if found.verdict == "out_of_chain":
-                tracking.reorged_out(tx)  # the tracker takes it up again
-            elif found.verdict == "remined" and found.block is not None:
-                tracking.remined(tx, *found.block)  # follow it to its new block
-            _check_later(record)
-        return
+            return True
+        if found.verdict in ("reverted", "not_paid"):
+            # not_paid: mined, status 1, but no Transfer of the amount: nothing moved
+            fail(record, "reverted" if found.verdict == "reverted" else "token_transfer_missing")
+            return True
+        if found.verdict == "out_of_chain":
+            tracking.reorged_out(tx)  # the tracker takes it up again
+        elif found.verdict == "remined" and found.block is not None:
+            tracking.remined(tx, *found.block)  # follow it to its new block
+        _check_later(record, None if tracked else tx)
+        return False
     if tx.status == "failed":
         if "reverted" in (tx.failedReason or ""):
             fail(record, "reverted")  # its own transaction used the nonce
@@ -326,7 +361,7 @@ def settle(record: Withdrawal, reader: ChainReader) -> None:
             _keep(record, "refused at broadcast, and the key's mined nonce passed the withdrawal's")
         else:
             fail(record, "refused")
-        return
+        return True
     if tx.status == "dropped":
         if "before the broadcast" in (tx.failedReason or ""):
             _back_to_pending(record)  # never reached the chain: try again (at the same nonce)
@@ -334,8 +369,9 @@ def settle(record: Withdrawal, reader: ChainReader) -> None:
             # Another transaction took the nonce: it could be another signature of this very payment (a retry's,
             # at the same nonce): held for review, never released blindly.
             _keep(record, "the tracker found its nonce used by another transaction")
-        return
-    _check_later(record)
+        return True
+    _check_later(record, None if tracked else tx)
+    return False
 
 
 @dataclass(frozen=True)
@@ -352,7 +388,7 @@ def confirmation(pair: TokenOnNetwork, record: Withdrawal, tx: EvmTransaction, r
     network = pair.network
     try:
         head = reader.head()
-        receipt = reader.receipt(tx.hash)
+        receipt = reader.receipt(tx.minedHash or tx.hash)
         height = rpc.quantity(receipt["blockNumber"]) if receipt is not None else None
         block_hash = reader.block_hash(height) if height is not None else None
     except (ApiError, rpc.RpcError, KeyError, TypeError, ValueError):
@@ -374,7 +410,7 @@ def confirmation(pair: TokenOnNetwork, record: Withdrawal, tx: EvmTransaction, r
 
 def paying(tx: EvmTransaction) -> dict[str, Any]:
     """The paying transaction as `succeed` takes it."""
-    return {"hash": tx.hash, "blockNumber": tx.blockNumber, "blockHash": tx.blockHash}
+    return {"hash": tx.minedHash or tx.hash, "blockNumber": tx.blockNumber, "blockHash": tx.blockHash}
 
 
 def pays(receipt: dict[str, Any], pair: TokenOnNetwork, record: Withdrawal) -> bool:
@@ -396,11 +432,16 @@ def pays(receipt: dict[str, Any], pair: TokenOnNetwork, record: Withdrawal) -> b
     return False
 
 
-def _check_later(record: Withdrawal) -> None:
+def _check_later(record: Withdrawal, kick: EvmTransaction | None) -> None:
+    """The withdrawal waits on its transaction: counted (which keeps it out of the sweep's hands for a while). The
+    engine's tracker reports the transaction's next step (`on_settled`); `kick`: its record, when this look was not
+    the tracker's (then a tracker step is asked for, in case the record's chain of follow-ups was lost: a duplicate
+    of a live chain's step ends at its step check)."""
     checks = (record.checks or 0) + 1
     with contextlib.suppress(aws.ConditionFailedError):
         aws.write(transition(record, "sent", checks=checks))
-    withdrawals.enqueue(record.id, followups.stepped(CHECK_DELAYS_S, checks))
+    if kick is not None:
+        tracking.enqueue(kick.hash, kick.checks, followups.stepped(CHECK_DELAYS_S, checks))
 
 
 def _back_to_pending(record: Withdrawal) -> None:

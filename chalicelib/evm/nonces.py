@@ -163,11 +163,7 @@ def _hand_out(
             if item_read is not None and attempt == 0
             else aws.table(TABLE).get_item(Key=key(address, chain_id), ConsistentRead=True).get("Item") or {}
         )
-        now = clock.epoch()
-        lost = [lease for lease in item.get("inflight", set()) if _lease_until(lease) < now]
-        if lost:  # sends that died before recording: their nonces never went out
-            for lease in lost:
-                _recover(address, chain_id, lease, chain_pending)
+        if _recover_lost(address, chain_id, item, chain_pending):
             continue
         stored = int(item["next"]) if "next" in item else None
         free = sorted(int(n) for n in item.get("given", set()))
@@ -294,6 +290,43 @@ def give_back_item(address: str, chain_id: int, nonce: int) -> aws.TxItem:
         aws.Changes(add={"given": {nonce}}),
         aws.Condition("#n > :nonce", {"#n": "next"}, {":nonce": nonce}),
     )
+
+
+def _recover_lost(address: str, chain_id: int, item: dict[str, Any], chain_pending: int) -> bool:
+    """Give back the nonces of the item's leases past their time (sends that died before recording: their nonces
+    never went out); whether there were any (the item is then to be read again)."""
+    now = clock.epoch()
+    lost = [lease for lease in item.get("inflight", set()) if _lease_until(lease) < now]
+    for lease in lost:
+        _recover(address, chain_id, lease, chain_pending)
+    return bool(lost)
+
+
+def free_below(address: str, chain_id: int, chain_mined: int, below: int) -> list[int]:
+    """The nonces from `chain_mined` (the account's mined nonce) up to `below` that nobody owns: given back (leases
+    past their time recovered first) and held by no reservation. Each is a gap under a transaction at `below`."""
+    item = aws.table(TABLE).get_item(Key=key(address, chain_id), ConsistentRead=True).get("Item") or {}
+    if _recover_lost(address, chain_id, item, chain_mined):
+        item = aws.table(TABLE).get_item(Key=key(address, chain_id), ConsistentRead=True).get("Item") or {}
+    reserved = held(item)
+    return sorted(n for n in map(int, item.get("given", set())) if chain_mined <= n < below and n not in reserved)
+
+
+def take_given(address: str, chain_id: int, nonce: int) -> Allocation | None:
+    """`nonce`, given back and held by no reservation, under a lease of LEASE_S seconds (as `allocate` hands one
+    out); None when it is no longer free (a send took it)."""
+    lease = _lease(nonce, clock.epoch())
+    change = aws.update(
+        "nonce",
+        TABLE,
+        key(address, chain_id),
+        aws.Changes(add={"inflight": {lease}}, delete={"given": {nonce}}),
+        aws.Condition(
+            "contains(#g, :n) AND attribute_not_exists(#h)", {"#g": "given", "#h": f"{HELD}{nonce}"}, {":n": nonce}
+        ),
+    )
+    done = retry.call(lambda: write_if(change), retry_on=(aws.ItemBusyError,), count=8, base_s=0.01)
+    return Allocation(address, chain_id, nonce, lease) if done else None
 
 
 def _recover(address: str, chain_id: int, lease: str, chain_pending: int) -> None:

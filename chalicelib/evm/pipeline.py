@@ -94,8 +94,11 @@ def send(
     nonce: int | None = None,
     allocation: nonces.Allocation | None = None,
     also: Callable[[SignedTx], Plan] | None = None,
+    ref: str | None = None,
 ) -> Sent:
     """Send `call` from `signer` on `network`, recorded under `owner` (the list of transactions it belongs to).
+    `ref`: what the owner's transaction is for (e.g. the withdrawal it pays), kept on the record for the owner's
+    signer of its replacements (engine.Owner).
     `allocation`: a nonce the caller leased itself (it keeps the nonce across its own retries). `also`: the
     caller's part of the record's unit of work for the signed transaction (a Plan: its items, lists, event and
     `replan_on`; e.g. the custody withdrawal it pays), so a signed transaction is recorded (and then broadcast)
@@ -106,7 +109,7 @@ def send(
     one stays `failed`. A caller's own nonce is the caller's to change, and its `also` writes went with the first
     transaction's record."""
     try:
-        return _send_once(network, signer, call, owner, kind, gas, gas_price, nonce, allocation, also)
+        return _send_once(network, signer, call, owner, kind, gas, gas_price, nonce, allocation, also, ref)
     except NonceTakenError as refused:
         if nonce is not None or allocation is not None or also is not None:
             raise
@@ -114,7 +117,7 @@ def send(
             "broadcast refused for its nonce; signing again at the chain's nonce",
             extra={"network": network.name, "sender": signer.address, "reason": refused.message[:200]},
         )
-    return _send_once(network, signer, call, owner, kind, gas, gas_price, nonce, allocation, also)
+    return _send_once(network, signer, call, owner, kind, gas, gas_price, nonce, allocation, also, ref)
 
 
 def _send_once(
@@ -128,6 +131,7 @@ def _send_once(
     nonce: int | None,
     allocation: nonces.Allocation | None,
     also: Callable[[SignedTx], Plan] | None,
+    ref: str | None = None,
 ) -> Sent:
     sender = signer.address
     caller_owns_nonce = allocation is not None  # then the caller gives it back, or keeps it for its own retry
@@ -173,6 +177,7 @@ def _send_once(
         state.list_count,
         also(signed) if also else None,
         caller_owns_nonce,
+        ref,
     )
     give_back = allocation is not None and not allocation.reserved
     return _broadcast(network, _claim(recorded), signed, body, give_back=give_back)
@@ -197,10 +202,11 @@ def _record(
     list_count: int,
     also: Plan | None,
     caller_owns_nonce: bool = False,
+    ref: str | None = None,
 ) -> EvmTransaction:
     try:
         with deadline.holding_back(GIVE_BACK_S):
-            return tracking.record(owner, network, signed, kind, body, allocation, list_count, also)
+            return tracking.record(owner, network, signed, kind, body, allocation, list_count, also, ref)
     except tracking.SendExpiredError:
         raise  # the lease was recovered: the nonce is back already, nothing to undo
     except BaseException:

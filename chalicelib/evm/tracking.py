@@ -37,15 +37,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from chalicelib.evm import nonces, rpc
-from chalicelib.evm.rpc import NO_ANSWER, RpcError, quantity, rpc_call
-from chalicelib.evm.transactions import SignedTx
+from pydantic import BaseModel, ConfigDict
+
+from chalicelib.evm import nonces
+from chalicelib.evm.transactions import SignedTx, UnsignedTx
 from chalicelib.platform import aws, clock, followups, retry, unit_of_work
 from chalicelib.platform.errors import RetryLaterError
-from chalicelib.platform.logging import logger
-from chalicelib.platform.networks import Network, resolve
+from chalicelib.platform.networks import Network
 from chalicelib.platform.pagination import AppendOnlyList, PageQuery
-from chalicelib.platform.transitions import Machine, Move, Stateful, moved, transition
+from chalicelib.platform.transitions import ABSENT, Machine, Move, Stateful, moved, transition
 from chalicelib.platform.unit_of_work import Plan
 
 TABLE = "wallet-transactions"
@@ -53,10 +53,14 @@ QUEUE = "tx-tracker"
 SEND_EXPIRED = "SEND_EXPIRED"
 FIRST_CHECK_S = 2
 ORPHAN_CHECK_S = 120  # a record still `signing` then belongs to a request that died
-WARN_EVERY_CHECKS = 200  # about two days at the longest delay: a transaction that long pending is logged
+CANCEL_GAS = 21_000  # a 0-value send to an address without code
 UNSETTLED = ("signing", "pending")
 # One chain of follow-ups per transaction; the step token is the record's `checks`.
 FOLLOW_UPS = followups.FollowUp(QUEUE, step_field="step")
+# The safety net of that chain: an unsettled record that has not moved for QUIET_S is handed a step again. Longer
+# than the longest delay between two steps (followups.MAX_DELAY_S) and the queue's visibility timeout.
+QUIET_S = 1_800
+UNSETTLED_DUE = followups.Requeue(TABLE, frozenset(UNSETTLED), QUIET_S)
 
 
 class SendExpiredError(RetryLaterError):
@@ -66,13 +70,35 @@ class SendExpiredError(RetryLaterError):
         super().__init__(SEND_EXPIRED, "The send took too long and was abandoned before its broadcast; retry", 1)
 
 
+class Attempt(BaseModel):
+    """One replacement at the record's nonce: its hash, fees and why it was signed."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    hash: str
+    reason: str  # bump | speed_up | cancel
+    gasPrice: str | None = None
+    maxFeePerGas: str | None = None
+    maxPriorityFeePerGas: str | None = None
+    cancel: bool = False  # a no-op at the nonce (a cancel, or a bump of one)
+    createdAt: str
+
+    def public(self) -> dict[str, Any]:
+        shown: dict[str, Any] = {"hash": self.hash}
+        if self.gasPrice is not None:
+            shown["gasPrice"] = self.gasPrice
+        else:
+            shown.update(maxFeePerGas=self.maxFeePerGas, maxPriorityFeePerGas=self.maxPriorityFeePerGas)
+        return {**shown, "reason": self.reason, "createdAt": self.createdAt}
+
+
 class EvmTransaction(Stateful):
     """A sent transaction's record (pk `TX#<hash>`, sk `TX`). The sender is the item's `from` (`sender`)."""
 
     machine: ClassVar[Machine] = Machine(
         name="record",
         table=TABLE,
-        states=frozenset({"signing", "pending", "mined", "failed", "dropped"}),
+        states=frozenset({"signing", "pending", "mined", "failed", "dropped", "cancelled"}),
         initial=frozenset({"signing"}),
         final=frozenset({"failed", "dropped"}),
         moves=(
@@ -85,8 +111,14 @@ class EvmTransaction(Stateful):
             Move("pending", "mined"),
             Move("pending", "failed"),  # reverted; or refused at its broadcast
             Move("pending", "dropped"),  # its nonce used by another transaction
+            Move("pending", "cancelled"),  # its cancel (a no-op at its nonce) was mined
             Move("mined", "pending"),  # a reorg took it out of the chain
             Move("mined", "mined"),  # mined again in another block
+            Move("cancelled", "pending"),
+            Move("cancelled", "cancelled"),
+            # The owner's reports of a settled record, until it is done with it.
+            Move("failed", "failed", requires={"ownerDone": ABSENT}),
+            Move("dropped", "dropped", requires={"ownerDone": ABSENT}),
         ),
         version="version",
         stamp="updatedAt",
@@ -104,6 +136,7 @@ class EvmTransaction(Stateful):
     receipt: str
     raw: str
     chosenNonce: bool = False
+    ref: str | None = None  # what the owner's transaction is for (pipeline.send)
     createdAt: str
     updatedAt: str
     checks: int = 0
@@ -113,10 +146,59 @@ class EvmTransaction(Stateful):
     gasUsed: str | None = None
     effectiveGasPrice: str | None = None
     failedReason: str | None = None
+    # Replacements signed at the same nonce (bumps, speed-ups, cancels), oldest first; `raw` is the newest one's.
+    attempts: list[Attempt] = []
+    minedHash: str | None = None
+    pricedAt: str | None = None  # when the newest signature was made (absent: createdAt)
+    stuckAlerted: bool = False
+    atCeiling: bool = False
+    reports: int = 0  # steps that told the owner of the settled record (engine.Owner.on_settled)
+    ownerDone: bool | None = None  # True: the owner is done with the settled record, its follow-ups end
 
     @property
     def sender(self) -> str:
         return str((self.model_extra or {})["from"])
+
+    def status_index(self) -> aws.Changes:
+        """Unsettled, it is in the table's `due` index (every move sets its due time QUIET_S ahead); settled, not."""
+        if self.status in UNSETTLED:
+            return aws.Changes(set=UNSETTLED_DUE.due(0))
+        return aws.Changes(remove=list(followups.ENDED))
+
+    @property
+    def hashes(self) -> list[str]:
+        """Every hash signed at this record's nonce, the first send's first."""
+        return [self.hash, *(a.hash for a in self.attempts)]
+
+    @property
+    def latest_hash(self) -> str:
+        return self.attempts[-1].hash if self.attempts else self.hash
+
+    @property
+    def cancelling(self) -> bool:
+        """Whether the newest signature is a cancel (a no-op at the nonce): a bump re-prices the no-op."""
+        return bool(self.attempts) and self.attempts[-1].cancel
+
+    def unsigned(self) -> UnsignedTx:
+        """The newest signed transaction's fields (from the receipt answered at send time and the newest fees)."""
+        sent = json.loads(self.receipt)
+        legacy = sent.get("type") == 0
+        latest = self.attempts[-1] if self.attempts else None
+        gas_price = (latest.gasPrice if latest else sent.get("gasPrice")) if legacy else None
+        max_fee = None if legacy else (latest.maxFeePerGas if latest else sent.get("maxFeePerGas"))
+        priority = None if legacy else (latest.maxPriorityFeePerGas if latest else sent.get("maxPriorityFeePerGas"))
+        cancel = self.cancelling
+        return UnsignedTx(
+            chain_id=self.chainId,
+            nonce=self.nonce,
+            to=self.sender if cancel else self.to,
+            value=0 if cancel else int(self.value),
+            data=b"" if cancel else bytes.fromhex(str(sent.get("data") or "0x")[2:]),
+            gas=CANCEL_GAS if cancel else int(sent["gasLimit"]),
+            gas_price=None if gas_price is None else int(gas_price),
+            max_fee=None if max_fee is None else int(max_fee),
+            max_priority_fee=None if priority is None else int(priority),
+        )
 
 
 def _key(tx_hash: str) -> dict[str, str]:
@@ -157,6 +239,7 @@ def record(
     allocation: nonces.Allocation | None,
     list_count: int | None = None,
     also: Plan | None = None,
+    ref: str | None = None,
 ) -> EvmTransaction:
     """Write the record (status `signing`) before the broadcast, in one unit of work with the end of the nonce's
     lease (the record owns the nonce from here), the Idempotency-Key's effect and the caller's `also` (its own
@@ -179,13 +262,14 @@ def record(
         "receipt": json.dumps(receipt, separators=(",", ":")),
         "raw": "0x" + signed.raw.hex(),  # re-broadcast while the nodes do not know it
         "chosenNonce": allocation is None,
+        "ref": ref,
         "createdAt": now,
         "updatedAt": now,
         "checks": 0,
         "version": 0,
     }
     tx = EvmTransaction.from_item({k: v for k, v in item.items() if v is not None})
-    own = [aws.put("transaction", TABLE, tx.to_item())]
+    own = [aws.put("transaction", TABLE, {**tx.to_item(), **tx.status_index().set})]
     if allocation is not None:
         own.append(nonces.commit_item(allocation))
     plan = _with(
@@ -240,7 +324,7 @@ def abandon(tx_hash: str) -> bool:
         if tx is None or tx.status != "signing":
             return False
         with contextlib.suppress(aws.ItemBusyError):
-            if _drop_unsent(tx, tx.checks):
+            if drop_unsent(tx, tx.checks):
                 return True
     return False
 
@@ -257,7 +341,7 @@ def reorged_out(tx: EvmTransaction) -> bool:
     """A reorg took the mined `tx` out of the chain: `mined` → `pending`, and its tracker chain starts again
     (re-broadcast, then settled anew). False when the record moved since it was read, or a transaction held it."""
     with contextlib.suppress(aws.ItemBusyError):
-        if _move(tx, "pending"):
+        if move(tx, "pending", minedHash=None):
             enqueue(tx.hash, tx.checks, FIRST_CHECK_S)
             return True
     return False
@@ -267,7 +351,7 @@ def remined(tx: EvmTransaction, block_number: int, block_hash: str) -> bool:
     """The mined `tx` was mined again in another block (a reorg): the record follows it there. False when the
     record moved since it was read, or a transaction held it."""
     with contextlib.suppress(aws.ItemBusyError):
-        return _move(tx, "mined", blockNumber=block_number, blockHash=block_hash)
+        return move(tx, tx.status, blockNumber=block_number, blockHash=block_hash)
     return False
 
 
@@ -275,10 +359,56 @@ def enqueue(tx_hash: str, step: int, delay_s: int) -> None:
     FOLLOW_UPS.send({"hash": tx_hash, "step": step}, delay_s)
 
 
+def requeue_quiet(limit: int = 5000) -> int:
+    """The schedule's safety net: a step for each unsettled record whose follow-ups went quiet (leased for QUIET_S;
+    a step of a chain that is alive after all ends at its step check)."""
+    return UNSETTLED_DUE.sweep(lambda item: enqueue(str(item["hash"]), int(item.get("checks", 0)), 0), limit)
+
+
 def read(tx_hash: str) -> EvmTransaction | None:
-    """The record (consistent read), or None."""
-    item = aws.table(TABLE).get_item(Key=_key(tx_hash), ConsistentRead=True).get("Item")
+    """The record of any hash signed at its nonce (consistent read; a replacement's hash leads to it), or None."""
+    table = aws.table(TABLE)
+    item = table.get_item(Key=_key(tx_hash), ConsistentRead=True).get("Item")
+    if item is not None and "aliasOf" in item:
+        item = table.get_item(Key=_key(str(item["aliasOf"])), ConsistentRead=True).get("Item")
     return None if item is None else EvmTransaction.from_item(item)
+
+
+def replace(
+    tx: EvmTransaction, signed: SignedTx, reason: str, cancel: bool, effect: dict[str, str] | None = None
+) -> EvmTransaction | None:
+    """Record the replacement `signed` (same nonce) before its broadcast: appended to the record's attempts, its
+    raw transaction the one re-broadcast from now on, and its hash an alias of the record, in one transaction
+    (with the Idempotency-Key's `effect`), conditional on the record as read (`pending`, its version). The
+    record as moved; None when it moved meanwhile (mined, or replaced by another step): nothing is recorded then
+    and `signed` must not be broadcast."""
+    now = clock.iso_now()
+    unsigned = signed.tx
+    attempt = Attempt(
+        hash=signed.hash,
+        reason=reason,
+        gasPrice=None if unsigned.gas_price is None else str(unsigned.gas_price),
+        maxFeePerGas=None if unsigned.max_fee is None else str(unsigned.max_fee),
+        maxPriorityFeePerGas=None if unsigned.max_priority_fee is None else str(unsigned.max_priority_fee),
+        cancel=cancel,
+        createdAt=now,
+    )
+    attempts = [*tx.attempts, attempt]
+    changes: dict[str, Any] = {
+        "attempts": [a.model_dump(exclude_none=True) for a in attempts],
+        "raw": "0x" + signed.raw.hex(),
+        "pricedAt": now,
+        "atCeiling": False,
+    }
+    alias = {**_key(signed.hash), "aliasOf": tx.hash, "walletId": tx.walletId, "createdAt": now}
+    plan = Plan(items=[transition(tx, "pending", **changes), aws.put("alias", TABLE, alias)], effect=effect)
+    try:
+        unit_of_work.commit(plan, attempts=1, on_busy=aws.ItemBusyError)
+    except aws.TransactionCancelledError as exc:
+        if exc.condition_failed(EvmTransaction.machine.name):
+            return None
+        raise
+    return moved(tx, "pending", **changes)
 
 
 def page(owner: str, query: PageQuery) -> tuple[list[dict[str, Any]], int]:
@@ -308,96 +438,15 @@ def public(tx: EvmTransaction) -> dict[str, Any]:
         "gasUsed": tx.gasUsed,
         "effectiveGasPrice": tx.effectiveGasPrice,
         "failedReason": tx.failedReason,
+        "minedHash": tx.minedHash,
+        "replacements": [a.public() for a in tx.attempts],
         "createdAt": tx.createdAt,
         "updatedAt": tx.updatedAt,
         "txReceipt": json.loads(tx.receipt),
     }
 
 
-def on_message(body: dict[str, Any]) -> None:
-    """The tracker queue's per-record handler (evm/functions.py)."""
-    step = body.get("step")
-    check(str(body["hash"]), int(step) if step is not None else None)
-
-
-def check(tx_hash: str, step: int | None = None) -> None:
-    """One tracker step: settle the transaction or look again later (exactly one successor).
-
-    `step`: the `checks` count the record must be at; a message for another step is a duplicate delivery
-    or a leftover and ends here (None: messages written before steps existed, and direct calls)."""
-    tx = read(tx_hash)
-    if tx is None or tx.status not in UNSETTLED:
-        return
-    if followups.is_stale(step, tx.checks):
-        return
-    checks = tx.checks + 1
-    if tx.status == "signing" and _age_s(tx) < ORPHAN_CHECK_S:
-        _again(tx, checks)  # its request may still be on its way to the claim: no verdict yet
-        return
-    network = resolve(None, str(tx.chainId))
-    try:
-        receipt, known = rpc.rpc_batch(
-            network, [("eth_getTransactionReceipt", [tx_hash]), ("eth_getTransactionByHash", [tx_hash])]
-        )
-    except NO_ANSWER:
-        _again(tx, checks)  # no node answered: no verdict
-        return
-    if isinstance(receipt, RpcError) or isinstance(known, RpcError):
-        _again(tx, checks)
-        return
-    checked = {"checks": checks, **_node_gas_price(tx, known)}
-    if isinstance(receipt, dict):
-        _settle(tx, receipt, checked)
-        return
-    seen = known is not None
-    if tx.status == "signing":
-        if seen:  # written before claims existed: it was broadcast, follow it
-            if _move(tx, "pending", **checked):
-                _enqueue_next(tx_hash, checks)
-        else:  # never claimed, so never broadcast: its send ended with an error, it must not go out now
-            _drop_unsent(tx, checks)
-        return
-    if not seen:
-        if _nonce_used_by_another(tx, network):
-            _move(tx, "dropped", failedReason="its nonce was used by another transaction", checks=checks)
-            return
-        with contextlib.suppress(RpcError, *NO_ANSWER):  # e.g. a node restarted and lost its pool
-            rpc_call(network, "eth_sendRawTransaction", [tx.raw])
-    _again(tx, checks, checked)
-
-
-def _node_gas_price(tx: EvmTransaction, known: Any) -> dict[str, str]:
-    """The stored receipt with the node's `gasPrice` for the transaction (for a typed transaction the node
-    defines it: what it would charge now, what it charged once mined), when it differs from the stored one."""
-    price = known.get("gasPrice") if isinstance(known, dict) else None
-    try:
-        stored = json.loads(tx.receipt)
-        node = str(quantity(price))
-    except ValueError:
-        return {}
-    if not isinstance(stored, dict) or stored.get("type") != 2 or stored.get("gasPrice") == node:
-        return {}
-    return {"receipt": json.dumps({**stored, "gasPrice": node}, separators=(",", ":"))}
-
-
-def _settle(tx: EvmTransaction, receipt: dict[str, Any], checked: dict[str, Any]) -> None:
-    ok = receipt.get("status") == "0x1"
-    to = "mined" if ok else "failed"
-    settled = _move(
-        tx,
-        to,
-        blockNumber=quantity(receipt["blockNumber"]),
-        blockHash=receipt["blockHash"],
-        gasUsed=str(quantity(receipt["gasUsed"])),
-        effectiveGasPrice=str(quantity(receipt.get("effectiveGasPrice") or "0x0")),
-        **({} if ok else {"failedReason": "reverted on chain"}),
-        **checked,
-    )
-    if settled:
-        logger.info("transaction settled", extra={"hash": tx.hash, "status": to})
-
-
-def _drop_unsent(tx: EvmTransaction, checks: int) -> bool:
+def drop_unsent(tx: EvmTransaction, checks: int) -> bool:
     """`signing` → `dropped` for a transaction never claimed, so never broadcast; its nonce (unless the
     caller chose it) is given back in the same transaction."""
     also = [] if tx.chosenNonce else [nonces.give_back_item(tx.sender, tx.chainId, tx.nonce)]
@@ -405,36 +454,7 @@ def _drop_unsent(tx: EvmTransaction, checks: int) -> bool:
     return nonces.write_with(dropped, also)
 
 
-def _age_s(tx: EvmTransaction) -> float:
-    return (clock.now() - clock.parse_iso(tx.createdAt)).total_seconds()
-
-
-def _nonce_used_by_another(tx: EvmTransaction, network: Network) -> bool:
-    """Proof that this transaction can never be mined: the account's mined nonce moved past it, and (asked
-    after that read) our hash still has no receipt."""
-    try:
-        if rpc.transaction_count(network, tx.sender, "latest") <= tx.nonce:
-            return False
-        return rpc_call(network, "eth_getTransactionReceipt", [tx.hash]) is None
-    except (RpcError, *NO_ANSWER):
-        return False  # no proof
-
-
-def _again(tx: EvmTransaction, checks: int, values: dict[str, Any] | None = None) -> None:
-    """Count this check (with `values` learnt by it) and send the chain's one successor (a lost race means
-    another step moved on)."""
-    if not _move(tx, tx.status, **(values or {"checks": checks})):
-        return
-    if checks % WARN_EVERY_CHECKS == 0:
-        logger.warning("transaction unsettled for long", extra={"hash": tx.hash, "checks": checks})
-    _enqueue_next(tx.hash, checks)
-
-
-def _enqueue_next(tx_hash: str, checks: int) -> None:
-    enqueue(tx_hash, checks, followups.doubling(FIRST_CHECK_S, checks))
-
-
-def _move(tx: EvmTransaction, to: str, **changes: Any) -> bool:
+def move(tx: EvmTransaction, to: str, **changes: Any) -> bool:
     """Move the record if nobody changed it since `tx` was read; False when another step moved it on.
     aws.ItemBusyError when a concurrent transaction held it (no verdict: the send path retries, a tracker
     message fails and SQS delivers it again)."""

@@ -69,6 +69,14 @@ class Network(BaseModel):
         description="Block explorer base URL (e.g. https://etherscan.io): the console links <url>/tx/<hash> and "
         "<url>/address/<address>.",
     )
+    maxFeePerGasCeiling: int | None = Field(
+        None,
+        gt=0,
+        lt=2**256,
+        description="Wei per gas a re-priced transaction (a bump, speed-up, cancel or gap fill) may offer at most: "
+        "the engine stops raising fees there, and the cosigner signs no replacement above it. Absent: 10 times the "
+        "fee cap of the transaction's first signature.",
+    )
     # Smart accounts and gas tanks (all or none, see module docstring).
     entryPoint: str | None = Field(None, pattern=ADDRESS, description="ERC-4337 v0.7 EntryPoint.")
     accountFactory: str | None = Field(None, pattern=ADDRESS, description="SimpleAccountFactory v0.7.")

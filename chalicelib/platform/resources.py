@@ -148,7 +148,10 @@ TABLES: tuple[Table, ...] = (
     ),
     Table(
         name="wallet-transactions",
-        purpose="Every transaction a wallet sent (by hash) and each wallet's list of them, with tracking status.",
+        purpose="Every transaction a wallet or a custody key sent (by hash, one record per nonce with its "
+        "replacements' hashes as aliases) and each owner's list of them, with tracking status; index `due` holds "
+        "the unsettled ones with the time their tracker should have looked at them again.",
+        indexes=(Index(name="due", partition_key="duePk", sort_key="dueAt"),),
     ),
     Table(name="nonces", purpose="Next nonce and given-back nonces per wallet address and chain."),
     Table(
@@ -218,8 +221,8 @@ TABLES: tuple[Table, ...] = (
 QUEUES: tuple[Queue, ...] = (
     Queue(
         name="tx-tracker",
-        purpose="Delayed checks of sent transactions until they are mined, failed or dropped.",
-        visibility_timeout_s=180,  # six times the consumer's timeout, as AWS advises
+        purpose="Delayed checks of sent transactions until they are mined, failed, dropped or cancelled.",
+        visibility_timeout_s=360,  # six times the consumer's timeout, as AWS advises
         max_receive_count=10,
     ),
     Queue(
@@ -396,14 +399,37 @@ FUNCTIONS: tuple[Function, ...] = (
     ),
     Function(
         name="track_transaction",
-        purpose="SQS: follows a sent transaction to mined, failed or dropped; re-queues itself with a delay.",
+        purpose="SQS: follows a sent transaction to mined, failed, dropped or cancelled; re-prices it while the chain "
+        "prices it out and fills the nonce gaps under it (party A of its key with the cosigner, whose policy checks "
+        "each replacement and gap fill); tells its owner (a custody withdrawal) until it is done with it; re-queues "
+        "itself with a delay.",
         grants=(
             Grant("table", "wallet-transactions", "read_write"),
             Grant("table", "nonces", "read_write"),
             Grant("queue", "tx-tracker", "read_write"),
+            Grant("table", "signer-shares", "read"),
+            Grant("table", "mpc-mailbox", "read_write"),
+            Grant("table", "signing-audit", "read_write"),
+            Grant("table", "signer-presignatures", "read_write"),  # consumes share A of a presignature
+            Grant("queue", "presign-refill", "write"),
+            Grant("key", "share-a", "decrypt"),
+            Grant("function", "cosigner", "invoke"),
+            # A withdrawal's transaction settled: the withdrawal settles (ledger, its event) on the tracker's step.
+            Grant("table", "custody", "read_write"),
+            Grant("table", "webhooks", "read_write"),
+            Grant("queue", "webhook-deliveries", "write"),
+            Grant("queue", "custody-withdrawals", "write"),
         ),
         consumes=("tx-tracker",),
-        timeout_s=30,
+        timeout_s=60,
+        memory_mb=1769,  # party A's share of a full signing run
+    ),
+    Function(
+        name="requeue_transactions",
+        purpose="Scheduled: queues a tracker step of each unsettled transaction whose follow-ups went quiet (a "
+        "message lost, dead-lettered, or never sent after the send's commit).",
+        # read_write: it moves a record's `dueAt` past a lease before queueing it.
+        grants=(Grant("table", "wallet-transactions", "read_write"), Grant("queue", "tx-tracker", "write")),
     ),
     Function(
         name="check_top_up",

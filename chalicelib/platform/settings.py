@@ -151,6 +151,24 @@ class Settings(BaseModel):
     )
     console_invite_s: int = Field(86_400, ge=300, le=7 * 86_400, description="Lifetime of a console invite link.")
 
+    tx_bump_after_s: int = Field(
+        30,
+        ge=1,
+        le=86_400,
+        description="A pending transaction not mined this long after its last pricing, and priced below what the chain "
+        "now needs, is re-priced and signed again at its nonce.",
+    )
+    nonce_gap_fill_s: int = Field(
+        30,
+        ge=1,
+        le=86_400,
+        description="A nonce given back below a pending transaction and not taken by a send within this time is filled "
+        "with a 0-value send to the wallet itself (a gap fill).",
+    )
+    tx_stuck_alert_s: int = Field(
+        600, ge=1, le=30 * 86_400, description="A transaction pending this long is logged once at warning."
+    )
+
     withdrawal_limits: str = Field(
         "{}",
         max_length=4000,

@@ -14,6 +14,15 @@ The `wallets` policy (`WALLET_POLICY`):
   or not a 24 h limit is in force yet (a limit set later sees the day before it): ten concurrent signatures against
   a limit of seven give exactly seven (each lost race reads the window again and decides again); the same digest
   counts once;
+* every transaction it counts leaves a nonce mark (usage.py): this payment (to, value, data) at this nonce on this
+  chain. A transaction whose payment is marked at its nonce is a replacement (the same payment re-priced): decided
+  by the documents as the payment it replaces, counted once (nothing written), its fees within the ceiling (the
+  network's `maxFeePerGasCeiling`, else 10 times the first signature's fee cap; else rule `replacement`). A
+  different payment at a marked nonce is a new transaction like any other;
+* a no-op, a self-send of 0 with no data at a nonce no higher than the wallet's highest marked nonce on that chain
+  and with fees within the ceiling (of that highest mark), is a cancel or a gap fill: it moves nothing, so it is
+  allowed without the documents and counted in no window; its nonce mark is written (its own re-pricing is a
+  replacement). Any other self-send is an ordinary transaction;
 * a client none of whose apps has a policy signs as before (its transactions still counted).
 
 Its keys use presignatures (the check runs in the online step) and share C signs for its user as any wallet's: the
@@ -35,6 +44,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from chalicelib.evm.digests import Signable
+from chalicelib.evm.transactions import UnsignedTx
 from chalicelib.mpc import policies
 from chalicelib.mpc.policies import NewKey, PolicyRefusedError, SigningRequest
 from chalicelib.platform import aws, clock, unit_of_work
@@ -61,6 +71,8 @@ WALLET_NOT_FOUND = "WALLET_NOT_FOUND"
 BAD_REQUEST = "BAD_PARTY_REQUEST"
 BUSY = "POLICIES_BUSY"  # the API answers it as any other cosigner trouble: 503, retry
 COUNT_ATTEMPTS = 24  # a window's concurrent signers each lose at most one race per winner
+REPLACEMENT_RULE = "replacement"  # the rule a replacement's fees above the ceiling are refused by
+REPLACEMENT_FEE_FACTOR = 10  # without a network ceiling: times the first signature's fee cap
 _ID = r"^[A-Za-z0-9_-]{1,64}$"
 _WALLET_ID = r"^[0-9a-f]{32}$"
 NO_POLICY_REASON = "No signing policy is set for this app."
@@ -110,11 +122,15 @@ def _spending(facts: Facts) -> TransactionFacts | TypedDataFacts | None:
 def prefetch(wallet_id: str, payload: Signable, digest: bytes) -> list[dict[str, str]]:
     """What `check` reads by key, in the online step's one batch: the client's policies (the wallet's client once
     this process knows it; until then the client's mark, and the policies in a read of their own) and, for a
-    transaction or typed data (which may be a permit), its window and the digest's COUNTED mark."""
+    transaction or typed data (which may be a permit), its window and the digest's COUNTED mark; for a transaction,
+    its nonce mark too."""
     client_id = store.known_wallet_client(wallet_id)
     keys = [store.wallet_client_key(wallet_id)] if client_id is None else [store.client_policies_key(client_id)]
     if payload.kind in ("transaction", "typed_data"):
         keys += [usage.usage_key(wallet_id), usage.counted_key(wallet_id, digest)]
+    payment = _payment(payload) if payload.kind == "transaction" else None
+    if payment is not None:
+        keys.append(usage.nonce_key(wallet_id, payment))
     return keys
 
 
@@ -151,38 +167,122 @@ def _decide(documents: Sequence[Document], facts: Facts, spent: Usage) -> None:
 
 def _count(request: SigningRequest, documents: Sequence[Document], facts: TransactionFacts | TypedDataFacts) -> None:
     """Decide against the window and count the transaction or permit in one conditional transaction (with its
-    digest's COUNTED mark); a lost race (another signature moved the window, or counted this digest) reads and
-    decides again. A digest counted already is decided without its own share and writes nothing."""
+    digest's COUNTED mark and a transaction's nonce mark); a lost race (another signature moved the window, or
+    counted this digest or this payment at this nonce) reads and decides again. A digest counted already is decided
+    without its own share and writes nothing; so is a replacement (`_replacement`). A no-op (`_no_op`) is allowed
+    without the documents and writes only its nonce mark."""
     wallet_id, digest = request.wallet_id, request.digest
     window_key, counted_key = usage.usage_key(wallet_id), usage.counted_key(wallet_id, digest)
+    payment = _payment(request.payload) if isinstance(facts, TransactionFacts) else None
+    if isinstance(facts, TransactionFacts) and payment is None:
+        raise PolicyRefusedError("a transaction's nonce is at most 2**64 - 1")
+    nonce_key = usage.nonce_key(wallet_id, payment) if payment is not None else None
+    keys = [window_key, counted_key, *([nonce_key] if nonce_key is not None else [])]
+    self_send = isinstance(facts, TransactionFacts) and _moves_nothing(facts, request.address)
     ahead = request.prefetched
-    first = ahead is not None and _key(window_key) in ahead and _key(counted_key) in ahead
+    first = ahead is not None and all(_key(key) in ahead for key in keys)
 
     def plan() -> Plan | None:
         nonlocal first
         if first:
             assert ahead is not None
-            window_item, counted_item = ahead[_key(window_key)], ahead[_key(counted_key)]
+            read = {_key(key): ahead[_key(key)] for key in keys}
             first = False
         else:
-            found = aws.batch_get(store.TABLE, [window_key, counted_key])
-            by_key = {(str(i["pk"]), str(i["sk"])): i for i in found}
-            window_item, counted_item = by_key.get(_key(window_key)), by_key.get(_key(counted_key))
+            read = {(str(i["pk"]), str(i["sk"])): i for i in aws.batch_get(store.TABLE, keys)}
         now = clock.epoch()
-        window = usage.window_of(window_item)
-        counted = usage.counted_of(counted_item)
+        window = usage.window_of(read.get(_key(window_key)))
+        counted = usage.counted_of(read.get(_key(counted_key)))
+        if payment is None or nonce_key is None:  # a permit
+            _decide(documents, facts, usage.usage(window, now, counted))
+            return None if counted is not None else _count_plan(wallet_id, digest, window, now, facts, None)
+        mark = usage.nonce_mark_of(read.get(_key(nonce_key)), now)
+        if counted is None and mark is not None:
+            _replacement(payment, mark)
+            if not self_send:  # the documents decide it as the payment it replaces, counted once
+                _decide(documents, facts, usage.usage(window, now, mark.share))
+            return None
+        if counted is None and self_send and _no_op(wallet_id, payment):
+            share = usage.Counted(now // usage.BUCKET_S, {}, 0)
+            return Plan(items=[usage.nonce_mark(wallet_id, payment, share, now)], replan_on=_REPLAN)
         _decide(documents, facts, usage.usage(window, now, counted))
-        if counted is not None:
-            return None  # this signature is in the window already
-        return Plan(
-            items=usage.writes(wallet_id, digest, window, now, facts),
-            replan_on=frozenset({usage.USAGE_ITEM, usage.COUNTED_ITEM}),
-        )
+        if counted is None:
+            return _count_plan(wallet_id, digest, window, now, facts, payment)
+        if mark is None:  # counted before its nonce marks existed: its replacements count once from now on
+            return Plan(items=[usage.nonce_mark(wallet_id, payment, counted, now)], replan_on=_REPLAN)
+        return None  # this signature is in the window already
 
     # Still busy after that many rounds: not a decision of the policy (no rule), the signer is unavailable; retry.
     unit_of_work.commit(
         plan, attempts=COUNT_ATTEMPTS, on_busy=lambda: PolicyRefusedError("the wallet's 24 h window kept moving")
     )
+
+
+_REPLAN = frozenset({usage.USAGE_ITEM, usage.COUNTED_ITEM, usage.NONCE_ITEM})
+
+
+def _count_plan(
+    wallet_id: str,
+    digest: bytes,
+    window: usage.Window,
+    now: int,
+    facts: TransactionFacts | TypedDataFacts,
+    payment: usage.Payment | None,
+) -> Plan:
+    return Plan(items=usage.writes(wallet_id, digest, window, now, facts, payment), replan_on=_REPLAN)
+
+
+def _payment(payload: Signable) -> usage.Payment | None:
+    """The transaction's payment at its nonce as the cosigner reads it (None for a nonce no chain takes)."""
+    try:
+        return usage.payment_of(UnsignedTx.from_wire(payload.transaction or {}))
+    except ValueError:
+        return None
+
+
+def _moves_nothing(facts: TransactionFacts, address: str) -> bool:
+    """A self-send of nothing: what a cancel or a gap fill signs."""
+    return facts.value == 0 and not facts.has_data and facts.to is not None and facts.to == address.lower()
+
+
+def _fee_ceiling(payment: usage.Payment, fee_cap: int) -> int:
+    """The most a re-priced transaction may offer per gas: the network's ceiling, else 10 times `fee_cap` (the
+    first signature's)."""
+    network = registry().by_chain_id(payment.chain_id)
+    if network is not None and network.maxFeePerGasCeiling is not None:
+        return network.maxFeePerGasCeiling
+    return REPLACEMENT_FEE_FACTOR * fee_cap
+
+
+def _fees_bounded(payment: usage.Payment, fee_cap: int) -> bool:
+    within = payment.fee_cap <= _fee_ceiling(payment, fee_cap)
+    return within and (payment.priority_fee is None or payment.priority_fee <= payment.fee_cap)
+
+
+def _replacement(payment: usage.Payment, mark: usage.NonceMark) -> None:
+    """The payment at this nonce signed again with other fees: only within the ceiling."""
+    if not _fees_bounded(payment, mark.fee_cap):
+        ceiling = _fee_ceiling(payment, mark.fee_cap)
+        raise PolicyRefusedError(
+            f"A replacement of the transaction at nonce {payment.nonce} may offer at most {ceiling} wei per gas, "
+            "with a priority fee no higher than its fee cap.",
+            REPLACEMENT_RULE,
+        )
+
+
+def _no_op(wallet_id: str, payment: usage.Payment) -> bool:
+    """A self-send of nothing at a nonce the wallet already signed up to (a cancel, or the fill of a gap below its
+    highest signed nonce), with fees within the ceiling set by that highest nonce's first signature."""
+    from boto3.dynamodb.conditions import Key
+
+    found = aws.table(store.TABLE).query(
+        KeyConditionExpression=Key("pk").eq(usage.nonces_pk(wallet_id, payment.chain_id)),
+        ScanIndexForward=False,
+        Limit=1,
+        ConsistentRead=True,
+    )["Items"]
+    highest = usage.nonce_mark_of(found[0], clock.epoch()) if found else None
+    return highest is not None and payment.nonce <= highest.nonce and _fees_bounded(payment, highest.fee_cap)
 
 
 def _key(key: Mapping[str, str]) -> tuple[str, str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from chalicelib.evm import tracking
+from chalicelib.evm.tracking import EvmTransaction
 from chalicelib.platform import clock
 from chalicelib.platform.errors import not_found
 from chalicelib.platform.pagination import AppendOnlyList, PageQuery
@@ -22,11 +23,16 @@ TRANSACTION_NOT_FOUND = "TRANSACTION_NOT_FOUND"
 SIGNATURES_TABLE = "wallets"
 
 
-def view(wallet_id: str, tx_hash: str) -> dict[str, Any]:
+def owned(wallet_id: str, tx_hash: str) -> EvmTransaction:
+    """The record of `tx_hash` (any hash signed at its nonce) when the wallet sent it; else 404, whoever's it is."""
     tx = tracking.read(tx_hash)
     if tx is None or tx.walletId != wallet_id:
         raise not_found(TRANSACTION_NOT_FOUND, "No transaction with this hash was sent from this wallet")
-    return tracking.public(tx)
+    return tx
+
+
+def view(wallet_id: str, tx_hash: str) -> dict[str, Any]:
+    return tracking.public(owned(wallet_id, tx_hash))
 
 
 def page(wallet_id: str, query: PageQuery) -> tuple[list[dict[str, Any]], int]:

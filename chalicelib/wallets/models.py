@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import AfterValidator, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
+from chalicelib.platform import amounts
 from chalicelib.platform.pagination import Pagination
 from chalicelib.platform.wire import WireModel
+
+INVALID_FEES = "INVALID_FEES"
 
 
 class SecretRequest(WireModel):
@@ -281,9 +285,11 @@ class SendResult(WireModel):
     txReceipt: TxReceipt
 
 
+_EXAMPLE_HASH = "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c"
+_EXAMPLE_SPED_UP_HASH = "0x3c5e7a9b1d2f4a6c8e0b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a1c3e5b7d9f2a4c"
 _EXAMPLE_TRANSACTION_VIEW: dict[str, Any] = {
-    "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
-    "status": "success",
+    "hash": _EXAMPLE_HASH,
+    "status": "mined",
     "network": "polygon-pos",
     "chainId": "137",
     "kind": "coin",
@@ -294,10 +300,19 @@ _EXAMPLE_TRANSACTION_VIEW: dict[str, Any] = {
     "blockNumber": 64128377,
     "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
     "gasUsed": "21000",
-    "effectiveGasPrice": "30000000000",
+    "effectiveGasPrice": "36000000000",
     "failedReason": None,
+    "minedHash": _EXAMPLE_SPED_UP_HASH,
+    "replacements": [
+        {
+            "hash": _EXAMPLE_SPED_UP_HASH,
+            "gasPrice": "36000000000",
+            "reason": "speed_up",
+            "createdAt": "2026-11-22T08:00:40.000Z",
+        }
+    ],
     "createdAt": "2026-11-22T08:00:00.000Z",
-    "updatedAt": "2026-11-22T08:00:12.000Z",
+    "updatedAt": "2026-11-22T08:00:52.000Z",
     "txReceipt": {
         "_type": "TransactionReceipt",
         "accessList": None,
@@ -308,7 +323,7 @@ _EXAMPLE_TRANSACTION_VIEW: dict[str, Any] = {
         "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
         "gasLimit": "21000",
         "gasPrice": "30000000000",
-        "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
+        "hash": _EXAMPLE_HASH,
         "maxFeePerGas": None,
         "maxPriorityFeePerGas": None,
         "nonce": 4,
@@ -325,15 +340,46 @@ _EXAMPLE_TRANSACTION_VIEW: dict[str, Any] = {
     },
 }
 
+_REPLACEMENT_REASON_DOC = (
+    "`bump`: re-priced by the tracker while the chain asked more; `speed_up` and `cancel`: asked for through the API."
+)
+
+
+class LegacyReplacement(WireModel):
+    """A replacement of a legacy transaction: the same nonce, a higher gas price."""
+
+    hash: str = Field(description="The replacement's hash; it answers the record too.")
+    gasPrice: str = Field(description="Wei per gas (decimal string).")
+    reason: Literal["bump", "speed_up", "cancel"] = Field(description=_REPLACEMENT_REASON_DOC)
+    createdAt: str
+
+
+class Eip1559Replacement(WireModel):
+    """A replacement of an EIP-1559 transaction: the same nonce, both fees higher."""
+
+    hash: str = Field(description="The replacement's hash; it answers the record too.")
+    maxFeePerGas: str = Field(description="Wei per gas (decimal string).")
+    maxPriorityFeePerGas: str = Field(description="Wei per gas (decimal string).")
+    reason: Literal["bump", "speed_up", "cancel"] = Field(description=_REPLACEMENT_REASON_DOC)
+    createdAt: str
+
 
 class TransactionView(WireModel):
+    """One transaction record: one per nonce, the first signature's and every replacement signed at its nonce."""
+
     model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_TRANSACTION_VIEW]})
 
-    hash: str
-    status: str = Field(description="signing, pending, mined, failed or dropped.")
+    hash: str = Field(description="The first signature's hash (any hash in `replacements` finds this record too).")
+    status: str = Field(
+        description="`signing` (briefly, before its broadcast), `pending`, `mined`, `failed`, `dropped` or "
+        "`cancelled` (its cancel was mined: nothing was sent)."
+    )
     network: str
     chainId: str
-    kind: str = Field(description="coin, token, erc721 or raw.")
+    kind: str = Field(
+        description="coin, token, erc721 or raw; `gap_fill`: a 0-value send to the wallet itself, signed by the "
+        "service at a nonce left empty under a pending transaction."
+    )
     from_: str = Field(alias="from")
     to: str | None
     value: str = Field(description="Native coin sent, in wei (decimal string).")
@@ -343,57 +389,29 @@ class TransactionView(WireModel):
     gasUsed: str | None
     effectiveGasPrice: str | None
     failedReason: str | None
+    minedHash: str | None = Field(
+        description="The hash that was mined (the first signature's or a replacement's), once mined, failed or "
+        "cancelled."
+    )
+    replacements: list[LegacyReplacement | Eip1559Replacement] = Field(
+        description="Signatures at the same nonce after the first one, oldest first: the newest is the one on its "
+        "way. Fees as in the transaction's type."
+    )
     createdAt: str
     updatedAt: str
-    txReceipt: TxReceipt = Field(description="The receipt answered when it was sent.")
+    txReceipt: TxReceipt = Field(description="The receipt answered when it was sent (the first signature's).")
 
 
+# A list entry without replacements, mined at its own hash.
+_EXAMPLE_LISTED: dict[str, Any] = {
+    **_EXAMPLE_TRANSACTION_VIEW,
+    "effectiveGasPrice": "30000000000",
+    "minedHash": _EXAMPLE_HASH,
+    "replacements": [],
+    "updatedAt": "2026-11-22T08:00:12.000Z",
+}
 _EXAMPLE_TRANSACTION_PAGE: dict[str, Any] = {
-    "data": [
-        {
-            "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
-            "status": "success",
-            "network": "polygon-pos",
-            "chainId": "137",
-            "kind": "coin",
-            "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
-            "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
-            "value": "10000000000000000",
-            "nonce": 4,
-            "blockNumber": 64128377,
-            "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
-            "gasUsed": "21000",
-            "effectiveGasPrice": "30000000000",
-            "failedReason": None,
-            "createdAt": "2026-11-22T08:00:00.000Z",
-            "updatedAt": "2026-11-22T08:00:12.000Z",
-            "txReceipt": {
-                "_type": "TransactionReceipt",
-                "accessList": None,
-                "blockNumber": 64128377,
-                "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
-                "chainId": "137",
-                "data": "0x",
-                "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
-                "gasLimit": "21000",
-                "gasPrice": "30000000000",
-                "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
-                "maxFeePerGas": None,
-                "maxPriorityFeePerGas": None,
-                "nonce": 4,
-                "signature": {
-                    "_type": "signature",
-                    "networkV": "309",
-                    "r": "0x1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a",
-                    "s": "0x2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b",
-                    "v": 28,
-                },
-                "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
-                "type": 0,
-                "value": "10000000000000000",
-            },
-        }
-    ],
+    "data": [_EXAMPLE_LISTED],
     "pagination": {"total": 1, "page": 1, "limit": 20, "totalPages": 1, "hasNext": False, "hasPrev": False},
 }
 
@@ -403,6 +421,57 @@ class TransactionPage(WireModel):
 
     data: list[TransactionView]
     pagination: Pagination
+
+
+def _fee(value: str) -> str:
+    if not amounts.is_uint256(value):
+        # The code travels with the error: the router answers it (docs/errors.md).
+        raise PydanticCustomError("uint256", "must be a decimal integer from 0 to 2**256-1", {"code": INVALID_FEES})
+    return value
+
+
+# A fee offered for a replacement: wei per gas, a decimal uint256 string, else 400 INVALID_FEES naming the field.
+Fee = Annotated[
+    str,
+    AfterValidator(_fee),
+    Field(json_schema_extra={"pattern": amounts.UINT256_PATTERN, "maxLength": 78}),
+]
+
+
+class SpeedUpRequest(SecretRequest):
+    """The fees of the replacement, in the transaction's own kind: `gasPrice` for a legacy transaction,
+    `maxFeePerGas` and `maxPriorityFeePerGas` together for an EIP-1559 one; none: the next bump."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"maxFeePerGas": "80000000000", "maxPriorityFeePerGas": "3000000000"},
+                {"gasPrice": "45000000000"},
+                {},
+            ]
+        }
+    )
+
+    gasPrice: Fee | None = Field(
+        None, description="Wei per gas, decimal; a legacy transaction only. At least 10% above its current one."
+    )
+    maxFeePerGas: Fee | None = Field(
+        None,
+        description="Wei per gas, decimal; an EIP-1559 transaction only, with maxPriorityFeePerGas. At least 10% "
+        "above its current one.",
+    )
+    maxPriorityFeePerGas: Fee | None = Field(
+        None,
+        description="Wei per gas, decimal; an EIP-1559 transaction only, with maxFeePerGas, at most maxFeePerGas. At "
+        "least 10% above its current one.",
+    )
+
+
+class CancelRequest(SecretRequest):
+    """Nothing but the optional `secret`: the cancel is a 0-value send to the wallet itself at the transaction's
+    nonce, at the next bump's fees."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{}]})
 
 
 MAX_MESSAGE_BYTES = 64 * 1024  # as typed data's limit: ample for SIWE and app messages, bounded for the parties

@@ -13,6 +13,7 @@ from chalicelib.platform.router import JSON, MULTIPART, Call, Reply, route
 from chalicelib.wallets import history, provisioning, sending, service, signatures
 from chalicelib.wallets.models import (
     Balance,
+    CancelRequest,
     CreateWalletRequest,
     ImportWalletRequest,
     MessageSignature,
@@ -24,6 +25,7 @@ from chalicelib.wallets.models import (
     SignaturePage,
     SignMessageRequest,
     SignTypedDataRequest,
+    SpeedUpRequest,
     TokenBalanceRequest,
     TransactionPage,
     TransactionView,
@@ -315,6 +317,7 @@ def send_transaction(call: Call) -> Reply:
 
 
 TransactionsQuery = page_query(20)
+_TRANSACTION_ID = PathId(history.TRANSACTION_NOT_FOUND, "No transaction with this hash was sent from this wallet")
 
 
 @route(
@@ -327,9 +330,10 @@ TransactionsQuery = page_query(20)
     query=TransactionsQuery,
     response=TransactionPage,
     errors={404: ("WALLET_NOT_FOUND",)},
-    description="Family W (wallet token). Every transaction the wallet sent, with its tracking status (`pending`, "
-    "`success`, `failed`, `dropped`). Query `page` (from 1) and `limit`; the answer is `{data, "
-    "pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.",
+    description="Family W (wallet token). Every transaction the wallet sent, one entry per nonce, with its tracking "
+    "status (`pending`, `mined`, `failed`, `dropped` or `cancelled`; `signing` briefly, before its broadcast), its "
+    "`replacements` and the `minedHash`; gap fills the service signed (`kind: gap_fill`) too. Query `page` (from 1) "
+    "and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.",
 )
 def list_transactions(call: Call) -> Reply:
     wallet = provisioning.bound_wallet(call.principal)
@@ -346,13 +350,78 @@ def list_transactions(call: Call) -> Reply:
     guard=guards.wallet_token,
     response=TransactionView,
     errors={404: ("TRANSACTION_NOT_FOUND", "WALLET_NOT_FOUND")},
-    ids={"hash": PathId(history.TRANSACTION_NOT_FOUND, "No transaction with this hash was sent from this wallet")},
+    ids={"hash": _TRANSACTION_ID},
     description="Family W (wallet token). One transaction the wallet sent, by hash: look a send up here instead of "
-    "resending it after a timeout or `409 IDEMPOTENCY_OUTCOME_UNKNOWN`.",
+    "resending it after a timeout or `409 IDEMPOTENCY_OUTCOME_UNKNOWN`. Any hash signed at its nonce (the first "
+    "send's or a replacement's) answers the same record.",
 )
 def get_transaction(call: Call) -> Reply:
     wallet = provisioning.bound_wallet(call.principal)
     return Reply(history.view(wallet.walletId, call.path_params["hash"]))
+
+
+# What a replacement can answer, beyond the router's own: the record, the fees, the signer and the broadcast.
+_REPLACEMENT_ERRORS: dict[int, tuple[str, ...]] = {
+    400: ("INVALID_ADDRESS", "INVALID_PRIVATE_KEY", "NETWORK_MISMATCH", "NETWORK_REQUIRED", "UNKNOWN_NETWORK"),
+    401: ("INVALID_SECRET",),
+    403: ("POLICY_DENIED",),
+    404: ("TRANSACTION_NOT_FOUND", "WALLET_NOT_FOUND"),
+    409: ("REPLACEMENT_UNDERPRICED", "TRANSACTION_FINAL"),
+    422: ("FEE_ABOVE_CEILING",),
+    502: ("UPSTREAM_UNAVAILABLE",),
+    503: ("LIST_BUSY", "SIGNER_BUSY", "SIGNER_UNAVAILABLE"),
+}
+
+
+@route(
+    bp,
+    "/api/v1/wallet/transactions/{hash}/speed-up",
+    "POST",
+    summary="Speed up a pending transaction: the same one at higher fees",
+    description="Family W (wallet token). Signs the pending transaction again at its nonce with higher fees and "
+    "broadcasts it; whichever of its signatures is mined settles the record (`minedHash`), so it is paid once. "
+    "Fees in the transaction's own kind, decimal wei: `gasPrice` (legacy) or `maxFeePerGas` with "
+    "`maxPriorityFeePerGas` (EIP-1559), each at least 10% above the current one (`409 REPLACEMENT_UNDERPRICED`) "
+    "and at most the network's fee ceiling (`422 FEE_ABOVE_CEILING`); another kind, half a pair or a bad number "
+    "is `400 INVALID_FEES` naming the field. No fees: the next bump (at least 10% more, and what the chain asks "
+    "now). `secret`: A+C sign instead of A+B, as for sends. `hash`: any hash of the record. A transaction no "
+    "longer pending is `409 TRANSACTION_FINAL`. Answers the replacement as sends answer (`{txReceipt}`). Honours "
+    "`Idempotency-Key`.",
+    tag="Wallet",
+    guard=guards.wallet_token,
+    body=SpeedUpRequest,
+    response=SendResult,
+    message=SENT,
+    errors={**_REPLACEMENT_ERRORS, 400: ("INVALID_FEES", *_REPLACEMENT_ERRORS[400])},
+    ids={"hash": _TRANSACTION_ID},
+    idempotent=True,
+)
+def speed_up_transaction(call: Call) -> Reply:
+    return _sent(sending.speed_up(call.principal, call.path_params["hash"], call.body))
+
+
+@route(
+    bp,
+    "/api/v1/wallet/transactions/{hash}/cancel",
+    "POST",
+    summary="Cancel a pending transaction: a 0-value send to the wallet itself at its nonce",
+    description="Family W (wallet token). Signs a 0-value send from the wallet to itself at the pending "
+    "transaction's nonce, at the next bump's fees (at least 10% more, and what the chain asks now, up to the "
+    "network's fee ceiling: `422 FEE_ABOVE_CEILING`), and broadcasts it. If the cancel is mined the record becomes "
+    "`cancelled` and nothing was sent but the fee; if the transaction is mined first, it stays `mined`. `secret`: "
+    "A+C sign instead of A+B. `hash`: any hash of the record. A transaction no longer pending is `409 "
+    "TRANSACTION_FINAL`. Answers the cancel as sends answer (`{txReceipt}`). Honours `Idempotency-Key`.",
+    tag="Wallet",
+    guard=guards.wallet_token,
+    body=CancelRequest,
+    response=SendResult,
+    message=SENT,
+    errors=_REPLACEMENT_ERRORS,
+    ids={"hash": _TRANSACTION_ID},
+    idempotent=True,
+)
+def cancel_transaction(call: Call) -> Reply:
+    return _sent(sending.cancel(call.principal, call.path_params["hash"], call.body))
 
 
 SIGNED_MESSAGE = "sign message successfully"

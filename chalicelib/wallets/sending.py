@@ -12,25 +12,32 @@ confirmed the broadcast) or an ApiError refusal.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from chalicelib.auth.models import WalletPrincipal
-from chalicelib.evm import abi, digests, erc20, pipeline, tokens
+from chalicelib.evm import abi, digests, engine, erc20, pipeline, tokens
+from chalicelib.evm.fees import Fees
 from chalicelib.evm.pipeline import Call, Sent
 from chalicelib.evm.rpc import quantity
+from chalicelib.evm.tracking import EvmTransaction
 from chalicelib.evm.transactions import UnsignedTx
 from chalicelib.mpc import service as mpc
-from chalicelib.platform import amounts
+from chalicelib.platform import amounts, aws, unit_of_work
 from chalicelib.platform.addresses import checksum_address
 from chalicelib.platform.amounts import parse_amount
 from chalicelib.platform.errors import ApiError, bad_request
 from chalicelib.platform.networks import Network, resolve
-from chalicelib.wallets import provisioning
+from chalicelib.wallets import history, provisioning
 from chalicelib.wallets.models import (
+    INVALID_FEES,
+    CancelRequest,
     RawTransaction,
     SendCoinRequest,
     SendTokenRequest,
     SendTransactionRequest,
+    SpeedUpRequest,
     TransferErc721Request,
 )
 from chalicelib.wallets.store import BoundWallet
@@ -67,6 +74,33 @@ class MpcWalletSigner:
     def sign_digest(self, digest: bytes, tx: UnsignedTx | None = None) -> bytes:
         """The parties are shown `tx` and hash it themselves: an MPC wallet signs no bare digest."""
         return provisioning.sign(self.principal, digests.signer_transaction(digest, tx), self.secret, self.wallet)
+
+
+@dataclass(frozen=True)
+class TrackerSigner:
+    """A wallet's key as the transaction engine signs with it, A+B from the presignature pool: a re-pricing or a
+    gap fill of the wallet's own transactions, which its cosigner allows only as such (a replacement is the same
+    payment at the same nonce, counted once; a gap fill moves nothing: docs/policies.md)."""
+
+    wallet_id: str
+    address: str
+
+    def admit(self, time_left_s: float | None) -> None:
+        mpc.admit(self.wallet_id, time_left_s)
+
+    def sign_digest(self, digest: bytes, tx: UnsignedTx | None = None) -> bytes:
+        payload = digests.signer_transaction(digest, tx)
+        try:
+            return mpc.sign(self.wallet_id, self.address, payload, "tx-engine")
+        except mpc.MpcRunError as exc:
+            raise exc.api_error() from None
+
+
+# The kinds of transaction a wallet sends, which the engine re-prices and whose nonce gaps it fills.
+WALLET_SENDS = engine.Owner(
+    kinds=frozenset({"coin", "token", "erc721", "raw", engine.GAP_FILL}),
+    signer=lambda tx: TrackerSigner(tx.walletId, tx.sender),
+)
 
 
 def send_coin(principal: WalletPrincipal, request: SendCoinRequest) -> Sent:
@@ -175,3 +209,96 @@ def _hex_fields(raw: RawTransaction) -> dict[str, int]:
 
 def _field(name: str) -> dict[str, str]:
     return {"field": name, "message": "invalid", "type": "value_error"}
+
+
+# --- speed-up and cancel of the wallet's own pending transactions (the engine: chalicelib/evm/engine.py) ----------
+
+
+def speed_up(principal: WalletPrincipal, tx_hash: str, request: SpeedUpRequest) -> Sent:
+    """Replace the wallet's pending transaction `tx_hash` (any hash of its record) with the same transaction at
+    higher fees: the request's, or the engine's next bump. The replacement as sent."""
+    offered = _offered(request)
+    wallet = provisioning.bound_wallet(principal)
+    tx = history.owned(wallet.walletId, tx_hash)
+    legacy = tx.unsigned().gas_price is not None
+    if offered is not None and (offered.gas_price is not None) != legacy:
+        if legacy:
+            message, wrong = "A legacy transaction: offer gasPrice", ["maxFeePerGas", "maxPriorityFeePerGas"]
+        else:
+            message, wrong = "An EIP-1559 transaction: offer maxFeePerGas and maxPriorityFeePerGas", ["gasPrice"]
+        raise bad_request(
+            INVALID_FEES, message, errors=[_fee_error(name, "not this transaction's fee") for name in wrong]
+        )
+    signer = _replacement_signer(principal, wallet, request.secret)
+    with _record_busy():
+        return engine.speed_up(tx, signer, offered, _effect(tx))
+
+
+def cancel(principal: WalletPrincipal, tx_hash: str, request: CancelRequest) -> Sent:
+    """Replace the wallet's pending transaction `tx_hash` with a 0-value send to the wallet itself at its nonce, at
+    the engine's next bump; the record is `cancelled` once that is mined. The replacement as sent."""
+    wallet = provisioning.bound_wallet(principal)
+    tx = history.owned(wallet.walletId, tx_hash)
+    signer = _replacement_signer(principal, wallet, request.secret)
+    with _record_busy():
+        return engine.cancel(tx, signer, _effect(tx))
+
+
+def _offered(request: SpeedUpRequest) -> Fees | None:
+    """The fees the request offers (each a uint256 already), one kind and the EIP-1559 pair whole; None: none."""
+    given = [
+        name for name in ("gasPrice", "maxFeePerGas", "maxPriorityFeePerGas") if getattr(request, name) is not None
+    ]
+    if request.gasPrice is not None and len(given) > 1:
+        raise bad_request(
+            INVALID_FEES,
+            "Offer gasPrice (a legacy transaction) or maxFeePerGas and maxPriorityFeePerGas (EIP-1559), not both",
+            errors=[_fee_error(name, "one kind of fee only") for name in given],
+        )
+    if request.gasPrice is not None:
+        return Fees(gas_price=int(request.gasPrice))
+    if request.maxFeePerGas is None and request.maxPriorityFeePerGas is None:
+        return None
+    if request.maxFeePerGas is None or request.maxPriorityFeePerGas is None:
+        missing = "maxFeePerGas" if request.maxFeePerGas is None else "maxPriorityFeePerGas"
+        raise bad_request(
+            INVALID_FEES,
+            "maxFeePerGas and maxPriorityFeePerGas go together",
+            errors=[_fee_error(missing, "required with the other EIP-1559 fee")],
+        )
+    max_fee, priority = int(request.maxFeePerGas), int(request.maxPriorityFeePerGas)
+    if priority > max_fee:
+        raise bad_request(
+            INVALID_FEES,
+            "maxPriorityFeePerGas may not exceed maxFeePerGas",
+            errors=[_fee_error("maxPriorityFeePerGas", "above maxFeePerGas")],
+        )
+    return Fees(max_fee=max_fee, max_priority_fee=priority)
+
+
+def _fee_error(name: str, message: str) -> dict[str, str]:
+    return {"field": name, "message": message, "type": "value_error"}
+
+
+def _replacement_signer(principal: WalletPrincipal, wallet: BoundWallet, secret: str | None) -> MpcWalletSigner:
+    """The wallet as a send signs: A+B, or A+C with its `secret` (checked here, as `_send` does)."""
+    if secret is not None:
+        wallet = provisioning.wallet_of(principal)
+    provisioning.check_secret(principal, wallet, secret)
+    return MpcWalletSigner(principal, wallet, secret)
+
+
+def _effect(tx: EvmTransaction) -> dict[str, str]:
+    """The Idempotency-Key's effect, written with the replacement: the record's hash, known before the
+    replacement's (any hash of the record answers GET /api/v1/wallet/transactions/{hash}); a lost answer is then
+    never a second replacement."""
+    return {"txHash": tx.hash}
+
+
+@contextmanager
+def _record_busy() -> Iterator[None]:
+    """A tracker step held the record as the replacement was recorded: nothing was recorded or broadcast, retry."""
+    try:
+        yield
+    except aws.ItemBusyError:
+        raise unit_of_work.busy() from None

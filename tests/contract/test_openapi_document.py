@@ -106,6 +106,8 @@ STABLE_OPERATION_IDS = {
     "postWalletSignMessage",
     "postWalletSignTypedData",
     "postWalletTransferErc721",
+    "postWalletTransactionsByHashSpeedUp",
+    "postWalletTransactionsByHashCancel",
     "postWebhooksDeliveriesByIdRetry",
     "postWebhooksTest",
     "putPolicies",

@@ -436,15 +436,16 @@ def test_function_names_limits_and_invoke_grants(template: Template) -> None:
         }
         expected = {resources.function_name("test", g.name) for g in function.grants if g.kind == "function"}
         assert invokes == expected, function.name
-    # Only the API (and the presignature refill and the custody withdrawal worker, party A like the API) reach the
-    # parties; the parties reach nobody. The withdrawal worker reaches only the cosigner, whose policy checks it.
+    # Only the API (and the presignature refill, the custody withdrawal worker and the transaction engine's tracker,
+    # party A like the API) reach the parties; the parties reach nobody. The withdrawal worker and the tracker reach
+    # only the cosigner, whose policy checks them (a re-pricing or a gap fill is what it allows as such).
     assert {g.name for g in resources.function("api_handler").grants if g.kind == "function"} == {
         "cosigner",
         "user_party",
     }
     callers = {f.name for f in resources.FUNCTIONS if any(g.kind == "function" for g in f.grants)}
-    assert callers == {"api_handler", "refill_presignatures", "send_withdrawals"}
-    for caller in ("refill_presignatures", "send_withdrawals"):
+    assert callers == {"api_handler", "refill_presignatures", "send_withdrawals", "track_transaction"}
+    for caller in ("refill_presignatures", "send_withdrawals", "track_transaction"):
         assert {g.name for g in resources.function(caller).grants if g.kind == "function"} == {"cosigner"}
 
 

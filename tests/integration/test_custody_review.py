@@ -12,7 +12,7 @@ from eth_account import Account
 from chalicelib.custody import ledger, sending, withdrawals
 from chalicelib.custody.policy import deploy_call
 from chalicelib.custody.store import get
-from chalicelib.evm import nonces, pipeline, tracking
+from chalicelib.evm import engine, nonces, pipeline, tracking
 from chalicelib.platform import aws, clock, settings
 from chalicelib.platform.pagination import PageQuery
 from chalicelib.platform.transitions import transition
@@ -158,7 +158,7 @@ def _needs_review_after_a_foreign_transaction(custody, monkeypatch, account, amo
     w3.provider.make_request("anvil_stopImpersonatingAccount", [owner])
     w3.eth.wait_for_transaction_receipt(foreign)
     mine_blocks(w3, CONFIRMATIONS)
-    tracking.check(record["txHash"])
+    engine.check(record["txHash"])
     assert tracking.read(record["txHash"]).status == "dropped"
     sending.process(withdrawal["id"])
     record = get(**withdrawals.key(withdrawal["id"]))

@@ -14,8 +14,9 @@ from eth_account import Account
 
 from chalicelib.custody import ledger, limits, policy, sending, withdrawals
 from chalicelib.custody.store import get
-from chalicelib.evm import pipeline, tracking
+from chalicelib.evm import engine, pipeline, tracking
 from chalicelib.platform import aws, settings
+from chalicelib.platform.invocation import running_as
 from tests.support.custody import (
     CONFIRMATIONS,
     create_account,
@@ -256,7 +257,7 @@ def test_crash_points_never_send_twice_and_never_lose_the_hold(custody, monkeypa
     assert record["status"] == "sent" and tracking.read(record["txHash"]).status == "pending"  # claimed
     w3 = custody["w3"][31337]
     assert _unknown(w3, record["txHash"]), "never broadcast"
-    tracking.check(record["txHash"])  # the tracker broadcasts the recorded transaction (never a new one)
+    engine.check(record["txHash"])  # the tracker broadcasts the recorded transaction (never a new one)
     assert run_withdrawal(second["id"], custody)["status"] == "success"
 
     # 3. The worker dies right after the broadcast: the withdrawal is `sent`; it settles once.
@@ -540,17 +541,18 @@ def test_the_sqs_worker_and_the_schedule_run_withdrawals(custody):
     runner = WorkerRunner(app, region="us-east-1", poll_wait_s=0)
     [source] = [q for q in runner.queues if q.name == "send_withdrawals"]
     [schedule] = [s for s in runner.schedules if s.name == "requeue_withdrawals"]
+    [tracker] = [q for q in runner.queues if q.name == "track_transaction"]
     assert runner.poll_once(source) == 1
     record = get(**withdrawals.key(withdrawal["id"]))
     assert record["status"] == "sent"
     w3 = custody["w3"][31337]
     w3.eth.wait_for_transaction_receipt(record["txHash"])
     mine_blocks(w3, CONFIRMATIONS)
-    tracking.check(record["txHash"])
     runner.invoke_scheduled(schedule)  # nothing stale: queues nothing
-    for _ in range(20):  # the delayed settle message
+    for _ in range(40):  # the tracker's steps: the transaction settles, then the withdrawal on it
         if get(**withdrawals.key(withdrawal["id"]))["status"] == "success":
             break
+        runner.poll_once(tracker)
         runner.poll_once(source)
         time.sleep(0.3)
     assert get(**withdrawals.key(withdrawal["id"]))["status"] == "success"
@@ -806,3 +808,56 @@ def test_a_node_that_already_knows_the_withdrawals_own_transaction_is_no_refusal
     assert token_balance(custody, 31337, "usdt", recipient) == 1_000_000
     assert custody_balance(custody, account["id"], "local-a", "usdt")["heldBalance"] == "0"
     assert not outbox_events("withdraw.failed")
+
+
+def test_a_stuck_withdrawal_is_re_priced_by_the_engine_and_settles_once_with_the_mined_hash(custody, monkeypatch):
+    """The engine's tracker signs the withdrawal's transaction again at its nonce (its cosigner allows the same
+    payment at the nonce it first signed, the withdrawal being `sent`), and the withdrawal settles on the
+    replacement: `success` with the mined hash, paid once, one `withdraw.success`."""
+    monkeypatch.setenv("DOMPET_TX_BUMP_AFTER_S", "1")
+    settings.load_settings.cache_clear()
+    w3 = custody["w3"][31337]
+    account = funded_account(custody, usdt=10_000_000, eth=10**18)
+    first = request_withdrawal(custody, account, "1", to=Account.create().address).json_body["data"]
+    assert run_withdrawal(first["id"], custody)["status"] == "success"  # the deposit address is deployed now
+    recipient = Account.create().address
+    withdrawal = request_withdrawal(custody, account, "1.5", to=recipient).json_body["data"]
+
+    def rpc(method, *params):
+        answer = w3.provider.make_request(method, list(params))
+        assert "error" not in answer, answer
+
+    base_fee = w3.eth.get_block("latest")["baseFeePerGas"]
+    rpc("evm_setAutomine", False)
+    try:
+        sending.process(withdrawal["id"])
+        sent = get(**withdrawals.key(withdrawal["id"]))
+        assert sent["status"] == "sent"
+        original = tracking.read(sent["txHash"])
+        cap = int(json.loads(original.receipt)["maxFeePerGas"] or json.loads(original.receipt)["gasPrice"])
+        rpc("anvil_setNextBlockBaseFeePerGas", hex(3 * cap))
+        rpc("evm_mine")
+    finally:
+        rpc("evm_setAutomine", True)
+    assert w3.eth.get_transaction_count(original.sender, "latest") == original.nonce  # priced out
+    time.sleep(1.1)
+    with running_as("track_transaction"):  # its AWS calls are checked against the function's grants (IAM test)
+        engine.check(original.hash)  # re-priced and signed again by the custody key at the withdrawal's nonce
+    replaced = tracking.read(original.hash)
+    assert replaced.status == "pending" and len(replaced.attempts) == 1
+    mined_hash = replaced.attempts[0].hash
+    w3.eth.wait_for_transaction_receipt(mined_hash)
+    mine_blocks(w3, CONFIRMATIONS)
+    engine.check(original.hash)
+    assert tracking.read(original.hash).minedHash == mined_hash
+    sending.process(withdrawal["id"])
+    record = get(**withdrawals.key(withdrawal["id"]))
+    assert record["status"] == "success" and record["txHash"] == mined_hash
+    assert token_balance(custody, 31337, "usdt", recipient) == 1_500_000  # paid exactly once, on chain
+    assert w3.eth.get_transaction(mined_hash)["maxFeePerGas"] > cap
+    successes = [e for e in outbox_events("withdraw.success") if e["id"] == f"withdraw.success:{withdrawal['id']}"]
+    assert len(successes) == 1 and successes[0]["data"]["withdrawal"]["txHash"] == mined_hash
+    sending.process(withdrawal["id"])  # a duplicate message: nothing more
+    assert token_balance(custody, 31337, "usdt", recipient) == 1_500_000
+    rpc("anvil_setNextBlockBaseFeePerGas", hex(base_fee))  # the chain is shared with the other tests
+    rpc("evm_mine")

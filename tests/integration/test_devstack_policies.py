@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-import boto3
 import pytest
 import requests
 import rfc8785
@@ -37,7 +36,7 @@ from devtools import chain
 from tests.integration.devstack_client import ROOT, signed
 from tests.support import permit
 from tests.support.concurrency import race
-from tests.support.operator import fill_aux_pool, operator
+from tests.support.operator import fill_aux_pool, operator, stack_table
 
 pytestmark = pytest.mark.integration
 
@@ -312,18 +311,11 @@ def call_data(contract: Contract, function: str, *args: Any) -> str:
 
 def presignatures(stack: dict[str, Any], wallet: Wallet) -> tuple[set[str], set[str]]:
     """The ids of the wallet's ready presignatures on party A's table and on the cosigner's."""
-    dynamodb = boto3.resource(
-        "dynamodb",
-        endpoint_url=stack["info"]["awsEndpointUrl"],
-        region_name="us-east-1",
-        aws_access_key_id="local",
-        aws_secret_access_key="local",
-    )
-    mark = dynamodb.Table("dompet-local-wallets").get_item(Key={"pk": f"ADDRESS#{wallet.address}", "sk": "META"})
+    mark = stack_table(stack, "wallets").get_item(Key={"pk": f"ADDRESS#{wallet.address}", "sk": "META"})
     query = Key("pk").eq(f"WALLET#{mark['Item']['walletId']}") & Key("sk").begins_with("READY#")
 
     def ready(table: str) -> set[str]:
-        return {i["sk"] for i in dynamodb.Table(f"dompet-local-{table}").query(KeyConditionExpression=query)["Items"]}
+        return {i["sk"] for i in stack_table(stack, table).query(KeyConditionExpression=query)["Items"]}
 
     return ready("signer-presignatures"), ready("cosigner-presignatures")
 

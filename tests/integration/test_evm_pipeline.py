@@ -8,32 +8,14 @@ from dataclasses import dataclass
 
 import pytest
 from eth_account import Account
-from eth_keys import keys as eth_keys
 
-from chalicelib.evm import nonces, pipeline, tracking
+from chalicelib.evm import engine, nonces, pipeline, tracking
 from chalicelib.platform import aws, networks, settings
 from chalicelib.platform.errors import ApiError
 from devtools import chain
+from tests.support.keys import KeySigner
 
 pytestmark = pytest.mark.integration
-
-
-@dataclass(frozen=True)
-class KeySigner:
-    """What a custody hot wallet will be: an address and a key that signs digests."""
-
-    key: bytes
-
-    @property
-    def address(self) -> str:
-        return str(Account.from_key(self.key).address)
-
-    def admit(self, time_left_s: float | None) -> None:
-        """A key in memory signs at once."""
-
-    def sign_digest(self, digest: bytes, tx: object = None) -> bytes:
-        signature = eth_keys.PrivateKey(self.key).sign_msg_hash(digest)
-        return signature.r.to_bytes(32, "big") + signature.s.to_bytes(32, "big") + bytes([signature.v])
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +57,7 @@ def test_a_plain_key_signer_sends_records_and_is_tracked(network, w3):
     assert sent.confirmed and sent.receipt["from"] == signer.address
     assert w3.eth.wait_for_transaction_receipt(sent.signed.hash).status == 1
     assert w3.eth.get_balance(recipient) == 12345
-    tracking.check(sent.signed.hash)
+    engine.check(sent.signed.hash)
     record = tracking.read(sent.signed.hash)
     assert record is not None and record.status == "mined" and record.walletId == "hot-1"
     lease = aws.table("nonces").get_item(Key=nonces.key(signer.address, 31337))["Item"]

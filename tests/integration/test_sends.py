@@ -19,7 +19,7 @@ from eth_account import Account
 from chalicelib.auth import users
 from chalicelib.auth.models import WalletPrincipal
 from chalicelib.auth.tokens import Claims, TokenKind
-from chalicelib.evm import erc20, pipeline, tracking
+from chalicelib.evm import engine, erc20, pipeline, tracking
 from chalicelib.platform import aws, clock, networks, settings
 from chalicelib.tenancy import service as tenancy
 from chalicelib.wallets import sending
@@ -340,7 +340,7 @@ def test_a_reverted_transaction_is_tracked_as_failed(wallet, local_chain, w3):
     assert response.status_code == 200, response.json_body
     tx_hash = response.json_body["data"]["txReceipt"]["hash"]
     assert w3.eth.wait_for_transaction_receipt(tx_hash).status == 0
-    tracking.check(tx_hash)
+    engine.check(tx_hash)
     view = wallet["get"](f"/api/v1/wallet/transactions/{tx_hash}").json_body["data"]
     assert view["status"] == "failed" and view["failedReason"] == "reverted on chain"
 
@@ -363,7 +363,7 @@ def test_a_forgotten_transaction_is_dropped_only_once_its_nonce_is_used_by_anoth
             ExpressionAttributeValues={":bad": "0x00"},
         )
         for _ in range(6):
-            tracking.check(tx_hash)
+            engine.check(tx_hash)
         view = wallet["get"](f"/api/v1/wallet/transactions/{tx_hash}").json_body["data"]
         assert view["status"] == "pending"  # no proof yet that it can never be mined
     finally:
@@ -379,7 +379,7 @@ def test_a_forgotten_transaction_is_dropped_only_once_its_nonce_is_used_by_anoth
     other = wallet["post"]("/api/v1/wallet/send-transaction", {"network": "local-a", "transaction": replacement})
     assert other.status_code == 200, other.json_body
     assert w3.eth.wait_for_transaction_receipt(other.json_body["data"]["txReceipt"]["hash"]).status == 1
-    tracking.check(tx_hash)
+    engine.check(tx_hash)
     view = wallet["get"](f"/api/v1/wallet/transactions/{tx_hash}").json_body["data"]
     assert view["status"] == "dropped" and "another transaction" in view["failedReason"]
     again = wallet["post"]("/api/v1/wallet/send-coin", {"network": "local-a", "to": recipient, "amount": "0.001"})
@@ -403,8 +403,8 @@ def test_a_stale_tracker_step_cannot_overwrite_a_newer_state(wallet, w3):
     tx_hash = sent.json_body["data"]["txReceipt"]["hash"]
     w3.eth.wait_for_transaction_receipt(tx_hash)
     stale = tracking.read(tx_hash)
-    tracking.check(tx_hash)  # settles it: mined
-    assert tracking._move(stale, "pending") is False  # read before the settlement: refused
+    engine.check(tx_hash)  # settles it: mined
+    assert tracking.move(stale, "pending") is False  # read before the settlement: refused
     assert tracking.read(tx_hash).status == "mined"
 
 
@@ -432,7 +432,7 @@ def test_tracking_follows_a_send_to_mined(wallet, w3):
     # A typed transaction's gasPrice is the node's figure: in the send's answer at once; in the stored receipt
     # from the tracker's first check (until then it is the fee cap); once mined, what the node says it charged.
     assert answered["type"] == 2 and pending["txReceipt"]["gasPrice"] == answered["maxFeePerGas"]
-    tracking.check(tx_hash)  # what the SQS consumer does with the queued message
+    engine.check(tx_hash)  # what the SQS consumer does with the queued message
     done = wallet["get"](f"/api/v1/wallet/transactions/{tx_hash}").json_body["data"]
     assert done["status"] == "mined" and done["blockNumber"] > 0 and int(done["gasUsed"]) == 21_000
     charged = w3.eth.get_transaction(tx_hash)["gasPrice"]
@@ -464,7 +464,7 @@ def test_a_tracker_step_during_the_broadcast_does_not_give_the_nonce_back(wallet
                 UpdateExpression="SET createdAt = :old",
                 ExpressionAttributeValues={":old": clock.iso_in(-(tracking.ORPHAN_CHECK_S + 1))},
             )
-            tracking.check(tx_hash)
+            engine.check(tx_hash)
         return real(network, method, params, *args, **kwargs)
 
     monkeypatch.setattr(pipeline, "rpc_call", tracker_runs_first)
@@ -481,7 +481,7 @@ def test_a_tracker_step_during_the_broadcast_does_not_give_the_nonce_back(wallet
     for tx_hash in hashes:
         assert w3.eth.wait_for_transaction_receipt(tx_hash).status == 1
         assert tracking.read(tx_hash).status == "pending"  # not dropped
-        tracking.check(tx_hash)
+        engine.check(tx_hash)
         assert tracking.read(tx_hash).status == "mined"
 
 
@@ -535,7 +535,7 @@ def test_a_broadcast_no_node_confirms_answers_502_with_the_hash_and_is_tracked(w
     assert again.status_code == 502 and again.json_body == first.json_body  # stored: never signed anew
     assert _audit_count() == 1
     monkeypatch.setattr(pipeline, "rpc_call", real)
-    tracking.check(tx_hash)  # the tracker re-broadcasts it
+    engine.check(tx_hash)  # the tracker re-broadcasts it
     assert w3.eth.wait_for_transaction_receipt(tx_hash).status == 1
 
 

@@ -48,3 +48,17 @@ def fill_aux_pool(stack: dict[str, Any], sets: int) -> None:
     """Put `sets` aux-info sets into the stack's pool (cached insecure fixture primes), for wallets a test makes."""
     done = _run(stack, ["-c", f"from devtools import aux_cache; aux_cache.fill_pool({int(sets)})"], timeout=300)
     assert done.returncode == 0, done.stderr
+
+
+def stack_table(stack: dict[str, Any], name: str) -> Any:
+    """A table of the stack's moto server, by its logical name (resources.py), as boto3's resource."""
+    import boto3
+
+    dynamodb = boto3.resource(
+        "dynamodb",
+        endpoint_url=stack["info"]["awsEndpointUrl"],
+        region_name="us-east-1",
+        aws_access_key_id="local",
+        aws_secret_access_key="local",
+    )
+    return dynamodb.Table(f"dompet-local-{name}")

@@ -371,6 +371,27 @@ def test_wallets_show_each_users_address_and_recent_transactions_linked_to_the_e
     assert set(fields.texts("txStatus")) == {"pending"}
     assert set(status_classes(fields, "txStatus")) == {"status-pending"}
     assert fields.texts("txValue")[1] == str(10**15 + 7)  # wei, exact
+    assert [t.strip() for t in fields.texts("txReplacements")] == [""] * 5
+
+
+def test_a_transaction_signed_again_shows_its_replacements_and_the_mined_one(
+    console: Any, tenant: IssuedCredentials
+) -> None:
+    wallet_id = a_wallet(tenant, "bob", WALLET_ADDRESS)
+    first = a_transaction(wallet_id, "local-a", 3)
+    record = tracking.read(first)
+    assert record is not None
+    unsigned = UnsignedTx(record.chainId, 3, RECIPIENT, 10**15 + 3, b"", 21_000, gas_price=2 * 10**9)
+    bumped = "0x" + "ab" * 32
+    replaced = tracking.replace(record, SignedTx(unsigned, WALLET_ADDRESS, b"\x02", bumped, 1, 1, 0), "bump", False)
+    assert replaced is not None
+    assert tracking.move(replaced, "mined", minedHash=bumped, blockNumber=5, blockHash="0x" + "cd" * 32)
+    fields = page_of(get(console, "/console/wallets", sign_in(tenant.organizationId)))
+    [shown] = fields.all("txReplacements")
+    text = " ".join(shown["text"].split())
+    assert text == f"bump · {bumped} · {2 * 10**9} wei/gas · mined"
+    assert shown["hrefs"] == [f"{EXPLORER}/tx/{bumped}"]
+    assert fields.texts("txStatus") == ["mined"]
 
 
 def test_smart_accounts_show_owners_accounts_tanks_histories_and_spend_per_day(

@@ -13,7 +13,7 @@ import pytest
 from eth_account import Account
 from eth_keys import keys as eth_keys
 
-from chalicelib.evm import nonces, tracking
+from chalicelib.evm import engine, nonces, tracking
 from chalicelib.evm.transactions import UnsignedTx, assemble, receipt, signing_hash
 from chalicelib.platform import aws, clock
 from chalicelib.platform.networks import Network
@@ -76,7 +76,7 @@ def test_a_dropped_record_gives_its_nonce_back_exactly_once(aws_env):
     assert tracking.abandon(tx_hash)
     again = nonces.allocate(ADDRESS, CHAIN, chain_pending=0)
     assert again.nonce == 0  # the gap is filled
-    assert tracking._drop_unsent(tracker_read, 1) is False  # stale: refused, no second give-back
+    assert tracking.drop_unsent(tracker_read, 1) is False  # stale: refused, no second give-back
     assert tracking.abandon(tx_hash) is False
     assert nonces.allocate(ADDRESS, CHAIN, chain_pending=0).nonce == 1  # old: 0 again, next moved back
 
@@ -88,7 +88,7 @@ def test_a_claimed_record_is_never_dropped_as_unsent(aws_env):
     tx_hash = _record(first)
     tracker_read = tracking.read(tx_hash)
     assert tracking.claim(tracker_read)
-    assert tracking._drop_unsent(tracker_read, 1) is False
+    assert tracking.drop_unsent(tracker_read, 1) is False
     assert tracking.read(tx_hash).status == "pending"
     assert nonces.allocate(ADDRESS, CHAIN, chain_pending=0).nonce == 1
 
@@ -98,7 +98,7 @@ def test_a_dropped_record_cannot_be_claimed(aws_env):
     tx_hash = _record(first)
     clock.travel(tracking.ORPHAN_CHECK_S + 1)
     recorded = tracking.read(tx_hash)
-    assert tracking._drop_unsent(tracking.read(tx_hash), 1)  # the tracker decided its request died
+    assert tracking.drop_unsent(tracking.read(tx_hash), 1)  # the tracker decided its request died
     assert tracking.claim(recorded) is None  # so the send must not broadcast it
 
 
@@ -139,8 +139,8 @@ def test_one_record_step_per_message(aws_env, monkeypatch):
     monkeypatch.setattr(tracking, "enqueue", lambda h, step, delay: queued.append((h, step)))
     tx_hash = _record(nonces.allocate(ADDRESS, CHAIN, chain_pending=0))
     assert queued == [(tx_hash, 0)]
-    tracking.on_message({"hash": tx_hash, "step": 0})  # young `signing`: counted, one successor
-    tracking.on_message({"hash": tx_hash, "step": 0})  # the same message delivered again: ends
+    engine.on_message({"hash": tx_hash, "step": 0})  # young `signing`: counted, one successor
+    engine.on_message({"hash": tx_hash, "step": 0})  # the same message delivered again: ends
     assert queued == [(tx_hash, 0), (tx_hash, 1)]
     assert int(tracking.read(tx_hash).checks) == 1
 

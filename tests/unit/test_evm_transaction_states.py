@@ -86,8 +86,8 @@ def test_every_undeclared_move_raises_before_writing(aws_env: None, pair: tuple[
 
 def test_a_tracker_move_from_a_stale_read_is_refused(aws_env: None) -> None:
     tx = _in("pending")
-    assert tracking._move(tx, "pending", checks=1)
-    assert tracking._move(tx, "mined", blockNumber=7, blockHash="0xab") is False  # read before the first move
+    assert tracking.move(tx, "pending", checks=1)
+    assert tracking.move(tx, "mined", blockNumber=7, blockHash="0xab") is False  # read before the first move
     after = tracking.read(tx.hash)
     assert after is not None and (after.status, after.checks) == ("pending", 1)
 
@@ -95,8 +95,8 @@ def test_a_tracker_move_from_a_stale_read_is_refused(aws_env: None) -> None:
 def test_a_record_from_before_versions_moves_once(aws_env: None) -> None:
     tx = _in("pending", version=None)
     assert tx.version is None
-    assert tracking._move(tx, "pending", checks=1)
-    assert tracking._move(tx, "pending", checks=2) is False
+    assert tracking.move(tx, "pending", checks=1)
+    assert tracking.move(tx, "pending", checks=2) is False
     after = tracking.read(tx.hash)
     assert after is not None and (after.version, after.checks) == (1, 1)
 
@@ -107,10 +107,10 @@ def test_the_send_paths_moves_need_the_status_alone(aws_env: None) -> None:
     nonces.allocate(ADDRESS, CHAIN, chain_pending=0)  # the nonce item the give-back adds to
     signed = _signed(0)
     recorded = tracking.record("w1", NETWORK, signed, "coin", receipt(signed), None)
-    assert tracking._move(recorded, "signing", checks=1)  # a tracker check: version 1
+    assert tracking.move(recorded, "signing", checks=1)  # a tracker check: version 1
     claimed = tracking.claim(recorded)
     assert claimed is not None and claimed.status == "pending"
-    assert tracking._move(claimed, "pending", checks=2) is False  # the claim moved the version on
+    assert tracking.move(claimed, "pending", checks=2) is False  # the claim moved the version on
     assert tracking.mark_refused(claimed, "x" * 400, give_back=True)
     after = tracking.read(signed.hash)
     assert after is not None and after.status == "failed" and after.failedReason == "x" * 300

@@ -73,6 +73,8 @@ from dompet._generated.api.wallet import (
     post_wallet_send_transaction,
     post_wallet_sign_message,
     post_wallet_sign_typed_data,
+    post_wallet_transactions_by_hash_cancel,
+    post_wallet_transactions_by_hash_speed_up,
     post_wallet_transfer_erc_721,
 )
 from dompet._generated.api.webhooks import (
@@ -164,6 +166,8 @@ OPERATIONS: dict[str, tuple[str, str, bool]] = {
     "postWalletSendTransaction": ("POST", "/api/v1/wallet/send-transaction", True),
     "postWalletSignMessage": ("POST", "/api/v1/wallet/sign-message", False),
     "postWalletSignTypedData": ("POST", "/api/v1/wallet/sign-typed-data", False),
+    "postWalletTransactionsByHashCancel": ("POST", "/api/v1/wallet/transactions/{hash}/cancel", True),
+    "postWalletTransactionsByHashSpeedUp": ("POST", "/api/v1/wallet/transactions/{hash}/speed-up", True),
     "postWalletTransferErc721": ("POST", "/api/v1/wallet/transfer-erc721", True),
     "postWebhooksDeliveriesByIdRetry": ("POST", "/api/v1/webhooks/deliveries/{id}/retry", False),
     "postWebhooksTest": ("POST", "/api/v1/webhooks/test", False),
@@ -251,6 +255,8 @@ __all__ = [
     "post_wallet_send_transaction",
     "post_wallet_sign_message",
     "post_wallet_sign_typed_data",
+    "post_wallet_transactions_by_hash_cancel",
+    "post_wallet_transactions_by_hash_speed_up",
     "post_wallet_transfer_erc_721",
     "post_webhooks_deliveries_by_id_retry",
     "post_webhooks_test",

@@ -12,5 +12,7 @@ export const IDEMPOTENT_POSTS: ReadonlySet<string> = new Set([
   "/api/v1/wallet/send-coin",
   "/api/v1/wallet/send-token",
   "/api/v1/wallet/send-transaction",
+  "/api/v1/wallet/transactions/{hash}/cancel",
+  "/api/v1/wallet/transactions/{hash}/speed-up",
   "/api/v1/wallet/transfer-erc721",
 ]);

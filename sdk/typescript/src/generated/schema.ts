@@ -1318,7 +1318,7 @@ export interface paths {
         };
         /**
          * Transactions sent from the wallet, newest first
-         * @description Family W (wallet token). Every transaction the wallet sent, with its tracking status (`pending`, `success`, `failed`, `dropped`). Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
+         * @description Family W (wallet token). Every transaction the wallet sent, one entry per nonce, with its tracking status (`pending`, `mined`, `failed`, `dropped` or `cancelled`; `signing` briefly, before its broadcast), its `replacements` and the `minedHash`; gap fills the service signed (`kind: gap_fill`) too. Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
          */
         get: operations["getWalletTransactions"];
         put?: never;
@@ -1338,11 +1338,51 @@ export interface paths {
         };
         /**
          * One transaction sent from the wallet, with its tracking status
-         * @description Family W (wallet token). One transaction the wallet sent, by hash: look a send up here instead of resending it after a timeout or `409 IDEMPOTENCY_OUTCOME_UNKNOWN`.
+         * @description Family W (wallet token). One transaction the wallet sent, by hash: look a send up here instead of resending it after a timeout or `409 IDEMPOTENCY_OUTCOME_UNKNOWN`. Any hash signed at its nonce (the first send's or a replacement's) answers the same record.
          */
         get: operations["getWalletTransactionsByHash"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/wallet/transactions/{hash}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a pending transaction: a 0-value send to the wallet itself at its nonce
+         * @description Family W (wallet token). Signs a 0-value send from the wallet to itself at the pending transaction's nonce, at the next bump's fees (at least 10% more, and what the chain asks now, up to the network's fee ceiling: `422 FEE_ABOVE_CEILING`), and broadcasts it. If the cancel is mined the record becomes `cancelled` and nothing was sent but the fee; if the transaction is mined first, it stays `mined`. `secret`: A+C sign instead of A+B. `hash`: any hash of the record. A transaction no longer pending is `409 TRANSACTION_FINAL`. Answers the cancel as sends answer (`{txReceipt}`). Honours `Idempotency-Key`.
+         */
+        post: operations["postWalletTransactionsByHashCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/wallet/transactions/{hash}/speed-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Speed up a pending transaction: the same one at higher fees
+         * @description Family W (wallet token). Signs the pending transaction again at its nonce with higher fees and broadcasts it; whichever of its signatures is mined settles the record (`minedHash`), so it is paid once. Fees in the transaction's own kind, decimal wei: `gasPrice` (legacy) or `maxFeePerGas` with `maxPriorityFeePerGas` (EIP-1559), each at least 10% above the current one (`409 REPLACEMENT_UNDERPRICED`) and at most the network's fee ceiling (`422 FEE_ABOVE_CEILING`); another kind, half a pair or a bad number is `400 INVALID_FEES` naming the field. No fees: the next bump (at least 10% more, and what the chain asks now). `secret`: A+C sign instead of A+B, as for sends. `hash`: any hash of the record. A transaction no longer pending is `409 TRANSACTION_FINAL`. Answers the replacement as sends answer (`{txReceipt}`). Honours `Idempotency-Key`.
+         */
+        post: operations["postWalletTransactionsByHashSpeedUp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1773,6 +1813,20 @@ export interface components {
             balance: string;
             /** Symbol */
             symbol: string;
+        };
+        /**
+         * CancelRequest
+         * @description Nothing but the optional `secret`: the cancel is a 0-value send to the wallet itself at the transaction's
+         *     nonce, at the next bump's fees.
+         * @example {}
+         */
+        CancelRequest: {
+            /**
+             * Secret
+             * @description The wallet's secret0 from the user's device. Only operations that sign use it.
+             * @default null
+             */
+            secret?: string | null;
         };
         /**
          * ClientGasTank
@@ -2546,6 +2600,35 @@ export interface components {
             valueDecimals: number;
         };
         /**
+         * Eip1559Replacement
+         * @description A replacement of an EIP-1559 transaction: the same nonce, both fees higher.
+         */
+        Eip1559Replacement: {
+            /** Createdat */
+            createdAt: string;
+            /**
+             * Hash
+             * @description The replacement's hash; it answers the record too.
+             */
+            hash: string;
+            /**
+             * Maxfeepergas
+             * @description Wei per gas (decimal string).
+             */
+            maxFeePerGas: string;
+            /**
+             * Maxpriorityfeepergas
+             * @description Wei per gas (decimal string).
+             */
+            maxPriorityFeePerGas: string;
+            /**
+             * Reason
+             * @description `bump`: re-priced by the tracker while the chain asked more; `speed_up` and `cancel`: asked for through the API.
+             * @enum {string}
+             */
+            reason: "bump" | "speed_up" | "cancel";
+        };
+        /**
          * EmbeddedUsage
          * @description The usage record as embedded in the all-owners list: with `appId`, without the service's own fee.
          */
@@ -3182,6 +3265,30 @@ export interface components {
              * @description Base64 of the CURRENT key's Ed25519 signature of the canonical JSON of `{"action": "rotate-policy-key", "appId": <appId>, "publicKey": <publicKey>, "sequence": <current sequence + 1>}`.
              */
             signature: string;
+        };
+        /**
+         * LegacyReplacement
+         * @description A replacement of a legacy transaction: the same nonce, a higher gas price.
+         */
+        LegacyReplacement: {
+            /** Createdat */
+            createdAt: string;
+            /**
+             * Gasprice
+             * @description Wei per gas (decimal string).
+             */
+            gasPrice: string;
+            /**
+             * Hash
+             * @description The replacement's hash; it answers the record too.
+             */
+            hash: string;
+            /**
+             * Reason
+             * @description `bump`: re-priced by the tracker while the chain asked more; `speed_up` and `cancel`: asked for through the API.
+             * @enum {string}
+             */
+            reason: "bump" | "speed_up" | "cancel";
         };
         /**
          * LoginRequest
@@ -4271,6 +4378,45 @@ export interface components {
             verifyingContract: string | null;
         };
         /**
+         * SpeedUpRequest
+         * @description The fees of the replacement, in the transaction's own kind: `gasPrice` for a legacy transaction,
+         *     `maxFeePerGas` and `maxPriorityFeePerGas` together for an EIP-1559 one; none: the next bump.
+         * @example {
+         *       "maxFeePerGas": "80000000000",
+         *       "maxPriorityFeePerGas": "3000000000"
+         *     }
+         * @example {
+         *       "gasPrice": "45000000000"
+         *     }
+         * @example {}
+         */
+        SpeedUpRequest: {
+            /**
+             * Gasprice
+             * @description Wei per gas, decimal; a legacy transaction only. At least 10% above its current one.
+             * @default null
+             */
+            gasPrice?: string | null;
+            /**
+             * Maxfeepergas
+             * @description Wei per gas, decimal; an EIP-1559 transaction only, with maxPriorityFeePerGas. At least 10% above its current one.
+             * @default null
+             */
+            maxFeePerGas?: string | null;
+            /**
+             * Maxpriorityfeepergas
+             * @description Wei per gas, decimal; an EIP-1559 transaction only, with maxFeePerGas, at most maxFeePerGas. At least 10% above its current one.
+             * @default null
+             */
+            maxPriorityFeePerGas?: string | null;
+            /**
+             * Secret
+             * @description The wallet's secret0 from the user's device. Only operations that sign use it.
+             * @default null
+             */
+            secret?: string | null;
+        };
+        /**
          * SponsorshipCheck
          * @example {
          *       "gasTankBalance": "25000000000000000000",
@@ -4665,9 +4811,11 @@ export interface components {
          *           "gasUsed": "21000",
          *           "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
          *           "kind": "coin",
+         *           "minedHash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
          *           "network": "polygon-pos",
          *           "nonce": 4,
-         *           "status": "success",
+         *           "replacements": [],
+         *           "status": "mined",
          *           "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
          *           "txReceipt": {
          *             "_type": "TransactionReceipt",
@@ -4745,20 +4893,30 @@ export interface components {
         };
         /**
          * TransactionView
+         * @description One transaction record: one per nonce, the first signature's and every replacement signed at its nonce.
          * @example {
          *       "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
          *       "blockNumber": 64128377,
          *       "chainId": "137",
          *       "createdAt": "2026-11-22T08:00:00.000Z",
-         *       "effectiveGasPrice": "30000000000",
+         *       "effectiveGasPrice": "36000000000",
          *       "failedReason": null,
          *       "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
          *       "gasUsed": "21000",
          *       "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
          *       "kind": "coin",
+         *       "minedHash": "0x3c5e7a9b1d2f4a6c8e0b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a1c3e5b7d9f2a4c",
          *       "network": "polygon-pos",
          *       "nonce": 4,
-         *       "status": "success",
+         *       "replacements": [
+         *         {
+         *           "createdAt": "2026-11-22T08:00:40.000Z",
+         *           "gasPrice": "36000000000",
+         *           "hash": "0x3c5e7a9b1d2f4a6c8e0b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a1c3e5b7d9f2a4c",
+         *           "reason": "speed_up"
+         *         }
+         *       ],
+         *       "status": "mined",
          *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
          *       "txReceipt": {
          *         "_type": "TransactionReceipt",
@@ -4785,7 +4943,7 @@ export interface components {
          *         "type": 0,
          *         "value": "10000000000000000"
          *       },
-         *       "updatedAt": "2026-11-22T08:00:12.000Z",
+         *       "updatedAt": "2026-11-22T08:00:52.000Z",
          *       "value": "10000000000000000"
          *     }
          */
@@ -4806,25 +4964,38 @@ export interface components {
             from: string;
             /** Gasused */
             gasUsed: string | null;
-            /** Hash */
+            /**
+             * Hash
+             * @description The first signature's hash (any hash in `replacements` finds this record too).
+             */
             hash: string;
             /**
              * Kind
-             * @description coin, token, erc721 or raw.
+             * @description coin, token, erc721 or raw; `gap_fill`: a 0-value send to the wallet itself, signed by the service at a nonce left empty under a pending transaction.
              */
             kind: string;
+            /**
+             * Minedhash
+             * @description The hash that was mined (the first signature's or a replacement's), once mined, failed or cancelled.
+             */
+            minedHash: string | null;
             /** Network */
             network: string;
             /** Nonce */
             nonce: number;
             /**
+             * Replacements
+             * @description Signatures at the same nonce after the first one, oldest first: the newest is the one on its way. Fees as in the transaction's type.
+             */
+            replacements: (components["schemas"]["LegacyReplacement"] | components["schemas"]["Eip1559Replacement"])[];
+            /**
              * Status
-             * @description signing, pending, mined, failed or dropped.
+             * @description `signing` (briefly, before its broadcast), `pending`, `mined`, `failed`, `dropped` or `cancelled` (its cancel was mined: nothing was sent).
              */
             status: string;
             /** To */
             to: string | null;
-            /** @description The receipt answered when it was sent. */
+            /** @description The receipt answered when it was sent (the first signature's). */
             txReceipt: components["schemas"]["TxReceipt"];
             /** Updatedat */
             updatedAt: string;
@@ -13871,9 +14042,11 @@ export interface operations {
                      *             "gasUsed": "21000",
                      *             "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
                      *             "kind": "coin",
+                     *             "minedHash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
                      *             "network": "polygon-pos",
                      *             "nonce": 4,
-                     *             "status": "success",
+                     *             "replacements": [],
+                     *             "status": "mined",
                      *             "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
                      *             "txReceipt": {
                      *               "_type": "TransactionReceipt",
@@ -14006,15 +14179,24 @@ export interface operations {
                      *         "blockNumber": 64128377,
                      *         "chainId": "137",
                      *         "createdAt": "2026-11-22T08:00:00.000Z",
-                     *         "effectiveGasPrice": "30000000000",
+                     *         "effectiveGasPrice": "36000000000",
                      *         "failedReason": null,
                      *         "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
                      *         "gasUsed": "21000",
                      *         "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
                      *         "kind": "coin",
+                     *         "minedHash": "0x3c5e7a9b1d2f4a6c8e0b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a1c3e5b7d9f2a4c",
                      *         "network": "polygon-pos",
                      *         "nonce": 4,
-                     *         "status": "success",
+                     *         "replacements": [
+                     *           {
+                     *             "createdAt": "2026-11-22T08:00:40.000Z",
+                     *             "gasPrice": "36000000000",
+                     *             "hash": "0x3c5e7a9b1d2f4a6c8e0b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a1c3e5b7d9f2a4c",
+                     *             "reason": "speed_up"
+                     *           }
+                     *         ],
+                     *         "status": "mined",
                      *         "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
                      *         "txReceipt": {
                      *           "_type": "TransactionReceipt",
@@ -14041,7 +14223,7 @@ export interface operations {
                      *           "type": 0,
                      *           "value": "10000000000000000"
                      *         },
-                     *         "updatedAt": "2026-11-22T08:00:12.000Z",
+                     *         "updatedAt": "2026-11-22T08:00:52.000Z",
                      *         "value": "10000000000000000"
                      *       },
                      *       "message": "ok",
@@ -14094,6 +14276,335 @@ export interface operations {
                 };
             };
             /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postWalletTransactionsByHashCancel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Same key and body: the first response again, nothing new is done (24 h, per user or app). A request that may have taken effect is never run again (409 IDEMPOTENCY_OUTCOME_UNKNOWN).
+                 * @example 7d2c1f0e-4b7a-4a59-9f3e-2b8c5d1e6a90
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["CancelRequest"];
+            };
+        };
+        responses: {
+            /** @description transaction is processing */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "txReceipt": {
+                     *           "_type": "TransactionReceipt",
+                     *           "accessList": null,
+                     *           "blockHash": null,
+                     *           "blockNumber": null,
+                     *           "chainId": "137",
+                     *           "data": "0x",
+                     *           "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+                     *           "gasLimit": "21000",
+                     *           "gasPrice": "30000000000",
+                     *           "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
+                     *           "maxFeePerGas": null,
+                     *           "maxPriorityFeePerGas": null,
+                     *           "nonce": 4,
+                     *           "signature": {
+                     *             "_type": "signature",
+                     *             "networkV": "309",
+                     *             "r": "0x1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a",
+                     *             "s": "0x2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b",
+                     *             "v": 28
+                     *           },
+                     *           "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+                     *           "type": 0,
+                     *           "value": "10000000000000000"
+                     *         }
+                     *       },
+                     *       "message": "transaction is processing",
+                     *       "status": 200
+                     *     }
+                     */
+                    "application/json": {
+                        data?: components["schemas"]["SendResult"];
+                        /** @example transaction is processing */
+                        message: string;
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_IDEMPOTENCY_KEY`, `INVALID_ADDRESS`, `INVALID_PRIVATE_KEY`, `NETWORK_MISMATCH`, `NETWORK_REQUIRED`, `UNKNOWN_NETWORK`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not authenticated. `data.code`: `MISSING_CLIENT_SECRET`, `INVALID_CLIENT_SECRET`, `MISSING_TOKEN`, `INVALID_TOKEN`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`, `TOKEN_CLIENT_MISMATCH`, `USER_NOT_FOUND`, `INVALID_SECRET`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `WALLET_TOKEN_REQUIRED`, `POLICY_DENIED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found. `data.code`: `TRANSACTION_NOT_FOUND`, `WALLET_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict. `data.code`: `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_OUTCOME_UNKNOWN`, `REPLACEMENT_UNDERPRICED`, `TRANSACTION_FINAL`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Cannot be processed. `data.code`: `IDEMPOTENCY_KEY_REUSED`, `FEE_ABOVE_CEILING`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `SIGNER_BUSY`, `SIGNER_UNAVAILABLE`, `DEADLINE_EXCEEDED`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postWalletTransactionsByHashSpeedUp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Same key and body: the first response again, nothing new is done (24 h, per user or app). A request that may have taken effect is never run again (409 IDEMPOTENCY_OUTCOME_UNKNOWN).
+                 * @example 7d2c1f0e-4b7a-4a59-9f3e-2b8c5d1e6a90
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "maxFeePerGas": "80000000000",
+                 *       "maxPriorityFeePerGas": "3000000000"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SpeedUpRequest"];
+            };
+        };
+        responses: {
+            /** @description transaction is processing */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "txReceipt": {
+                     *           "_type": "TransactionReceipt",
+                     *           "accessList": null,
+                     *           "blockHash": null,
+                     *           "blockNumber": null,
+                     *           "chainId": "137",
+                     *           "data": "0x",
+                     *           "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+                     *           "gasLimit": "21000",
+                     *           "gasPrice": "30000000000",
+                     *           "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
+                     *           "maxFeePerGas": null,
+                     *           "maxPriorityFeePerGas": null,
+                     *           "nonce": 4,
+                     *           "signature": {
+                     *             "_type": "signature",
+                     *             "networkV": "309",
+                     *             "r": "0x1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a",
+                     *             "s": "0x2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b",
+                     *             "v": 28
+                     *           },
+                     *           "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+                     *           "type": 0,
+                     *           "value": "10000000000000000"
+                     *         }
+                     *       },
+                     *       "message": "transaction is processing",
+                     *       "status": 200
+                     *     }
+                     */
+                    "application/json": {
+                        data?: components["schemas"]["SendResult"];
+                        /** @example transaction is processing */
+                        message: string;
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_FEES`, `INVALID_IDEMPOTENCY_KEY`, `INVALID_ADDRESS`, `INVALID_PRIVATE_KEY`, `NETWORK_MISMATCH`, `NETWORK_REQUIRED`, `UNKNOWN_NETWORK`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not authenticated. `data.code`: `MISSING_CLIENT_SECRET`, `INVALID_CLIENT_SECRET`, `MISSING_TOKEN`, `INVALID_TOKEN`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`, `TOKEN_CLIENT_MISMATCH`, `USER_NOT_FOUND`, `INVALID_SECRET`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `WALLET_TOKEN_REQUIRED`, `POLICY_DENIED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found. `data.code`: `TRANSACTION_NOT_FOUND`, `WALLET_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict. `data.code`: `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_OUTCOME_UNKNOWN`, `REPLACEMENT_UNDERPRICED`, `TRANSACTION_FINAL`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Cannot be processed. `data.code`: `IDEMPOTENCY_KEY_REUSED`, `FEE_ABOVE_CEILING`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `SIGNER_BUSY`, `SIGNER_UNAVAILABLE`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -9,6 +9,7 @@ from .audit_entry_details import AuditEntryDetails
 from .audit_entry_target import AuditEntryTarget
 from .audit_page import AuditPage
 from .balance import Balance
+from .cancel_request import CancelRequest
 from .client_gas_tank import ClientGasTank
 from .client_top_up import ClientTopUp
 from .component import Component
@@ -40,6 +41,8 @@ from .deposit_matchtype import DepositMatchtype
 from .deposit_page import DepositPage
 from .deposit_status import DepositStatus
 from .deposit_transaction import DepositTransaction
+from .eip_1559_replacement import Eip1559Replacement
+from .eip_1559_replacement_reason import Eip1559ReplacementReason
 from .embedded_usage import EmbeddedUsage
 from .error_envelope import ErrorEnvelope
 from .error_envelope_data import ErrorEnvelopeData
@@ -146,6 +149,8 @@ from .journal_entry_kind import JournalEntryKind
 from .journal_entry_page import JournalEntryPage
 from .key_rotated import KeyRotated
 from .key_rotation_body import KeyRotationBody
+from .legacy_replacement import LegacyReplacement
+from .legacy_replacement_reason import LegacyReplacementReason
 from .login_request import LoginRequest
 from .message_signature import MessageSignature
 from .network_info import NetworkInfo
@@ -216,6 +221,12 @@ from .post_wallet_send_transaction_response_200 import (
 )
 from .post_wallet_sign_message_response_200 import PostWalletSignMessageResponse200
 from .post_wallet_sign_typed_data_response_200 import PostWalletSignTypedDataResponse200
+from .post_wallet_transactions_by_hash_cancel_response_200 import (
+    PostWalletTransactionsByHashCancelResponse200,
+)
+from .post_wallet_transactions_by_hash_speed_up_response_200 import (
+    PostWalletTransactionsByHashSpeedUpResponse200,
+)
 from .post_wallet_transfer_erc_721_response_200 import (
     PostWalletTransferErc721Response200,
 )
@@ -256,6 +267,7 @@ from .sign_typed_data_request_typeddata import SignTypedDataRequestTypeddata
 from .signature_page import SignaturePage
 from .signature_view import SignatureView
 from .signature_view_kind import SignatureViewKind
+from .speed_up_request import SpeedUpRequest
 from .sponsorship_check import SponsorshipCheck
 from .sponsorship_check_request import SponsorshipCheckRequest
 from .sponsorship_policy import SponsorshipPolicy
@@ -306,6 +318,7 @@ __all__ = (
     "AuditEntryTarget",
     "AuditPage",
     "Balance",
+    "CancelRequest",
     "ClientGasTank",
     "ClientTopUp",
     "Component",
@@ -337,6 +350,8 @@ __all__ = (
     "DepositPage",
     "DepositStatus",
     "DepositTransaction",
+    "Eip1559Replacement",
+    "Eip1559ReplacementReason",
     "EmbeddedUsage",
     "ErrorEnvelope",
     "ErrorEnvelopeData",
@@ -409,6 +424,8 @@ __all__ = (
     "JournalEntryPage",
     "KeyRotated",
     "KeyRotationBody",
+    "LegacyReplacement",
+    "LegacyReplacementReason",
     "LoginRequest",
     "MessageSignature",
     "NetworkInfo",
@@ -457,6 +474,8 @@ __all__ = (
     "PostWalletSendTransactionResponse200",
     "PostWalletSignMessageResponse200",
     "PostWalletSignTypedDataResponse200",
+    "PostWalletTransactionsByHashCancelResponse200",
+    "PostWalletTransactionsByHashSpeedUpResponse200",
     "PostWalletTransferErc721Response200",
     "PostWebhooksDeliveriesByIdRetryResponse200",
     "PostWebhooksTestResponse200",
@@ -489,6 +508,7 @@ __all__ = (
     "SignaturePage",
     "SignatureView",
     "SignatureViewKind",
+    "SpeedUpRequest",
     "SponsorshipCheck",
     "SponsorshipCheckRequest",
     "SponsorshipPolicy",

@@ -28,7 +28,8 @@ class GetWalletTransactionsByHashResponse200:
     Attributes:
         status (Literal[200]):
         message (str):
-        data (TransactionView | Unset):
+        data (TransactionView | Unset): One transaction record: one per nonce, the first signature's and every
+            replacement signed at its nonce.
     """
 
     status: Literal[200]

@@ -7,6 +7,8 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 if TYPE_CHECKING:
+    from ..models.eip_1559_replacement import Eip1559Replacement
+    from ..models.legacy_replacement import LegacyReplacement
     from ..models.tx_receipt import TxReceipt
 
 
@@ -15,13 +17,16 @@ T = TypeVar("T", bound="TransactionView")
 
 @_attrs_define
 class TransactionView:
-    """
+    """One transaction record: one per nonce, the first signature's and every replacement signed at its nonce.
+
     Attributes:
-        hash_ (str):
-        status (str): signing, pending, mined, failed or dropped.
+        hash_ (str): The first signature's hash (any hash in `replacements` finds this record too).
+        status (str): `signing` (briefly, before its broadcast), `pending`, `mined`, `failed`, `dropped` or `cancelled`
+            (its cancel was mined: nothing was sent).
         network (str):
         chain_id (str):
-        kind (str): coin, token, erc721 or raw.
+        kind (str): coin, token, erc721 or raw; `gap_fill`: a 0-value send to the wallet itself, signed by the service
+            at a nonce left empty under a pending transaction.
         from_ (str):
         to (None | str):
         value (str): Native coin sent, in wei (decimal string).
@@ -31,6 +36,10 @@ class TransactionView:
         gas_used (None | str):
         effective_gas_price (None | str):
         failed_reason (None | str):
+        mined_hash (None | str): The hash that was mined (the first signature's or a replacement's), once mined, failed
+            or cancelled.
+        replacements (list[Eip1559Replacement | LegacyReplacement]): Signatures at the same nonce after the first one,
+            oldest first: the newest is the one on its way. Fees as in the transaction's type.
         created_at (str):
         updated_at (str):
         tx_receipt (TxReceipt): ethers v6's JSON of a pending transaction (see docs/wallets.md).
@@ -50,12 +59,16 @@ class TransactionView:
     gas_used: None | str
     effective_gas_price: None | str
     failed_reason: None | str
+    mined_hash: None | str
+    replacements: list[Eip1559Replacement | LegacyReplacement]
     created_at: str
     updated_at: str
     tx_receipt: TxReceipt
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.legacy_replacement import LegacyReplacement
+
         hash_ = self.hash_
 
         status = self.status
@@ -90,6 +103,19 @@ class TransactionView:
         failed_reason: None | str
         failed_reason = self.failed_reason
 
+        mined_hash: None | str
+        mined_hash = self.mined_hash
+
+        replacements = []
+        for replacements_item_data in self.replacements:
+            replacements_item: dict[str, Any]
+            if isinstance(replacements_item_data, LegacyReplacement):
+                replacements_item = replacements_item_data.to_dict()
+            else:
+                replacements_item = replacements_item_data.to_dict()
+
+            replacements.append(replacements_item)
+
         created_at = self.created_at
 
         updated_at = self.updated_at
@@ -114,6 +140,8 @@ class TransactionView:
                 "gasUsed": gas_used,
                 "effectiveGasPrice": effective_gas_price,
                 "failedReason": failed_reason,
+                "minedHash": mined_hash,
+                "replacements": replacements,
                 "createdAt": created_at,
                 "updatedAt": updated_at,
                 "txReceipt": tx_receipt,
@@ -124,6 +152,8 @@ class TransactionView:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.eip_1559_replacement import Eip1559Replacement
+        from ..models.legacy_replacement import LegacyReplacement
         from ..models.tx_receipt import TxReceipt
 
         d = dict(src_dict)
@@ -185,6 +215,38 @@ class TransactionView:
 
         failed_reason = _parse_failed_reason(d.pop("failedReason"))
 
+        def _parse_mined_hash(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        mined_hash = _parse_mined_hash(d.pop("minedHash"))
+
+        replacements = []
+        _replacements = d.pop("replacements")
+        for replacements_item_data in _replacements:
+
+            def _parse_replacements_item(
+                data: object,
+            ) -> Eip1559Replacement | LegacyReplacement:
+                try:
+                    if not isinstance(data, dict):
+                        raise TypeError()
+                    replacements_item_type_0 = LegacyReplacement.from_dict(data)
+
+                    return replacements_item_type_0
+                except (TypeError, ValueError, AttributeError, KeyError):
+                    pass
+                if not isinstance(data, dict):
+                    raise TypeError()
+                replacements_item_type_1 = Eip1559Replacement.from_dict(data)
+
+                return replacements_item_type_1
+
+            replacements_item = _parse_replacements_item(replacements_item_data)
+
+            replacements.append(replacements_item)
+
         created_at = d.pop("createdAt")
 
         updated_at = d.pop("updatedAt")
@@ -206,6 +268,8 @@ class TransactionView:
             gas_used=gas_used,
             effective_gas_price=effective_gas_price,
             failed_reason=failed_reason,
+            mined_hash=mined_hash,
+            replacements=replacements,
             created_at=created_at,
             updated_at=updated_at,
             tx_receipt=tx_receipt,

@@ -98,9 +98,11 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetWalletTransactionsResponse200]:
     """Transactions sent from the wallet, newest first
 
-     Family W (wallet token). Every transaction the wallet sent, with its tracking status (`pending`,
-    `success`, `failed`, `dropped`). Query `page` (from 1) and `limit`; the answer is `{data,
-    pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
+     Family W (wallet token). Every transaction the wallet sent, one entry per nonce, with its tracking
+    status (`pending`, `mined`, `failed`, `dropped` or `cancelled`; `signing` briefly, before its
+    broadcast), its `replacements` and the `minedHash`; gap fills the service signed (`kind: gap_fill`)
+    too. Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`,
+    `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -134,9 +136,11 @@ def sync(
 ) -> ErrorEnvelope | GetWalletTransactionsResponse200 | None:
     """Transactions sent from the wallet, newest first
 
-     Family W (wallet token). Every transaction the wallet sent, with its tracking status (`pending`,
-    `success`, `failed`, `dropped`). Query `page` (from 1) and `limit`; the answer is `{data,
-    pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
+     Family W (wallet token). Every transaction the wallet sent, one entry per nonce, with its tracking
+    status (`pending`, `mined`, `failed`, `dropped` or `cancelled`; `signing` briefly, before its
+    broadcast), its `replacements` and the `minedHash`; gap fills the service signed (`kind: gap_fill`)
+    too. Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`,
+    `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -165,9 +169,11 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetWalletTransactionsResponse200]:
     """Transactions sent from the wallet, newest first
 
-     Family W (wallet token). Every transaction the wallet sent, with its tracking status (`pending`,
-    `success`, `failed`, `dropped`). Query `page` (from 1) and `limit`; the answer is `{data,
-    pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
+     Family W (wallet token). Every transaction the wallet sent, one entry per nonce, with its tracking
+    status (`pending`, `mined`, `failed`, `dropped` or `cancelled`; `signing` briefly, before its
+    broadcast), its `replacements` and the `minedHash`; gap fills the service signed (`kind: gap_fill`)
+    too. Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`,
+    `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -199,9 +205,11 @@ async def asyncio(
 ) -> ErrorEnvelope | GetWalletTransactionsResponse200 | None:
     """Transactions sent from the wallet, newest first
 
-     Family W (wallet token). Every transaction the wallet sent, with its tracking status (`pending`,
-    `success`, `failed`, `dropped`). Query `page` (from 1) and `limit`; the answer is `{data,
-    pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.
+     Family W (wallet token). Every transaction the wallet sent, one entry per nonce, with its tracking
+    status (`pending`, `mined`, `failed`, `dropped` or `cancelled`; `signing` briefly, before its
+    broadcast), its `replacements` and the `minedHash`; gap fills the service signed (`kind: gap_fill`)
+    too. Query `page` (from 1) and `limit`; the answer is `{data, pagination}` with `total`,
+    `totalPages`, `hasNext`, `hasPrev`.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.

@@ -85,7 +85,8 @@ def sync_detailed(
     """One transaction sent from the wallet, with its tracking status
 
      Family W (wallet token). One transaction the wallet sent, by hash: look a send up here instead of
-    resending it after a timeout or `409 IDEMPOTENCY_OUTCOME_UNKNOWN`.
+    resending it after a timeout or `409 IDEMPOTENCY_OUTCOME_UNKNOWN`. Any hash signed at its nonce (the
+    first send's or a replacement's) answers the same record.
 
     Args:
         hash_ (str):
@@ -117,7 +118,8 @@ def sync(
     """One transaction sent from the wallet, with its tracking status
 
      Family W (wallet token). One transaction the wallet sent, by hash: look a send up here instead of
-    resending it after a timeout or `409 IDEMPOTENCY_OUTCOME_UNKNOWN`.
+    resending it after a timeout or `409 IDEMPOTENCY_OUTCOME_UNKNOWN`. Any hash signed at its nonce (the
+    first send's or a replacement's) answers the same record.
 
     Args:
         hash_ (str):
@@ -144,7 +146,8 @@ async def asyncio_detailed(
     """One transaction sent from the wallet, with its tracking status
 
      Family W (wallet token). One transaction the wallet sent, by hash: look a send up here instead of
-    resending it after a timeout or `409 IDEMPOTENCY_OUTCOME_UNKNOWN`.
+    resending it after a timeout or `409 IDEMPOTENCY_OUTCOME_UNKNOWN`. Any hash signed at its nonce (the
+    first send's or a replacement's) answers the same record.
 
     Args:
         hash_ (str):
@@ -174,7 +177,8 @@ async def asyncio(
     """One transaction sent from the wallet, with its tracking status
 
      Family W (wallet token). One transaction the wallet sent, by hash: look a send up here instead of
-    resending it after a timeout or `409 IDEMPOTENCY_OUTCOME_UNKNOWN`.
+    resending it after a timeout or `409 IDEMPOTENCY_OUTCOME_UNKNOWN`. Any hash signed at its nonce (the
+    first send's or a replacement's) answers the same record.
 
     Args:
         hash_ (str):
