@@ -17,8 +17,9 @@ other kind) and hashes it itself; the API function says what it is for in the po
 (`{"purpose": "withdrawal" | "deploy", "id": <withdrawalId>}`). For both purposes the cosigner checks:
 
 1. the digest is that transaction's signing hash (EIP-155 / EIP-1559) on the withdrawal's chain;
-2. the withdrawal record (table `custody`, read-only for the cosigner) is this key's and `sending` (or `sent`, for a
-   withdrawal's transaction signed again at the nonce it was first signed at: the engine re-pricing it), and its app is
+2. the withdrawal record (table `custody`, read-only for the cosigner) is this key's and `sending` (or `sent`: the
+   engine re-pricing its transaction at the nonce and for the payment first signed, or its deployment, still at most
+   3 deployment signatures per withdrawal), and its app is
    in the key's recorded scope: the scope's app, or an app that `tenancy` puts in the scope's organization (a
    claim it only checks: an app made or moved there by the console is bound by the organization's allowlists,
    and an app whose allowlist the operator set in another organization may send nowhere: limits.allowlist);
@@ -205,8 +206,6 @@ def _checked(request: SigningRequest) -> tuple[UnsignedTx, dict[str, Any], Netwo
         raise PolicyRefusedError("no withdrawal of this key")
     if record["status"] not in ("sending", "sent"):
         raise PolicyRefusedError(f"the withdrawal is {record['status']}")
-    if record["status"] == "sent" and request.context.get("purpose") != "withdrawal":
-        raise PolicyRefusedError("the withdrawal is sent")
     if tx.chain_id != int(record["chainId"]):
         raise PolicyRefusedError("another chain")
     record["organizationId"] = _check_scope(scope, organization, str(record.get("appId", "")))
@@ -284,6 +283,15 @@ def _check_fees(tx: UnsignedTx, network: Network) -> None:
         raise PolicyRefusedError("fees far above the network's")
     if network.maxFeePerGasCeiling is not None and cap > network.maxFeePerGasCeiling:
         raise PolicyRefusedError("fees above the network's ceiling")
+
+
+def _payment(tx: UnsignedTx) -> str:
+    """What the withdrawal's transaction pays, whatever its fees: the call (deposit address, value, data), which
+    names the token, the recipient and the amount. A signature again at the nonce (a re-pricing) must pay the same."""
+    from eth_utils import keccak
+
+    to = bytes.fromhex((tx.to or "0x")[2:].lower())
+    return "0x" + keccak(to + tx.value.to_bytes(32, "big") + tx.data).hex()
 
 
 def _count_deploy(record: dict[str, Any]) -> None:
@@ -369,14 +377,19 @@ def _once(record: dict[str, Any], tx: UnsignedTx, request: SigningRequest, netwo
     The app's custody policy judges the payment against the cosigner's OWN totals of the day for its app and for
     its key (network and token), each in turn; the withdrawal's first signature adds its amount to both in the same
     transaction: the API function cannot rewrite them, and no choice of app id gets a key past its own total. A
-    signature again at the withdrawal's nonce is judged as the policy stands, its amount counted already."""
+    signature again at the withdrawal's nonce (a re-pricing) must pay exactly what the first paid (`payment`: the
+    record, which the API function can write, may have changed since) and is judged as the policy stands, its
+    amount counted already."""
     document, paid = _custody_policy(record, network)
     key = {"pk": f"SIGNED#{record['id']}", "sk": "SIGNED"}
     table = aws.table(COSIGNER_POLICY_TABLE)
     item = table.get_item(Key=key, ConsistentRead=True).get("Item")
+    payment = _payment(tx)
     if item is not None:
         if int(item["nonce"]) != tx.nonce:
             raise PolicyRefusedError("this withdrawal was signed at another nonce")
+        if item.get("payment") != payment:  # the record was rewritten since: never another payment at the nonce
+            raise PolicyRefusedError("this withdrawal was signed for another payment")
         _judge(document, paid, 0, "its own amount alone")
         return
     if record["status"] != "sending":  # a sent withdrawal is signed again only at its nonce (a re-pricing)
@@ -393,7 +406,7 @@ def _once(record: dict[str, Any], tx: UnsignedTx, request: SigningRequest, netwo
             aws.put(
                 "signed",
                 COSIGNER_POLICY_TABLE,
-                {**key, "nonce": tx.nonce, "from": request.address, "amount": str(amount)},
+                {**key, "nonce": tx.nonce, "from": request.address, "amount": str(amount), "payment": payment},
             )
         ]
         for name, total_key in totals.items():
@@ -416,6 +429,8 @@ def _once(record: dict[str, Any], tx: UnsignedTx, request: SigningRequest, netwo
         again = table.get_item(Key=key, ConsistentRead=True).get("Item")  # signed meanwhile by another run
         if again is None or int(again["nonce"]) != tx.nonce:  # at its nonce only
             raise PolicyRefusedError("this withdrawal was signed at another nonce") from None
+        if again.get("payment") != payment:
+            raise PolicyRefusedError("this withdrawal was signed for another payment") from None
 
 
 def _key_item(wallet_id: str) -> dict[str, str]:

@@ -136,9 +136,10 @@ class CustodySigner:
 
 
 def _tracker_signer(tx: EvmTransaction) -> CustodySigner:
-    """The signer of a withdrawal's transaction signed again at its nonce by the engine (a re-pricing); its cosigner
-    signs only the same payment at the nonce it first signed for the withdrawal (policy.py)."""
-    return CustodySigner(tx.walletId.removeprefix(OWNER_PREFIX), tx.sender, "withdrawal", tx.ref or "")
+    """The signer of a withdrawal's transaction (or its deployment) signed again at its nonce by the engine (a
+    re-pricing); its cosigner signs only the same payment at the nonce it first signed for the withdrawal, and at
+    most 3 deployments per withdrawal (policy.py)."""
+    return CustodySigner(tx.walletId.removeprefix(OWNER_PREFIX), tx.sender, tx.kind, tx.ref or "")
 
 
 def _on_settled(tx: EvmTransaction) -> bool:
@@ -150,10 +151,11 @@ def _on_settled(tx: EvmTransaction) -> bool:
     return settle(record, NodeReader(accepted(record.network, record.tokenCode).network), tx, tracked=True)
 
 
-# The withdrawals' transactions: the engine re-prices them (never fills their gaps: a withdrawal's nonce is
-# reserved) and reports each settled one to its withdrawal, on the transaction's one chain of follow-ups.
+# The withdrawals' transactions (and the deployments of their deposit addresses, which go just before): the engine
+# re-prices them (never fills their gaps: a withdrawal's nonce is reserved) and reports each settled withdrawal
+# transaction to its withdrawal, on the transaction's one chain of follow-ups.
 WITHDRAWAL_SENDS = engine.Owner(
-    kinds=frozenset({"withdrawal"}), signer=_tracker_signer, fills_gaps=False, on_settled=_on_settled
+    kinds=frozenset({"withdrawal", "deploy"}), signer=_tracker_signer, fills_gaps=False, on_settled=_on_settled
 )
 
 
@@ -317,7 +319,9 @@ def _deploy(record: Withdrawal, network: Network) -> None:
     assert network.accountFactory is not None
     signer = CustodySigner(record.keyId, record.keyAddress, "deploy", record.id)
     call = pipeline.Call(network.accountFactory, 0, deploy_call(record.keyAddress, record.accountId))
-    pipeline.send(network, signer, call, owner=f"{OWNER_PREFIX}{record.keyId}", kind="deploy", gas=DEPLOY_GAS)
+    pipeline.send(
+        network, signer, call, owner=f"{OWNER_PREFIX}{record.keyId}", kind="deploy", gas=DEPLOY_GAS, ref=record.id
+    )
 
 
 def settle(record: Withdrawal, reader: ChainReader, tx: EvmTransaction | None = None, *, tracked: bool = False) -> bool:

@@ -11,9 +11,10 @@ each hash an alias of the record. A tracker step (one SQS message of the record'
 3. a `pending` record the node does not hold: `dropped` on proof that its nonce was used by another transaction,
    else the newest signature is broadcast again;
 4. re-prices a `pending` record whose newest signature is older than `tx_bump_after_s` and priced below what
-   the chain asks now (or that the node refused for its price): fees raised by at least fees.BUMP_PERCENT up to
-   the network's ceiling (fees.bumped), signed again at its nonce by the owner's signer, recorded, broadcast.
-   At the ceiling it stays `pending`, logged once;
+   the chain asks now (or that the node refused when broadcast again), unless an earlier nonce of the sender is
+   unmined (that one holds it up): fees raised by at least fees.BUMP_PERCENT up to the network's ceiling
+   (fees.bumped) and within the sender's funds, signed again at its nonce by the owner's signer, recorded,
+   broadcast. At the ceiling it stays `pending`, logged once;
 5. fills the gaps under a `pending` record older than `nonce_gap_fill_s`: a nonce between the account's mined
    nonce and the record's that nobody owns (given back by a send that died, or a lease past its time) is signed
    as a 0-value send to the sender itself (`kind: "gap_fill"`), unless a send took it first;
@@ -28,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -41,7 +41,7 @@ from chalicelib.evm.signer import Signer
 from chalicelib.evm.tracking import FIRST_CHECK_S, ORPHAN_CHECK_S, QUEUE, UNSETTLED, EvmTransaction
 from chalicelib.evm.transactions import SignedTx, UnsignedTx, assemble, receipt, signing_hash
 from chalicelib.platform import aws, clock, deadline, followups
-from chalicelib.platform.errors import ApiError
+from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError
 from chalicelib.platform.logging import log_failure, logger
 from chalicelib.platform.networks import Network, resolve
 from chalicelib.platform.settings import load_settings
@@ -55,12 +55,6 @@ FEE_ABOVE_CEILING = "FEE_ABOVE_CEILING"
 GAP_FILLS_PER_CHECK = 4  # each costs a signature; the next step fills more
 RECORD_ATTEMPTS = 5  # a replacement recorded on a record that tracker steps keep moving
 REPORT_DELAYS_S = (2, 4, 8, 15, 30, 60, 120, 300, 900)  # an owner waiting on a settled record (confirmations)
-# A node's refusal of a transaction for its price (geth, anvil, erigon, besu, nethermind).
-PRICE_REFUSED = re.compile(
-    r"underpriced|fee ?cap .*less than .*base ?fee|max ?fee per gas less than|gas price too low|"
-    r"insufficient (max )?fee|feetoolow|fee too low",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True)
@@ -119,8 +113,9 @@ def _requested(
     network = resolve(None, str(tx.chainId))
     current = _fees_of(tx.unsigned())
     ceiling = fees.ceiling(network, _first_cap(tx))
+    market, balance = _market(network, tx.sender)
     if offered is None:
-        offered = fees.bumped(current, _market(network), ceiling)
+        offered = fees.bumped(current, market, ceiling)
         if offered is None:
             raise ApiError(422, FEE_ABOVE_CEILING, f"The fees are at {network.name}'s ceiling of {ceiling} wei per gas")
     elif not fees.high_enough(current, offered):
@@ -132,9 +127,13 @@ def _requested(
         )
     elif offered.cap > ceiling:
         raise ApiError(422, FEE_ABOVE_CEILING, f"At most {ceiling} wei per gas on {network.name}")
+    if _cost(_replacement_of(tx, offered, cancel)) > balance:
+        raise ApiError(
+            422, fees.INSUFFICIENT_FUNDS, f"Not enough {network.nativeSymbol} for the value plus gas at these fees"
+        )
     left = deadline.remaining_s()
     signer.admit(None if left is None else left - pipeline.GIVE_BACK_S - pipeline.BROADCAST_NEEDS_S)
-    replaced = _replace(tx, network, signer, offered, reason, cancel=cancel, effect=effect)
+    replaced = _replace(tx, network, signer, offered, reason, cancel=cancel, effect=effect, answer_refusal=True)
     if replaced is None:
         raise ApiError(409, TRANSACTION_FINAL, "The transaction changed meanwhile (mined or replaced); read it again")
     return replaced[1]
@@ -149,25 +148,15 @@ def _replace(
     *,
     cancel: bool,
     effect: dict[str, str] | None = None,
+    answer_refusal: bool = False,
 ) -> tuple[EvmTransaction, Sent] | None:
     """Sign the record's transaction (or, for a cancel, the no-op) at its nonce with `offered` fees, record it, then
     broadcast it: the record as replaced and the replacement as sent; None when the record moved before the
     replacement was recorded (then it is never broadcast). Signed but not recorded (a crash between the two) leaves
-    nothing to undo: only a recorded signature is ever broadcast."""
-    base = tx.unsigned()
-    if cancel and not tx.cancelling:
-        base = UnsignedTx(tx.chainId, tx.nonce, tx.sender, 0, b"", tracking.CANCEL_GAS)
-    unsigned = UnsignedTx(
-        chain_id=base.chain_id,
-        nonce=base.nonce,
-        to=base.to,
-        value=base.value,
-        data=base.data,
-        gas=base.gas,
-        gas_price=offered.gas_price,
-        max_fee=offered.max_fee,
-        max_priority_fee=offered.max_priority_fee,
-    )
+    nothing to undo: only a recorded signature is ever broadcast. `answer_refusal`: a node's refusal of the broadcast
+    is raised (422 BROADCAST_REJECTED; the replacement stays recorded, the earlier signatures stay on their way);
+    otherwise it is logged and the next tracker step re-prices or settles."""
+    unsigned = _replacement_of(tx, offered, cancel)
     with deadline.holding_back(pipeline.GIVE_BACK_S):
         signed = assemble(unsigned, tx.sender, signer.sign_digest(signing_hash(unsigned), unsigned))
         replaced = _record_replacement(tx, signed, offered, reason, cancel, effect)
@@ -183,6 +172,12 @@ def _replace(
     except RpcError as exc:
         if not pipeline.ALREADY_KNOWN.search(str(exc)):  # the tracker broadcasts it again, or re-prices it
             logger.warning("replacement refused", extra={"hash": signed.hash, "reason": str(exc)[:200]})
+            if answer_refusal:
+                raise ApiError(
+                    422,
+                    pipeline.BROADCAST_REJECTED,
+                    f"The node refused the replacement: {str(exc)[:200]}; the transaction stays pending",
+                ) from None
     except NO_ANSWER:
         confirmed = False
         logger.warning("replacement unconfirmed", extra={"hash": signed.hash})
@@ -208,6 +203,29 @@ def _record_replacement(
     return None
 
 
+def _replacement_of(tx: EvmTransaction, offered: Fees, cancel: bool) -> UnsignedTx:
+    """The record's newest transaction (or, for a first cancel, the no-op) at its nonce with `offered` fees."""
+    base = tx.unsigned()
+    if cancel and not tx.cancelling:
+        base = UnsignedTx(tx.chainId, tx.nonce, tx.sender, 0, b"", tracking.CANCEL_GAS)
+    return UnsignedTx(
+        chain_id=base.chain_id,
+        nonce=base.nonce,
+        to=base.to,
+        value=base.value,
+        data=base.data,
+        gas=base.gas,
+        gas_price=offered.gas_price,
+        max_fee=offered.max_fee,
+        max_priority_fee=offered.max_priority_fee,
+    )
+
+
+def _cost(tx: UnsignedTx) -> int:
+    """The most the transaction can take from its sender: its value and its gas at its fee cap."""
+    return tx.value + tx.gas * (tx.gas_price if tx.gas_price is not None else tx.max_fee or 0)
+
+
 def _fees_of(tx: UnsignedTx) -> Fees:
     return Fees(gas_price=tx.gas_price, max_fee=tx.max_fee, max_priority_fee=tx.max_priority_fee)
 
@@ -217,15 +235,21 @@ def _first_cap(tx: EvmTransaction) -> int:
     return int(sent["gasPrice"] if sent.get("type") == 0 else sent["maxFeePerGas"])
 
 
-def _market(network: Network) -> Market:
-    block, tip, price = rpc.rpc_batch(
+def _market(network: Network, sender: str) -> tuple[Market, int]:
+    """What the chain asks now, and the sender's balance, in one round trip."""
+    block, tip, price, balance = rpc.rpc_batch(
         network,
-        [("eth_getBlockByNumber", ["latest", False]), ("eth_maxPriorityFeePerGas", []), ("eth_gasPrice", [])],
+        [
+            ("eth_getBlockByNumber", ["latest", False]),
+            ("eth_maxPriorityFeePerGas", []),
+            ("eth_gasPrice", []),
+            ("eth_getBalance", [sender, "latest"]),
+        ],
     )
     market = _market_of(block, tip, price)
-    if market is None:
-        raise ApiError(502, "UPSTREAM_UNAVAILABLE", f"The node of {network.name} did not say what the chain asks")
-    return market
+    if market is None or isinstance(balance, RpcError):
+        raise ApiError(502, UPSTREAM_UNAVAILABLE, f"The node of {network.name} did not say what the chain asks")
+    return market, quantity(balance)
 
 
 def _market_of(block: Any, tip: Any, price: Any) -> Market | None:
@@ -271,13 +295,14 @@ def check(tx_hash: str, step: int | None = None) -> None:
         ("eth_maxPriorityFeePerGas", []),
         ("eth_gasPrice", []),
         ("eth_getTransactionCount", [tx.sender, "latest"]),
+        ("eth_getBalance", [tx.sender, "latest"]),
     ]
     try:
         answers = rpc.rpc_batch(network, reads)
     except NO_ANSWER:
         _again(tx, checks)  # no node answered: no verdict
         return
-    receipts, (known, block, tip, price, mined_nonce) = answers[: len(hashes)], answers[len(hashes) :]
+    receipts, (known, block, tip, price, mined, balance) = answers[: len(hashes)], answers[len(hashes) :]
     if any(isinstance(a, RpcError) for a in (*receipts, known)):
         _again(tx, checks)
         return
@@ -298,20 +323,18 @@ def check(tx_hash: str, step: int | None = None) -> None:
     refused: str | None = None
     if not seen:
         if _nonce_used_by_another(tx, network):
-            dropped = tracking.move(
-                tx, "dropped", failedReason="its nonce was used by another transaction", checks=checks
-            )
+            dropped = _step_move(tx, "dropped", failedReason="its nonce was used by another transaction", checks=checks)
             if dropped and _owner_waits(tx):
                 tracking.enqueue(tx.hash, checks, FIRST_CHECK_S)
             return
         refused = _broadcast_again(network, tx.raw)
     market = _market_of(block, tip, price)
+    chain = _quantities(mined, balance)
     values: dict[str, Any] = dict(checked)
-    if market is not None:
-        tx, values = _reprice(tx, network, market, refused, values)
-    if isinstance(mined_nonce, str) and not isinstance(mined_nonce, RpcError):
-        with contextlib.suppress(ValueError):
-            _fill_gaps(tx, network, quantity(mined_nonce))
+    if market is not None and chain is not None:
+        tx, values = _reprice(tx, network, market, refused, values, *chain)
+    if chain is not None:
+        _fill_gaps(tx, network, chain[0])
     if not tx.stuckAlerted and _age_s(tx.createdAt) >= load_settings().tx_stuck_alert_s:
         cap = _fees_of(tx.unsigned())
         logger.warning(
@@ -342,17 +365,33 @@ def _broadcast_again(network: Network, raw: str) -> str | None:
     return None
 
 
+def _quantities(mined: Any, balance: Any) -> tuple[int, int] | None:
+    """The account's mined nonce and balance as the step read them; None when the node did not answer both."""
+    try:
+        return quantity(mined), quantity(balance)
+    except (TypeError, ValueError):
+        return None
+
+
 def _reprice(
-    tx: EvmTransaction, network: Network, market: Market, refused: str | None, values: dict[str, Any]
+    tx: EvmTransaction,
+    network: Network,
+    market: Market,
+    refused: str | None,
+    values: dict[str, Any],
+    mined_nonce: int,
+    balance: int,
 ) -> tuple[EvmTransaction, dict[str, Any]]:
-    """Sign the record again at higher fees when its newest signature is due and priced out; the record as it now
-    is and what the step still writes."""
+    """Sign the record again at higher fees when its newest signature is due and priced out (or refused by the node
+    when broadcast again); the record as it now is and what the step still writes. Not while an earlier nonce of the
+    sender is unmined (that one holds it up, and is re-priced or filled first), and not beyond the sender's funds.
+    A failed attempt waits `tx_bump_after_s` again."""
     current = _fees_of(tx.unsigned())
-    priced_out = market.needs(current) or bool(refused and PRICE_REFUSED.search(refused))
+    priced_out = market.needs(current) or refused is not None
     if not priced_out or _age_s(tx.pricedAt or tx.createdAt) < load_settings().tx_bump_after_s:
         return tx, values
     signer = _signer(tx)
-    if signer is None:
+    if signer is None or mined_nonce < tx.nonce:
         return tx, values
     offered = fees.bumped(current, market, fees.ceiling(network, _first_cap(tx)))
     if offered is None:
@@ -362,11 +401,18 @@ def _reprice(
                 extra={"hash": tx.hash, "nonce": tx.nonce, "walletId": tx.walletId, "fees": current.cap},
             )
         return tx, {**values, "atCeiling": True}
+    later = {**values, "pricedAt": clock.iso_now()}
+    if _cost(_replacement_of(tx, offered, tx.cancelling)) > balance:
+        logger.warning(
+            "transaction not re-priced: not enough funds for the value plus gas at the next price",
+            extra={"hash": tx.hash, "nonce": tx.nonce, "walletId": tx.walletId, "fees": offered.cap},
+        )
+        return tx, later
     try:
         replaced = _replace(tx, network, signer, offered, "bump", cancel=tx.cancelling)
-    except Exception as exc:  # noqa: BLE001 - a refusal or an unavailable signer: the next step tries again
+    except Exception as exc:  # noqa: BLE001 - a refusal or an unavailable signer: a later step tries again
         log_failure("transaction not re-priced", exc)
-        return tx, values
+        return tx, later
     if replaced is None:
         return tx, values  # another step moved the record: this step's count is lost with it
     return replaced[0], values
@@ -453,7 +499,7 @@ def _settle(tx: EvmTransaction, mined_hash: str, receipt: dict[str, Any], checke
     ok = receipt.get("status") == "0x1"
     cancelled = any(a.hash == mined_hash and a.cancel for a in tx.attempts)
     to = ("cancelled" if cancelled else "mined") if ok else "failed"
-    settled = tracking.move(
+    settled = _step_move(
         tx,
         to,
         minedHash=mined_hash,
@@ -489,9 +535,22 @@ def _nonce_used_by_another(tx: EvmTransaction, network: Network) -> bool:
 def _again(tx: EvmTransaction, checks: int, values: dict[str, Any] | None = None) -> None:
     """Count this check (with `values` learnt by it) and send the chain's one successor (a lost race means
     another step moved on)."""
-    if not tracking.move(tx, tx.status, **(values or {"checks": checks})):
-        return
-    _enqueue_next(tx.hash, checks)
+    if _step_move(tx, tx.status, **(values or {"checks": checks})):
+        _enqueue_next(tx.hash, checks)
+
+
+def _step_move(tx: EvmTransaction, to: str, **changes: Any) -> bool:
+    """A step's move of the record as it read it. When that lost to a writer that is no step (a speed-up or cancel
+    recording a replacement, which leaves `checks` alone), it is made on the record as it now is: the step's chain
+    goes on. False when another step moved the record (its chain goes on from there)."""
+    for _ in range(RECORD_ATTEMPTS):
+        if tracking.move(tx, to, **changes):
+            return True
+        fresh = tracking.read(tx.hash)
+        if fresh is None or fresh.checks != tx.checks or fresh.status != tx.status:
+            return False
+        tx = fresh
+    return False
 
 
 def _enqueue_next(tx_hash: str, checks: int) -> None:

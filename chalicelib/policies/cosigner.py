@@ -20,9 +20,9 @@ The `wallets` policy (`WALLET_POLICY`):
   network's `maxFeePerGasCeiling`, else 10 times the first signature's fee cap; else rule `replacement`). A
   different payment at a marked nonce is a new transaction like any other;
 * a no-op, a self-send of 0 with no data at a nonce no higher than the wallet's highest marked nonce on that chain
-  and with fees within the ceiling (of that highest mark), is a cancel or a gap fill: it moves nothing, so it is
-  allowed without the documents and counted in no window; its nonce mark is written (its own re-pricing is a
-  replacement). Any other self-send is an ordinary transaction;
+  and at most NO_OP_WINDOW below it, with fees within the ceiling (of that highest mark), is a cancel or a gap
+  fill: it moves nothing, so it is allowed without the documents and counted in no window; its nonce mark is
+  written (its own re-pricing is a replacement). Any other self-send is an ordinary transaction;
 * a client none of whose apps has a policy signs as before (its transactions still counted).
 
 Its keys use presignatures (the check runs in the online step) and share C signs for its user as any wallet's: the
@@ -73,6 +73,9 @@ BUSY = "POLICIES_BUSY"  # the API answers it as any other cosigner trouble: 503,
 COUNT_ATTEMPTS = 24  # a window's concurrent signers each lose at most one race per winner
 REPLACEMENT_RULE = "replacement"  # the rule a replacement's fees above the ceiling are refused by
 REPLACEMENT_FEE_FACTOR = 10  # without a network ceiling: times the first signature's fee cap
+# A no-op's nonce is at most this far below the highest the wallet signed: gaps and cancels are recent, and an
+# ordinary transaction at a far nonce opens no unbounded range of uncounted no-ops.
+NO_OP_WINDOW = 64
 _ID = r"^[A-Za-z0-9_-]{1,64}$"
 _WALLET_ID = r"^[0-9a-f]{32}$"
 NO_POLICY_REASON = "No signing policy is set for this app."
@@ -282,7 +285,11 @@ def _no_op(wallet_id: str, payment: usage.Payment) -> bool:
         ConsistentRead=True,
     )["Items"]
     highest = usage.nonce_mark_of(found[0], clock.epoch()) if found else None
-    return highest is not None and payment.nonce <= highest.nonce and _fees_bounded(payment, highest.fee_cap)
+    return (
+        highest is not None
+        and highest.nonce - NO_OP_WINDOW <= payment.nonce <= highest.nonce
+        and _fees_bounded(payment, highest.fee_cap)
+    )
 
 
 def _key(key: Mapping[str, str]) -> tuple[str, str]:

@@ -861,3 +861,33 @@ def test_a_stuck_withdrawal_is_re_priced_by_the_engine_and_settles_once_with_the
     assert token_balance(custody, 31337, "usdt", recipient) == 1_500_000
     rpc("anvil_setNextBlockBaseFeePerGas", hex(base_fee))  # the chain is shared with the other tests
     rpc("evm_mine")
+
+
+def test_a_sent_withdrawal_is_signed_again_only_for_the_payment_first_signed(custody):
+    """A compromised API function rewrites a `sent` withdrawal (a larger amount, another recipient) and asks for a
+    "re-pricing" at its nonce: the cosigner compares the call with the payment it first signed there and refuses;
+    the same call at higher fees is what it signs again."""
+    from dataclasses import replace
+
+    from chalicelib.evm import digests
+    from chalicelib.evm.transactions import signing_hash
+
+    account = funded_account(custody, usdt=10_000_000, eth=10**18)
+    withdrawal = request_withdrawal(custody, account, "1", to=Account.create().address).json_body["data"]
+    sending.process(withdrawal["id"])
+    record = get(**withdrawals.key(withdrawal["id"]))
+    assert record["status"] == "sent"
+    first = tracking.read(record["txHash"]).unsigned()
+    context = {"purpose": "withdrawal", "id": record["id"]}
+    bumped = replace(first, max_fee=(first.max_fee or 0) * 2, max_priority_fee=(first.max_priority_fee or 0) * 2)
+    policy.check(record["keyId"], digests.transaction(bumped), signing_hash(bumped), context)  # a re-pricing
+    for field, value in (("amountInDecimals", "5000000"), ("to", Account.create().address)):
+        aws.table("custody").update_item(
+            Key=withdrawals.key(record["id"]),
+            UpdateExpression="SET #f = :v",
+            ExpressionAttributeNames={"#f": field},
+            ExpressionAttributeValues={":v": value},
+        )
+        forged = replace(bumped, data=policy.expected_call(get(**withdrawals.key(record["id"]))))
+        with pytest.raises(policy.PolicyRefusedError, match="another payment"):
+            policy.check(record["keyId"], digests.transaction(forged), signing_hash(forged), context)

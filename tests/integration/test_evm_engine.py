@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
 
 import pytest
 from eth_account import Account
@@ -59,12 +60,15 @@ def network(anvil, aws_env, tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def signer(w3, monkeypatch) -> KeySigner:
+def signer(w3, monkeypatch) -> Iterator[KeySigner]:
     key = KeySigner(Account.create().key)
     w3.provider.make_request("anvil_setBalance", [key.address, hex(10**20)])
     monkeypatch.setattr(engine, "_OWNERS", {})
     engine.register(engine.Owner(kinds=frozenset({KIND, engine.GAP_FILL}), signer=lambda tx: key))
-    return key
+    yield key
+    # The chain is the module's: the base fee a test raised goes back to anvil's first one.
+    w3.provider.make_request("anvil_setNextBlockBaseFeePerGas", [hex(10**9)])
+    w3.provider.make_request("evm_mine", [])
 
 
 def _rpc(w3, method: str, *params: object) -> object:
@@ -190,6 +194,53 @@ def test_a_speed_up_read_before_a_tracker_step_is_recorded_on_the_record_as_it_n
     with pytest.raises(ApiError) as final:
         engine.speed_up(outbid, signer, fees.Fees(max_fee=cap * 5, max_priority_fee=tip * 3), None)
     assert final.value.code == engine.TRANSACTION_FINAL
+
+
+def test_a_tracker_step_that_a_speed_up_overtook_keeps_its_chain(network, w3, signer, monkeypatch):
+    """A step read the record, then a speed-up recorded a replacement (a new version, the same step count): the
+    step's own move is made on the record as it now is, and it queues its one successor."""
+    sent = _stuck_send(w3, network, signer, 4, Account.create().address)
+    step_read = tracking.read(sent.signed.hash)
+    cap, tip = sent.signed.tx.max_fee or 0, sent.signed.tx.max_priority_fee or 0
+    engine.speed_up(step_read, signer, fees.Fees(max_fee=cap * 4, max_priority_fee=tip * 2), None)
+    queued: list[tuple[str, int]] = []
+    monkeypatch.setattr(tracking, "enqueue", lambda tx_hash, step, delay_s: queued.append((tx_hash, step)))
+    engine._again(step_read, step_read.checks + 1)
+    assert queued == [(sent.signed.hash, step_read.checks + 1)]
+    after = tracking.read(sent.signed.hash)
+    assert after.checks == step_read.checks + 1 and len(after.attempts) == 1  # the speed-up stands
+
+
+def test_a_replacement_beyond_the_senders_funds_is_refused_before_signing(network, w3, signer, caplog):
+    sent = _stuck_send(w3, network, signer, 10**15, Account.create().address)
+    record = tracking.read(sent.signed.hash)
+    w3.provider.make_request("anvil_setBalance", [signer.address, hex(10**15 + 21_000)])  # the value and little gas
+    with pytest.raises(ApiError) as poor:
+        engine.speed_up(record, signer, None, None)
+    assert (poor.value.status, poor.value.code) == (422, "INSUFFICIENT_FUNDS")
+    time.sleep(1.1)
+    _check(sent.signed.hash)  # the tracker does not sign what the sender cannot pay either
+    after = tracking.read(sent.signed.hash)
+    assert after.attempts == [] and after.pricedAt is not None  # and waits before it looks again
+    assert any("not enough funds" in r.getMessage() for r in caplog.records)
+
+
+def test_a_transaction_behind_an_unmined_nonce_is_not_re_priced_before_it(network, w3, signer):
+    """Both priced out: the first is re-priced; the second waits for it (its own price may then be enough)."""
+    _rpc(w3, "evm_setAutomine", False)
+    try:
+        first = pipeline.send(network, signer, pipeline.Call(signer.address, 1, b""), owner="hot-1", kind=KIND)
+        second = pipeline.send(network, signer, pipeline.Call(signer.address, 2, b""), owner="hot-1", kind=KIND)
+        _rpc(w3, "anvil_setNextBlockBaseFeePerGas", hex(3 * (second.signed.tx.max_fee or 0)))
+        _rpc(w3, "evm_mine")
+    finally:
+        _rpc(w3, "evm_setAutomine", True)
+    time.sleep(1.1)
+    _check(second.signed.hash)
+    assert tracking.read(second.signed.hash).attempts == []  # held up by the first: not re-priced
+    _check(first.signed.hash)
+    assert len(tracking.read(first.signed.hash).attempts) == 1
+    assert _settle(first.signed.hash).status == "mined"
 
 
 def test_cancel_replaces_the_payment_with_a_no_op(network, w3, signer):

@@ -31,7 +31,7 @@ from chalicelib.mpc import parties, policies, presignatures, shares
 from chalicelib.platform import aws, clock
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.invocation import running_as
-from chalicelib.policies import signed, store, usage
+from chalicelib.policies import cosigner, signed, store, usage
 from chalicelib.policies.cosigner import register_policy_key
 from chalicelib.wallets import provisioning
 from tests.support.mpc import principal_for, recovered_address, refill_messages, refreshed, run_refill_function
@@ -295,15 +295,21 @@ def test_a_self_send_that_is_no_no_op_is_judged_by_the_documents(tenant, policy_
     assert decides(wallet_id, tx(None, nonce=1)) == "default"  # a creation (of 0: no rule allows it)
     assert window(wallet_id) == ({"native": 20}, 2)
     assert len(nonce_marks(wallet_id)) == 2
+    # A far nonce opens no unbounded range of uncounted no-ops: at most NO_OP_WINDOW below the highest mark.
+    set_policy(tenant.appId, policy_key, {"version": 2, "default": "allow"})
+    assert decides(wallet_id, tx(FRIEND, 1, nonce=1000)) is None
+    set_policy(tenant.appId, policy_key, {**DEFAULT_DENY, "version": 3})
+    assert decides(wallet_id, tx(me, nonce=1000 - cosigner.NO_OP_WINDOW)) is None
+    assert decides(wallet_id, tx(me, nonce=1000 - cosigner.NO_OP_WINDOW - 1)) == ALLOW_LIST
 
     # Under a policy that allows it, a self-send above every mark is an ordinary transaction: counted.
-    set_policy(tenant.appId, policy_key, {"version": 2, "transactions": {"maxCountPer24h": 3}})
-    assert decides(wallet_id, tx(me, nonce=5)) is None
-    assert window(wallet_id) == ({"native": 20}, 3)
-    assert decides(wallet_id, tx(FRIEND, 1, nonce=6)) == "transactions.maxCountPer24h"
+    set_policy(tenant.appId, policy_key, {"version": 4, "transactions": {"maxCountPer24h": 4}})
+    assert decides(wallet_id, tx(me, nonce=1005)) is None
+    assert window(wallet_id) == ({"native": 21}, 4)
+    assert decides(wallet_id, tx(FRIEND, 1, nonce=1006)) == "transactions.maxCountPer24h"
     # Re-pricing it is a replacement, which a self-send of nothing is allowed without counting again.
-    assert decides(wallet_id, tx(me, nonce=5, fee=2 * GWEI)) is None
-    assert window(wallet_id) == ({"native": 20}, 3)
+    assert decides(wallet_id, tx(me, nonce=1005, fee=2 * GWEI)) is None
+    assert window(wallet_id) == ({"native": 21}, 4)
 
 
 # --- races and reads -----------------------------------------------------------------------------------------
