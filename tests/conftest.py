@@ -198,9 +198,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object
             "--state-dir",
             str(state),
             "--aux-sets",
-            "9",  # the wallets and custody keys the suites over HTTP create (integration, SDKs, browser), and a spare
+            "12",  # the wallets and custody keys the suites over HTTP create (integration, SDKs, browser), and a spare
             # No background filler: generating sets (≈ 1.5 cores each) would compete with the suites for CPU; the
-            # eight seeded are enough, and the filler has its own tests.
+            # seeded ones are enough, and the filler has its own tests.
             "--aux-low-water",
             "0",
         ],

@@ -113,20 +113,20 @@ def _requested(
     network = resolve(None, str(tx.chainId))
     current = _fees_of(tx.unsigned())
     ceiling = fees.ceiling(network, _first_cap(tx))
-    market, balance = _market(network, tx.sender)
-    if offered is None:
-        offered = fees.bumped(current, market, ceiling)
-        if offered is None:
-            raise ApiError(422, FEE_ABOVE_CEILING, f"The fees are at {network.name}'s ceiling of {ceiling} wei per gas")
-    elif not fees.high_enough(current, offered):
+    if offered is not None and not fees.high_enough(current, offered):
         kind = "gasPrice" if current.gas_price is not None else "maxFeePerGas and maxPriorityFeePerGas"
         raise ApiError(
             409,
             REPLACEMENT_UNDERPRICED,
             f"A replacement must offer {kind} at least {fees.BUMP_PERCENT}% above the current transaction's",
         )
-    elif offered.cap > ceiling:
+    if offered is not None and offered.cap > ceiling:
         raise ApiError(422, FEE_ABOVE_CEILING, f"At most {ceiling} wei per gas on {network.name}")
+    market, balance = _market(network, tx.sender)
+    if offered is None:
+        offered = fees.bumped(current, market, ceiling)
+        if offered is None:
+            raise ApiError(422, FEE_ABOVE_CEILING, f"The fees are at {network.name}'s ceiling of {ceiling} wei per gas")
     if _cost(_replacement_of(tx, offered, cancel)) > balance:
         raise ApiError(
             422, fees.INSUFFICIENT_FUNDS, f"Not enough {network.nativeSymbol} for the value plus gas at these fees"

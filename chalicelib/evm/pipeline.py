@@ -187,7 +187,8 @@ def _release(allocation: nonces.Allocation | None) -> None:
     if allocation is None:
         return
     try:
-        nonces.release(allocation)
+        with deadline.finishing():  # also after a signing run that overran the request's time
+            nonces.release(allocation)
     except Exception as exc:  # noqa: BLE001 - the lease runs out and the next allocation gives it back
         log_failure("nonce not given back; its lease will expire", exc)
 
@@ -214,7 +215,8 @@ def _record(
         # needs a tracker in case its own message was not sent (a duplicate message ends at its step check).
         _release(None if caller_owns_nonce else allocation)
         try:
-            tracking.enqueue(signed.hash, 0, tracking.ORPHAN_CHECK_S)
+            with deadline.finishing():
+                tracking.enqueue(signed.hash, 0, tracking.ORPHAN_CHECK_S)
         except Exception as exc:  # noqa: BLE001 - logged; the original error is what the caller sees
             log_failure("orphan check not queued", exc)
         raise
@@ -227,7 +229,8 @@ def _claim(tx: EvmTransaction) -> EvmTransaction:
             claimed = tracking.claim(tx)
     except BaseException:
         try:  # not broadcast and never will be by this send: drop it now and give the nonce back
-            tracking.abandon(tx.hash)
+            with deadline.finishing():
+                tracking.abandon(tx.hash)
         except Exception as exc:  # noqa: BLE001 - the tracker drops it after ORPHAN_CHECK_S
             log_failure("record not abandoned", exc)
         raise

@@ -124,6 +124,30 @@ def test_a_send_that_runs_out_of_time_while_signing_gives_its_nonce_back(network
     assert w3.eth.wait_for_transaction_receipt(sent.signed.hash).status == 1
 
 
+def test_a_signing_run_that_overran_the_whole_budget_still_gives_its_nonce_back(network, w3):
+    """A run that cannot be interrupted overruns even the time held back for the give-back (a loaded machine): the
+    give-back still runs, in the time the budget keeps back for the answer, so no lease is left to wait out."""
+    from chalicelib.platform import clock, deadline
+
+    signer = _funded(w3)
+
+    @dataclass(frozen=True)
+    class Overrunning(KeySigner):
+        def sign_digest(self, digest: bytes, tx: object = None) -> bytes:
+            clock.travel((deadline.remaining_s() or 0.0) + pipeline.GIVE_BACK_S + 0.3)  # past the budget's end
+            raise deadline.DeadlineExceededError("signing run")
+
+    call = pipeline.Call(Account.create().address, 1, b"")
+    try:
+        with pytest.raises(deadline.DeadlineExceededError), deadline.budget(10.0):
+            pipeline.send(network, Overrunning(signer.key), call, owner="x", kind="coin")
+    finally:
+        clock.reset()
+    item = _nonce_item(signer)
+    assert not item.get("inflight"), "no lease left to wait out"
+    assert {int(n) for n in item.get("given", set())} == {0}
+
+
 def test_a_signer_that_cannot_sign_in_time_refuses_before_a_nonce_is_taken(network, w3):
     from chalicelib.platform import deadline
     from chalicelib.platform.errors import RetryLaterError

@@ -148,6 +148,7 @@ def node(monkeypatch) -> dict[str, list[Any]]:
             "eth_getBlockByNumber": {"baseFeePerGas": hex(10 * GWEI), "number": "0x10"},
             "eth_maxPriorityFeePerGas": hex(GWEI),
             "eth_gasPrice": hex(11 * GWEI),
+            "eth_getBalance": hex(10**20),
         }
         return [answers[method] for method, _ in calls]
 
@@ -348,9 +349,22 @@ def test_a_cancel_is_a_no_op_to_the_wallet_itself_at_the_next_bump(wallet, node)
     assert record is not None and [a.reason for a in record.attempts] == ["cancel", "speed_up"]
 
 
-def test_a_broadcast_no_node_confirmed_is_502_with_the_replacements_hash(wallet, monkeypatch):
+def test_a_broadcast_no_node_confirmed_is_502_with_the_replacements_hash(wallet, node, monkeypatch):
+    from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, UpstreamUnavailableError
+
+    def silent(network: Any, method: str, params: list[Any]) -> Any:
+        raise UpstreamUnavailableError(UPSTREAM_UNAVAILABLE, "no node answered")
+
+    monkeypatch.setattr(engine, "rpc_call", silent)  # the market was read; then no node answers the broadcast
     first = _record(wallet, "pending", nonce=6)
-    answer = wallet.post(f"{TRANSACTIONS}/{first}/speed-up", {"gasPrice": str(15 * GWEI)})  # the node refuses
+    answer = wallet.post(f"{TRANSACTIONS}/{first}/speed-up", {"gasPrice": str(15 * GWEI)})
     assert _answer(answer) == (502, "UPSTREAM_UNAVAILABLE"), answer.json_body
     record = tracking.read(first)
     assert record is not None and [a.hash for a in record.attempts] == [answer.json_body["data"]["hash"]]
+
+
+def test_without_a_node_nothing_is_signed(wallet, party_runs):
+    first = _record(wallet, "pending", nonce=6)  # no node answers the market's reads: refused before signing
+    answer = wallet.post(f"{TRANSACTIONS}/{first}/speed-up", {"gasPrice": str(15 * GWEI)})
+    assert _answer(answer) == (502, "UPSTREAM_UNAVAILABLE"), answer.json_body
+    assert party_runs == [] and tracking.read(first).attempts == []

@@ -14410,7 +14410,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed. `data.code`: `IDEMPOTENCY_KEY_REUSED`, `FEE_ABOVE_CEILING`. */
+            /** @description Cannot be processed. `data.code`: `IDEMPOTENCY_KEY_REUSED`, `BROADCAST_REJECTED`, `FEE_ABOVE_CEILING`, `INSUFFICIENT_FUNDS`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14577,7 +14577,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed. `data.code`: `IDEMPOTENCY_KEY_REUSED`, `FEE_ABOVE_CEILING`. */
+            /** @description Cannot be processed. `data.code`: `IDEMPOTENCY_KEY_REUSED`, `BROADCAST_REJECTED`, `FEE_ABOVE_CEILING`, `INSUFFICIENT_FUNDS`. */
             422: {
                 headers: {
                     [name: string]: unknown;
