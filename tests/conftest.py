@@ -64,6 +64,14 @@ moto_patches.sqs_receives_without_rereading_the_queue()
 from tests.iam_recorder import pytest_collection_modifyitems  # noqa: E402, F401
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The hooks, as every entry point wires them (chalicelib/wiring.py): tests that do not load app.py still run
+    with the cosigner's policies and actions, the owners' tanks and the engine's owners."""
+    from chalicelib.wiring import wire
+
+    wire()
+
+
 def reset_caches() -> None:
     from chalicelib.platform import clock
     from chalicelib.webhooks import signing_keys as webhook_keys

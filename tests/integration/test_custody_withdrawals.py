@@ -319,7 +319,7 @@ def _usdt(custody):
 
 def _admin_allowlist(custody, *addresses):
     """The operator's command: the only writer of the allowlist."""
-    from chalicelib.tenancy import admin
+    from chalicelib import operator as admin
 
     tenant = custody["tenant"]
     args = ["set-withdrawal-allowlist", "--app-id", tenant.appId, "--organization-id", tenant.organizationId]
@@ -351,7 +351,7 @@ def test_a_compromised_api_function_cannot_pay_itself(custody, monkeypatch):
         run_withdrawal(legit["id"], custody)["status"] == "success"
     )  # the real one, to its allowlisted address, is paid
 
-    from chalicelib.tenancy import admin
+    from chalicelib import operator as admin
 
     tenant = custody["tenant"]
     off = ["set-withdrawal-allowlist", "--app-id", tenant.appId, "--organization-id", tenant.organizationId, "--off"]

@@ -173,9 +173,9 @@ def test_the_service_accepts_the_sdks_signatures_and_sessions(api, tenant):
 def test_policies_signed_by_the_sdk_are_set_for_their_app_only_and_rotations_accepted(api, tenant, use_networks):
     from chalicelib.policies.cosigner import register_policy_key
     from chalicelib.tenancy import service as tenancy
-    from tests.support.mpc import register_signing_policies
+    from chalicelib.wiring import wire
 
-    register_signing_policies()
+    wire()
     use_networks([{"name": "local-a", "chainId": 31337, "rpcUrls": ["http://127.0.0.1:9"], "nativeSymbol": "ETH"}])
     key = dompet.policies.load_key(base64.b64encode(bytes(range(32))).decode())
     other_app, other_secret = tenancy.create_app(tenant.clientId, "Production")
