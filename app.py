@@ -1,5 +1,5 @@
 """Dompet: creates the Chalice app, registers the blueprints, the cosigner's signing policies and actions, the
-owners' gas tanks and the transaction engine's owners, nothing else."""
+owners' gas tanks, the transaction engine's owners and the recorder of events, nothing else."""
 
 from chalice import Chalice
 
@@ -18,6 +18,7 @@ from chalicelib.gas_tanks.routes import bp as gas_tanks
 from chalicelib.gas_tanks.service import OWNER_TANKS
 from chalicelib.mpc import policies as signing_policies
 from chalicelib.mpc.functions import bp as mpc_parties
+from chalicelib.platform import outbox
 from chalicelib.platform.networks import registry
 from chalicelib.platform.router import platform_bp
 from chalicelib.platform.settings import load_settings
@@ -31,6 +32,7 @@ from chalicelib.user_ops.functions import bp as user_op_tracker
 from chalicelib.user_ops.routes import bp as user_ops
 from chalicelib.wallets.routes import bp as wallets
 from chalicelib.wallets.sending import WALLET_SENDS
+from chalicelib.webhooks import events as webhook_events
 from chalicelib.webhooks.functions import bp as webhook_workers
 from chalicelib.webhooks.routes import bp as webhooks
 
@@ -49,6 +51,8 @@ owner_tanks.register(OWNER_TANKS)
 # The wallets' and withdrawals' transactions, which the engine's tracker re-prices with their own signers.
 engine.register(WALLET_SENDS)
 engine.register(WITHDRAWAL_SENDS)
+# Every event a plan writes: the webhooks domain stores it and delivers it to the app's URL.
+outbox.subscribe(webhook_events.record)
 
 app = Chalice(app_name="dompet")
 app.register_blueprint(platform_bp)

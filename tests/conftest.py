@@ -27,9 +27,10 @@ from pathlib import Path  # noqa: E402
 import pytest  # noqa: E402
 from moto import mock_aws  # noqa: E402
 
-from chalicelib.platform import aws, cache, networks, settings  # noqa: E402
+from chalicelib.platform import aws, cache, networks, outbox, settings  # noqa: E402
 from chalicelib.tenancy import service as tenancy  # noqa: E402
 from chalicelib.tenancy.models import IssuedCredentials  # noqa: E402
+from chalicelib.webhooks import events as webhook_events  # noqa: E402
 from devtools import bootstrap, moto_patches  # noqa: E402
 
 
@@ -58,6 +59,8 @@ moto_patches.dynamodb_requests_are_atomic()
 moto_patches.dynamodb_transactions_back_up_items()
 moto_patches.dynamodb_refuses_oversized_keys()
 moto_patches.sqs_receives_without_rereading_the_queue()
+# What app.py subscribes, for the tests that write events without loading it: the webhooks domain records them.
+outbox.subscribe(webhook_events.record)
 
 
 # Every AWS call a function makes is recorded for the IAM test (tests/iam_recorder.py).

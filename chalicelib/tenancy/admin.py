@@ -35,7 +35,7 @@ from chalicelib.console.models import InviteForm, Role
 from chalicelib.custody import limits, review
 from chalicelib.custody import policy as custody_policy
 from chalicelib.mpc import policies as signing_policies
-from chalicelib.platform import aws, unit_of_work
+from chalicelib.platform import aws, outbox, unit_of_work
 from chalicelib.platform.addresses import checksum_address
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.settings import load_settings
@@ -46,6 +46,7 @@ from chalicelib.policies.cosigner import WALLET_POLICY, WALLET_POLICY_NAME
 from chalicelib.tenancy import service, store
 from chalicelib.tenancy.models import IssuedCredentials
 from chalicelib.wallets import store as wallets
+from chalicelib.webhooks import events as webhook_events
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -193,6 +194,7 @@ def _set_allowlist(args: argparse.Namespace) -> int:
 def _review_withdrawal(args: argparse.Namespace) -> int:
     """Prints what the chain shows for the withdrawal; with a decision, makes it only if the chain allows it."""
     act = review.settle if args.settle else review.release if args.release else review.inspect
+    outbox.subscribe(webhook_events.record)  # what the functions' entry point subscribes: a decision writes its event
     try:
         report = act(args.withdrawal_id)
     except review.ReviewRefusedError as exc:
