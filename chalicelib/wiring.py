@@ -12,7 +12,9 @@ registers it. The hooks:
   (gas_tanks/service.py);
 * `evm.engine.OWNERS`: the transaction engine's owners by kind of transaction: the wallets' sends
   (wallets/sending.py) and the custody withdrawals and deployments (custody/sending.py), whose signers re-price
-  them and which are told of their settled transactions.
+  them and which are told of their settled transactions;
+* `platform.outbox`'s subscriber: what records an event a plan writes, and delivers it to the app's URL
+  (webhooks/events.py).
 """
 
 from __future__ import annotations
@@ -22,10 +24,12 @@ from chalicelib.custody.sending import WITHDRAWAL_SENDS
 from chalicelib.evm import engine
 from chalicelib.gas_tanks.service import OWNER_TANKS
 from chalicelib.mpc import policies as signing_policies
+from chalicelib.platform import outbox
 from chalicelib.policies.cosigner import ACTIONS as POLICY_ACTIONS
 from chalicelib.policies.cosigner import WALLET_POLICY
 from chalicelib.smart_accounts import tanks as owner_tanks
 from chalicelib.wallets.sending import WALLET_SENDS
+from chalicelib.webhooks import events as webhook_events
 
 
 def wire() -> None:
@@ -38,3 +42,4 @@ def wire() -> None:
     owner_tanks.register(OWNER_TANKS)
     engine.register(WALLET_SENDS)
     engine.register(WITHDRAWAL_SENDS)
+    outbox.subscribe(webhook_events.record)

@@ -502,11 +502,11 @@ def test_webhook_verify_picks_the_key_by_id_from_the_public_key_answer():
 
 
 def test_webhook_verify_accepts_what_the_service_signs(aws_env, tenant):
-    from chalicelib.webhooks import delivery, signing_keys
+    from chalicelib.webhooks import attempts, signing_keys
 
     event = {"apiVersion": "2025-06-22", "id": str(uuid.uuid4()), "type": "webhook.test", "data": {}}
     body = json.dumps(event).encode()
-    headers = delivery.sign_headers(tenant.appId, event["id"], body)
+    headers = attempts.sign_headers(tenant.appId, event["id"], body)
     key = signing_keys.app_key(tenant.appId)
     assert headers["X-Service-Key-Id"] == key.key_id
     public = base64.b64encode(key.public_key()).decode()
