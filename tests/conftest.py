@@ -74,13 +74,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def reset_caches() -> None:
     from chalicelib.platform import clock
-    from chalicelib.webhooks import signing_keys as webhook_keys
 
     clock.reset()
     cache.reset_all()
     aws.forget_queue_urls()  # clients stay: moto's hook serves any client, and creating them costs ~0.1 s each
-    # Module-level caches outside platform/cache.py's registry.
-    webhook_keys.forget()
 
 
 @pytest.fixture
@@ -91,6 +88,24 @@ def aws_env() -> Iterator[None]:
         bootstrap.initialise()
         yield
     reset_caches()
+
+
+@pytest.fixture
+def queues_on_the_clock(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """moto's queues read the service's clock (platform/clock), so `clock.travel` also makes a delayed message
+    visible: a test moves time instead of waiting for it."""
+    from datetime import datetime
+
+    from moto.core import utils
+    from moto.sqs import models
+
+    from chalicelib.platform import clock
+
+    def unix_time(dt: datetime | None = None) -> float:
+        return clock.epoch_s() if dt is None else utils.unix_time(dt)
+
+    monkeypatch.setattr(models, "unix_time", unix_time)
+    monkeypatch.setattr(models, "unix_time_millis", lambda dt=None: unix_time(dt) * 1000.0)
 
 
 @pytest.fixture

@@ -26,8 +26,8 @@ import requests
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from tests.browser.conftest import Browsing, chromium
-from tests.integration.devstack_client import signed
 from tests.support import stack_tokens
+from tests.support.devstack import signed
 from tests.support.operator import operator
 from tests.support.servers import Receiver
 
