@@ -1,5 +1,5 @@
-"""Dompet: creates the Chalice app, registers the blueprints, the cosigner's signing policies and actions, the
-owners' gas tanks and the transaction engine's owners, nothing else."""
+"""Dompet: creates the Chalice app, wires the hooks (chalicelib/wiring.py) and registers the blueprints, nothing
+else."""
 
 from chalice import Chalice
 
@@ -8,47 +8,27 @@ from chalicelib.console.pages import bp as console
 from chalicelib.console.routes import bp as audit_log
 from chalicelib.console.views import bp as console_views
 from chalicelib.custody.functions import bp as custody_workers
-from chalicelib.custody.policy import CUSTODY_POLICY
 from chalicelib.custody.routes import bp as custody
-from chalicelib.custody.sending import WITHDRAWAL_SENDS
-from chalicelib.evm import engine
 from chalicelib.evm.functions import bp as tx_tracker
 from chalicelib.gas_tanks.functions import bp as gas_tank_checks
 from chalicelib.gas_tanks.routes import bp as gas_tanks
-from chalicelib.gas_tanks.service import OWNER_TANKS
-from chalicelib.mpc import policies as signing_policies
 from chalicelib.mpc.functions import bp as mpc_parties
 from chalicelib.platform.networks import registry
 from chalicelib.platform.router import platform_bp
 from chalicelib.platform.settings import load_settings
-from chalicelib.policies.cosigner import ACTIONS as POLICY_ACTIONS
-from chalicelib.policies.cosigner import WALLET_POLICY
 from chalicelib.policies.routes import bp as policies
-from chalicelib.smart_accounts import tanks as owner_tanks
 from chalicelib.smart_accounts.routes import bp as smart_accounts
 from chalicelib.system.routes import bp as system
 from chalicelib.user_ops.functions import bp as user_op_tracker
 from chalicelib.user_ops.routes import bp as user_ops
 from chalicelib.wallets.routes import bp as wallets
-from chalicelib.wallets.sending import WALLET_SENDS
 from chalicelib.webhooks.functions import bp as webhook_workers
 from chalicelib.webhooks.routes import bp as webhooks
+from chalicelib.wiring import wire
 
 load_settings()  # a bad setting stops start-up here, naming the variable
 registry()
-# What the cosigner (its function, or the in-process parties locally) asks before it signs with a governed key;
-# without this registration it refuses every custody key rather than sign.
-signing_policies.register(CUSTODY_POLICY)
-# The apps' signing policies over their clients' wallets, and the cosigner's actions that set and read them.
-signing_policies.register(WALLET_POLICY)
-for name, handler in POLICY_ACTIONS.items():
-    signing_policies.register_action(name, handler)
-# The gas tank a smart-account owner is created with and shown with: gas tanks build on smart accounts, which
-# declare what they need and do not import them.
-owner_tanks.register(OWNER_TANKS)
-# The wallets' and withdrawals' transactions, which the engine's tracker re-prices with their own signers.
-engine.register(WALLET_SENDS)
-engine.register(WITHDRAWAL_SENDS)
+wire()  # every hook (chalicelib/wiring.py)
 
 app = Chalice(app_name="dompet")
 app.register_blueprint(platform_bp)

@@ -500,15 +500,15 @@ def main() -> None:
             bootstrap.initialise()
             aux_cache.fill_pool(1)
 
-        import app as composition_root  # noqa: F401 (registers the cosigner's signing policies)
+        import app as composition_root  # noqa: F401 (registers the cosigner's signing policies, the recorder of events)
         from chalicelib.custody import accounts, deposits, pool_keys, scan, store
         from chalicelib.custody import confirm as confirmation
         from chalicelib.custody import cursor as watcher_cursor
 
         local_env.moto_queues_keep_nothing({aws.queue("webhook-deliveries")})
-        from chalicelib.platform import outbox
         from chalicelib.tenancy import service as tenancy
-        from chalicelib.webhooks import store as webhook_settings
+        from chalicelib.webhooks import events as webhook_events
+        from chalicelib.webhooks import settings as webhook_settings
 
         timers.wrap(scan, "scan", "scan")
         timers.wrap(confirmation, "confirm", "confirm")
@@ -612,7 +612,7 @@ def main() -> None:
             item = store.get(f"DEPOSIT#{deposits.deposit_id(CHAIN_ID, transfer.tx_hash, ordinal)}", "DEPOSIT")
             assert item is not None and item["status"] == "pending", item
             event_id = f"deposit.wallet.pending_confirmation:{item['walletId']}:{transfer.tx_hash}"
-            assert outbox.get_event(event_id) is not None, event_id
+            assert webhook_events.get(event_id) is not None, event_id
         phases.append(latency_steps)
 
         progress(f"latency: {args.runs} runs done")

@@ -68,14 +68,15 @@ def main() -> None:
         bootstrap.create_resources("bench", "us-east-1")
         bootstrap.initialise()
         from app import app
-        from chalicelib.platform import outbox, unit_of_work
+        from chalicelib.platform import unit_of_work
         from chalicelib.platform.unit_of_work import Event, Plan
         from chalicelib.tenancy import service as tenancy
-        from chalicelib.webhooks import store
+        from chalicelib.webhooks import deliveries
+        from chalicelib.webhooks import settings as webhook_settings
         from devtools.workers import WorkerRunner
 
         tenant = tenancy.create_tenant("Bench")
-        store.put(tenant.appId, f"http://127.0.0.1:{port.value}/hook", "2026-11-22T00:00:00.000Z")
+        webhook_settings.put(tenant.appId, f"http://127.0.0.1:{port.value}/hook", "2026-11-22T00:00:00.000Z")
         ids = [
             unit_of_work.commit(Plan(event=Event(tenant.appId, "webhook.test", f"bench-{n}", {"n": n}))).delivery_id
             for n in range(args.events)
@@ -86,7 +87,7 @@ def main() -> None:
         while received.value < len(ids) or runner.poll_once(source):
             runner.poll_once(source)
         elapsed = time.perf_counter() - started
-        records = [outbox.get_delivery(str(i)) for i in ids]
+        records = [deliveries.get(str(i)) for i in ids]
         assert all(r is not None and r["status"] == "delivered" for r in records), "every delivery delivered"
         durations = [r["log"][0]["durationMs"] for r in records if r is not None]
     receiver.terminate()

@@ -1,11 +1,14 @@
 """The shape of chalicelib's imports, checked in `make lint`.
 
-Fails on an import circle between chalicelib modules, on an upward arrow (a lower layer importing a domain) and
-on a function-level import of a chalicelib module; function-level imports stay only for heavy third-party
-libraries (cold start). Every import counts, wherever it is written: a circle hidden inside a function is still
-a circle.
+The packages of chalicelib stand in ONE declared order (ORDER, lowest first): a package imports only the packages
+below it, never one above it, so there is no cycle between packages. The lower layers (platform, evm, mpc) import
+no domain; a domain uses the layers and the domains below it. The modules at chalicelib's root (ENTRY_POINTS: the
+wiring and the operator's command) stand above every package. Every import counts, wherever it is written (inside
+a function, under `if TYPE_CHECKING:`). Also fails on an import circle between chalicelib modules and on a
+function-level import of a chalicelib module; function-level imports stay only for heavy third-party libraries
+(cold start).
 
-    python -m devtools.import_graph            # check; non-zero exit on a violation
+    python -m devtools.import_graph            # the order with each package's size; non-zero exit on a violation
     python -m devtools.import_graph --counts   # the numbers behind the check, for reviews
 """
 
@@ -20,11 +23,28 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "chalicelib"
-# Layers every domain may use, which import no domain.
-LOWER = ("platform", "evm", "mpc")
-# Within the lower layers, the order of use: platform uses neither; mpc uses evm (the cosigner hashes what it signs,
-# evm/digests.py), never the reverse.
-LOWER_USES = {"platform": set(), "mpc": {"platform", "evm"}, "evm": {"platform"}}
+# The packages, lowest first: each imports only those before it. platform, evm and mpc are the layers every domain
+# may use (mpc uses evm: the cosigner hashes what it signs); the domains follow in the order they build on each
+# other (docs/architecture.md).
+ORDER = (
+    "platform",
+    "evm",
+    "mpc",
+    "tenancy",
+    "auth",
+    "wallets",
+    "policies",
+    "smart_accounts",
+    "gas_tanks",
+    "user_ops",
+    "custody",
+    "webhooks",
+    "system",
+    "console",
+)
+# Modules at chalicelib's root: the composition of the packages, above all of them.
+ENTRY_POINTS = ("wiring", "operator")
+LOWER = ORDER[:3]
 
 
 @dataclass(frozen=True)
@@ -108,11 +128,12 @@ def layer(module: str) -> str:
     return parts[1] if len(parts) > 1 else ""
 
 
-def circles(graph: Graph) -> list[list[str]]:
-    """Strongly connected components of more than one module (Tarjan), run-time imports only."""
+def circles(graph: Graph, count_type_only: bool = False) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan); run-time imports only unless
+    `count_type_only`."""
     edges: dict[str, set[str]] = {m: set() for m in graph.modules}
     for imp in graph.imports:
-        if not imp.type_only:
+        if count_type_only or not imp.type_only:
             edges[imp.source].add(imp.target)
     index: dict[str, int] = {}
     low: dict[str, int] = {}
@@ -161,14 +182,55 @@ def circles(graph: Graph) -> list[list[str]]:
     return found
 
 
+def rank(package: str) -> int:
+    """The package's place in ORDER (an entry point's is above every package); ValueError for one not in it."""
+    if package in ENTRY_POINTS:
+        return len(ORDER)
+    return ORDER.index(package)
+
+
+def undeclared(graph: Graph) -> list[str]:
+    """The packages (and root modules) that are neither in ORDER nor entry points."""
+    return sorted({layer(m) for m in graph.modules if layer(m) and layer(m) not in (*ORDER, *ENTRY_POINTS)})
+
+
 def upward(graph: Graph) -> list[Import]:
-    """Imports from a lower layer of anything but the layers below it."""
+    """Imports of a package above the importing one in ORDER (an entry point importing another counts too)."""
     wrong = []
     for imp in graph.imports:
         source, target = layer(imp.source), layer(imp.target)
-        if source in LOWER and target != source and target not in LOWER_USES[source]:
+        if source == target or not source or not target or undeclared_name(source) or undeclared_name(target):
+            continue
+        if rank(target) > rank(source) or (source in ENTRY_POINTS and target in ENTRY_POINTS and target != "wiring"):
             wrong.append(imp)
     return wrong
+
+
+def undeclared_name(package: str) -> bool:
+    return package not in ORDER and package not in ENTRY_POINTS
+
+
+def package_circles(graph: Graph) -> list[list[str]]:
+    """Cycles between packages (every import counted): strongly connected components of more than one package."""
+    packages = Graph(modules={layer(m) for m in graph.modules if layer(m)})
+    packages.imports = [
+        Import(layer(i.source), layer(i.target), i.line, i.nested, False)
+        for i in graph.imports
+        if layer(i.source) and layer(i.target) and layer(i.source) != layer(i.target)
+    ]
+    return circles(packages, count_type_only=True)
+
+
+def sizes(root: Path = ROOT) -> dict[str, tuple[int, int]]:
+    """Each package's (modules, lines)."""
+    found: dict[str, tuple[int, int]] = {}
+    for path in sorted((root / PACKAGE).rglob("*.py")):
+        package = layer(module_name(path, root))
+        if not package:
+            continue
+        modules, lines = found.get(package, (0, 0))
+        found[package] = (modules + 1, lines + len(path.read_text().splitlines()))
+    return found
 
 
 def nested_internal(graph: Graph) -> list[Import]:
@@ -183,6 +245,16 @@ def main(argv: list[str] | None = None) -> int:
     found_circles = circles(graph)
     found_upward = upward(graph)
     found_nested = nested_internal(graph)
+    found_packages = package_circles(graph)
+    found_undeclared = undeclared(graph)
+    if not args.counts:
+        print("chalicelib's packages, lowest first (each imports only those above it in this list):")
+        for package, (modules, lines) in ((p, sizes().get(p, (0, 0))) for p in (*ORDER, *ENTRY_POINTS)):
+            print(f"  {package:<15} {modules:>3} modules {lines:>6} lines")
+    for name in found_undeclared:
+        print(f"package not in the declared order (devtools/import_graph.py ORDER): chalicelib.{name}")
+    for circle in found_packages:
+        print(f"package cycle: {' -> '.join(circle)}")
     for circle in found_circles:
         print(f"circle ({len(circle)} modules): {' -> '.join(circle)}")
     for imp in found_upward:
@@ -191,11 +263,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"function-level import of {imp.target}: {imp.source}:{imp.line}")
     if args.counts:
         print(
-            f"modules {len(graph.modules)}; circles {len(found_circles)}; upward arrows {len(found_upward)}; "
+            f"modules {len(graph.modules)}; package cycles {len(found_packages)}; circles {len(found_circles)}; "
+            f"upward arrows {len(found_upward)}; "
             f"function-level imports: chalicelib {len(found_nested)}, third-party {len(graph.nested_third_party)}"
         )
         return 0
-    return 1 if found_circles or found_upward or found_nested else 0
+    return 1 if found_circles or found_upward or found_nested or found_packages or found_undeclared else 0
 
 
 if __name__ == "__main__":

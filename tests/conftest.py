@@ -64,15 +64,20 @@ moto_patches.sqs_receives_without_rereading_the_queue()
 from tests.iam_recorder import pytest_collection_modifyitems  # noqa: E402, F401
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The hooks, as every entry point wires them (chalicelib/wiring.py): tests that do not load app.py still run
+    with the cosigner's policies and actions, the owners' tanks and the engine's owners."""
+    from chalicelib.wiring import wire
+
+    wire()
+
+
 def reset_caches() -> None:
     from chalicelib.platform import clock
-    from chalicelib.webhooks import signing_keys as webhook_keys
 
     clock.reset()
     cache.reset_all()
     aws.forget_queue_urls()  # clients stay: moto's hook serves any client, and creating them costs ~0.1 s each
-    # Module-level caches outside platform/cache.py's registry.
-    webhook_keys.forget()
 
 
 @pytest.fixture
@@ -83,6 +88,24 @@ def aws_env() -> Iterator[None]:
         bootstrap.initialise()
         yield
     reset_caches()
+
+
+@pytest.fixture
+def queues_on_the_clock(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """moto's queues read the service's clock (platform/clock), so `clock.travel` also makes a delayed message
+    visible: a test moves time instead of waiting for it."""
+    from datetime import datetime
+
+    from moto.core import utils
+    from moto.sqs import models
+
+    from chalicelib.platform import clock
+
+    def unix_time(dt: datetime | None = None) -> float:
+        return clock.epoch_s() if dt is None else utils.unix_time(dt)
+
+    monkeypatch.setattr(models, "unix_time", unix_time)
+    monkeypatch.setattr(models, "unix_time_millis", lambda dt=None: unix_time(dt) * 1000.0)
 
 
 @pytest.fixture

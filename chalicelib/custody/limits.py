@@ -7,7 +7,7 @@ The document is assembled here, and only here, from the operator's two inputs:
   `transactions.maxValue` (`perWithdrawal`) and `transactions.maxValuePer24h` (`perDay`), per asset of the
   network: "native" or the token's address, in base units rounded down to what the token can express;
 - the app's allowlist (table `custody-policy`, which only the operator's admin command writes:
-  `python -m chalicelib.tenancy.admin set-withdrawal-allowlist`) gives `transactions.destinations.allow` while it
+  `python -m chalicelib.operator set-withdrawal-allowlist`) gives `transactions.destinations.allow` while it
   is on. An app the operator set nothing for, in an organization where some app's allowlist is on, may send
   nowhere: apps can be made in the console (by the API function), and a new app must not be a way around its
   organization's allowlists. The operator lets such an app withdraw by setting its own allowlist (or `--off`).

@@ -1,4 +1,4 @@
-"""The cosigner's signing policy for custody keys (registered by the entry point with mpc/policies.py): it signs
+"""The cosigner's signing policy for custody keys (registered with mpc/policies.py by wiring.wire()): it signs
 only a transaction that pays exactly what a withdrawal record asks, from a deposit address it computes itself, for
 an app in the key's own scope, within limits it counts itself. Nothing the API function says or writes is taken
 for more than a claim to check.
@@ -52,6 +52,7 @@ from chalicelib.custody import limits, pool_keys, withdrawals
 from chalicelib.custody.store import get
 from chalicelib.custody.tokens import accepted
 from chalicelib.evm import abi
+from chalicelib.evm.aa.counterfactual import factory_data
 from chalicelib.evm.digests import Signable
 from chalicelib.evm.rpc import quantity, rpc_call
 from chalicelib.evm.transactions import UnsignedTx, signing_hash
@@ -63,7 +64,6 @@ from chalicelib.platform.networks import Network, registry
 from chalicelib.platform.unit_of_work import Plan
 from chalicelib.policies.document import PolicyDocument, PolicyDocumentError
 from chalicelib.policies.facts import TransactionFacts
-from chalicelib.smart_accounts.counterfactual import factory_data
 from chalicelib.tenancy import store as tenancy
 
 __all__ = ["CUSTODY_POLICY", "PolicyRefusedError", "check", "deploy_call", "expected_call", "record_key_organizations"]

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from chalicelib.custody.store import TABLE, get
+from chalicelib.evm.aa.counterfactual import account_address
 from chalicelib.mpc import aux_pool
 from chalicelib.mpc import service as mpc
 from chalicelib.mpc.aux_pool import WALLET_POOL_EMPTY
@@ -32,7 +33,6 @@ from chalicelib.mpc.policies import KeyPolicy
 from chalicelib.platform import aws, clock
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.logging import logger
-from chalicelib.smart_accounts.counterfactual import account_address
 
 PoolType = Literal["dedicated", "organization_owned"]
 SIGNING_POLICY = "custody"  # the cosigner's policy that governs custody keys (policy.py, wired by app.py)

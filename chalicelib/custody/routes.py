@@ -383,7 +383,7 @@ def get_withdrawal(call: Call) -> Reply:
     "/api/v1/custody/withdrawal-allowlist",
     "GET",
     summary="The app's withdrawal destination allowlist",
-    description="Set by the operator (`python -m chalicelib.tenancy.admin set-withdrawal-allowlist`), not through "
+    description="Set by the operator (`python -m chalicelib.operator set-withdrawal-allowlist`), not through "
     "the API: an API function that could change it could defeat it (docs/custody.md).",
     tag=TAG,
     guard=guards.signed_request,

@@ -18,14 +18,13 @@ withdrawal_records.py. A withdrawal not ended is in the table's `due` index; `re
 
 from __future__ import annotations
 
-import contextlib
 import uuid
 from typing import Any
 
 from chalicelib.custody import accounts, ledger, limits
 from chalicelib.custody.store import TABLE, busy, get, indexed_page
 from chalicelib.custody.tokens import TokenOnNetwork, accepted
-from chalicelib.custody.withdrawal_records import OPEN_STATUSES, STALE_S, UNFINISHED, Withdrawal
+from chalicelib.custody.withdrawal_records import UNFINISHED, Withdrawal
 from chalicelib.platform import aws, clock, followups, unit_of_work
 from chalicelib.platform.addresses import checksum_address
 from chalicelib.platform.amounts import format_units, parse_amount
@@ -38,7 +37,6 @@ from chalicelib.policies.facts import TransactionFacts
 from chalicelib.tenancy.models import App
 
 QUEUE = "custody-withdrawals"
-OPEN = "OPEN_WITHDRAWALS"  # pk of the markers that tracked unfinished withdrawals before the `due` index
 # The worker's state checks make a duplicate message harmless: no step token.
 FOLLOW_UPS = followups.FollowUp(QUEUE)
 WITHDRAWAL_NOT_FOUND = "WITHDRAWAL_NOT_FOUND"
@@ -287,32 +285,4 @@ def requeue_stale(limit: int = 5000) -> int:
     """The schedule's safety net: unfinished withdrawals that have not moved for STALE_S (their message was lost,
     dead-lettered, or its worker died) are queued again, each leased for STALE_S; the worker's state checks make
     a duplicate message harmless."""
-    queued = UNFINISHED.sweep(lambda item: enqueue(str(item["id"])), limit)
-    return queued + _requeue_marked(limit)
-
-
-def _requeue_marked(limit: int) -> int:
-    """Withdrawals written before the `due` index carry a marker (`OPEN` / id) instead: swept as before until none
-    is left. A marker goes once its withdrawal ended or moved into the index (every move puts it there)."""
-    request: dict[str, Any] = {"KeyConditionExpression": "pk = :open", "ExpressionAttributeValues": {":open": OPEN}}
-    markers: list[dict[str, Any]] = []
-    while len(markers) < limit:
-        answer = aws.table(TABLE).query(**request)
-        markers += answer["Items"]
-        if "LastEvaluatedKey" not in answer:
-            break
-        request["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
-    if not markers:
-        return 0
-    records = aws.batch_get(TABLE, [key(str(m["sk"])) for m in markers[:limit]])
-    cutoff = clock.iso_in(-STALE_S)
-    queued = 0
-    for record in records:
-        if record["status"] not in OPEN_STATUSES or "duePk" in record:
-            with contextlib.suppress(Exception):  # the next sweep deletes it
-                aws.write(aws.delete("open-marker", TABLE, {"pk": OPEN, "sk": record["id"]}))
-            continue
-        if str(record["updatedAt"]) < cutoff:
-            enqueue(str(record["id"]))
-            queued += 1
-    return queued
+    return UNFINISHED.sweep(lambda item: enqueue(str(item["id"])), limit)

@@ -42,11 +42,12 @@ from chalicelib.evm.tracking import FIRST_CHECK_S, ORPHAN_CHECK_S, QUEUE, UNSETT
 from chalicelib.evm.transactions import SignedTx, UnsignedTx, assemble, receipt, signing_hash
 from chalicelib.platform import aws, clock, deadline, followups
 from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError
+from chalicelib.platform.hooks import Hooks
 from chalicelib.platform.logging import log_failure, logger
 from chalicelib.platform.networks import Network, resolve
 from chalicelib.platform.settings import load_settings
 
-__all__ = ["QUEUE", "Owner", "cancel", "check", "on_message", "register", "speed_up"]
+__all__ = ["OWNERS", "QUEUE", "Owner", "cancel", "check", "on_message", "register", "speed_up"]
 
 GAP_FILL = "gap_fill"
 TRANSACTION_FINAL = "TRANSACTION_FINAL"
@@ -70,16 +71,17 @@ class Owner:
     on_settled: Callable[[EvmTransaction], bool] | None = None
 
 
-_OWNERS: dict[str, Owner] = {}
+OWNERS: Hooks[Owner] = Hooks("transaction owner")  # by the kind of transaction
 
 
 def register(owner: Owner) -> None:
+    """Called by `wiring.wire()` for each owner: its kinds of transaction are its."""
     for kind in owner.kinds:
-        _OWNERS[kind] = owner
+        OWNERS.register(kind, owner)
 
 
 def _signer(tx: EvmTransaction) -> Signer | None:
-    owner = _OWNERS.get(tx.kind)
+    owner = OWNERS.get(tx.kind)
     return None if owner is None else owner.signer(tx)
 
 
@@ -424,7 +426,7 @@ def _fill_gaps(tx: EvmTransaction, network: Network, mined_nonce: int) -> None:
     wins and no gap fill is signed for it."""
     if mined_nonce >= tx.nonce or _age_s(tx.createdAt) < load_settings().nonce_gap_fill_s:
         return
-    owner = _OWNERS.get(tx.kind)
+    owner = OWNERS.get(tx.kind)
     if owner is None or not owner.fills_gaps:
         return
     signer = owner.signer(tx)
@@ -469,7 +471,7 @@ def _node_gas_price(tx: EvmTransaction, known: Any) -> dict[str, str]:
 
 def _report(tx: EvmTransaction) -> None:
     """A settled record's step: its owner is told until it is done with it, on the record's one chain."""
-    owner = _OWNERS.get(tx.kind)
+    owner = OWNERS.get(tx.kind)
     if owner is None or owner.on_settled is None or tx.ownerDone:
         return
     done = owner.on_settled(tx)
@@ -491,7 +493,7 @@ def _report(tx: EvmTransaction) -> None:
 
 
 def _owner_waits(tx: EvmTransaction) -> bool:
-    owner = _OWNERS.get(tx.kind)
+    owner = OWNERS.get(tx.kind)
     return owner is not None and owner.on_settled is not None
 
 

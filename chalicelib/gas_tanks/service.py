@@ -57,7 +57,7 @@ PENDING = followups.Requeue(store.TABLE, "pending", QUIET_S)
 
 
 class OwnerTanks:
-    """The owner tanks smart accounts ask for (smart_accounts/tanks.py; app.py registers `OWNER_TANKS`)."""
+    """The owner tanks smart accounts ask for (smart_accounts/tanks.py; wiring.wire() registers `OWNER_TANKS`)."""
 
     def open(self, owner_record_id: str, now: str) -> tuple[aws.TxItem, GasTank]:
         tank = store.new_tank("owner", owner_record_id, now)

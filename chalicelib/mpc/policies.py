@@ -1,7 +1,7 @@
 """What the cosigner asks before it releases its share: the signing policies that domains register.
 
 `mpc/` knows no domain. A domain whose keys must sign only what it allows defines a `SigningPolicy`: a
-name, a key-generation hook and one check per kind of signature. The entry point (app.py) registers it; the
+name, a key-generation hook and one check per kind of signature. `wiring.wire()` registers it; the
 cosigner consults the registry in the same process.
 
 A key is governed by a policy when its key generation names one (party request `keyPolicy`). The cosigner then
@@ -43,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from chalicelib.evm.digests import Signable
 from chalicelib.platform import aws
 from chalicelib.platform.cache import TtlCache
+from chalicelib.platform.hooks import Hooks
 
 COSIGNER_POLICY_TABLE = "cosigner-policy"  # the cosigner's own table: governed keys and what each policy keeps
 NAME = r"^[a-z][a-z0-9_-]{0,31}$"
@@ -124,21 +125,21 @@ class Governance:
     address: str
 
 
-_REGISTERED: dict[str, SigningPolicy] = {}
-_ACTIONS: dict[str, Action] = {}
+POLICIES: Hooks[SigningPolicy] = Hooks("signing policy")
+ACTIONS: Hooks[Action] = Hooks("cosigner action")
 # A key's governance never changes once written; a wallet no policy governs is asked again every time.
 _GOVERNED: TtlCache[str, Governance] = TtlCache("cosigner-governance", None, max_entries=4096)
 
 
 def register(policy: SigningPolicy) -> None:
-    """Called by the entry point; registering the same name again replaces it (a reloaded module)."""
+    """Called by `wiring.wire()`; registering the same name again replaces it."""
     if not re.match(NAME, policy.name):
         raise ValueError(f"not a policy name: {policy.name!r}")
-    _REGISTERED[policy.name] = policy
+    POLICIES.register(policy.name, policy)
 
 
 def registered(name: str) -> SigningPolicy:
-    policy = _REGISTERED.get(name)
+    policy = POLICIES.get(name)
     if policy is None:
         raise PolicyRefusedError(f"no signing policy {name!r} is registered")
     return policy
@@ -146,21 +147,21 @@ def registered(name: str) -> SigningPolicy:
 
 def user_signs(name: str) -> bool:
     """Whether share C of a key under policy `name` is sealed for its user (False when it is not registered)."""
-    policy = _REGISTERED.get(name)
+    policy = POLICIES.get(name)
     return policy is not None and policy.user_signs
 
 
 def register_action(name: str, handler: Action) -> None:
-    """Called by the entry point: the cosigner answers requests `{"action": name, ...}` with `handler` (registering
+    """Called by `wiring.wire()`: the cosigner answers requests `{"action": name, ...}` with `handler` (registering
     the same name again replaces it). The names of the MPC runs are not available."""
     if not re.match(NAME, name) or name in RUN_ACTIONS:
         raise ValueError(f"not an action name: {name!r}")
-    _ACTIONS[name] = handler
+    ACTIONS.register(name, handler)
 
 
 def action(name: object) -> Action | None:
     """The handler registered for `name` (None for anything else, an MPC run's name included)."""
-    return _ACTIONS.get(name) if isinstance(name, str) else None
+    return ACTIONS.get(name) if isinstance(name, str) else None
 
 
 def key_items(policy_name: str, key: NewKey) -> list[aws.TxItem]:
@@ -221,7 +222,7 @@ def authorize(
 def prefetch_keys(governed: Governance, wallet_id: str, payload: Signable, digest: bytes) -> list[Mapping[str, str]]:
     """The keys of the cosigner's table that the check of `governed`'s policy reads (none when it is not
     registered: it refuses anyway)."""
-    policy = _REGISTERED.get(governed.policy)
+    policy = POLICIES.get(governed.policy)
     if policy is None or policy.prefetch is None:
         return []
     return list(policy.prefetch(wallet_id, payload, digest))

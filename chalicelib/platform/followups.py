@@ -43,8 +43,8 @@ def stepped(delays: Sequence[float], step: int) -> int:
 
 
 def is_stale(token: Any, current: Any) -> bool:
-    """A message's step token against the record's: stale when they differ. A message without a token (written
-    before tokens existed, or a direct call) is never stale."""
+    """A message's step token against the record's: stale when they differ. A direct call (no token) is never
+    stale."""
     return token is not None and str(token) != str(current)
 
 

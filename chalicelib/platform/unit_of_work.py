@@ -5,7 +5,8 @@ A plan holds everything one change writes, all or nothing:
 * `items`: the change's own named transaction items (aws.put / update / delete / condition_check);
 * `lists`: records appended to append-only lists (pagination.AppendOnlyList), each taking the list's next
   sequence number; `numbered(seqs)` gives items that need those numbers;
-* `event`: at most one outbox event (platform/outbox.py), written with its delivery;
+* `event`: at most one event (platform/outbox.py), written as its registered subscriber says (the webhooks
+  domain: the event and a delivery to the app);
 * `effect`: what the current request's Idempotency-Key records as its effect (platform/idempotency.py), so a
   lost answer is never a second effect;
 * `replan_on`: names of items whose failed condition means "what the plan was built from moved meanwhile":
@@ -57,7 +58,7 @@ class Committed:
     plan: Plan
     seqs: tuple[int, ...]  # the sequence numbers the plan's `lists` entries took, in order
     event_written: bool  # False without an event, or when its id existed already
-    delivery_id: str | None  # the event's delivery, when its app has a webhook URL
+    delivery_id: str | None  # the delivery the subscriber made for the event (its app has a webhook URL)
 
 
 def busy() -> ApiError:

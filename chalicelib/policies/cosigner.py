@@ -1,5 +1,5 @@
 """The cosigner's side of signing policies: the `wallets` signing policy it enforces on every signature of a user's
-MPC wallet, and the actions that set and read the documents (registered by the entry point with mpc/policies.py).
+MPC wallet, and the actions that set and read the documents (registered with mpc/policies.py by wiring.wire()).
 
 The `wallets` policy (`WALLET_POLICY`):
 
@@ -59,10 +59,10 @@ from chalicelib.policies.engine import Decision, Usage, evaluate
 from chalicelib.policies.facts import Facts, FactsError, TransactionFacts, TypedDataFacts, facts_of
 from chalicelib.policies.store import register_policy_key
 from chalicelib.tenancy import store as tenancy
+from chalicelib.wallets.governance import WALLET_POLICY_NAME
 
 __all__ = ["ACTIONS", "WALLET_POLICY", "WALLET_POLICY_NAME", "register_policy_key"]
 
-WALLET_POLICY_NAME = "wallets"
 NO_POLICY_KEY = "NO_POLICY_KEY"
 POLICY_SIGNATURE_INVALID = "POLICY_SIGNATURE_INVALID"
 POLICY_VERSION_STALE = "POLICY_VERSION_STALE"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import uuid
 
+from chalicelib.evm.aa import counterfactual
 from chalicelib.platform import aws, unit_of_work
 from chalicelib.platform.addresses import checksum_address
 from chalicelib.platform.clock import iso_now
@@ -18,7 +19,7 @@ from chalicelib.platform.errors import bad_request, not_found
 from chalicelib.platform.networks import Network, registry
 from chalicelib.platform.pagination import PageQuery
 from chalicelib.platform.unit_of_work import Plan
-from chalicelib.smart_accounts import counterfactual, store, tanks
+from chalicelib.smart_accounts import store, tanks
 from chalicelib.smart_accounts.models import (
     Account,
     GasTank,

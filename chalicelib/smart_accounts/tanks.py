@@ -2,8 +2,8 @@
 in the owner record.
 
 Gas tanks build on smart accounts (a top-up or a user operation finds the owner's tank through the owner record),
-so this domain does not import them: it declares what it asks (`OwnerTanks`) and the entry point (app.py)
-registers the gas-tank domain's answer, as it registers the cosigner's policies.
+so this domain does not import them: it declares what it asks (`OwnerTanks`) and `wiring.wire()` registers the
+gas-tank domain's answer.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from chalicelib.platform import aws
+from chalicelib.platform.hooks import Hooks
 from chalicelib.smart_accounts.models import GasTank
 
 
@@ -24,15 +25,14 @@ class OwnerTanks(Protocol):
         ...
 
 
-_registered: list[OwnerTanks] = []
+OWNER_TANKS: Hooks[OwnerTanks] = Hooks("owner gas tanks")
+_KEY = "tanks"
 
 
 def register(tanks: OwnerTanks) -> None:
-    """The gas-tank domain's answer (the entry point registers it once; a second registration replaces it)."""
-    _registered[:] = [tanks]
+    """The gas-tank domain's answer (`wiring.wire()` registers it; a second registration replaces it)."""
+    OWNER_TANKS.register(_KEY, tanks)
 
 
 def registered() -> OwnerTanks:
-    if not _registered:
-        raise RuntimeError("no owner gas tanks registered: the entry point registers the gas-tank domain's")
-    return _registered[0]
+    return OWNER_TANKS.require(_KEY)

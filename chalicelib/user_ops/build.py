@@ -13,6 +13,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from chalicelib.evm.aa import counterfactual, packing
 from chalicelib.evm.abi import decode, encode_call, selector
 from chalicelib.evm.kms_signer import KmsSigner
 from chalicelib.evm.rpc import RpcError, node_quantity, rpc_batch, rpc_call
@@ -21,8 +22,6 @@ from chalicelib.platform.clock import epoch
 from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError, upstream_unavailable
 from chalicelib.platform.networks import Network
 from chalicelib.platform.settings import load_settings
-from chalicelib.smart_accounts import counterfactual
-from chalicelib.user_ops import packing
 
 PAYMASTER_KEY = "paymaster-signer"
 BUNDLER_REFUSED = "BUNDLER_REFUSED"

@@ -17,6 +17,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from chalicelib.evm.aa import packing
 from chalicelib.evm.rpc import NO_ANSWER, RpcError, block_number, rpc_call
 from chalicelib.evm.signatures import personal_signer
 from chalicelib.gas_tanks import alerts, charges, sponsorship
@@ -42,7 +43,7 @@ from chalicelib.smart_accounts import service as smart_accounts
 from chalicelib.smart_accounts import store as accounts_store
 from chalicelib.smart_accounts.models import Owner, SmartAccount
 from chalicelib.tenancy.models import App
-from chalicelib.user_ops import build, packing, settlement, store
+from chalicelib.user_ops import build, settlement, store
 from chalicelib.user_ops.models import (
     Estimate,
     HashResult,

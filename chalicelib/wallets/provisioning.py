@@ -32,8 +32,8 @@ from chalicelib.platform.clock import iso_now
 from chalicelib.platform.errors import ApiError, bad_request, conflict, not_found, unauthorized
 from chalicelib.platform.logging import logger
 from chalicelib.platform.unit_of_work import Plan
-from chalicelib.policies.cosigner import WALLET_POLICY_NAME
 from chalicelib.wallets import recovery_files, store
+from chalicelib.wallets.governance import WALLET_POLICY_NAME
 from chalicelib.wallets.models import WalletCreated
 from chalicelib.wallets.service import WALLET_NOT_FOUND
 

@@ -8,13 +8,16 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from chalicelib.platform import aws, clock, deadline, egress, outbox, unit_of_work
+from chalicelib.platform import aws, clock, deadline, egress, unit_of_work
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.errors import bad_request, conflict, not_found
 from chalicelib.platform.pagination import PageQuery, pagination
 from chalicelib.platform.unit_of_work import Event, Plan
 from chalicelib.tenancy.models import App
-from chalicelib.webhooks import delivery, signing_keys, store
+from chalicelib.webhooks import deliveries as delivery_records
+from chalicelib.webhooks import events, signing_keys
+from chalicelib.webhooks import settings as webhook_settings
+from chalicelib.webhooks.deliveries import DeliveryRecord
 from chalicelib.webhooks.models import (
     Delivery,
     DeliveryPage,
@@ -23,13 +26,13 @@ from chalicelib.webhooks.models import (
     TestEventQueued,
     WebhookSettings,
 )
-from chalicelib.webhooks.store import Appended
+from chalicelib.webhooks.settings import Appended
 
 LOOKUP_TIMEOUT_S = 5.0  # resolving the URL's host when it is saved
 
 
 def settings(app: App) -> WebhookSettings:
-    item = store.get(app.appId)
+    item = webhook_settings.get(app.appId)
     if item is None:
         return WebhookSettings(url=None, enabled=False, updatedAt=None)
     return WebhookSettings(url=item["url"], enabled=not item.get("disabled"), updatedAt=item["updatedAt"])
@@ -42,18 +45,18 @@ def set_url(app: App, url: str, also: Sequence[Appended] = ()) -> WebhookSetting
         raise bad_request(
             exc.code, f"url refused: {exc.reason}", errors=[{"field": "url", "message": exc.reason}]
         ) from None
-    store.put(app.appId, target.url, iso_now(), also)
+    webhook_settings.put(app.appId, target.url, iso_now(), also)
     return settings(app)
 
 
 def delete(app: App, also: Sequence[Appended] = ()) -> None:
-    store.delete(app.appId, also)
+    webhook_settings.delete(app.appId, also)
 
 
 def set_enabled(app: App, enabled: bool, also: Sequence[Appended] = ()) -> WebhookSettings:
     """Resume or pause deliveries: while paused, events are recorded but no delivery is made for them."""
     try:
-        store.set_disabled(app.appId, not enabled, iso_now(), also)
+        webhook_settings.set_disabled(app.appId, not enabled, iso_now(), also)
     except aws.TransactionCancelledError:
         raise conflict(WEBHOOK_NOT_CONFIGURED, "Set a webhook URL first") from None
     return settings(app)
@@ -67,7 +70,7 @@ DELIVERY_NOT_FAILED = "DELIVERY_NOT_FAILED"
 
 def _deliverable(app: App) -> dict[str, Any]:
     """The app's settings when deliveries can be made: 409 without a URL, or while they are paused."""
-    current = store.get(app.appId)
+    current = webhook_settings.get(app.appId)
     if current is None:
         raise conflict(WEBHOOK_NOT_CONFIGURED, "Set a webhook URL first (PUT /api/v1/webhooks/settings)")
     if current.get("disabled"):
@@ -86,48 +89,44 @@ def queue_test_event(app: App) -> TestEventQueued:
 
 
 def deliveries(app: App, query: PageQuery) -> DeliveryPage:
-    records, total = outbox.page(app.appId, query)
+    records, total = delivery_records.page(app.appId, query)
     return DeliveryPage(data=[Delivery.model_validate(r) for r in records], pagination=pagination(total, query))
 
 
-def retry_delivery(app: App, delivery_id: str) -> Delivery:
-    record = outbox.get_delivery(delivery_id)
-    if record is None or record["appId"] != app.appId:
+def _of_app(app: App, delivery_id: str) -> DeliveryRecord:
+    record = delivery_records.read(delivery_id)
+    if record is None or record.appId != app.appId:
         raise not_found(DELIVERY_NOT_FOUND, "No delivery with this id for this app")
+    return record
+
+
+def retry_delivery(app: App, delivery_id: str) -> Delivery:
+    record = _of_app(app, delivery_id)
     current = _deliverable(app)
-    if not delivery.retry(delivery_id, str(current["url"])):
+    if not delivery_records.retry(record, str(current["url"])):
         raise conflict(DELIVERY_NOT_FAILED, "Only a failed delivery can be retried")
-    return Delivery.model_validate(outbox.get_delivery(delivery_id))
+    return Delivery.model_validate(delivery_records.get(delivery_id))
 
 
 def delivery_detail(app: App, delivery_id: str) -> tuple[Delivery, str | None]:
     """A delivery of the app with the signed body its attempts send (None when the event is gone)."""
-    record = outbox.get_delivery(delivery_id)
-    if record is None or record["appId"] != app.appId:
-        raise not_found(DELIVERY_NOT_FOUND, "No delivery with this id for this app")
-    event = outbox.get_event(str(record["eventId"]))
-    return Delivery.model_validate(record), str(event["body"]) if event else None
+    record = _of_app(app, delivery_id)
+    event = events.get(record.eventId)
+    return Delivery.model_validate(record.to_item()), str(event["body"]) if event else None
 
 
 def replay(app: App, delivery_id: str, also: Sequence[Appended] = ()) -> Delivery:
     """Deliver a delivery's event again, whatever its outcome: a new delivery (`replayOf` naming the one it
     repeats) of the same event, with the same event id, to the app's current URL, signed when it is attempted."""
-    record = outbox.get_delivery(delivery_id)
-    if record is None or record["appId"] != app.appId:
-        raise not_found(DELIVERY_NOT_FOUND, "No delivery with this id for this app")
+    record = _of_app(app, delivery_id)
     current = _deliverable(app)
-    emission = outbox.delivery_writes(
-        app.appId,
-        str(record["eventId"]),
-        str(record["eventType"]),
-        str(current["url"]),
-        iso_now(),
-        replay_of=delivery_id,
+    again = delivery_records.new(
+        app.appId, record.eventId, record.eventType, str(current["url"]), iso_now(), replay_of=delivery_id
     )
-    unit_of_work.commit(Plan(items=emission.items, lists=[*emission.lists, *also]))
-    emission.after_commit()
-    assert emission.delivery_id is not None
-    return Delivery.model_validate(outbox.get_delivery(emission.delivery_id))
+    unit_of_work.commit(Plan(items=again.items, lists=[*again.lists, *also]))
+    again.after_commit()
+    assert again.delivery_id is not None
+    return Delivery.model_validate(delivery_records.get(again.delivery_id))
 
 
 RETRY_SCAN_MAX = 1000  # deliveries looked at by one "retry all failed since"
@@ -140,11 +139,11 @@ def retry_failed_since(app: App, since: datetime) -> list[str]:
     retried: list[str] = []
     limit = 100
     for number in range(1, RETRY_SCAN_MAX // limit + 1):
-        records, _ = outbox.page(app.appId, PageQuery(page=number, limit=limit))
+        records, _ = delivery_records.page(app.appId, PageQuery(page=number, limit=limit))
         for record in records:
             if clock.parse_iso(str(record["createdAt"])) < since:
                 return retried
-            if record["status"] == "failed" and delivery.retry(str(record["id"]), url):
+            if record["status"] == "failed" and delivery_records.retry(DeliveryRecord.from_item(record), url):
                 retried.append(str(record["id"]))
         if len(records) < limit:
             break

@@ -1,45 +1,24 @@
-"""Webhook settings per app. Table `webhooks`: pk `APP#<appId>`, sk `SETTINGS`: url, updatedAt, and `disabled`
-while deliveries are paused (the console's switch). Every write takes `also`: records appended to lists in the
-same transaction (the console's audit log)."""
+"""The `webhooks` table: its items and the module that writes each.
+
+Keys (pk / sk):
+* `APP#<appId>` / `SETTINGS`: the app's webhook settings (settings.py);
+* `EVENT#<eventId>` / `EVENT`: an event, stored once under its id with the envelope the app receives (events.py);
+* `DELIVERY#<deliveryId>` / `DELIVERY`: a delivery of an event to the app's URL, the `DeliveryRecord` machine
+  (deliveries.py); while it is `pending` it sits in the sparse index `due` (platform/due.py);
+* `DELIVERY#<deliveryId>` / `ATTEMPT#<at>#<n>`: each attempt of a delivery (attempts.py);
+* `DELIVERIES#<appId>`: the app's deliveries, newest first (pagination.AppendOnlyList, deliveries.py).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from chalicelib.platform import aws, outbox, unit_of_work
-from chalicelib.platform.pagination import AppendOnlyList
-from chalicelib.platform.unit_of_work import Plan
+from chalicelib.platform import aws
 
-Appended = tuple[AppendOnlyList, dict[str, Any]]
+TABLE = "webhooks"
 
 
-def get(app_id: str) -> dict[str, Any] | None:
-    return outbox.subscription(app_id)
-
-
-def put(app_id: str, url: str, updated_at: str, also: Sequence[Appended] = ()) -> None:
-    item = aws.put(
-        "settings",
-        outbox.TABLE,
-        {**outbox.subscription_key(app_id), "url": url, "updatedAt": updated_at},
-        condition=None,
-    )
-    _commit(item, also)
-
-
-def set_disabled(app_id: str, disabled: bool, updated_at: str, also: Sequence[Appended] = ()) -> None:
-    """Pause or resume deliveries (aws.TransactionCancelledError without settings)."""
-    changes = aws.Changes(set={"disabled": disabled, "updatedAt": updated_at})
-    _commit(aws.update("settings", outbox.TABLE, outbox.subscription_key(app_id), changes), also)
-
-
-def delete(app_id: str, also: Sequence[Appended] = ()) -> None:
-    _commit(aws.delete("settings", outbox.TABLE, outbox.subscription_key(app_id)), also)
-
-
-def _commit(item: aws.TxItem, also: Sequence[Appended]) -> None:
-    if also:
-        unit_of_work.commit(Plan(items=[item], lists=list(also)))
-    else:
-        aws.write(item)
+def get(key: dict[str, str]) -> dict[str, Any] | None:
+    """One item, read consistently."""
+    item: dict[str, Any] | None = aws.table(TABLE).get_item(Key=key, ConsistentRead=True).get("Item")
+    return item

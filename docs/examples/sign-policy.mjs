@@ -2,7 +2,7 @@
 // Sign a Dompet signing policy with your app's policy key, ready for `PUT /api/v1/policies` (docs/policies.md).
 //
 // The policy key is an Ed25519 key that only you hold. Dompet knows only its public key, which the operator
-// registers (`python -m chalicelib.tenancy.admin set-policy-key --app-id APP --client-id CLIENT --public-key BASE64`).
+// registers (`python -m chalicelib.operator set-policy-key --app-id APP --client-id CLIENT --public-key BASE64`).
 // The signature covers the RFC 8785 (JCS) canonical JSON of `{"appId": APP_ID, "policy": <the policy object>}`, so
 // it sets the policy of that app only, even where one key is registered for several apps. The body can be formatted
 // any way you like, because Dompet canonicalizes the policy it receives before it checks the signature.

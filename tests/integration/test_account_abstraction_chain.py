@@ -88,8 +88,8 @@ def test_factory_address_matches_entry_point(aa_chains) -> None:
 
 
 def test_the_services_counterfactual_address_is_the_factorys(aa_chains) -> None:
-    """smart_accounts/counterfactual.py computes, without an RPC call, what the factory and the EntryPoint say."""
-    from chalicelib.smart_accounts import counterfactual
+    """evm/aa/counterfactual.py computes, without an RPC call, what the factory and the EntryPoint say."""
+    from chalicelib.evm.aa import counterfactual
 
     artifact = aa.load_aa_artifact("SimpleAccountFactory")["deployedBytecode"]
     assert bytes.fromhex(artifact[2:])[1188:2235] == counterfactual.PROXY_CREATION_CODE  # the pinned artifact's

@@ -17,7 +17,7 @@ from tests.support.user_ops import (
     new_owner,
     run_user_op,
     settle,
-    sign,
+    submit,
     top_ups_bundler,
     user_op_stack,  # noqa: F401 (the `stack` fixture)
 )
@@ -45,22 +45,8 @@ def test_ten_parallel_sponsored_submits_of_one_app_are_each_charged_once(api, te
             )
         )
 
-    def submit(result):
-        return call(
-            api,
-            tenant,
-            "POST",
-            "/api/v1/userOp/submit",
-            {
-                "userOpId": result["userOpId"],
-                "hash": result["hash"],
-                "signature": sign(owner, result["hash"]),
-                "isSponsored": True,
-            },
-        )
-
     with ThreadPoolExecutor(10) as pool:
-        answers = list(pool.map(submit, built))
+        answers = list(pool.map(lambda result: submit(api, tenant, owner, result, sponsored=True), built))
     assert [a.status_code for a in answers] == [200] * 10, [a.json_body for a in answers]
     assert [settle(r["userOpId"])["status"] for r in built] == ["success"] * 10
     assert stack["w3"].eth.get_balance(recipient) == 11  # each operation included once, on chain

@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 from eth_account import Account
 
+from chalicelib import operator as admin
 from chalicelib.custody import limits, sending, withdrawals
 from chalicelib.custody import policy as custody_policy
 from chalicelib.custody.store import get
 from chalicelib.mpc.policies import COSIGNER_POLICY_TABLE
 from chalicelib.platform import aws, resources
 from chalicelib.platform.invocation import running_as
-from chalicelib.tenancy import admin
 from chalicelib.tenancy import service as tenancy
 from tests.support.custody import funded_account, request_withdrawal, run_withdrawal, token_balance
 

@@ -9,6 +9,7 @@ import json
 import pytest
 from eth_account import Account
 
+from chalicelib import operator as admin
 from chalicelib.custody import ledger, sending, withdrawals
 from chalicelib.custody.policy import deploy_call
 from chalicelib.custody.store import get
@@ -16,7 +17,6 @@ from chalicelib.evm import engine, nonces, pipeline, tracking
 from chalicelib.platform import aws, clock, settings
 from chalicelib.platform.pagination import PageQuery
 from chalicelib.platform.transitions import transition
-from chalicelib.tenancy import admin
 from tests.support.custody import (
     CONFIRMATIONS,
     custody_balance,

@@ -19,9 +19,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import requests
 
-from tests.integration.devstack_client import ROOT, dompet_sign, signed
 from tests.support import stack_tokens
+from tests.support.devstack import signed
 from tests.support.operator import operator_env
+from tests.support.scripts import ROOT, dompet_sign
 
 pytestmark = pytest.mark.integration
 

@@ -22,9 +22,9 @@ import requests
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from web3 import Web3
 
-from tests.integration.devstack_client import signed
 from tests.support import stack_tokens
 from tests.support.concurrency import race
+from tests.support.devstack import signed
 
 pytestmark = pytest.mark.integration
 T = TypeVar("T")

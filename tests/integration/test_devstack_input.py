@@ -18,7 +18,7 @@ import pytest
 import requests
 
 from infra.gateway_responses import NO_ROUTE
-from tests.integration.devstack_client import signed
+from tests.support.devstack import signed
 from tests.support.operator import fill_aux_pool, operator
 
 pytestmark = pytest.mark.integration

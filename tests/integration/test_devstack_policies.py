@@ -33,10 +33,11 @@ from web3 import Web3
 from web3.contract import Contract
 
 from devtools import chain
-from tests.integration.devstack_client import ROOT, signed
 from tests.support import permit
 from tests.support.concurrency import race
+from tests.support.devstack import signed
 from tests.support.operator import fill_aux_pool, operator, stack_table
+from tests.support.scripts import ROOT
 
 pytestmark = pytest.mark.integration
 
@@ -121,7 +122,7 @@ def networks_of(info: dict[str, Any]) -> dict[str, Network]:
 
 @dataclass
 class App:
-    info: dict[str, Any]  # the stack's info with this tenant as its `demo` (devstack_client.signed signs with it)
+    info: dict[str, Any]  # the stack's info with this tenant as its `demo` (devstack.signed signs with it)
     key: SigningKey
     version: int = 0  # the last version set
     sequence: int = 1  # the registered key's (the operator's registration is 1)

@@ -15,7 +15,7 @@ import requests
 import rfc8785
 from nacl.signing import SigningKey
 
-from tests.integration.devstack_client import signed
+from tests.support.devstack import signed
 from tests.support.operator import operator
 
 pytestmark = pytest.mark.integration

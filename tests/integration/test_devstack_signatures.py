@@ -18,8 +18,8 @@ from web3 import Web3
 from web3.exceptions import ContractCustomError, ContractLogicError
 
 from devtools import chain
-from tests.integration.devstack_client import ROOT
 from tests.support import permit
+from tests.support.scripts import ROOT
 
 pytestmark = pytest.mark.integration
 

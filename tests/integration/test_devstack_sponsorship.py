@@ -21,8 +21,8 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 from web3 import Web3
 
-from tests.integration.devstack_client import signed
 from tests.support import top_ups
+from tests.support.devstack import signed
 from tests.support.operator import operator
 
 pytestmark = pytest.mark.integration

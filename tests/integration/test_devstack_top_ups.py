@@ -12,8 +12,8 @@ import pytest
 from eth_account import Account
 from web3 import Web3
 
-from tests.integration.devstack_client import signed
 from tests.support import top_ups
+from tests.support.devstack import signed
 
 pytestmark = pytest.mark.integration
 TOP_UP = "/api/v1/client/gasTank/topUp"

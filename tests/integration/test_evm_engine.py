@@ -18,6 +18,7 @@ from eth_account import Account
 from chalicelib.evm import engine, fees, nonces, pipeline, tracking
 from chalicelib.platform import clock, networks, settings
 from chalicelib.platform.errors import ApiError
+from chalicelib.platform.hooks import Hooks
 from chalicelib.platform.invocation import running_as
 from devtools import chain
 from tests.support.keys import KeySigner
@@ -63,7 +64,7 @@ def network(anvil, aws_env, tmp_path, monkeypatch):
 def signer(w3, monkeypatch) -> Iterator[KeySigner]:
     key = KeySigner(Account.create().key)
     w3.provider.make_request("anvil_setBalance", [key.address, hex(10**20)])
-    monkeypatch.setattr(engine, "_OWNERS", {})
+    monkeypatch.setattr(engine, "OWNERS", Hooks("transaction owner"))
     engine.register(engine.Owner(kinds=frozenset({KIND, engine.GAP_FILL}), signer=lambda tx: key))
     yield key
     # The chain is the module's: the base fee a test raised goes back to anvil's first one.

@@ -16,10 +16,10 @@ import pytest
 from eth_account import Account
 from nacl.signing import SigningKey
 
+from chalicelib import operator as admin
 from chalicelib.mpc import policies as signing_policies
 from chalicelib.platform import aws, networks, settings
 from chalicelib.policies import signed
-from chalicelib.tenancy import admin
 from chalicelib.tenancy import service as tenancy
 from chalicelib.tenancy import store as tenancy_store
 from devtools import chain
@@ -537,8 +537,10 @@ def test_a_cosigner_that_cannot_answer_is_503_signer_unavailable(s, tenant, caps
     def crash(event: dict[str, Any]) -> dict[str, Any]:
         raise RuntimeError("cosigner down")
 
+    crashing = signing_policies.ACTIONS.copy()
     for name in ("policy-set", "policy-get", "policy-evaluate", "policy-key-rotate"):
-        monkeypatch.setitem(signing_policies._ACTIONS, name, crash)
+        crashing.register(name, crash)
+    monkeypatch.setattr(signing_policies, "ACTIONS", crashing)
     policy = {"version": 1}
     for method, path, body in (
         ("GET", "/api/v1/policies", None),

@@ -11,7 +11,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from eth_account import Account
-from eth_account.messages import encode_defunct
 
 from chalicelib.evm import erc20
 from chalicelib.gas_tanks import confirmations as checks
@@ -21,6 +20,7 @@ from chalicelib.platform import aws, clock, due, networks, settings
 from chalicelib.tenancy import service as tenancy
 from tests.support.family_s import call, create
 from tests.support.top_ups import entry, funded, pool_balance, request, transfer
+from tests.support.user_ops import submit
 
 pytestmark = pytest.mark.integration
 
@@ -482,19 +482,7 @@ def test_a_reorg_between_the_receipt_and_the_credit_credits_nothing_and_the_tank
     hashed = call(api, tenant, "POST", "/api/v1/userOp/sendCoin/hash", send)
     assert hashed.status_code == 200, hashed.json_body
     op = hashed.json_body["data"]
-    signature = owner_key.sign_message(encode_defunct(primitive=bytes.fromhex(op["hash"][2:]))).signature
-    spent = call(
-        api,
-        tenant,
-        "POST",
-        "/api/v1/userOp/submit",
-        {
-            "userOpId": op["userOpId"],
-            "hash": op["hash"],
-            "signature": "0x" + bytes(signature).hex(),
-            "isSponsored": False,
-        },
-    )
+    spent = submit(api, tenant, owner_key, op)
     assert spent.status_code == 422 and spent.json_body["data"]["code"] == "INSUFFICIENT_GAS_TANK_BALANCE"
 
 

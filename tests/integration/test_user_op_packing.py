@@ -13,11 +13,10 @@ import requests
 from eth_account import Account
 from eth_account.messages import encode_defunct
 
+from chalicelib.evm.aa import counterfactual, packing
 from chalicelib.evm.abi import encode_call
 from chalicelib.evm.kms_signer import KmsSigner
 from chalicelib.evm.signatures import with_v27
-from chalicelib.smart_accounts import counterfactual
-from chalicelib.user_ops import packing
 from devtools import aa, chain
 
 pytestmark = pytest.mark.integration

@@ -16,11 +16,15 @@ from chalicelib.user_ops import build
 from chalicelib.user_ops import settlement as tracking
 from tests.support import top_ups
 from tests.support.family_s import call
+from tests.support.scripts import ROOT
 from tests.support.user_ops import (
     new_owner,
+    op_item,
     run_user_op,
     settle,
     sign,
+    submit,
+    submitted,
     top_ups_bundler,
     user_op_stack,  # noqa: F401 (the `stack` fixture)
 )
@@ -47,20 +51,7 @@ def test_a_coin_transfer_deploys_the_account_and_charges_exactly(api, tenant, st
     assert hashed.status_code == 200, hashed.json_body
     result = hashed.json_body["data"]
     before = tank_balance(api, tenant, record)
-    submitted = call(
-        api,
-        tenant,
-        "POST",
-        "/api/v1/userOp/submit",
-        {
-            "userOpId": result["userOpId"],
-            "hash": result["hash"],
-            "signature": sign(owner, result["hash"]),
-            "isSponsored": False,
-        },
-    )
-    assert submitted.status_code == 200, submitted.json_body
-    op = submitted.json_body["data"]
+    op = submitted(api, tenant, owner, result)
     assert op["status"] == "on_process" and op["sentAt"] and op["payer"] == "owner" and op["bundlerVersion"] == "0.7"
     deducted = before - tank_balance(api, tenant, record)
     assert deducted > 0
@@ -83,8 +74,7 @@ def test_a_coin_transfer_deploys_the_account_and_charges_exactly(api, tenant, st
     assert next(a for a in view["accounts"] if a["id"] == account["id"])["status"] == "deployed"
     listed = call(api, tenant, "GET", "/api/v1/userOp").json_body["data"]
     assert listed["data"][0]["id"] == result["userOpId"] and listed["data"][0]["clientGasTankUsageHistory"]["userOpId"]
-    event = aws.table("webhooks").get_item(Key={"pk": f"EVENT#userOp.success:{result['userOpId']}", "sk": "EVENT"})
-    assert json.loads(event["Item"]["body"])["data"]["status"] == "success"  # the outbox event, same transaction
+    assert _event(result["userOpId"], "success")["status"] == "success"  # the outbox event, same transaction
 
     # Once the account is known to be deployed, building asks the node nothing (no eth_getCode) and adds no factory.
     def no_node(network, method, params):
@@ -93,8 +83,8 @@ def test_a_coin_transfer_deploys_the_account_and_charges_exactly(api, tenant, st
     monkeypatch.setattr(build, "_node", no_node)
     again = call(api, tenant, "POST", "/api/v1/userOp/sendCoin/hash", body)
     assert again.status_code == 200, again.json_body
-    stored = aws.table("user-ops").get_item(Key={"pk": f"USEROP#{again.json_body['data']['userOpId']}", "sk": "OP"})
-    assert "factory" not in json.loads(stored["Item"]["op"]) and stored["Item"]["deploys"] is False
+    stored = op_item(again.json_body["data"]["userOpId"])
+    assert "factory" not in json.loads(stored["op"]) and stored["deploys"] is False
 
 
 def test_refusals_charge_nothing(api, tenant, stack):
@@ -106,7 +96,7 @@ def test_refusals_charge_nothing(api, tenant, stack):
     result = call(api, tenant, "POST", "/api/v1/userOp/sendCoin/hash", body).json_body["data"]
     before = tank_balance(api, tenant, record)
 
-    def submit(signature, op_hash=None, user_op_id=None, app=tenant):
+    def attempt(signature, op_hash=None, user_op_id=None, app=tenant):
         body = {
             "userOpId": user_op_id or result["userOpId"],
             "hash": op_hash or result["hash"],
@@ -115,22 +105,22 @@ def test_refusals_charge_nothing(api, tenant, stack):
         }
         return call(api, app, "POST", "/api/v1/userOp/submit", body)
 
-    assert submit(sign(owner, result["hash"]), op_hash="0x" + "00" * 32).json_body["data"]["code"] == "HASH_MISMATCH"
-    assert submit(sign(owner, result["hash"]), user_op_id="nope").status_code == 404
+    assert attempt(sign(owner, result["hash"]), op_hash="0x" + "00" * 32).json_body["data"]["code"] == "HASH_MISMATCH"
+    assert attempt(sign(owner, result["hash"]), user_op_id="nope").status_code == 404
     from chalicelib.platform import clock
     from chalicelib.tenancy import service as tenancy
 
-    other_app = submit(sign(owner, result["hash"]), app=tenancy.create_tenant("Other"))
+    other_app = attempt(sign(owner, result["hash"]), app=tenancy.create_tenant("Other"))
     assert other_app.status_code == 404 and other_app.json_body["data"]["code"] == "USER_OP_NOT_FOUND"
     later = clock.epoch() + 3600  # the service's view of time only: the request signature stays current
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("chalicelib.user_ops.service.epoch", lambda: later)
-        expired = submit(sign(owner, result["hash"]))
+        expired = attempt(sign(owner, result["hash"]))
     assert expired.status_code == 422 and expired.json_body["data"]["code"] == "USER_OP_EXPIRED"
-    wrong = submit(sign(Account.create(), result["hash"]))
+    wrong = attempt(sign(Account.create(), result["hash"]))
     assert wrong.status_code == 400 and wrong.json_body["data"]["code"] == "INVALID_USER_OP_SIGNATURE"
     assert call(api, tenant, "GET", f"/api/v1/userOp/{result['userOpId']}").json_body["data"]["status"] == "failed"
-    again = submit(sign(owner, result["hash"]))
+    again = attempt(sign(owner, result["hash"]))
     assert again.status_code == 409 and again.json_body["data"]["code"] == "USER_OP_ALREADY_SUBMITTED"
     assert tank_balance(api, tenant, record) == before
 
@@ -138,18 +128,7 @@ def test_refusals_charge_nothing(api, tenant, stack):
     poor_answer = call(api, tenant, "POST", "/api/v1/userOp/sendCoin/hash", poor_body)
     assert poor_answer.status_code == 200, poor_answer.json_body
     poor_result = poor_answer.json_body["data"]
-    empty = call(
-        api,
-        tenant,
-        "POST",
-        "/api/v1/userOp/submit",
-        {
-            "userOpId": poor_result["userOpId"],
-            "hash": poor_result["hash"],
-            "signature": sign(poor_owner, poor_result["hash"]),
-            "isSponsored": False,
-        },
-    )
+    empty = submit(api, tenant, poor_owner, poor_result)
     assert empty.status_code == 422 and empty.json_body["data"]["code"] == "INSUFFICIENT_GAS_TANK_BALANCE"
     assert (
         call(api, tenant, "GET", f"/api/v1/userOp/{poor_result['userOpId']}").json_body["data"]["status"] == "created"
@@ -202,25 +181,7 @@ def test_every_kind_moves_what_it_says_on_chain(api, tenant, stack):
         ("signTransaction", {"accountId": account["id"], "to": tokens["erc20"], "value": "0", "callData": mint_call}),
     ]
     for kind, body in cases:
-        path = "/api/v1/userOp/activate/hash" if kind == "activate" else None
-        if path:
-            hashed = call(api, tenant, "POST", path, body).json_body["data"]
-            submitted = call(
-                api,
-                tenant,
-                "POST",
-                "/api/v1/userOp/submit",
-                {
-                    "userOpId": hashed["userOpId"],
-                    "hash": hashed["hash"],
-                    "signature": sign(owner, hashed["hash"]),
-                    "isSponsored": False,
-                },
-            )
-            assert submitted.status_code == 200, submitted.json_body
-            result = hashed
-        else:
-            result = run_user_op(api, tenant, owner, kind, body)
+        result = run_user_op(api, tenant, owner, kind, body)
         assert settle(result["userOpId"])["status"] == "success", kind
     assert stack["w3"].eth.get_code(sender)
     assert token.functions.balanceOf(recipient).call() == 2 * 10**18 + 3
@@ -266,34 +227,18 @@ def test_a_reverted_call_settles_failed_with_a_refund(api, tenant, stack):
         "amount": "10",
     }
 
-    def submit(result):
-        answer = call(
-            api,
-            tenant,
-            "POST",
-            "/api/v1/userOp/submit",
-            {
-                "userOpId": result["userOpId"],
-                "hash": result["hash"],
-                "signature": sign(owner, result["hash"]),
-                "isSponsored": False,
-            },
-        )
-        assert answer.status_code == 200, answer.json_body
-        return answer.json_body["data"]
-
     activation = call(api, tenant, "POST", "/api/v1/userOp/activate/hash", {"accountId": account["id"]}).json_body[
         "data"
     ]
-    submit(activation)
+    submitted(api, tenant, owner, activation)
     assert settle(activation["userOpId"])["status"] == "success"  # deployed: the next two carry no factory
     # Both are built (and simulated) while the balance is there; once the first moved it, the second reverts.
     hashes = [call(api, tenant, "POST", "/api/v1/userOp/sendToken/hash", body).json_body["data"] for _ in range(2)]
 
-    submit(hashes[0])
+    submitted(api, tenant, owner, hashes[0])
     assert settle(hashes[0]["userOpId"])["status"] == "success"
     before = tank_balance(api, tenant, record)
-    submit(hashes[1])
+    submitted(api, tenant, owner, hashes[1])
     deducted = before - tank_balance(api, tenant, record)
     failed = settle(hashes[1]["userOpId"])
     assert failed["status"] == "failed" and failed["failedReason"].startswith("execution reverted"), failed
@@ -322,19 +267,7 @@ def test_ten_operations_built_at_once_for_one_account_all_succeed(api, tenant, s
             )
         )
     for result in hashes:
-        submitted = call(
-            api,
-            tenant,
-            "POST",
-            "/api/v1/userOp/submit",
-            {
-                "userOpId": result["userOpId"],
-                "hash": result["hash"],
-                "signature": sign(owner, result["hash"]),
-                "isSponsored": False,
-            },
-        )
-        assert submitted.status_code == 200, submitted.json_body
+        submitted(api, tenant, owner, result)
     assert [settle(r["userOpId"])["status"] for r in hashes] == ["success"] * 10
     assert stack["w3"].eth.get_balance(recipient) == 11
 
@@ -357,13 +290,7 @@ def test_a_submit_that_dies_after_the_debit_is_refunded_in_full_once(api, tenant
         return real(network, method, *args, **kwargs)
 
     monkeypatch.setattr("chalicelib.user_ops.service.rpc_call", dies_at_send)
-    body = {
-        "userOpId": result["userOpId"],
-        "hash": result["hash"],
-        "signature": sign(owner, result["hash"]),
-        "isSponsored": False,
-    }
-    assert call(api, tenant, "POST", "/api/v1/userOp/submit", body).status_code == 500
+    assert submit(api, tenant, owner, result).status_code == 500
     monkeypatch.undo()
     assert tank_balance(api, tenant, record) < before  # debited, never sent
     assert check_after_expiry(result["userOpId"])["status"] == "on_process"  # the chain has not passed validUntil
@@ -380,7 +307,6 @@ def test_a_viem_permissionless_client_signs_what_the_service_built(api, tenant, 
     """viem + permissionless (Node) derive the same account address and userOpHash, and the signature their
     SimpleAccount signer makes is what submit accepts; the operation then succeeds on chain."""
     import subprocess
-    from pathlib import Path
 
     owner, _record, account = new_owner(api, tenant, stack)
     stack["w3"].provider.make_request("anvil_setBalance", [account["aaAddress"], hex(10**18)])
@@ -392,7 +318,7 @@ def test_a_viem_permissionless_client_signs_what_the_service_built(api, tenant, 
         "/api/v1/userOp/sendCoin/hash",
         {"accountId": account["id"], "to": recipient, "amount": "7"},
     ).json_body["data"]
-    stored = aws.table("user-ops").get_item(Key={"pk": f"USEROP#{result['userOpId']}", "sk": "OP"})["Item"]
+    stored = op_item(result["userOpId"])
     network = stack["network"]
     request = {
         "rpc": network["rpc"],
@@ -402,13 +328,12 @@ def test_a_viem_permissionless_client_signs_what_the_service_built(api, tenant, 
         "ownerKey": "0x" + bytes(owner.key).hex(),
         "userOp": json.loads(stored["op"]),
     }
-    root = Path(__file__).resolve().parents[2]
     done = subprocess.run(
-        ["node", str(Path(__file__).with_name("viem_client.mjs"))],
+        ["node", str(ROOT / "tests" / "support" / "viem_user_op.mjs")],
         input=json.dumps(request),
         capture_output=True,
         text=True,
-        cwd=root,
+        cwd=ROOT,
         timeout=60,
         check=False,
     )
@@ -438,10 +363,6 @@ def coin_hash(api, tenant, account, to=None, amount="1"):
     answer = call(api, tenant, "POST", "/api/v1/userOp/sendCoin/hash", body)
     assert answer.status_code == 200, answer.json_body
     return answer.json_body["data"]
-
-
-def op_item(user_op_id):
-    return aws.table("user-ops").get_item(Key={"pk": f"USEROP#{user_op_id}", "sk": "OP"})["Item"]
 
 
 def short_lived(monkeypatch, w3, seconds=VALID_S):
@@ -576,18 +497,6 @@ def bundlers(aa_chains, stack, tmp_path, monkeypatch):
         proxy.stop()
 
 
-def _submit(api, tenant, owner, result, sponsored=False):
-    body = {
-        "userOpId": result["userOpId"],
-        "hash": result["hash"],
-        "signature": sign(owner, result["hash"]),
-        "isSponsored": sponsored,
-    }
-    answer = call(api, tenant, "POST", "/api/v1/userOp/submit", body)
-    assert answer.status_code == 200, answer.json_body
-    return answer.json_body["data"]
-
-
 def _event(user_op_id, kind):
     item = aws.table("webhooks").get_item(Key={"pk": f"EVENT#userOp.{kind}:{user_op_id}", "sk": "EVENT"}).get("Item")
     return json.loads(item["body"])["data"] if item else None
@@ -603,7 +512,7 @@ def test_an_included_operation_the_bundler_forgot_settles_success_from_the_chain
     result = coin_hash(api, tenant, account, recipient, "9")
     proxy.rules["eth_getUserOperationReceipt"] = lambda request: {"jsonrpc": "2.0", "id": request["id"], "result": None}
     before = tank_balance(api, tenant, record)
-    _submit(api, tenant, owner, result)
+    submitted(api, tenant, owner, result)
     deducted = before - tank_balance(api, tenant, record)
     receipt = included(stack, result["hash"])
     assert w3.eth.get_balance(recipient) == 9  # it happened on chain
@@ -649,7 +558,7 @@ def test_an_error_from_the_failover_bundler_after_a_timeout_refunds_nothing_unti
     recipient = Account.create().address
     result = coin_hash(api, tenant, account, recipient, "4")
     before = tank_balance(api, tenant, record)
-    assert _submit(api, tenant, owner, result)["status"] == "on_process"
+    assert submitted(api, tenant, owner, result)["status"] == "on_process"
     deducted = before - tank_balance(api, tenant, record)
     assert deducted > 0
     settled = settle(result["userOpId"])
@@ -665,7 +574,7 @@ def test_an_error_from_the_failover_bundler_after_a_timeout_refunds_nothing_unti
     short_lived(monkeypatch, w3)
     result = coin_hash(api, tenant, account, recipient, "4")
     before = tank_balance(api, tenant, record)
-    assert _submit(api, tenant, owner, result)["status"] == "on_process"
+    assert submitted(api, tenant, owner, result)["status"] == "on_process"
     deducted = before - tank_balance(api, tenant, record)
     assert deducted > 0
     with running_as("track_user_op"):
@@ -716,7 +625,7 @@ def test_a_commit_slower_than_the_first_check_still_settles(api, tenant, stack, 
     monkeypatch.setattr(service.unit_of_work, "commit", slow_commit)
     result = coin_hash(api, tenant, account)
     before = tank_balance(api, tenant, record)
-    _submit(api, tenant, owner, result)
+    submitted(api, tenant, owner, result)
     monkeypatch.undo()
     assert early == [0]
     deadline = time.monotonic() + 30
@@ -753,7 +662,7 @@ def test_the_schedule_requeues_an_operation_whose_tracker_went_quiet(api, tenant
 
     monkeypatch.setattr(aws, "send_message", lost)
     before = tank_balance(api, tenant, record)
-    assert _submit(api, tenant, owner, result)["status"] == "on_process"
+    assert submitted(api, tenant, owner, result)["status"] == "on_process"
     monkeypatch.undo()
     included(stack, result["hash"])
     runner = WorkerRunner(app, region="us-east-1", poll_wait_s=0)
@@ -799,7 +708,7 @@ def test_a_refusal_by_the_first_bundler_refunds_at_once(api, tenant, stack, bund
     proxy.rules["eth_sendUserOperation"] = lambda request: {"jsonrpc": "2.0", "id": request["id"], "error": refusal}
     result = coin_hash(api, tenant, account)
     before = tank_balance(api, tenant, record)
-    op = _submit(api, tenant, owner, result)
+    op = submitted(api, tenant, owner, result)
     assert op["status"] == "failed" and "AA23" in op["failedReason"]
     assert tank_balance(api, tenant, record) == before
     assert _event(result["userOpId"], "failed")["status"] == "failed"
@@ -820,7 +729,7 @@ def test_a_node_whose_logs_lag_cannot_make_an_included_operation_look_expired(
     result = coin_hash(api, tenant, account)
     proxy.rules["eth_getUserOperationReceipt"] = lambda request: {"jsonrpc": "2.0", "id": request["id"], "result": None}
     before = tank_balance(api, tenant, record)
-    _submit(api, tenant, owner, result)
+    submitted(api, tenant, owner, result)
     deducted = before - tank_balance(api, tenant, record)
     receipt = included(stack, result["hash"])
     pass_valid_until(stack["w3"], result["validUntil"])

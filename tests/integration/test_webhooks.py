@@ -15,8 +15,9 @@ from collections.abc import Iterator
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from chalicelib.platform import aws, outbox, resources, settings, unit_of_work
+from chalicelib.platform import aws, resources, settings, unit_of_work
 from chalicelib.platform.unit_of_work import Event, Plan
+from chalicelib.webhooks import deliveries
 from tests.support.scripts import ROOT, dompet_sign, verify_script
 from tests.support.servers import Receiver
 
@@ -62,7 +63,7 @@ def hooks(api, tenant, receiver, monkeypatch):
 
 
 def _delivery(delivery_id: str) -> dict:
-    record = outbox.get_delivery(delivery_id)
+    record = deliveries.get(delivery_id)
     assert record is not None
     return record
 
@@ -167,14 +168,14 @@ def test_exhausted_retries_fail(hooks, receiver):
 def test_emitting_an_existing_id_is_a_no_op_and_the_sweeper_queues_what_was_not(hooks, receiver, monkeypatch):
     tenant = hooks["tenant"]
     # The queue is unreachable at emit time (as if the process died after the commit).
-    monkeypatch.setattr(outbox, "enqueue", lambda *a, **k: None)
+    monkeypatch.setattr(deliveries, "enqueue", lambda *a, **k: None)
     event_id = f"invoice.expired:{uuid.uuid4()}"
     delivery_id = unit_of_work.commit(
         Plan(event=Event(tenant.appId, "invoice.expired", event_id, {"appId": tenant.appId}))
     ).delivery_id
     again = unit_of_work.commit(Plan(event=Event(tenant.appId, "invoice.expired", event_id, {"appId": tenant.appId})))
     assert again is not None and not again.event_written and again.delivery_id is None
-    assert outbox.deliveries_list(tenant.appId).count() == 1
+    assert deliveries.entries(tenant.appId).count() == 1
     monkeypatch.undo()
     monkeypatch.setenv("DOMPET_WEBHOOK_ALLOWLIST", "127.0.0.1/32")
     settings.load_settings.cache_clear()
@@ -185,7 +186,7 @@ def test_emitting_an_existing_id_is_a_no_op_and_the_sweeper_queues_what_was_not(
     sweep = app.handler_map["sweep_webhooks"]
     sweep(scheduled_event("us-east-1"), LocalContext("sweep_webhooks"))
     sweep(scheduled_event("us-east-1"), LocalContext("sweep_webhooks"))  # queued already: not again
-    outbox.enqueue(delivery_id)  # and a duplicate message (SQS is at least once) is dropped by the claim
+    deliveries.enqueue(delivery_id)  # and a duplicate message (SQS is at least once) is dropped by the claim
     hooks["work"](lambda: _delivery(delivery_id)["status"] == "delivered")
     hooks["work"](lambda: _queue_empty(), timeout_s=10)
     assert [json.loads(r["body"])["id"] for r in receiver.received] == [event_id], "delivered exactly once"
@@ -205,9 +206,9 @@ def test_the_host_is_resolved_again_at_delivery_time(hooks, receiver, monkeypatc
 
     tenant = hooks["tenant"]
     # Registered while the name resolved to a public address; now it points inside (DNS rebinding).
-    from chalicelib.webhooks import store
+    from chalicelib.webhooks import settings as webhook_settings
 
-    store.put(tenant.appId, "https://rebind.example.com/hook", "2026-11-22T00:00:00.000Z")
+    webhook_settings.put(tenant.appId, "https://rebind.example.com/hook", "2026-11-22T00:00:00.000Z")
     monkeypatch.setattr(
         socket,
         "getaddrinfo",

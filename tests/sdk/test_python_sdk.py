@@ -173,9 +173,9 @@ def test_the_service_accepts_the_sdks_signatures_and_sessions(api, tenant):
 def test_policies_signed_by_the_sdk_are_set_for_their_app_only_and_rotations_accepted(api, tenant, use_networks):
     from chalicelib.policies.cosigner import register_policy_key
     from chalicelib.tenancy import service as tenancy
-    from tests.support.mpc import register_signing_policies
+    from chalicelib.wiring import wire
 
-    register_signing_policies()
+    wire()
     use_networks([{"name": "local-a", "chainId": 31337, "rpcUrls": ["http://127.0.0.1:9"], "nativeSymbol": "ETH"}])
     key = dompet.policies.load_key(base64.b64encode(bytes(range(32))).decode())
     other_app, other_secret = tenancy.create_app(tenant.clientId, "Production")
@@ -502,11 +502,11 @@ def test_webhook_verify_picks_the_key_by_id_from_the_public_key_answer():
 
 
 def test_webhook_verify_accepts_what_the_service_signs(aws_env, tenant):
-    from chalicelib.webhooks import delivery, signing_keys
+    from chalicelib.webhooks import attempts, signing_keys
 
     event = {"apiVersion": "2025-06-22", "id": str(uuid.uuid4()), "type": "webhook.test", "data": {}}
     body = json.dumps(event).encode()
-    headers = delivery.sign_headers(tenant.appId, event["id"], body)
+    headers = attempts.sign_headers(tenant.appId, event["id"], body)
     key = signing_keys.app_key(tenant.appId)
     assert headers["X-Service-Key-Id"] == key.key_id
     public = base64.b64encode(key.public_key()).decode()

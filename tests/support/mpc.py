@@ -12,22 +12,9 @@ from chalicelib.auth import users
 from chalicelib.auth.models import WalletPrincipal
 from chalicelib.auth.tokens import Claims, TokenKind
 from chalicelib.evm.digests import digest_of, personal_message
-from chalicelib.mpc import policies as signing_policies
 from chalicelib.mpc.functions import refill_presignatures
 from chalicelib.platform import aws, resources
-from chalicelib.policies.cosigner import ACTIONS, WALLET_POLICY
 from chalicelib.tenancy import service as tenancy
-
-
-def register_signing_policies() -> None:
-    """What app.py registers with the cosigner, for tests that make wallets without loading app.py (a new wallet
-    is governed by the `wallets` policy, and the cosigner refuses a key under a policy it does not have)."""
-    signing_policies.register(WALLET_POLICY)
-    for name, handler in ACTIONS.items():
-        signing_policies.register_action(name, handler)
-
-
-register_signing_policies()
 
 
 def principal_for(tenant: Any, sub_id: str) -> WalletPrincipal:

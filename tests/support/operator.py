@@ -1,4 +1,4 @@
-"""The operator's admin command (`python -m chalicelib.tenancy.admin`) run against the local stack."""
+"""The operator's admin command (`python -m chalicelib.operator`) run against the local stack."""
 
 from __future__ import annotations
 
@@ -38,8 +38,8 @@ def _run(stack: dict[str, Any], argv: list[str], timeout: int) -> subprocess.Com
 
 
 def operator(stack: dict[str, Any], *args: str) -> str:
-    """`python -m chalicelib.tenancy.admin ARGS` against the stack; its stdout."""
-    done = _run(stack, ["-m", "chalicelib.tenancy.admin", *args], timeout=120)
+    """`python -m chalicelib.operator ARGS` against the stack; its stdout."""
+    done = _run(stack, ["-m", "chalicelib.operator", *args], timeout=120)
     assert done.returncode == 0, f"admin {args[0]}: {done.stdout}\n{done.stderr}"
     return done.stdout
 

@@ -56,11 +56,16 @@ def sign(owner, user_op_hash):
     return "0x" + bytes(owner.sign_message(encode_defunct(primitive=bytes.fromhex(user_op_hash[2:]))).signature).hex()
 
 
+def op_item(user_op_id):
+    """The operation as stored (its `OP` item)."""
+    return aws.table("user-ops").get_item(Key={"pk": f"USEROP#{user_op_id}", "sk": "OP"})["Item"]
+
+
 def settle(user_op_id, timeout_s=30):
     """Run the tracker on its queue's messages until the operation settles."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        item = aws.table("user-ops").get_item(Key={"pk": f"USEROP#{user_op_id}", "sk": "OP"})["Item"]
+        item = op_item(user_op_id)
         if item["status"] in ("success", "failed"):
             return item
         with running_as("track_user_op"):
@@ -78,21 +83,28 @@ def top_ups_bundler(stack, user_op_hash):
     return answer["result"]
 
 
+def submit(api, tenant, owner, result, sponsored=False):
+    """The service's answer to submitting a built operation (`result`: {userOpId, hash}) signed by `owner`."""
+    body = {
+        "userOpId": result["userOpId"],
+        "hash": result["hash"],
+        "signature": sign(owner, result["hash"]),
+        "isSponsored": sponsored,
+    }
+    return call(api, tenant, "POST", "/api/v1/userOp/submit", body)
+
+
+def submitted(api, tenant, owner, result, sponsored=False):
+    """Submit a built operation, accepted: the operation as the answer shows it."""
+    answer = submit(api, tenant, owner, result, sponsored)
+    assert answer.status_code == 200, answer.json_body
+    return answer.json_body["data"]
+
+
 def run_user_op(api, tenant, owner, kind, body, sponsored=False):
+    """Build an operation of `kind` (`/api/v1/userOp/<kind>/hash`) and submit it: the built operation."""
     hashed = call(api, tenant, "POST", f"/api/v1/userOp/{kind}/hash", body)
     assert hashed.status_code == 200, hashed.json_body
     result = hashed.json_body["data"]
-    submitted = call(
-        api,
-        tenant,
-        "POST",
-        "/api/v1/userOp/submit",
-        {
-            "userOpId": result["userOpId"],
-            "hash": result["hash"],
-            "signature": sign(owner, result["hash"]),
-            "isSponsored": sponsored,
-        },
-    )
-    assert submitted.status_code == 200, submitted.json_body
+    submitted(api, tenant, owner, result, sponsored)
     return result

@@ -18,7 +18,7 @@ from eth_utils import is_checksum_address
 
 from chalicelib.auth import users
 from chalicelib.mpc import aux_pool
-from chalicelib.platform import aws
+from chalicelib.platform import aws, clock
 from chalicelib.tenancy import service as tenancy
 
 KEY_0X11 = "0x" + "11" * 32
@@ -120,7 +120,7 @@ def test_recover_moves_the_wallet_to_the_presenting_user(api, tenant, aux_sets):
         },
     )
     assert revoked.status_code == 401 and code(revoked) == "TOKEN_REVOKED"
-    time.sleep(1.1)  # tokens issued in the revoking second are revoked too
+    clock.travel(1.1)  # tokens issued in the revoking second are revoked too
     assert login(api, tenant.clientSecret, "alice")["isWalletCreated"] is False
 
     # Recovering again as the holder is idempotent; as a user who has another wallet it is a conflict.

@@ -11,12 +11,12 @@ import uuid
 
 from chalicelib.console import apps as console_apps
 from chalicelib.console import store
-from chalicelib.platform import aws, clock, outbox, unit_of_work
+from chalicelib.platform import aws, clock, unit_of_work
 from chalicelib.platform.pagination import PageQuery
 from chalicelib.platform.settings import load_settings
 from chalicelib.platform.unit_of_work import Event, Plan
 from chalicelib.tenancy import service as tenancy
-from chalicelib.webhooks import delivery
+from chalicelib.webhooks import attempts, deliveries
 from tests.support.console import field_values, member
 from tests.support.scripts import dompet_sign
 
@@ -143,7 +143,7 @@ def test_webhooks_test_delivery_replay_and_retry_failed(api, tenant, public_dns,
         posted.append((url, body))
         return next(answers), None
 
-    monkeypatch.setattr(delivery.pinned_http, "post", post)
+    monkeypatch.setattr(attempts.pinned_http, "post", post)
     dev = member(api, tenant.organizationId, "hooks@example.com")
     page = f"/console/apps/{tenant.appId}/webhooks"
     dev.get(page)
@@ -151,10 +151,10 @@ def test_webhooks_test_delivery_replay_and_retry_failed(api, tenant, public_dns,
     dev.get(page)
     assert field_values(dev.text(), "webhookState") == ["enabled"]
     dev.post(f"{page}/test")
-    [listed] = outbox.deliveries_list(tenant.appId).page(PageQuery(page=1, limit=10))[0]
+    [listed] = deliveries.entries(tenant.appId).page(PageQuery(page=1, limit=10))[0]
     queued = listed["deliveryId"]
-    delivery.deliver(queued)  # the receiver answers 500: retried later
-    assert outbox.get_delivery(queued)["status"] == "pending"
+    attempts.deliver(queued)  # the receiver answers 500: retried later
+    assert deliveries.get(queued)["status"] == "pending"
     _fail(queued)  # as when its attempts run out
     fragment = dev.get(f"{page}/deliveries", headers={"hx-request": "true"})
     assert "<html" not in fragment.body.decode() and field_values(dev.text(), "deliveryStatus") == ["failed"]
@@ -165,38 +165,38 @@ def test_webhooks_test_delivery_replay_and_retry_failed(api, tenant, public_dns,
     replayed = dev.post(f"{page}/deliveries/{queued}/replay")
     assert replayed.status_code == 303
     replay_id = replayed.headers["Location"].rsplit("/", 1)[1]
-    copy = outbox.get_delivery(replay_id)
-    assert copy["eventId"] == outbox.get_delivery(queued)["eventId"] and copy["replayOf"] == queued
-    delivery.deliver(replay_id)
-    assert outbox.get_delivery(replay_id)["status"] == "delivered"
+    copy = deliveries.get(replay_id)
+    assert copy["eventId"] == deliveries.get(queued)["eventId"] and copy["replayOf"] == queued
+    attempts.deliver(replay_id)
+    assert deliveries.get(replay_id)["status"] == "delivered"
 
     dev.get(page)
     retried = dev.post(f"{page}/retry-failed", {"since": "2000-01-01T00:00"})
     assert retried.status_code == 200 and field_values(dev.text(), "retriedCount") == [
         "1 failed deliveries queued again."
     ]
-    delivery.deliver(queued)
-    assert outbox.get_delivery(queued)["status"] == "delivered"
+    attempts.deliver(queued)
+    assert deliveries.get(queued)["status"] == "delivered"
     assert len(posted) == 3
 
     dev.get(page)
     dev.post(f"{page}/disable")
     dev.get(page)
     assert field_values(dev.text(), "webhookState") == ["paused"]
-    before = outbox.deliveries_list(tenant.appId).count()
+    before = deliveries.entries(tenant.appId).count()
     paused = dev.post(f"{page}/test")
     assert paused.status_code == 409 and "WEBHOOK_PAUSED" in dev.text()
     test_over_api = signed(api, tenant.appId, tenant.appSecret, "POST", "/api/v1/webhooks/test")
     assert test_over_api.status_code == 409 and test_over_api.json_body["data"]["code"] == "WEBHOOK_PAUSED"
     unit_of_work.commit(Plan(event=Event(tenant.appId, "webhook.test", str(uuid.uuid4()), {})))  # any event
-    assert outbox.deliveries_list(tenant.appId).count() == before  # paused: recorded, not delivered
+    assert deliveries.entries(tenant.appId).count() == before  # paused: recorded, not delivered
     dev.get(page)
     dev.post(f"{page}/enable")
     assert signed(api, tenant.appId, tenant.appSecret, "POST", "/api/v1/webhooks/test").status_code == 200
 
 
 def listed_event(delivery_id):
-    return outbox.get_delivery(delivery_id)["eventId"]
+    return deliveries.get(delivery_id)["eventId"]
 
 
 def _fail(delivery_id):
@@ -247,7 +247,7 @@ def test_a_retry_goes_to_the_current_url_and_not_while_paused(api, tenant, publi
     dev.post(page, {"url": "https://hooks.example.com/old"})
     dev.get(page)
     dev.post(f"{page}/test")
-    [listed] = outbox.deliveries_list(tenant.appId).page(PageQuery(page=1, limit=10))[0]
+    [listed] = deliveries.entries(tenant.appId).page(PageQuery(page=1, limit=10))[0]
     failed = listed["deliveryId"]
     _fail(failed)
     dev.get(page)
@@ -259,9 +259,9 @@ def test_a_retry_goes_to_the_current_url_and_not_while_paused(api, tenant, publi
     assert paused.status_code == 409 and "WEBHOOK_PAUSED" in dev.text()
     over_api = signed(api, tenant.appId, tenant.appSecret, "POST", f"/api/v1/webhooks/deliveries/{failed}/retry")
     assert over_api.status_code == 409 and over_api.json_body["data"]["code"] == "WEBHOOK_PAUSED"
-    assert outbox.get_delivery(failed)["status"] == "failed"
+    assert deliveries.get(failed)["status"] == "failed"
     dev.get(page)
     dev.post(f"{page}/enable")
     again = signed(api, tenant.appId, tenant.appSecret, "POST", f"/api/v1/webhooks/deliveries/{failed}/retry")
     assert again.status_code == 200
-    assert outbox.get_delivery(failed)["url"] == "https://hooks.example.com/new"
+    assert deliveries.get(failed)["url"] == "https://hooks.example.com/new"

@@ -12,11 +12,11 @@ import pytest
 from chalicelib.console import accounts, audit, passwords, store, throttle
 from chalicelib.console import apps as console_apps
 from chalicelib.console.models import Actor, Role
+from chalicelib.operator import main as admin_main
 from chalicelib.platform import clock
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.pagination import PageQuery
 from chalicelib.platform.settings import load_settings
-from chalicelib.tenancy.admin import main as admin_main
 from tests.support.concurrency import race
 from tests.support.console import PASSWORD, ConsoleClient, field_values, member, set_cookies
 

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from nacl.signing import SigningKey
 
+from chalicelib import operator as admin
 from chalicelib.mpc import policies as signing_policies
 from chalicelib.platform import aws, resources
 from chalicelib.platform.invocation import running_as
 from chalicelib.policies import store
-from chalicelib.tenancy import admin
 from chalicelib.tenancy import service as tenancy
 
 

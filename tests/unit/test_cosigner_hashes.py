@@ -42,6 +42,7 @@ from chalicelib.policies.cosigner import register_policy_key
 from chalicelib.tenancy import service as tenancy
 from chalicelib.wallets import provisioning
 from chalicelib.wallets.sending import MpcWalletSigner
+from tests.support.cosigner import no_full_signing
 from tests.support.mpc import audit_records, principal_for, refill_messages, refreshed, run_refill_function
 from tests.support.permit import PERMIT_TYPES
 
@@ -102,13 +103,6 @@ def party_request(wallet_id: str, action: str, payload: Signable | None, digest:
     if payload is not None:
         request["payload"] = payload.model_dump()
     return request
-
-
-def no_full_signing(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(*args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("a full signing session started")
-
-    monkeypatch.setattr(mpc, "signing_session", refuse)
 
 
 def lying_party_a(monkeypatch: pytest.MonkeyPatch, shown: Signable) -> None:

@@ -62,5 +62,35 @@ def test_type_only_imports_and_heavy_third_party_libraries_are_allowed(tmp_path)
     assert [name for _, name, _ in graph.nested_third_party] == ["eth_abi"]
 
 
-def test_the_tree_has_no_circle_no_upward_arrow_and_no_function_level_chalicelib_import():
+def test_a_domain_importing_one_above_it_in_the_order_is_an_upward_arrow_even_inside_a_function(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "wallets/sending.py": "def f():\n    from chalicelib.custody import withdrawals\n",
+            "custody/withdrawals.py": "from chalicelib.wallets import sending\n",  # down: allowed
+            "tenancy/admin.py": "import typing\nif typing.TYPE_CHECKING:\n    from chalicelib.console import pages\n",
+            "console/pages.py": "",
+            "operator.py": "from chalicelib.console import pages\nfrom chalicelib.custody import withdrawals\n",
+        },
+    )
+    graph = import_graph.build(root)
+    arrows = {(i.source, i.target) for i in import_graph.upward(graph)}
+    assert arrows == {
+        ("chalicelib.wallets.sending", "chalicelib.custody.withdrawals"),
+        ("chalicelib.tenancy.admin", "chalicelib.console.pages"),  # a type-only import counts too
+    }
+    # A cycle between packages, wherever its imports are written, fails the check as one.
+    assert import_graph.package_circles(graph) == [["custody", "wallets"]]
+
+
+def test_a_package_outside_the_declared_order_fails_the_check(tmp_path):
+    root = _tree(tmp_path, {"bitcoin/rpc.py": "from chalicelib.platform import aws\n", "platform/aws.py": ""})
+    assert import_graph.undeclared(import_graph.build(root)) == ["bitcoin"]
+
+
+def test_the_tree_keeps_the_order_with_no_cycle_and_no_function_level_chalicelib_import(capsys):
     assert import_graph.main([]) == 0
+    printed = capsys.readouterr().out
+    order = [line.split()[0] for line in printed.splitlines()[1:]]
+    assert order == [*import_graph.ORDER, *import_graph.ENTRY_POINTS]  # the order, each package with its size
+    assert all("modules" in line and "lines" in line for line in printed.splitlines()[1:])

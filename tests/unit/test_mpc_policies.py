@@ -37,7 +37,7 @@ def _policy(on_key: Callable[[policies.NewKey], list[aws.TxItem]] | None = None)
 @pytest.fixture
 def registered(monkeypatch: pytest.MonkeyPatch) -> Callable[[policies.SigningPolicy], None]:
     """Registers a policy for the test only (the registry is the process's)."""
-    monkeypatch.setattr(policies, "_REGISTERED", dict(policies._REGISTERED))
+    monkeypatch.setattr(policies, "POLICIES", policies.POLICIES.copy())
     policies._GOVERNED.clear()
     return policies.register
 
@@ -105,7 +105,7 @@ def test_a_governed_key_signs_only_what_its_registered_policy_allows(aux_sets, r
     user = {**request, "action": "sign", "signers": [0, 2], "secret0": material.secret0}
     assert parties.user_party(user)["code"] == "SECRET0_REJECTED"  # share C is sealed for recovery only
 
-    policies._REGISTERED.pop(TEST_POLICY)  # an entry point that forgot to register it: refused, never signed
+    policies.POLICIES.unregister(TEST_POLICY)  # an entry point that forgot to register it: refused, never signed
     with pytest.raises(mpc.MpcRunError) as refused:
         mpc.sign(wallet_id, material.address, PAYLOAD, "test", policy={"allow": True})
     assert refused.value.code == mpc.POLICY_REFUSED

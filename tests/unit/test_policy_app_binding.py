@@ -16,8 +16,8 @@ from chalicelib.mpc import parties
 from chalicelib.policies import signed
 from chalicelib.policies.cosigner import register_policy_key
 from chalicelib.tenancy import service as tenancy
+from chalicelib.wiring import wire
 from tests.support.family_s import call
-from tests.support.mpc import register_signing_policies
 
 LOOSE = {"version": 99, "default": "allow"}  # what staging runs
 STRICT = {"version": 1, "default": "deny", "messages": {"personal": False}}  # what production runs
@@ -27,7 +27,7 @@ STRICT = {"version": 1, "default": "deny", "messages": {"personal": False}}  # w
 def two_apps(tenant: Any, use_networks: Any) -> tuple[Any, Any, SigningKey]:
     """Staging (the tenant's app) and production (a second app of the same client), one policy key for both; each
     as Family S signs its calls (appId, appSecret)."""
-    register_signing_policies()
+    wire()
     use_networks([{"name": "local-a", "chainId": 31337, "rpcUrls": ["http://127.0.0.1:9"], "nativeSymbol": "ETH"}])
     app, secret = tenancy.create_app(tenant.clientId, "Production")
     production = SimpleNamespace(appId=app.appId, appSecret=secret)

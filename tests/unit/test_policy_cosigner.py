@@ -17,10 +17,8 @@ import base64
 import secrets
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
-import dompet_mpc as mpc_core
 import pytest
 from boto3.dynamodb.conditions import Attr
 from eth_account import Account
@@ -34,11 +32,11 @@ from chalicelib.mpc import aux_pool, parties, policies, presignatures, shares
 from chalicelib.mpc import service as mpc
 from chalicelib.platform import aws, clock
 from chalicelib.platform.errors import ApiError
-from chalicelib.platform.invocation import running_as
 from chalicelib.policies import signed, store, usage
 from chalicelib.policies.cosigner import WALLET_POLICY_NAME, register_policy_key
 from chalicelib.tenancy import service as tenancy
 from chalicelib.wallets import provisioning
+from tests.support.cosigner import cosigner_decides, cosigner_policy_reads, no_full_signing
 from tests.support.mpc import (
     audit_records,
     principal_for,
@@ -131,48 +129,11 @@ def token_transfer(to: str, amount: int, nonce: int = 0) -> Signable:
     return tx(TOKEN, 0, abi.transfer(to, amount), nonce)
 
 
-def cosigner_decides(wallet_id: str, payload: Signable) -> str | None:
-    """What the cosigner's policy check decides for `payload` (counting it when allowed, as before a signature):
-    None when allowed, else the refusing rule."""
-    with running_as("cosigner"):
-        try:
-            policies.authorize(wallet_id, payload, digests.digest_of(payload), None)
-        except policies.PolicyRefusedError as refusal:
-            assert refusal.rule is not None, refusal.reason
-            return refusal.rule
-    return None
-
-
 def counted(wallet_id: str) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = aws.table(store.TABLE).scan(
         FilterExpression=Attr("pk").begins_with(f"COUNTED#{wallet_id}#"), ConsistentRead=True
     )["Items"]
     return items
-
-
-@contextmanager
-def cosigner_policy_reads() -> Iterator[list[str]]:
-    """The names of the reads of the cosigner's policy table made inside the block."""
-    reads: list[str] = []
-
-    def seen(params: dict[str, Any], model: Any, **_: Any) -> None:
-        tables = [params.get("TableName", ""), *params.get("RequestItems", {})]
-        if any(str(t).endswith("cosigner-policy") for t in tables):
-            reads.append(model.name)
-
-    events = aws.dynamodb_client().meta.events
-    events.register("before-parameter-build.dynamodb", seen)
-    try:
-        yield reads
-    finally:
-        events.unregister("before-parameter-build.dynamodb", seen)
-
-
-def no_full_signing(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(*args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("a full signing session started")
-
-    monkeypatch.setattr(mpc_core, "signing_session", refuse)
 
 
 def denied(call: Callable[[], Any]) -> ApiError:

@@ -14,10 +14,8 @@ from __future__ import annotations
 import base64
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
-import dompet_mpc as mpc_core
 import pytest
 from boto3.dynamodb.conditions import Key
 from eth_utils import keccak
@@ -34,6 +32,7 @@ from chalicelib.platform.invocation import running_as
 from chalicelib.policies import cosigner, signed, store, usage
 from chalicelib.policies.cosigner import register_policy_key
 from chalicelib.wallets import provisioning
+from tests.support.cosigner import cosigner_decides, cosigner_policy_reads, no_full_signing
 from tests.support.mpc import principal_for, recovered_address, refill_messages, refreshed, run_refill_function
 
 FRIEND = "0x" + "11" * 20
@@ -107,17 +106,6 @@ def tx(
     )
 
 
-def decides(wallet_id: str, payload: Signable) -> str | None:
-    """The cosigner's check as before a signature (counting what it allows): None when allowed, else the rule."""
-    with running_as("cosigner"):
-        try:
-            policies.authorize(wallet_id, payload, digests.digest_of(payload), None)
-        except policies.PolicyRefusedError as refusal:
-            assert refusal.rule is not None, refusal.reason
-            return refusal.rule
-    return None
-
-
 def window(wallet_id: str) -> tuple[dict[str, int], int]:
     item = aws.table(store.TABLE).get_item(Key=usage.usage_key(wallet_id), ConsistentRead=True).get("Item")
     spent = usage.usage(usage.window_of(item), clock.epoch())
@@ -136,30 +124,6 @@ def nonce_marks(wallet_id: str) -> list[dict[str, Any]]:
     return items
 
 
-@contextmanager
-def cosigner_policy_reads() -> Iterator[list[str]]:
-    reads: list[str] = []
-
-    def seen(params: dict[str, Any], model: Any, **_: Any) -> None:
-        tables = [params.get("TableName", ""), *params.get("RequestItems", {})]
-        if any(str(t).endswith("cosigner-policy") for t in tables):
-            reads.append(model.name)
-
-    events = aws.dynamodb_client().meta.events
-    events.register("before-parameter-build.dynamodb", seen)
-    try:
-        yield reads
-    finally:
-        events.unregister("before-parameter-build.dynamodb", seen)
-
-
-def no_full_signing(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(*args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("a full signing session started")
-
-    monkeypatch.setattr(mpc_core, "signing_session", refuse)
-
-
 # --- replacements ----------------------------------------------------------------------------------------------
 
 
@@ -167,7 +131,7 @@ def test_a_replacement_with_higher_fees_is_allowed_and_counted_once(tenant, poli
     wallet_id = wallet.user.walletId
     limits = {"maxCountPer24h": 1, "maxValuePer24h": {"native": "100"}}
     set_policy(tenant.appId, policy_key, {"version": 1, "transactions": limits})
-    assert decides(wallet_id, tx(FRIEND, 60, fee=GWEI)) is None
+    assert cosigner_decides(wallet_id, tx(FRIEND, 60, fee=GWEI)) is None
     assert window(wallet_id) == ({"native": 60}, 1)
 
     # Re-priced twice (and once as a legacy transaction of the same payment): the same payment, counted once.
@@ -176,14 +140,14 @@ def test_a_replacement_with_higher_fees_is_allowed_and_counted_once(tenant, poli
         tx(FRIEND, 60, fee=5 * GWEI),
         tx(FRIEND, 60, fee=3 * GWEI, legacy=True),
     ):
-        assert decides(wallet_id, bumped) is None
+        assert cosigner_decides(wallet_id, bumped) is None
     assert window(wallet_id) == ({"native": 60}, 1)
     assert counted(wallet_id) == 1
     [mark] = nonce_marks(wallet_id)
     assert mark["feeCap"] == str(GWEI)  # the first signature's
 
     # The documents still decide a replacement: a new payment is over the count, and the replacement signs in full.
-    assert decides(wallet_id, tx(FRIEND, 1, nonce=1)) == "transactions.maxCountPer24h"
+    assert cosigner_decides(wallet_id, tx(FRIEND, 1, nonce=1)) == "transactions.maxCountPer24h"
     payload = tx(FRIEND, 60, fee=8 * GWEI)
     signature = provisioning.sign(wallet, payload)
     assert recovered_address(signature, digests.digest_of(payload)) == wallet.user.walletAddress
@@ -191,40 +155,42 @@ def test_a_replacement_with_higher_fees_is_allowed_and_counted_once(tenant, poli
 
     # A stricter document refuses the replacement as it would the payment (no policy is loosened).
     set_policy(tenant.appId, policy_key, {"version": 2, "transactions": {"maxValue": {"native": "59"}}})
-    assert decides(wallet_id, tx(FRIEND, 60, fee=9 * GWEI)) == "transactions.maxValue.native"
+    assert cosigner_decides(wallet_id, tx(FRIEND, 60, fee=9 * GWEI)) == "transactions.maxValue.native"
 
 
 def test_another_payment_at_a_signed_nonce_is_a_new_transaction(tenant, policy_key, wallet):
     """What a compromised API might present as a replacement: another recipient, value or call data at the nonce."""
     wallet_id = wallet.user.walletId
     set_policy(tenant.appId, policy_key, {"version": 1, "transactions": {"maxCountPer24h": 1}})
-    assert decides(wallet_id, tx(FRIEND, 60)) is None
+    assert cosigner_decides(wallet_id, tx(FRIEND, 60)) is None
     for other in (tx(STRANGER, 60, fee=2 * GWEI), tx(FRIEND, 61, fee=2 * GWEI), tx(FRIEND, 60, b"\x01", fee=2 * GWEI)):
-        assert decides(wallet_id, other) == "transactions.maxCountPer24h"
+        assert cosigner_decides(wallet_id, other) == "transactions.maxCountPer24h"
     assert window(wallet_id) == ({"native": 60}, 1)
     assert len(nonce_marks(wallet_id)) == 1
 
     # A nonce given back and reused by another send: judged and counted as any transaction.
     set_policy(tenant.appId, policy_key, {"version": 2, "transactions": {"maxCountPer24h": 2}})
-    assert decides(wallet_id, tx(STRANGER, 7)) is None
+    assert cosigner_decides(wallet_id, tx(STRANGER, 7)) is None
     assert window(wallet_id) == ({"native": 67}, 2)
     assert len(nonce_marks(wallet_id)) == 2
     # A "replacement" on another chain is not one either.
     other_chain = digests.transaction(UnsignedTx(31338, 0, FRIEND, 60, b"", 21_000, max_fee=GWEI, max_priority_fee=1))
-    assert decides(wallet_id, other_chain) == "transactions.maxCountPer24h"
+    assert cosigner_decides(wallet_id, other_chain) == "transactions.maxCountPer24h"
 
 
 def test_replacement_fees_above_the_networks_ceiling_are_refused(tenant, policy_key, wallet, use_networks):
     use_networks([{**LOCAL_A, "maxFeePerGasCeiling": 50 * GWEI}])
     wallet_id = wallet.user.walletId
-    assert decides(wallet_id, tx(FRIEND, 5, fee=GWEI)) is None
-    assert decides(wallet_id, tx(FRIEND, 5, fee=50 * GWEI)) is None  # the ceiling, not 10 times the first fee cap
-    assert decides(wallet_id, tx(FRIEND, 5, fee=50 * GWEI + 1)) == "replacement"
-    assert decides(wallet_id, tx(FRIEND, 5, fee=50 * GWEI + 1, legacy=True)) == "replacement"
-    assert decides(wallet_id, tx(FRIEND, 5, fee=2 * GWEI, tip=2 * GWEI + 1)) == "replacement"  # tip above the cap
+    assert cosigner_decides(wallet_id, tx(FRIEND, 5, fee=GWEI)) is None
+    # At the ceiling, not at 10 times the first fee cap:
+    assert cosigner_decides(wallet_id, tx(FRIEND, 5, fee=50 * GWEI)) is None
+    assert cosigner_decides(wallet_id, tx(FRIEND, 5, fee=50 * GWEI + 1)) == "replacement"
+    assert cosigner_decides(wallet_id, tx(FRIEND, 5, fee=50 * GWEI + 1, legacy=True)) == "replacement"
+    tip_above_the_cap = tx(FRIEND, 5, fee=2 * GWEI, tip=2 * GWEI + 1)
+    assert cosigner_decides(wallet_id, tip_above_the_cap) == "replacement"
     assert window(wallet_id) == ({"native": 5}, 1)
     # An ordinary transaction is not bounded by the ceiling (its fees are not a replacement's).
-    assert decides(wallet_id, tx(FRIEND, 5, nonce=1, fee=60 * GWEI)) is None
+    assert cosigner_decides(wallet_id, tx(FRIEND, 5, nonce=1, fee=60 * GWEI)) is None
 
     # Refused with a rule: on the full path nothing is signed, answered POLICY_DENIED.
     with pytest.raises(ApiError) as refused:
@@ -238,18 +204,18 @@ def test_replacement_fees_above_the_networks_ceiling_are_refused(tenant, policy_
 
 def test_without_a_network_ceiling_ten_times_the_first_fee_cap(wallet):
     wallet_id = wallet.user.walletId
-    assert decides(wallet_id, tx(FRIEND, 5, fee=GWEI)) is None
-    assert decides(wallet_id, tx(FRIEND, 5, fee=10 * GWEI)) is None
+    assert cosigner_decides(wallet_id, tx(FRIEND, 5, fee=GWEI)) is None
+    assert cosigner_decides(wallet_id, tx(FRIEND, 5, fee=10 * GWEI)) is None
     # Still bounded by the FIRST signature's fee cap, not by the last replacement's.
-    assert decides(wallet_id, tx(FRIEND, 5, fee=10 * GWEI + 1)) == "replacement"
-    assert decides(wallet_id, tx(FRIEND, 5, fee=11 * GWEI)) == "replacement"
+    assert cosigner_decides(wallet_id, tx(FRIEND, 5, fee=10 * GWEI + 1)) == "replacement"
+    assert cosigner_decides(wallet_id, tx(FRIEND, 5, fee=11 * GWEI)) == "replacement"
     # A legacy first signature: its gasPrice is the fee cap.
-    assert decides(wallet_id, tx(FRIEND, 6, nonce=1, fee=3 * GWEI, legacy=True)) is None
-    assert decides(wallet_id, tx(FRIEND, 6, nonce=1, fee=30 * GWEI, tip=30 * GWEI)) is None
-    assert decides(wallet_id, tx(FRIEND, 6, nonce=1, fee=30 * GWEI + 1, legacy=True)) == "replacement"
+    assert cosigner_decides(wallet_id, tx(FRIEND, 6, nonce=1, fee=3 * GWEI, legacy=True)) is None
+    assert cosigner_decides(wallet_id, tx(FRIEND, 6, nonce=1, fee=30 * GWEI, tip=30 * GWEI)) is None
+    assert cosigner_decides(wallet_id, tx(FRIEND, 6, nonce=1, fee=30 * GWEI + 1, legacy=True)) == "replacement"
     assert window(wallet_id) == ({"native": 11}, 2)
     # The same digest again (a retry of the first signature) is no replacement: counted once, as before.
-    assert decides(wallet_id, tx(FRIEND, 5, fee=GWEI)) is None
+    assert cosigner_decides(wallet_id, tx(FRIEND, 5, fee=GWEI)) is None
     assert counted(wallet_id) == 2
 
 
@@ -260,15 +226,15 @@ def test_a_gap_fill_and_a_cancel_are_allowed_under_default_deny_and_not_counted(
     wallet_id = wallet.user.walletId
     me = wallet.user.walletAddress
     set_policy(tenant.appId, policy_key, DEFAULT_DENY)
-    assert decides(wallet_id, tx(FRIEND, 10, nonce=0)) is None
-    assert decides(wallet_id, tx(FRIEND, 20, nonce=3, fee=2 * GWEI)) is None  # nonces 1 and 2 given back
+    assert cosigner_decides(wallet_id, tx(FRIEND, 10, nonce=0)) is None
+    assert cosigner_decides(wallet_id, tx(FRIEND, 20, nonce=3, fee=2 * GWEI)) is None  # nonces 1 and 2 given back
     assert window(wallet_id) == ({"native": 30}, 2)
 
-    assert decides(wallet_id, tx(me, nonce=1)) is None  # gap fills
-    assert decides(wallet_id, tx(me.lower(), nonce=2, fee=20 * GWEI)) is None  # 10x the highest mark's fee cap
-    assert decides(wallet_id, tx(me, nonce=1, fee=10 * GWEI)) is None  # a gap fill re-priced: its replacement
-    assert decides(wallet_id, tx(me, nonce=1, fee=10 * GWEI + 1)) == "replacement"
-    assert decides(wallet_id, tx(me, nonce=3, fee=3 * GWEI)) is None  # the cancel of the payment at nonce 3
+    assert cosigner_decides(wallet_id, tx(me, nonce=1)) is None  # gap fills
+    assert cosigner_decides(wallet_id, tx(me.lower(), nonce=2, fee=20 * GWEI)) is None  # 10x the highest mark's fee cap
+    assert cosigner_decides(wallet_id, tx(me, nonce=1, fee=10 * GWEI)) is None  # a gap fill re-priced: its replacement
+    assert cosigner_decides(wallet_id, tx(me, nonce=1, fee=10 * GWEI + 1)) == "replacement"
+    assert cosigner_decides(wallet_id, tx(me, nonce=3, fee=3 * GWEI)) is None  # the cancel of the payment at nonce 3
     assert window(wallet_id) == ({"native": 30}, 2)
     assert counted(wallet_id) == 2
     marks = {(str(m["sk"])[:20], m["n"]) for m in nonce_marks(wallet_id)}
@@ -283,32 +249,32 @@ def test_a_self_send_that_is_no_no_op_is_judged_by_the_documents(tenant, policy_
     wallet_id = wallet.user.walletId
     me = wallet.user.walletAddress
     set_policy(tenant.appId, policy_key, DEFAULT_DENY)
-    assert decides(wallet_id, tx(me)) == ALLOW_LIST  # no marks yet
-    assert decides(wallet_id, tx(FRIEND, 10, nonce=0)) is None
-    assert decides(wallet_id, tx(FRIEND, 10, nonce=1)) is None
-    assert decides(wallet_id, tx(me, nonce=2)) == ALLOW_LIST  # above every mark
-    assert decides(wallet_id, tx(me, nonce=1, fee=10 * GWEI + 1)) == ALLOW_LIST  # fees above the ceiling
-    assert decides(wallet_id, tx(me, nonce=1, fee=2 * GWEI, tip=2 * GWEI + 1)) == ALLOW_LIST
-    assert decides(wallet_id, tx(me, 1, nonce=1)) == ALLOW_LIST  # a value
-    assert decides(wallet_id, tx(me, 0, b"\x00", nonce=1)) == ALLOW_LIST  # call data
-    assert decides(wallet_id, tx(STRANGER, nonce=1)) == ALLOW_LIST  # another address
-    assert decides(wallet_id, tx(None, nonce=1)) == "default"  # a creation (of 0: no rule allows it)
+    assert cosigner_decides(wallet_id, tx(me)) == ALLOW_LIST  # no marks yet
+    assert cosigner_decides(wallet_id, tx(FRIEND, 10, nonce=0)) is None
+    assert cosigner_decides(wallet_id, tx(FRIEND, 10, nonce=1)) is None
+    assert cosigner_decides(wallet_id, tx(me, nonce=2)) == ALLOW_LIST  # above every mark
+    assert cosigner_decides(wallet_id, tx(me, nonce=1, fee=10 * GWEI + 1)) == ALLOW_LIST  # fees above the ceiling
+    assert cosigner_decides(wallet_id, tx(me, nonce=1, fee=2 * GWEI, tip=2 * GWEI + 1)) == ALLOW_LIST
+    assert cosigner_decides(wallet_id, tx(me, 1, nonce=1)) == ALLOW_LIST  # a value
+    assert cosigner_decides(wallet_id, tx(me, 0, b"\x00", nonce=1)) == ALLOW_LIST  # call data
+    assert cosigner_decides(wallet_id, tx(STRANGER, nonce=1)) == ALLOW_LIST  # another address
+    assert cosigner_decides(wallet_id, tx(None, nonce=1)) == "default"  # a creation (of 0: no rule allows it)
     assert window(wallet_id) == ({"native": 20}, 2)
     assert len(nonce_marks(wallet_id)) == 2
     # A far nonce opens no unbounded range of uncounted no-ops: at most NO_OP_WINDOW below the highest mark.
     set_policy(tenant.appId, policy_key, {"version": 2, "default": "allow"})
-    assert decides(wallet_id, tx(FRIEND, 1, nonce=1000)) is None
+    assert cosigner_decides(wallet_id, tx(FRIEND, 1, nonce=1000)) is None
     set_policy(tenant.appId, policy_key, {**DEFAULT_DENY, "version": 3})
-    assert decides(wallet_id, tx(me, nonce=1000 - cosigner.NO_OP_WINDOW)) is None
-    assert decides(wallet_id, tx(me, nonce=1000 - cosigner.NO_OP_WINDOW - 1)) == ALLOW_LIST
+    assert cosigner_decides(wallet_id, tx(me, nonce=1000 - cosigner.NO_OP_WINDOW)) is None
+    assert cosigner_decides(wallet_id, tx(me, nonce=1000 - cosigner.NO_OP_WINDOW - 1)) == ALLOW_LIST
 
     # Under a policy that allows it, a self-send above every mark is an ordinary transaction: counted.
     set_policy(tenant.appId, policy_key, {"version": 4, "transactions": {"maxCountPer24h": 4}})
-    assert decides(wallet_id, tx(me, nonce=1005)) is None
+    assert cosigner_decides(wallet_id, tx(me, nonce=1005)) is None
     assert window(wallet_id) == ({"native": 21}, 4)
-    assert decides(wallet_id, tx(FRIEND, 1, nonce=1006)) == "transactions.maxCountPer24h"
+    assert cosigner_decides(wallet_id, tx(FRIEND, 1, nonce=1006)) == "transactions.maxCountPer24h"
     # Re-pricing it is a replacement, which a self-send of nothing is allowed without counting again.
-    assert decides(wallet_id, tx(me, nonce=1005, fee=2 * GWEI)) is None
+    assert cosigner_decides(wallet_id, tx(me, nonce=1005, fee=2 * GWEI)) is None
     assert window(wallet_id) == ({"native": 21}, 4)
 
 
@@ -324,7 +290,7 @@ def test_concurrent_first_signatures_of_one_payment_at_one_nonce_count_once(tena
 
     def sign(n: int) -> None:
         start.wait()
-        results[n] = decides(wallet_id, payloads[n])
+        results[n] = cosigner_decides(wallet_id, payloads[n])
 
     threads = [threading.Thread(target=sign, args=(n,)) for n in range(len(payloads))]
     for thread in threads:
@@ -341,7 +307,7 @@ def test_concurrent_first_signatures_of_one_payment_at_one_nonce_count_once(tena
 def test_the_nonce_mark(wallet):
     wallet_id = wallet.user.walletId
     payload = tx(FRIEND, 12345, b"\xab\xcd", nonce=7, fee=4 * GWEI)
-    assert decides(wallet_id, payload) is None
+    assert cosigner_decides(wallet_id, payload) is None
     [mark] = nonce_marks(wallet_id)
     payment = keccak(bytes.fromhex(FRIEND[2:]) + (12345).to_bytes(32, "big") + b"\xab\xcd").hex()
     assert mark["sk"] == f"{7:020d}#{payment}"
@@ -349,7 +315,7 @@ def test_the_nonce_mark(wallet):
     assert int(mark["expiresAt"]) == clock.epoch() + 30 * 86_400
     assert mark["createdAt"]
     # A creation's payment has no recipient; a nonce no chain takes is refused (no rule: no decision of a document).
-    assert decides(wallet_id, tx(None, 0, b"\x60\x00", nonce=8)) is None
+    assert cosigner_decides(wallet_id, tx(None, 0, b"\x60\x00", nonce=8)) is None
     creation = keccak((0).to_bytes(32, "big") + b"\x60\x00").hex()
     assert any(m["sk"] == f"{8:020d}#{creation}" for m in nonce_marks(wallet_id))
     with running_as("cosigner"), pytest.raises(policies.PolicyRefusedError) as refused:

@@ -28,6 +28,7 @@ from chalicelib.mpc import service as mpc_service
 from chalicelib.platform import aws, resources
 from chalicelib.platform.kms_envelope import DataKey, open_with
 from chalicelib.wallets import provisioning
+from tests.support.cosigner import no_full_signing
 from tests.support.mpc import (
     audit_records,
     dump_tables,
@@ -57,13 +58,6 @@ def stocked(tenant, aux_sets, pool_settings):
 
 def ready(party: int, wallet_id: str) -> list[str]:
     return presignatures.ready_ids(party, wallet_id)
-
-
-def no_full_signing(monkeypatch):
-    def refuse(*args, **kwargs):
-        raise AssertionError("a full signing session started")
-
-    monkeypatch.setattr(mpc, "signing_session", refuse)
 
 
 def test_creation_queues_a_first_stock_and_the_refill_fills_both_parties(tenant, aux_sets, pool_settings):
@@ -434,7 +428,9 @@ def test_a_ready_presignature_expires_after_its_time_to_live(stocked, monkeypatc
         clock.reset()
 
 
-def test_a_refill_that_was_asked_for_looks_again_once_after_the_asks_it_held_back(tenant, aux_sets, pool_settings):
+def test_a_refill_that_was_asked_for_looks_again_once_after_the_asks_it_held_back(
+    tenant, aux_sets, pool_settings, queues_on_the_clock
+):
     from chalicelib.platform import clock
 
     aux_sets(1)
@@ -447,8 +443,8 @@ def test_a_refill_that_was_asked_for_looks_again_once_after_the_asks_it_held_bac
     assert refill_messages(follow_ups=True) == []  # delayed past the asks a burst may have held back
     while not (found := refill_messages(follow_ups=True)):
         assert clock.monotonic() - started < presignatures.REFILL_ASK_EVERY_S + 30
-        threading.Event().wait(0.5)
+        clock.travel(0.5)
     assert found == [{"walletId": wallet_id, "followUp": True}]
     assert run_refill_function(found[0]) == {"batchItemFailures": []}  # stocked: nothing made, no further look
-    threading.Event().wait(presignatures.REFILL_ASK_EVERY_S + 2)
+    clock.travel(presignatures.REFILL_ASK_EVERY_S + 2)
     assert refill_messages(follow_ups=True) == [] and refill_messages() == []

@@ -109,8 +109,9 @@ def test_the_cosigner_refuses_an_online_step_for_a_key_it_governs_from_its_own_r
     request = partial_request(wallet_id, presignature_id, b"unchecked")
 
     # Its policy is not registered in this process: no presignatures (party A signs in full, and is refused there).
-    unregistered = {name: p for name, p in policies._REGISTERED.items() if name != CUSTODY_POLICY.name}
-    monkeypatch.setattr(policies, "_REGISTERED", unregistered)
+    unregistered = policies.POLICIES.copy()
+    unregistered.unregister(CUSTODY_POLICY.name)
+    monkeypatch.setattr(policies, "POLICIES", unregistered)
     assert parties.cosigner(request)["code"] == parties.PRESIGNATURES_OFF
     assert presignature_id in presignatures.ready_ids(shares.COSIGNER, wallet_id)
     policies.register(CUSTODY_POLICY)

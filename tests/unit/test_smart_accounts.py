@@ -7,8 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from chalicelib.evm.aa import counterfactual
 from chalicelib.platform import aws, networks, settings
-from chalicelib.smart_accounts import counterfactual
 from chalicelib.tenancy import service as tenancy
 from tests.support.family_s import OWNER, call, create
 from tests.support.networks import FACTORY, aa_network

@@ -8,9 +8,10 @@ import re
 import pytest
 from botocore.exceptions import ClientError
 
+from chalicelib import operator as admin
 from chalicelib.platform import aws, clock
 from chalicelib.platform.settings import load_settings
-from chalicelib.tenancy import admin, service, store
+from chalicelib.tenancy import service, store
 
 
 def _dump() -> str:

@@ -6,8 +6,10 @@ import pytest
 
 from chalicelib.platform import aws, outbox, unit_of_work
 from chalicelib.platform.errors import ApiError
+from chalicelib.platform.hooks import Hooks
 from chalicelib.platform.pagination import AppendOnlyList
 from chalicelib.platform.unit_of_work import Event, Plan
+from chalicelib.webhooks import events
 
 TABLE = "tenancy"
 
@@ -39,7 +41,7 @@ def test_a_failed_condition_writes_nothing_and_is_reported_by_name(aws_env):
     with pytest.raises(aws.TransactionCancelledError) as error:
         unit_of_work.commit(Plan(items=[taken], lists=[(entries, {"n": 1})], event=event))
     assert error.value.condition_failed("claim")
-    assert entries.count() == 0 and outbox.get_event("uow-nothing") is None
+    assert entries.count() == 0 and events.get("uow-nothing") is None
 
 
 def test_an_event_that_exists_is_not_written_again_but_the_change_is(aws_env):
@@ -49,6 +51,32 @@ def test_an_event_that_exists_is_not_written_again_but_the_change_is(aws_env):
     again = unit_of_work.commit(Plan(items=[aws.put("state", TABLE, {"pk": "UOW#state", "sk": "x"})], event=event))
     assert again is not None and not again.event_written and again.delivery_id is None
     assert _item("UOW#state")
+
+
+def test_an_event_without_a_subscriber_fails_and_nothing_is_written(aws_env, monkeypatch):
+    """An event is never dropped: with no recorder subscribed (a wiring error), the whole change fails."""
+    monkeypatch.setattr(outbox, "SUBSCRIBER", Hooks("event subscriber"))
+    state = aws.put("state", TABLE, {"pk": "UOW#unheard", "sk": "x"})
+    with pytest.raises(outbox.NoSubscriberError):
+        unit_of_work.commit(Plan(items=[state], event=Event("app-1", "webhook.test", "uow-unheard", {})))
+    assert not _item("UOW#unheard") and events.get("uow-unheard") is None
+
+
+def test_the_subscriber_says_what_an_event_writes(aws_env, monkeypatch):
+    heard: list[tuple[str, str]] = []
+    written: list[str] = []
+
+    def record(event: Event, now: str) -> outbox.Emission:
+        heard.append((event.id, now))
+        item = aws.put(outbox.EVENT_ITEM, TABLE, {"pk": f"UOW#{event.id}", "sk": "x", **event.envelope(now)})
+        return outbox.Emission([item], after_commit=lambda: written.append(event.id))
+
+    monkeypatch.setattr(outbox, "SUBSCRIBER", Hooks("event subscriber"))
+    outbox.subscribe(record)
+    committed = unit_of_work.commit(Plan(event=Event("app-1", "webhook.test", "uow-heard", {"n": 1})))
+    assert committed is not None and committed.event_written and committed.delivery_id is None
+    assert [i for i, _ in heard] == ["uow-heard"] and written == ["uow-heard"]
+    assert _item("UOW#uow-heard")["data"] == {"n": 1} and _item("UOW#uow-heard")["apiVersion"] == outbox.API_VERSION
 
 
 def test_an_item_named_in_replan_on_builds_the_plan_again_from_fresh_reads(aws_env):

@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from chalicelib.platform import outbox, pinned_http, settings, unit_of_work
+from chalicelib.platform import pinned_http, settings, unit_of_work
 from chalicelib.platform.unit_of_work import Event, Plan
-from chalicelib.webhooks import delivery, store
+from chalicelib.webhooks import attempts, deliveries
+from chalicelib.webhooks import settings as webhook_settings
 
 
 class Receiver:
@@ -85,12 +86,12 @@ def _runner() -> Any:
 
 
 def test_a_batch_is_attempted_at_once_and_one_failing_receiver_holds_back_no_other(aws_env, tenant, receiver):
-    store.put(tenant.appId, receiver.url, "2026-11-28T00:00:00.000Z")
+    webhook_settings.put(tenant.appId, receiver.url, "2026-11-28T00:00:00.000Z")
     ids = _events(tenant, 10, "batch")
     receiver.failing = {"batch-3"}
     runner, source = _runner()
     assert runner.poll_once(source) == 10
-    records = {i: outbox.get_delivery(i) for i in ids}
+    records = {i: deliveries.get(i) for i in ids}
     statuses = sorted(str(r["status"]) for r in records.values() if r)
     assert statuses == ["delivered"] * 9 + ["pending"]
     [retried] = [r for r in records.values() if r and r["status"] == "pending"]
@@ -106,17 +107,17 @@ def test_a_batch_is_attempted_at_once_and_one_failing_receiver_holds_back_no_oth
 
 
 def test_a_record_that_fails_is_reported_alone(aws_env, tenant, receiver, monkeypatch):
-    store.put(tenant.appId, receiver.url, "2026-11-28T00:00:00.000Z")
+    webhook_settings.put(tenant.appId, receiver.url, "2026-11-28T00:00:00.000Z")
     ids = _events(tenant, 4, "poison")
     receiver.delay_s = 0
-    record = delivery._record
+    record = attempts._record
 
-    def flaky_record(delivery_id: str, *args: Any, **kwargs: Any) -> bool:
-        if delivery_id == ids[1]:
+    def flaky_record(claimed: Any, *args: Any, **kwargs: Any) -> bool:
+        if claimed.id == ids[1]:
             raise RuntimeError("DynamoDB is down for this one")
-        return record(delivery_id, *args, **kwargs)
+        return record(claimed, *args, **kwargs)
 
-    monkeypatch.setattr(delivery, "_record", flaky_record)
+    monkeypatch.setattr(attempts, "_record", flaky_record)
     from chalicelib.webhooks.functions import deliver_webhook
 
     class Context:
@@ -129,4 +130,4 @@ def test_a_record_that_fails_is_reported_alone(aws_env, tenant, receiver, monkey
     ] + [{"messageId": "m-bad", "receiptHandle": "r-bad", "body": "{}", "attributes": {}}]
     answer = deliver_webhook({"Records": records}, Context())  # as Lambda calls it
     assert answer == {"batchItemFailures": [{"itemIdentifier": "m1"}, {"itemIdentifier": "m-bad"}]}
-    assert [outbox.get_delivery(i)["status"] for i in (ids[0], ids[2], ids[3])] == ["delivered"] * 3  # type: ignore[index]
+    assert [deliveries.get(i)["status"] for i in (ids[0], ids[2], ids[3])] == ["delivered"] * 3  # type: ignore[index]

@@ -13,9 +13,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from boto3.dynamodb.conditions import Key
 
-from chalicelib.platform import aws, clock, deadline, egress, outbox, settings, unit_of_work
+from chalicelib.platform import aws, clock, deadline, egress, settings, unit_of_work
 from chalicelib.platform.unit_of_work import Event, Plan
-from chalicelib.webhooks import delivery, store
+from chalicelib.webhooks import attempts, deliveries, store
+from chalicelib.webhooks import settings as webhook_settings
 
 
 @pytest.fixture
@@ -99,22 +100,22 @@ def _answers(monkeypatch: pytest.MonkeyPatch, ips: list[str], delay_s: float = 0
 
 def test_a_tls_handshake_that_trickles_is_cut_off_at_the_deadline(aws_env, tenant, local_receivers, tls_trickler):
     """The deadline used to start after connect + TLS: a handshake fed a byte at a time ran on and on."""
-    original = delivery.ATTEMPT_TIMEOUT_S
-    delivery.ATTEMPT_TIMEOUT_S = 1
+    original = attempts.ATTEMPT_TIMEOUT_S
+    attempts.ATTEMPT_TIMEOUT_S = 1
     try:
         started = time.monotonic()
-        status, error = delivery._post(f"https://127.0.0.1:{tls_trickler}/hook", tenant.appId, "evt", b"{}")
+        status, error = attempts._post(f"https://127.0.0.1:{tls_trickler}/hook", tenant.appId, "evt", b"{}")
     finally:
-        delivery.ATTEMPT_TIMEOUT_S = original
+        attempts.ATTEMPT_TIMEOUT_S = original
     assert status is None and error == "TimeoutError"
     assert time.monotonic() - started < 2.0
 
 
 def test_a_slow_dns_answer_counts_against_the_attempts_deadline(aws_env, tenant, local_receivers, monkeypatch):
     _answers(monkeypatch, ["127.0.0.1"], delay_s=3)
-    monkeypatch.setattr(delivery, "ATTEMPT_TIMEOUT_S", 1)
+    monkeypatch.setattr(attempts, "ATTEMPT_TIMEOUT_S", 1)
     started = time.monotonic()
-    status, error = delivery._post("http://slow-dns.example.com:9/hook", tenant.appId, "evt", b"{}")
+    status, error = attempts._post("http://slow-dns.example.com:9/hook", tenant.appId, "evt", b"{}")
     assert status is None and error
     assert time.monotonic() - started < 2.0
 
@@ -144,17 +145,17 @@ def test_each_address_is_tried_and_a_silent_one_gets_only_its_share(
         return real(address, timeout, *args, **kwargs)
 
     monkeypatch.setattr(socket, "create_connection", create_connection)
-    monkeypatch.setattr(delivery, "ATTEMPT_TIMEOUT_S", 2)
+    monkeypatch.setattr(attempts, "ATTEMPT_TIMEOUT_S", 2)
     started = time.monotonic()
-    status, error = delivery._post(f"http://hooks.example.com:{ok_receiver}/hook", tenant.appId, "evt", b"{}")
+    status, error = attempts._post(f"http://hooks.example.com:{ok_receiver}/hook", tenant.appId, "evt", b"{}")
     assert (status, error) == (200, None)
     assert tried == ["192.0.2.1", "127.0.0.1"]
     assert time.monotonic() - started < 2.0
 
 
 def _pending_delivery(tenant, monkeypatch: pytest.MonkeyPatch, url: str = "https://hooks.example.com/x") -> str:
-    monkeypatch.setattr(outbox, "enqueue", lambda *a, **k: None)
-    store.put(tenant.appId, url, clock.iso_now())
+    monkeypatch.setattr(deliveries, "enqueue", lambda *a, **k: None)
+    webhook_settings.put(tenant.appId, url, clock.iso_now())
     emitted = unit_of_work.commit(Plan(event=Event(tenant.appId, "webhook.test", str(uuid.uuid4()), {})))
     assert emitted.delivery_id
     return emitted.delivery_id
@@ -164,11 +165,11 @@ def test_an_attempt_leaves_time_to_record_its_outcome(aws_env, tenant, local_rec
     """The attempt used to take everything left of the budget; recording it then failed with DEADLINE_EXCEEDED
     and the attempt was lost (claimed, counted, never recorded)."""
     delivery_id = _pending_delivery(tenant, monkeypatch, f"http://127.0.0.1:{http_trickler}/hook")
-    monkeypatch.setattr(delivery, "MIN_ATTEMPT_S", 0.5, raising=False)
-    monkeypatch.setattr(delivery, "RECORD_RESERVE_S", 1.0, raising=False)
+    monkeypatch.setattr(attempts, "MIN_ATTEMPT_S", 0.5, raising=False)
+    monkeypatch.setattr(attempts, "RECORD_RESERVE_S", 1.0, raising=False)
     with deadline.budget(3 + deadline.RESERVE_S):  # 3 s: a 2 s attempt, 1 s to record it
-        delivery.deliver(delivery_id)
-    item = outbox.get_delivery(delivery_id)
+        attempts.deliver(delivery_id)
+    item = deliveries.get(delivery_id)
     assert item["status"] == "pending" and int(item["attempts"]) == 1
     assert item["lastError"] == "TimeoutError" and [int(e["attempt"]) for e in item["log"]] == [1]
 
@@ -176,68 +177,69 @@ def test_an_attempt_leaves_time_to_record_its_outcome(aws_env, tenant, local_rec
 def test_without_time_for_an_attempt_the_delivery_goes_back_to_the_queue_unclaimed(aws_env, tenant, monkeypatch):
     delivery_id = _pending_delivery(tenant, monkeypatch)
     queued: list[str] = []
-    monkeypatch.setattr(outbox, "enqueue", lambda d, delay_s=0: queued.append(d))
-    monkeypatch.setattr(delivery, "_post", lambda *a, **k: pytest.fail("no time for an attempt"))
+    monkeypatch.setattr(deliveries, "enqueue", lambda d, delay_s=0: queued.append(d))
+    monkeypatch.setattr(attempts, "_post", lambda *a, **k: pytest.fail("no time for an attempt"))
     with deadline.budget(2 + deadline.RESERVE_S):
-        delivery.deliver(delivery_id)
-    item = outbox.get_delivery(delivery_id)
+        attempts.deliver(delivery_id)
+    item = deliveries.get(delivery_id)
     assert int(item["attempts"]) == 0 and "claimToken" not in item and queued == [delivery_id]
 
 
 def test_used_up_attempts_fail_the_delivery_without_a_phantom_attempt(aws_env, tenant, monkeypatch):
     delivery_id = _pending_delivery(tenant, monkeypatch)
     dead: list[str] = []
-    monkeypatch.setattr(delivery, "_dead_letter", dead.append)
-    monkeypatch.setattr(delivery, "_post", lambda *a, **k: pytest.fail("no attempt is left"))
+    monkeypatch.setattr(attempts, "_dead_letter", dead.append)
+    monkeypatch.setattr(attempts, "_post", lambda *a, **k: pytest.fail("no attempt is left"))
     allowed = len(settings.load_settings().webhook_retry_delays) + 1
     for _ in range(allowed):  # every attempt claimed, then its worker died
-        assert delivery._claim(delivery_id) is not None
-        clock.travel(delivery.CLAIM_S + 1)
-    delivery.deliver(delivery_id)
-    item = outbox.get_delivery(delivery_id)
+        assert attempts._claim(deliveries.read(delivery_id)) is not None
+        clock.travel(deliveries.CLAIM_S + 1)
+    attempts.deliver(delivery_id)
+    item = deliveries.get(delivery_id)
     assert item["status"] == "failed" and int(item["attempts"]) == allowed
     assert "duePk" not in item and item["lastError"].startswith("attempts exhausted") and dead == [delivery_id]
-    assert outbox.sweep() == 0
+    assert deliveries.sweep() == 0
 
 
 def test_a_delivery_whose_event_is_missing_fails_instead_of_waiting_forever(aws_env, tenant, monkeypatch):
     delivery_id = _pending_delivery(tenant, monkeypatch)
-    item = outbox.get_delivery(delivery_id)
-    aws.table(outbox.TABLE).delete_item(Key={"pk": f"EVENT#{item['eventId']}", "sk": "EVENT"})
-    monkeypatch.setattr(delivery, "_dead_letter", lambda d: None)
-    delivery.deliver(delivery_id)
-    item = outbox.get_delivery(delivery_id)
+    item = deliveries.get(delivery_id)
+    aws.table(store.TABLE).delete_item(Key={"pk": f"EVENT#{item['eventId']}", "sk": "EVENT"})
+    monkeypatch.setattr(attempts, "_dead_letter", lambda d: None)
+    attempts.deliver(delivery_id)
+    item = deliveries.get(delivery_id)
     assert item["status"] == "failed" and "duePk" not in item
     clock.travel(3600)
-    assert outbox.sweep() == 0  # the sweeper used to queue it every 5 minutes, forever
+    assert deliveries.sweep() == 0  # the sweeper used to queue it every 5 minutes, forever
 
 
 def test_an_attempt_whose_claim_was_taken_over_records_nothing_and_does_not_crash(aws_env, tenant, monkeypatch):
     delivery_id = _pending_delivery(tenant, monkeypatch)
 
     def slow_post(*args: object, **kwargs: object) -> tuple[int, None]:
-        clock.travel(delivery.CLAIM_S + 1)  # this worker stalled past its lease...
-        assert delivery._claim(delivery_id) is not None  # ...and another one took the delivery
+        clock.travel(deliveries.CLAIM_S + 1)  # this worker stalled past its lease...
+        assert attempts._claim(deliveries.read(delivery_id)) is not None  # ...and another one took the delivery
         return 200, None
 
-    monkeypatch.setattr(delivery, "_post", slow_post)
-    delivery.deliver(delivery_id)
-    item = outbox.get_delivery(delivery_id)
+    monkeypatch.setattr(attempts, "_post", slow_post)
+    attempts.deliver(delivery_id)
+    item = deliveries.get(delivery_id)
     assert item["status"] == "pending" and int(item["attempts"]) == 2 and item["log"] == []
 
 
 def test_attempts_of_a_delivery_retried_by_hand_keep_their_own_items(aws_env, tenant, monkeypatch):
     """Attempt items were keyed by the attempt number, which a manual retry starts again from 1."""
     delivery_id = _pending_delivery(tenant, monkeypatch)
-    monkeypatch.setattr(delivery, "_dead_letter", lambda d: None)
-    monkeypatch.setattr(delivery, "_post", lambda *a, **k: (404, "HTTP 404"))
-    delivery.deliver(delivery_id)
-    assert delivery.retry(delivery_id, str(outbox.get_delivery(delivery_id)["url"]))
+    monkeypatch.setattr(attempts, "_dead_letter", lambda d: None)
+    monkeypatch.setattr(attempts, "_post", lambda *a, **k: (404, "HTTP 404"))
+    attempts.deliver(delivery_id)
+    failed = deliveries.read(delivery_id)
+    assert failed is not None and deliveries.retry(failed, failed.url)
     clock.travel(1)
-    delivery.deliver(delivery_id)
-    item = outbox.get_delivery(delivery_id)
+    attempts.deliver(delivery_id)
+    item = deliveries.get(delivery_id)
     assert item["status"] == "failed" and int(item["attempts"]) == 1
-    kept = aws.table(outbox.TABLE).query(
+    kept = aws.table(store.TABLE).query(
         KeyConditionExpression=Key("pk").eq(f"DELIVERY#{delivery_id}") & Key("sk").begins_with("ATTEMPT#")
     )["Items"]
     assert len(kept) == 2
@@ -246,12 +248,12 @@ def test_attempts_of_a_delivery_retried_by_hand_keep_their_own_items(aws_env, te
 def test_the_sweeper_drops_a_finished_delivery_left_in_the_due_index(aws_env, tenant, monkeypatch):
     """Such an item was read (and skipped) by every sweep, forever, taking room in its page of 100."""
     delivery_id = _pending_delivery(tenant, monkeypatch)
-    aws.table(outbox.TABLE).update_item(
+    aws.table(store.TABLE).update_item(
         Key={"pk": f"DELIVERY#{delivery_id}", "sk": "DELIVERY"},
         UpdateExpression="SET #s = :d",
         ExpressionAttributeNames={"#s": "status"},
         ExpressionAttributeValues={":d": "delivered"},
     )
-    assert outbox.sweep() == 0
-    item = outbox.get_delivery(delivery_id)
+    assert deliveries.sweep() == 0
+    item = deliveries.get(delivery_id)
     assert item["status"] == "delivered" and "duePk" not in item and "dueAt" not in item

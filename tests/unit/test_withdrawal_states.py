@@ -206,28 +206,6 @@ def test_the_sweep_queues_unfinished_withdrawals_that_stopped_moving(
         clock.reset()
 
 
-def test_withdrawals_marked_before_the_due_index_are_swept_until_no_marker_is_left(
-    aws_env: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    queued: list[str] = []
-    monkeypatch.setattr(withdrawals, "enqueue", lambda withdrawal_id, delay_s=0: queued.append(withdrawal_id))
-    old = {"duePk", "dueAt"}
-    for n, status in enumerate(["sending", "success", "sent"]):  # written by the earlier version: no due time
-        item = {k: v for k, v in withdrawal(status, n).to_item().items() if k not in old}
-        aws.write(aws.put("old", TABLE, item, None))
-        aws.write(aws.put("marker", TABLE, {"pk": withdrawals.OPEN, "sk": f"w-{n}"}, None))
-    moved_since = Withdrawal.from_item(stored(withdrawal("sent", 2)))
-    aws.write(transition(moved_since, "sent", checks=1))  # a move puts it in the due index
-    try:
-        clock.travel(STALE_S + 1)
-        # w-0 by its marker, w-2 by the index (once: its marker goes); w-1 ended
-        assert withdrawals.requeue_stale() == 2 and sorted(queued) == ["w-0", "w-2"]
-    finally:
-        clock.reset()
-    markers = aws.table(TABLE).query(KeyConditionExpression=Key("pk").eq(withdrawals.OPEN))["Items"]
-    assert [m["sk"] for m in markers] == ["w-0"]  # ended or in the index: its marker went
-
-
 # --- the worker's reading of a mined withdrawal, against a fake chain ----------------------------------------------
 
 

@@ -1,4 +1,4 @@
-"""One delivery attempt: sign, POST, record, and decide what comes next.
+"""Attempts: one delivery attempt (sign, POST, record, and decide what comes next), and the attempts' own items.
 
 The request: `POST <url>` with `Content-Type: application/json`, `X-Service-Event-Id`
 (the event id), `X-Service-Timestamp` (Unix seconds) and `X-Service-Signature`:
@@ -20,15 +20,16 @@ after the next delay of the schedule (`DOMPET_WEBHOOK_RETRY_SCHEDULE_S`, ±20 % 
 a fixed, documented schedule rather than platform/retry.py's backoff, which is for the
 service's own short loops); any other status (3xx, other 4xx) fails at once. After the
 last attempt the delivery is failed and its message goes to the queue's dead-letter
-queue. Every attempt is stored as its own item (`ATTEMPT#<at>#<n>` beside the delivery,
-so a manual retry, which counts from 1 again, never overwrites an earlier one); the
-delivery keeps the last LOG_KEPT in `log`, so it never grows towards DynamoDB's 400 KB
-item limit.
+queue. Every attempt is stored as its own item (pk `DELIVERY#<deliveryId>`, sk
+`ATTEMPT#<at>#<n>`, beside the delivery, so a manual retry, which counts from 1 again,
+never overwrites an earlier one), in the same transaction as the delivery's move
+(deliveries.py); the delivery keeps the last LOG_KEPT in `log`, so it never grows towards
+DynamoDB's 400 KB item limit.
 
-Each attempt first claims the delivery (a conditional write with a lease) and is counted
-in that same write, so two messages for one delivery (the sweeper re-queued it, SQS
-delivered twice) never produce two attempts at once, only the claimant records the
-outcome, and an attempt whose worker died still counts: a delivery whose attempts were
+Each attempt first claims the delivery (deliveries.claim: a conditional move with a
+lease) and is counted in that same write, so two messages for one delivery (the sweeper
+re-queued it, SQS delivered twice) never produce two attempts at once, only the claimant
+records the outcome, and an attempt whose worker died still counts: a delivery whose attempts were
 all claimed is failed without another POST, and one whose event is missing is failed
 too, so the sweeper never re-queues a delivery forever.
 """
@@ -36,26 +37,26 @@ too, so the sweeper never re-queues a delivery forever.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import functools
 import random
-import uuid
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
-from chalicelib.platform import aws, clock, consumers, deadline, due, followups, outbox, pinned_http, unit_of_work
+from chalicelib.platform import aws, clock, consumers, deadline, followups, pinned_http, unit_of_work
 from chalicelib.platform.clock import iso
 from chalicelib.platform.logging import logger
 from chalicelib.platform.settings import load_settings
 from chalicelib.platform.unit_of_work import Plan
-from chalicelib.webhooks import signing_keys
+from chalicelib.webhooks import deliveries, events, signing_keys
+from chalicelib.webhooks.deliveries import DeliveryRecord
+from chalicelib.webhooks.store import TABLE
 
 BATCH_CONCURRENCY = 10  # attempts of one SQS batch (its size) made at once
 ATTEMPT_TIMEOUT_S = 10.0  # the whole attempt: resolve + connect + TLS + send + read
 MIN_ATTEMPT_S = 5.0  # with less than this available, the delivery is queued again instead of attempted
 RECORD_RESERVE_S = 2.0  # kept back from the invocation's budget to record the attempt's outcome
-CLAIM_S = 120  # an attempt's lease; a worker that died frees the delivery after it
 LOG_KEPT = 10  # attempts kept inline on the delivery; every attempt also has its own item
 MAX_RESPONSE_READ = 4096
 RETRYABLE = {408, 429}
@@ -84,13 +85,15 @@ def deliver_all(delivery_ids: Sequence[str]) -> list[BaseException | None]:
     at once (each with its own deadline and record, as `deliver`); each message's failure or None, in order.
     Deliveries carry no order between them (receivers deduplicate by event id), so one slow receiver never holds
     up the others."""
-    deliveries, events = outbox.deliveries_and_events(list(delivery_ids))
+    found = deliveries.get_many(list(delivery_ids))
+    stored = events.get_many(str(item["eventId"]) for item in found.values())
     failures: dict[str, BaseException] = {}
     ready: dict[str, _Ready] = {}
     for delivery_id in dict.fromkeys(delivery_ids):
-        found = deliveries.get(delivery_id)
+        item = found.get(delivery_id)
         try:
-            prepared = _ready(delivery_id, found, events.get(str(found["eventId"])) if found else None)
+            record = DeliveryRecord.from_item(item) if item else None
+            prepared = _ready(delivery_id, record, stored.get(record.eventId) if record else None)
         except Exception as exc:  # noqa: BLE001 - this message fails alone
             failures[delivery_id] = exc
             continue
@@ -109,68 +112,65 @@ def deliver_all(delivery_ids: Sequence[str]) -> list[BaseException | None]:
     return [failures.get(i) for i in delivery_ids]
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class _Ready:
     """A delivery that is pending, due, has its event and attempts left, and time to make one."""
 
-    delivery_id: str
-    delivery: dict[str, Any]
+    delivery: DeliveryRecord
     event: dict[str, Any]
     budget_s: float
 
 
 def deliver(delivery_id: str) -> None:
     """The work for one message: check, claim, attempt, record."""
-    delivery = outbox.get_delivery(delivery_id)
-    if delivery is None or delivery["status"] != "pending":
+    record = deliveries.read(delivery_id)
+    if record is None or record.status != "pending":
         return
-    ready = _ready(delivery_id, delivery, outbox.get_event(str(delivery["eventId"])))
+    ready = _ready(delivery_id, record, events.get(record.eventId))
     if ready is None:
         return
-    claimed = _claim(delivery_id)
+    claimed = _claim(ready.delivery)
     if claimed is not None:  # else another worker has it (a second message for the same delivery): drop this one
         _attempt(ready, claimed)
 
 
-def _ready(delivery_id: str, delivery: dict[str, Any] | None, event: dict[str, Any] | None) -> _Ready | None:
+def _ready(delivery_id: str, record: DeliveryRecord | None, event: dict[str, Any] | None) -> _Ready | None:
     """The delivery when an attempt is to be made now; None when not (not pending; queued again for later;
     given up)."""
-    if delivery is None or delivery["status"] != "pending":
+    if record is None or record.status != "pending":
         return None
-    wait = (clock.parse_iso(delivery["nextAttemptAt"]) - clock.now()).total_seconds()
+    wait = (clock.parse_iso(str(record.nextAttemptAt)) - clock.now()).total_seconds()
     if wait > 1:
-        outbox.enqueue(delivery_id, followups.capped(wait))  # not due yet: looked at again, at most SQS's delay
+        deliveries.enqueue(delivery_id, followups.capped(wait))  # not due yet: looked at again, at most SQS's delay
         return None
     if event is None:
-        _give_up(delivery, EVENT_MISSING)  # cannot happen (one transaction wrote both); never loop on it
+        _give_up(record, EVENT_MISSING)  # cannot happen (one transaction wrote both); never loop on it
         return None
-    if int(delivery.get("attempts", 0)) >= len(load_settings().webhook_retry_delays) + 1:
-        _give_up(delivery, EXHAUSTED)  # the last attempt was claimed and its worker died
+    if record.attempts >= len(load_settings().webhook_retry_delays) + 1:
+        _give_up(record, EXHAUSTED)  # the last attempt was claimed and its worker died
         return None
     budget_s = _attempt_budget_s()
     if budget_s is None:
         logger.info("no time left for a webhook attempt; queued again", extra={"deliveryId": delivery_id})
-        outbox.enqueue(delivery_id)  # unclaimed, so if this fails the sweeper queues it
+        deliveries.enqueue(delivery_id)  # unclaimed, so if this fails the sweeper queues it
         return None
-    return _Ready(delivery_id, delivery, event, budget_s)
+    return _Ready(record, event, budget_s)
 
 
-def _attempt(ready: _Ready, claimed: tuple[str, int]) -> None:
+def _attempt(ready: _Ready, claimed: DeliveryRecord) -> None:
     """One claimed attempt: POST, record the outcome, then queue the retry or dead-letter the failure."""
-    delivery_id, delivery, event = ready.delivery_id, ready.delivery, ready.event
+    event = ready.event
     schedule = load_settings().webhook_retry_delays
     allowed = len(schedule) + 1
-    claim, attempts = claimed
+    attempts = claimed.attempts
     status: int | None
     error: str | None
     started = clock.monotonic()
-    if attempts > allowed:  # a claim that raced ours used the last attempt
+    if attempts > allowed:  # a claim made meanwhile used the last attempt
         status, error = None, EXHAUSTED
     else:
         try:
-            status, error = _post(
-                delivery["url"], delivery["appId"], delivery["eventId"], event["body"].encode(), ready.budget_s
-            )
+            status, error = _post(claimed.url, claimed.appId, claimed.eventId, event["body"].encode(), ready.budget_s)
         except Exception as exc:  # noqa: BLE001 - whatever went wrong is recorded as a failed attempt, never a crash loop
             status, error = None, type(exc).__name__
     now = clock.now()
@@ -184,51 +184,26 @@ def _attempt(ready: _Ready, claimed: tuple[str, int]) -> None:
     update: dict[str, Any] = {"lastAttemptAt": iso(now), "lastResponseStatus": status, "lastError": error}
     delay = 0.0
     if status is not None and 200 <= status < 300:
-        update.update(status="delivered", deliveredAt=iso(now), nextAttemptAt=None)
-        outcome = "delivered"
+        to, outcome = "delivered", "delivered"
+        update.update(deliveredAt=iso(now), nextAttemptAt=None)
     elif (status is None or status >= 500 or status in RETRYABLE) and attempts <= len(schedule):
         delay = schedule[attempts - 1] * random.uniform(0.8, 1.2)  # noqa: S311 - jitter, not security
-        update["nextAttemptAt"] = iso(now + timedelta(seconds=delay))
-        outcome = "retry"
+        to, outcome = "pending", "retry"
+        later = iso(now + timedelta(seconds=delay))
+        update.update(nextAttemptAt=later, dueAt=later)  # the sweeper queues it if the retry's message is lost
     else:
-        update.update(status="failed", nextAttemptAt=None)
-        outcome = "failed"
-    log = [*delivery.get("log", []), entry][-LOG_KEPT:]
-    if not _record(delivery_id, update, entry, log, keep_due=outcome == "retry", claim=claim):
+        to, outcome = "failed", "failed"
+        update["nextAttemptAt"] = None
+    update["log"] = [*claimed.log, entry][-LOG_KEPT:]
+    if not _record(claimed, to, update, entry):
         return
     if outcome == "retry":
-        outbox.enqueue(delivery_id, followups.capped(delay))
+        deliveries.enqueue(claimed.id, followups.capped(delay))
     elif outcome == "failed":
-        _dead_letter(delivery_id)
+        _dead_letter(claimed.id)
     logger.info(
-        "webhook attempt", extra={"deliveryId": delivery_id, "attempt": attempts, "outcome": outcome, "status": status}
+        "webhook attempt", extra={"deliveryId": claimed.id, "attempt": attempts, "outcome": outcome, "status": status}
     )
-
-
-def retry(delivery_id: str, url: str) -> bool:
-    """Make a failed delivery pending again, due now, to the app's URL as it is now (a URL replaced since, perhaps
-    because it was compromised, gets nothing more): POST .../retry; False if it is not failed."""
-    due_now = due.due_in(0)  # the sweeper queues it if its message is lost
-    again = aws.update(
-        "delivery",
-        outbox.TABLE,
-        _key(delivery_id),
-        aws.Changes(
-            set={"status": "pending", "attempts": 0, "url": url, "nextAttemptAt": due_now["dueAt"], **due_now},
-            remove=["claimToken", "claimUntil"],
-        ),
-        aws.Condition("#s = :failed", {"#s": "status"}, {":failed": "failed"}),
-    )
-    try:
-        aws.write(again)
-    except aws.ConditionFailedError:
-        return False
-    outbox.enqueue(delivery_id)
-    return True
-
-
-def _key(delivery_id: str) -> dict[str, str]:
-    return {"pk": f"DELIVERY#{delivery_id}", "sk": "DELIVERY"}
 
 
 def _attempt_budget_s() -> float | None:
@@ -241,126 +216,88 @@ def _attempt_budget_s() -> float | None:
     return usable if usable >= min(MIN_ATTEMPT_S, ATTEMPT_TIMEOUT_S) else None
 
 
-def _claim(delivery_id: str) -> tuple[str, int] | None:
-    """Take the delivery for one attempt (a lease of CLAIM_S) and count the attempt; None if someone else
-    holds it. Returns the claim token and the attempt's number."""
-    token = uuid.uuid4().hex
-    now = clock.now()
-    until = iso(now + timedelta(seconds=CLAIM_S))
-    take = aws.update(
-        "delivery",
-        outbox.TABLE,
-        _key(delivery_id),
-        # dueAt moves past the lease, so the sweeper does not queue it while the attempt runs.
-        aws.Changes(set={"claimToken": token, "claimUntil": until, "dueAt": until}, add={"attempts": 1}),
-        aws.Condition(
-            "#s = :pending AND (attribute_not_exists(claimToken) OR claimUntil < :now)",
-            {"#s": "status"},
-            {":now": iso(now), ":pending": "pending"},
-        ),
-    )
+def _claim(record: DeliveryRecord) -> DeliveryRecord | None:
+    """Take the delivery for one attempt and count the attempt (deliveries.claim); None if someone else holds it
+    or it moved since it was read. Returns the delivery as claimed."""
+    claim = deliveries.claim(record)
+    if claim is None:
+        return None
+    take, claimed = claim
     try:
-        claimed = aws.write(take, return_new=True)
+        aws.write(take)
     except aws.ConditionFailedError:
         return None
-    return token, int((claimed or {}).get("attempts", 1))
+    return claimed
 
 
-def _claim_all(ready: Mapping[str, _Ready]) -> dict[str, tuple[str, int]]:
+def _claim_all(ready: dict[str, _Ready]) -> dict[str, DeliveryRecord]:
     """Claims of several deliveries in one transaction (each attempt counted, as `_claim` does, at the count the
     batch read); when any of them is not claimable (another worker holds it, or it moved), each is claimed on its
-    own. Returns the claim token and the attempt's number of each delivery claimed."""
-    if len(ready) <= 1:
-        return {i: c for i in ready if (c := _claim(i)) is not None}
-    now = clock.now()
-    until = iso(now + timedelta(seconds=CLAIM_S))
-    tokens = {i: uuid.uuid4().hex for i in ready}
-    items = [
-        aws.update(
-            f"claim-{n}",
-            outbox.TABLE,
-            _key(i),
-            aws.Changes(set={"claimToken": tokens[i], "claimUntil": until, "dueAt": until}, add={"attempts": 1}),
-            aws.Condition(
-                "#s = :pending AND #n = :seen AND (attribute_not_exists(claimToken) OR claimUntil < :now)",
-                {"#s": "status", "#n": "attempts"},
-                {":pending": "pending", ":seen": int(r.delivery.get("attempts", 0)), ":now": iso(now)},
-            ),
-        )
-        for n, (i, r) in enumerate(ready.items())
-    ]
+    own. Returns each delivery claimed, as claimed."""
+    claims = {i: deliveries.claim(r.delivery) for i, r in ready.items()} if len(ready) > 1 else {}
+    held = {i: c for i, c in claims.items() if c is not None}
+    if not held or len(held) < len(ready):
+        return _claim_each(ready)
+    # One transaction: its items need distinct names (every move is named after the machine).
+    items = [dataclasses.replace(take, name=f"claim-{n}") for n, (take, _) in enumerate(held.values())]
     try:
         aws.transact(items)
     except aws.TransactionCancelledError:
-        return {i: c for i in ready if (c := _claim(i)) is not None}
-    return {i: (tokens[i], int(r.delivery.get("attempts", 0)) + 1) for i, r in ready.items()}
+        return _claim_each(ready)
+    return {i: claimed for i, (_, claimed) in held.items()}
 
 
-def _give_up(delivery: dict[str, Any], reason: str) -> None:
+def _claim_each(ready: dict[str, _Ready]) -> dict[str, DeliveryRecord]:
+    return {i: c for i, r in ready.items() if (c := _claim(r.delivery)) is not None}
+
+
+def _give_up(record: DeliveryRecord, reason: str) -> None:
     """Fail a pending delivery that must not be attempted again (no live claim, attempts as read), and dead-letter
     it; nothing if it changed meanwhile."""
-    delivery_id = str(delivery["id"])
-    stop = aws.update(
-        "delivery",
-        outbox.TABLE,
-        _key(delivery_id),
-        aws.Changes(
-            set={"status": "failed", "lastError": reason},
-            remove=["nextAttemptAt", *followups.ENDED, "claimToken", "claimUntil"],
-        ),
-        aws.Condition(
-            "#s = :pending AND #n = :seen AND (attribute_not_exists(claimToken) OR claimUntil < :now)",
-            {"#s": "status", "#n": "attempts"},
-            {":pending": "pending", ":seen": int(delivery.get("attempts", 0)), ":now": clock.iso_now()},
-        ),
-    )
+    stop = deliveries.give_up(record, reason)
+    if stop is None:
+        return  # claimed meanwhile: its new owner decides
     try:
         aws.write(stop)
     except aws.ConditionFailedError:
         return  # claimed, retried or finished meanwhile: its new owner decides
-    _dead_letter(delivery_id)
-    logger.warning("webhook delivery failed without an attempt", extra={"deliveryId": delivery_id, "reason": reason})
+    _dead_letter(record.id)
+    logger.warning("webhook delivery failed without an attempt", extra={"deliveryId": record.id, "reason": reason})
 
 
-def _record(
-    delivery_id: str, update: dict[str, Any], entry: dict[str, Any], log: list[Any], keep_due: bool, claim: str
-) -> bool:
+def attempt_key(delivery_id: str, at: str, attempt: int) -> dict[str, str]:
+    """An attempt's item, keyed by time first: a manual retry numbers its attempts from 1 again, and must not
+    overwrite older ones."""
+    return {"pk": f"DELIVERY#{delivery_id}", "sk": f"ATTEMPT#{at}#{attempt:06d}"}
+
+
+def _record(claimed: DeliveryRecord, to: str, update: dict[str, Any], entry: dict[str, Any]) -> bool:
     """Store the attempt's outcome if this worker still holds the claim (False, nothing written, if its lease
     lapsed and another worker took the delivery: the new claimant's attempt decides)."""
     sets = {k: v for k, v in update.items() if v is not None}
-    removes = [k for k, v in update.items() if v is None] + ["claimToken", "claimUntil"]
-    sets["log"] = log
-    if keep_due:
-        sets["dueAt"] = update["nextAttemptAt"]
-    else:
-        removes += followups.ENDED
-    only_the_claimant = aws.Condition("claimToken = :claim", values={":claim": claim})
-    # Keyed by time first: a manual retry numbers its attempts from 1 again, and must not overwrite older ones.
-    attempt_sk = f"ATTEMPT#{entry['at']}#{int(entry['attempt']):06d}"
-    attempt_item = {"pk": f"DELIVERY#{delivery_id}", "sk": attempt_sk, **entry}
+    removes = [k for k, v in update.items() if v is None]
+    attempt_item = {**attempt_key(claimed.id, str(entry["at"]), int(entry["attempt"])), **entry}
     outcome = Plan(
         items=[
-            aws.update(
-                "delivery", outbox.TABLE, _key(delivery_id), aws.Changes(set=sets, remove=removes), only_the_claimant
-            ),
-            aws.put("attempt", outbox.TABLE, attempt_item, condition=None),
+            deliveries.outcome(claimed, to, remove=removes, **sets),
+            aws.put("attempt", TABLE, attempt_item, condition=None),
         ]
     )
     try:
         unit_of_work.commit(outcome, on_busy=aws.ItemBusyError)
     except aws.TransactionCancelledError as exc:
-        if not exc.condition_failed("delivery"):
+        if not exc.condition_failed(DeliveryRecord.machine.name):
             raise
         logger.warning(
             "webhook attempt not recorded: its claim was taken over",
-            extra={"deliveryId": delivery_id, "attempt": entry["attempt"]},
+            extra={"deliveryId": claimed.id, "attempt": entry["attempt"]},
         )
         return False
     return True
 
 
 def _dead_letter(delivery_id: str) -> None:
-    aws.send_message(outbox.QUEUE, {"deliveryId": delivery_id, "reason": "failed"}, dead_letter=True)
+    aws.send_message(deliveries.QUEUE, {"deliveryId": delivery_id, "reason": "failed"}, dead_letter=True)
 
 
 def _post(

@@ -1,10 +1,11 @@
-"""Calling the local stack (`make dev`, started by the `stack` fixture) as an integrator would."""
+"""Calling the local stack (`make dev`, started by the `stack` fixture of tests/integration/conftest.py) as an
+integrator would: HMAC-signed HTTP requests with the stack's demo app (or another app's credentials)."""
 
 from __future__ import annotations
 
 import requests
 
-from tests.support.scripts import ROOT, dompet_sign  # noqa: F401 (ROOT: for its importers)
+from tests.support.scripts import dompet_sign
 
 
 def signed(info, method, path, body=b"", timestamp=None, app_id=None, secret=None):

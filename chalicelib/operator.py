@@ -1,17 +1,17 @@
 """Operator command: create organizations, clients and apps; prints secrets once.
 
-    python -m chalicelib.tenancy.admin create-tenant --name "Acme" [--admin-email EMAIL]
-    python -m chalicelib.tenancy.admin invite --org ORG --email EMAIL [--role admin|developer|viewer]
-    python -m chalicelib.tenancy.admin create-organization --name "Acme"
-    python -m chalicelib.tenancy.admin create-client --organization-id ORG --name "Acme backend"
-    python -m chalicelib.tenancy.admin create-app --client-id CLIENT --name "Acme shop"
-    python -m chalicelib.tenancy.admin set-withdrawal-allowlist --app-id APP --organization-id ORG \
+    python -m chalicelib.operator create-tenant --name "Acme" [--admin-email EMAIL]
+    python -m chalicelib.operator invite --org ORG --email EMAIL [--role admin|developer|viewer]
+    python -m chalicelib.operator create-organization --name "Acme"
+    python -m chalicelib.operator create-client --organization-id ORG --name "Acme backend"
+    python -m chalicelib.operator create-app --client-id CLIENT --name "Acme shop"
+    python -m chalicelib.operator set-withdrawal-allowlist --app-id APP --organization-id ORG \
         --address 0x... [--address ...]
-    python -m chalicelib.tenancy.admin set-withdrawal-allowlist --app-id APP --organization-id ORG --off
-    python -m chalicelib.tenancy.admin review-withdrawal --withdrawal-id ID [--settle | --release]
-    python -m chalicelib.tenancy.admin set-policy-key --app-id APP --client-id CLIENT --public-key BASE64
-    python -m chalicelib.tenancy.admin govern-wallets [--client-id CLIENT]
-    python -m chalicelib.tenancy.admin record-key-organizations
+    python -m chalicelib.operator set-withdrawal-allowlist --app-id APP --organization-id ORG --off
+    python -m chalicelib.operator review-withdrawal --withdrawal-id ID [--settle | --release]
+    python -m chalicelib.operator set-policy-key --app-id APP --client-id CLIENT --public-key BASE64
+    python -m chalicelib.operator govern-wallets [--client-id CLIENT]
+    python -m chalicelib.operator record-key-organizations
 
 It talks to the AWS account of the current credentials (or the local moto server
 through AWS_ENDPOINT_URL) for the stage in DOMPET_STAGE.
@@ -25,6 +25,7 @@ imports it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 
@@ -42,14 +43,16 @@ from chalicelib.platform.settings import load_settings
 from chalicelib.platform.unit_of_work import Plan
 from chalicelib.policies import signed
 from chalicelib.policies import store as policy_store
-from chalicelib.policies.cosigner import WALLET_POLICY, WALLET_POLICY_NAME
 from chalicelib.tenancy import service, store
 from chalicelib.tenancy.models import IssuedCredentials
 from chalicelib.wallets import store as wallets
+from chalicelib.wallets.governance import WALLET_POLICY_NAME
+from chalicelib.wiring import wire
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m chalicelib.tenancy.admin", description=__doc__.splitlines()[0])
+    wire()  # the hooks the commands reach (e.g. the wallets policy's on_key for govern-wallets)
+    parser = argparse.ArgumentParser(prog="python -m chalicelib.operator", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     create_tenant = commands.add_parser("create-tenant", help="organization + client + app + first admin's invite")
     create_tenant.add_argument("--name", required=True)
@@ -156,13 +159,25 @@ def _invite(args: argparse.Namespace) -> int:
 def _invite_link(organization_id: str, email: str | None, role: Role) -> dict[str, str | None]:
     """An invite made by the operator (logged in the organization's audit log) and its link."""
     made, token = accounts.invite(audit.operator(organization_id), email, role)
-    base = load_settings().console_url.rstrip("/")
     return {
-        "url": f"{base}/console/invite/{token}",
+        "url": f"{_console_base()}/console/invite/{token}",
         "email": made.email,
         "role": made.role.value,
         "expiresAt": made.expiresAt,
     }
+
+
+def _console_base() -> str:
+    """Where invite links open: DOMPET_CONSOLE_URL; unset, the local stack's API (its `stack.json`, written beside
+    the networks file it serves), so that a printed link opens as it is; else a path alone."""
+    settings = load_settings()
+    if settings.console_url:
+        return settings.console_url.rstrip("/")
+    stack = settings.networks_file.parent / "stack.json"
+    if settings.stage == "local" and stack.is_file():
+        with contextlib.suppress(ValueError, KeyError, TypeError):
+            return str(json.loads(stack.read_text())["apiUrl"]).rstrip("/")
+    return ""
 
 
 def _set_allowlist(args: argparse.Namespace) -> int:
@@ -234,7 +249,6 @@ def _govern_wallets(args: argparse.Namespace) -> int:
     if args.client_id is not None and store.get_client(args.client_id) is None:
         print(f"error: no client {args.client_id}", file=sys.stderr)
         return 1
-    signing_policies.register(WALLET_POLICY)  # what the cosigner's entry point registers: its on_key is used here
     counts = {"governed": 0, "alreadyGoverned": 0, "refused": 0}
     for wallet in wallets.every_wallet(args.client_id):
         key = signing_policies.NewKey(wallet.walletId, wallet.address, {"clientId": wallet.clientId})

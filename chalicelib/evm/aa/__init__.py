@@ -1,0 +1,1 @@
+"""ERC-4337 account abstraction, principal-free: counterfactual account addresses and user-operation packing."""
