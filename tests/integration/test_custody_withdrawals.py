@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from eth_account import Account
 
-from chalicelib.custody import ledger, limits, policy, sending, withdrawals
+from chalicelib.custody import ledger, limits, policy, sending, withdrawal_records, withdrawals
 from chalicelib.custody.store import get
 from chalicelib.evm import engine, pipeline, tracking
 from chalicelib.platform import aws, settings
@@ -520,13 +520,13 @@ def test_a_withdrawal_whose_message_was_lost_is_queued_again(custody, monkeypatc
     queued.clear()  # the message is lost
     assert withdrawals.requeue_stale() == 0  # not stale yet
     try:
-        clock.travel(withdrawals.STALE_S + 1)
+        clock.travel(withdrawal_records.STALE_S + 1)
         assert withdrawals.requeue_stale() == 1 and queued == [withdrawal["id"]]
     finally:
         clock.reset()
     monkeypatch.setattr(withdrawals, "enqueue", real_enqueue)
     assert run_withdrawal(withdrawal["id"], custody)["status"] == "success"
-    assert withdrawals.requeue_stale() == 0  # ended: its marker is gone
+    assert withdrawals.requeue_stale() == 0  # ended: out of the due index
 
 
 def test_the_sqs_worker_and_the_schedule_run_withdrawals(custody):

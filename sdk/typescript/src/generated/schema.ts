@@ -526,7 +526,7 @@ export interface paths {
         };
         /**
          * The app's withdrawal destination allowlist
-         * @description Set by the operator (`python -m chalicelib.tenancy.admin set-withdrawal-allowlist`), not through the API: an API function that could change it could defeat it (docs/custody.md).
+         * @description Set by the operator (`python -m chalicelib.operator set-withdrawal-allowlist`), not through the API: an API function that could change it could defeat it (docs/custody.md).
          */
         get: operations["getCustodyWithdrawalAllowlist"];
         put?: never;

@@ -75,8 +75,8 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyWithdrawalAllowlistResponse200]:
     """The app's withdrawal destination allowlist
 
-     Set by the operator (`python -m chalicelib.tenancy.admin set-withdrawal-allowlist`), not through the
-    API: an API function that could change it could defeat it (docs/custody.md).
+     Set by the operator (`python -m chalicelib.operator set-withdrawal-allowlist`), not through the API:
+    an API function that could change it could defeat it (docs/custody.md).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -101,8 +101,8 @@ def sync(
 ) -> ErrorEnvelope | GetCustodyWithdrawalAllowlistResponse200 | None:
     """The app's withdrawal destination allowlist
 
-     Set by the operator (`python -m chalicelib.tenancy.admin set-withdrawal-allowlist`), not through the
-    API: an API function that could change it could defeat it (docs/custody.md).
+     Set by the operator (`python -m chalicelib.operator set-withdrawal-allowlist`), not through the API:
+    an API function that could change it could defeat it (docs/custody.md).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -123,8 +123,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetCustodyWithdrawalAllowlistResponse200]:
     """The app's withdrawal destination allowlist
 
-     Set by the operator (`python -m chalicelib.tenancy.admin set-withdrawal-allowlist`), not through the
-    API: an API function that could change it could defeat it (docs/custody.md).
+     Set by the operator (`python -m chalicelib.operator set-withdrawal-allowlist`), not through the API:
+    an API function that could change it could defeat it (docs/custody.md).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -147,8 +147,8 @@ async def asyncio(
 ) -> ErrorEnvelope | GetCustodyWithdrawalAllowlistResponse200 | None:
     """The app's withdrawal destination allowlist
 
-     Set by the operator (`python -m chalicelib.tenancy.admin set-withdrawal-allowlist`), not through the
-    API: an API function that could change it could defeat it (docs/custody.md).
+     Set by the operator (`python -m chalicelib.operator set-withdrawal-allowlist`), not through the API:
+    an API function that could change it could defeat it (docs/custody.md).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
