@@ -232,12 +232,16 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object
         stdout=log,
         stderr=subprocess.STDOUT,
     )
-    stack_file = state / "stack.json"
-    deadline = time.monotonic() + 300  # a fresh clone also makes its aux-info sets
+    stack_file, out = state / "stack.json", state / "devstack.out"
+    # A fresh clone first makes its aux-info sets (≈ 20 s each on two cores), so the wait is measured from the
+    # stack's last line of progress, not from its start; a stack that stays silent that long is stuck.
+    silent_limit_s, last_size, last_progress = 180.0, -1, time.monotonic()
     while not stack_file.exists():
-        if process.poll() is not None or time.monotonic() > deadline:
+        if (size := out.stat().st_size) != last_size:
+            last_size, last_progress = size, time.monotonic()
+        if process.poll() is not None or time.monotonic() - last_progress > silent_limit_s:
             process.kill()
-            pytest.fail("local stack did not come up:\n" + (state / "devstack.out").read_text()[-4000:])
+            pytest.fail("local stack did not come up:\n" + out.read_text()[-4000:])
         time.sleep(0.5)
     info = json.loads(stack_file.read_text())
     yield {"info": info, "process": process, "ports": ports, "state": state}
