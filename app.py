@@ -4,8 +4,8 @@ else."""
 from chalice import Chalice
 
 from chalicelib.auth.routes import bp as auth
+from chalicelib.console.audit_routes import bp as audit_log
 from chalicelib.console.pages import bp as console
-from chalicelib.console.routes import bp as audit_log
 from chalicelib.console.views import bp as console_views
 from chalicelib.custody.functions import bp as custody_workers
 from chalicelib.custody.routes import bp as custody

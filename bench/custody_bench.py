@@ -281,7 +281,7 @@ class Phase:
 
 
 def run_step(network: Any) -> StepStats:
-    from chalicelib.custody import watcher
+    from chalicelib.custody.deposits import watcher
 
     calls.reset()
     timers.clear()
@@ -501,9 +501,11 @@ def main() -> None:
             aux_cache.fill_pool(1)
 
         import app as composition_root  # noqa: F401 (registers the cosigner's signing policies, the recorder of events)
-        from chalicelib.custody import accounts, deposits, pool_keys, scan, store
-        from chalicelib.custody import confirm as confirmation
+        from chalicelib.custody import accounts, pool_keys, store
         from chalicelib.custody import cursor as watcher_cursor
+        from chalicelib.custody.deposits import confirm as confirmation
+        from chalicelib.custody.deposits import lifecycle as deposits
+        from chalicelib.custody.deposits import scan
 
         local_env.moto_queues_keep_nothing({aws.queue("webhook-deliveries")})
         from chalicelib.tenancy import service as tenancy

@@ -327,10 +327,13 @@ def main() -> None:
         from chalice.test import Client
 
         from app import app
-        from chalicelib.custody import ledger, sending, watcher, withdrawals
+        from chalicelib.custody import ledger
+        from chalicelib.custody.deposits import watcher
         from chalicelib.custody.store import get
+        from chalicelib.custody.withdrawals import lifecycle as withdrawals
+        from chalicelib.custody.withdrawals import sending
         from chalicelib.evm import fees, pipeline, tracking
-        from chalicelib.mpc import policies as signing_policies
+        from chalicelib.mpc import cosigner_checks as signing_policies
         from chalicelib.mpc import service as mpc_service
         from chalicelib.tenancy import service as tenancy
 

@@ -10,16 +10,13 @@
     python -m chalicelib.operator set-withdrawal-allowlist --app-id APP --organization-id ORG --off
     python -m chalicelib.operator review-withdrawal --withdrawal-id ID [--settle | --release]
     python -m chalicelib.operator set-policy-key --app-id APP --client-id CLIENT --public-key BASE64
-    python -m chalicelib.operator govern-wallets [--client-id CLIENT]
-    python -m chalicelib.operator record-key-organizations
 
 It talks to the AWS account of the current credentials (or the local moto server
 through AWS_ENDPOINT_URL) for the stage in DOMPET_STAGE.
 
 A composition root, like the functions' entry points: it may import any domain (custody's allowlist and
-review live with custody; only this command writes the allowlist; the policy keys, the wallets' marks and the
-custody keys' organizations are in the cosigner's own table, which no other function writes). No function
-imports it.
+review live with custody; only this command writes the allowlist; the policy keys are in the cosigner's own
+table, which no other function writes). No function imports it.
 """
 
 from __future__ import annotations
@@ -33,25 +30,20 @@ from pydantic import ValidationError
 
 from chalicelib.console import accounts, audit
 from chalicelib.console.models import InviteForm, Role
-from chalicelib.custody import limits, review
-from chalicelib.custody import policy as custody_policy
-from chalicelib.mpc import policies as signing_policies
-from chalicelib.platform import aws, unit_of_work
+from chalicelib.custody.withdrawals import operator_policy, review
+from chalicelib.platform import aws
 from chalicelib.platform.addresses import checksum_address
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.settings import load_settings
-from chalicelib.platform.unit_of_work import Plan
 from chalicelib.policies import signed
 from chalicelib.policies import store as policy_store
 from chalicelib.tenancy import service, store
 from chalicelib.tenancy.models import IssuedCredentials
-from chalicelib.wallets import store as wallets
-from chalicelib.wallets.governance import WALLET_POLICY_NAME
 from chalicelib.wiring import wire
 
 
 def main(argv: list[str] | None = None) -> int:
-    wire()  # the hooks the commands reach (e.g. the wallets policy's on_key for govern-wallets)
+    wire()  # the hooks the commands reach (e.g. the outbox's subscriber, for the event a reviewed withdrawal writes)
     parser = argparse.ArgumentParser(prog="python -m chalicelib.operator", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     create_tenant = commands.add_parser("create-tenant", help="organization + client + app + first admin's invite")
@@ -95,14 +87,6 @@ def main(argv: list[str] | None = None) -> int:
         "client recorded with the first)",
     )
     policy_key.add_argument("--public-key", required=True, help="base64 of the 32-byte public key")
-    govern = commands.add_parser(
-        "govern-wallets", help="put wallets made before signing policies under their client's policies (once)"
-    )
-    govern.add_argument("--client-id", help="only this client's wallets (default: every wallet)")
-    commands.add_parser(
-        "record-key-organizations",
-        help="record the organization of custody keys made before the cosigner recorded keys' organizations (once)",
-    )
     args = parser.parse_args(argv)
     if args.command == "set-withdrawal-allowlist":
         return _set_allowlist(args)
@@ -110,10 +94,6 @@ def main(argv: list[str] | None = None) -> int:
         return _review_withdrawal(args)
     if args.command == "set-policy-key":
         return _set_policy_key(args)
-    if args.command == "govern-wallets":
-        return _govern_wallets(args)
-    if args.command == "record-key-organizations":
-        return _record_key_organizations()
     if args.command == "invite":
         return _invite(args)
 
@@ -197,8 +177,8 @@ def _set_allowlist(args: argparse.Namespace) -> int:
         print(f"error: tenancy does not put app {args.app_id} in organization {args.organization_id}", file=sys.stderr)
         return 1
     try:
-        listed = limits.set_allowlist(args.app_id, args.organization_id, not args.off, addresses)
-    except limits.AllowlistOrganizationError as exc:
+        listed = operator_policy.set_allowlist(args.app_id, args.organization_id, not args.off, addresses)
+    except operator_policy.AllowlistOrganizationError as exc:
         print(f"error: {exc} (--organization-id)", file=sys.stderr)
         return 1
     print(json.dumps(listed, indent=2))
@@ -240,43 +220,6 @@ def _set_policy_key(args: argparse.Namespace) -> int:
         return 1
     print(json.dumps(record, indent=2))
     return 0
-
-
-def _govern_wallets(args: argparse.Namespace) -> int:
-    """Mark every wallet of the wallets table (of one client) as the cosigner marks a wallet at its key generation:
-    governed by the `wallets` policy, its client recorded. A wallet marked already is left as it is (marks are
-    written once). The client comes from the wallets table as it is now: run this right after the upgrade."""
-    if args.client_id is not None and store.get_client(args.client_id) is None:
-        print(f"error: no client {args.client_id}", file=sys.stderr)
-        return 1
-    counts = {"governed": 0, "alreadyGoverned": 0, "refused": 0}
-    for wallet in wallets.every_wallet(args.client_id):
-        key = signing_policies.NewKey(wallet.walletId, wallet.address, {"clientId": wallet.clientId})
-        try:
-            items = signing_policies.key_items(WALLET_POLICY_NAME, key)
-            unit_of_work.commit(Plan(items=items))
-        except signing_policies.PolicyRefusedError as exc:
-            print(f"wallet {wallet.walletId} not governed: {exc.reason}", file=sys.stderr)
-            counts["refused"] += 1
-            continue
-        except aws.TransactionCancelledError:  # its mark exists: made since the upgrade, or marked by an earlier run
-            counts["alreadyGoverned"] += 1
-            continue
-        counts["governed"] += 1
-    print(json.dumps(counts, indent=2))
-    return 1 if counts["refused"] else 0
-
-
-def _record_key_organizations() -> int:
-    """Record, in the cosigner's table, the organization of every custody key recorded before keys' organizations
-    were, as `tenancy` says now: run this once right after the upgrade, from a deployment not known to be
-    compromised (the API function writes `tenancy`). A key with an organization is never rewritten. Prints what it
-    recorded and what it refused."""
-    done = custody_policy.record_key_organizations()
-    for refused in done["refused"]:
-        print(f"custody key {refused['keyId']} not recorded: {refused['reason']}", file=sys.stderr)
-    print(json.dumps(done, indent=2))
-    return 1 if done["refused"] else 0
 
 
 def _run(args: argparse.Namespace) -> IssuedCredentials:

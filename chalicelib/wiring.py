@@ -4,29 +4,30 @@ functions and the local stack load; the operator's command, chalicelib/operator.
 A lower package asks through a `platform.hooks.Hooks`; the domain that answers defines the value; only this module
 registers it. The hooks:
 
-* `mpc.policies.POLICIES`: the cosigner's signing policies by name: custody keys' (custody/policy.py) and the
-  wallets' (policies/cosigner.py, the apps' signed policy documents);
-* `mpc.policies.ACTIONS`: the cosigner's actions other than MPC runs (policies/cosigner.py: policy-set, policy-get,
-  policy-evaluate, policy-key-rotate);
+* `mpc.cosigner_checks.POLICIES`: the cosigner's signing policies by name: custody keys'
+  (custody/withdrawals/cosigner_check.py) and the wallets' (policies/cosigner_check.py, the apps' signed policy
+  documents);
+* `mpc.cosigner_checks.ACTIONS`: the cosigner's actions other than MPC runs (policies/cosigner_check.py:
+  policy-set, policy-get, policy-evaluate, policy-key-rotate);
 * `smart_accounts.tanks.OWNER_TANKS`: the gas tank a smart-account owner is created and shown with
   (gas_tanks/service.py);
 * `evm.engine.OWNERS`: the transaction engine's owners by kind of transaction: the wallets' sends
-  (wallets/sending.py) and the custody withdrawals and deployments (custody/sending.py), whose signers re-price
-  them and which are told of their settled transactions;
+  (wallets/sending.py) and the custody withdrawals and deployments (custody/withdrawals/sending.py), whose
+  signers re-price them and which are told of their settled transactions;
 * `platform.outbox`'s subscriber: what records an event a plan writes, and delivers it to the app's URL
   (webhooks/events.py).
 """
 
 from __future__ import annotations
 
-from chalicelib.custody.policy import CUSTODY_POLICY
-from chalicelib.custody.sending import WITHDRAWAL_SENDS
+from chalicelib.custody.withdrawals.cosigner_check import CUSTODY_POLICY
+from chalicelib.custody.withdrawals.sending import WITHDRAWAL_SENDS
 from chalicelib.evm import engine
 from chalicelib.gas_tanks.service import OWNER_TANKS
-from chalicelib.mpc import policies as signing_policies
+from chalicelib.mpc import cosigner_checks as signing_policies
 from chalicelib.platform import outbox
-from chalicelib.policies.cosigner import ACTIONS as POLICY_ACTIONS
-from chalicelib.policies.cosigner import WALLET_POLICY
+from chalicelib.policies.cosigner_check import ACTIONS as POLICY_ACTIONS
+from chalicelib.policies.cosigner_check import WALLET_POLICY
 from chalicelib.smart_accounts import tanks as owner_tanks
 from chalicelib.wallets.sending import WALLET_SENDS
 from chalicelib.webhooks import events as webhook_events

@@ -4,9 +4,10 @@ The packages of chalicelib stand in ONE declared order (ORDER, lowest first): a 
 below it, never one above it, so there is no cycle between packages. The lower layers (platform, evm, mpc) import
 no domain; a domain uses the layers and the domains below it. The modules at chalicelib's root (ENTRY_POINTS: the
 wiring and the operator's command) stand above every package. Every import counts, wherever it is written (inside
-a function, under `if TYPE_CHECKING:`). Also fails on an import circle between chalicelib modules and on a
-function-level import of a chalicelib module; function-level imports stay only for heavy third-party libraries
-(cold start).
+a function, under `if TYPE_CHECKING:`). A package may have rooms (ROOMS: custody's deposits and withdrawals) that
+share the package's other modules and never import each other. Also fails on an import circle between chalicelib
+modules and on a function-level import of a chalicelib module; function-level imports stay only for heavy
+third-party libraries (cold start).
 
     python -m devtools.import_graph            # the order with each package's size; non-zero exit on a violation
     python -m devtools.import_graph --counts   # the numbers behind the check, for reviews
@@ -42,6 +43,10 @@ ORDER = (
     "system",
     "console",
 )
+# A package's rooms: sub-packages that share the package's own modules and never import each other. The package's
+# front modules (its routes and workers) are the only ones of its shared modules that may import a room.
+ROOMS = {"custody": ("deposits", "withdrawals")}
+FRONT = ("routes", "functions")
 # Modules at chalicelib's root: the composition of the packages, above all of them.
 ENTRY_POINTS = ("wiring", "operator")
 LOWER = ORDER[:3]
@@ -206,6 +211,29 @@ def upward(graph: Graph) -> list[Import]:
     return wrong
 
 
+def room(module: str) -> str | None:
+    """The room (`custody.deposits`) a module stands in, or None for a package's shared modules."""
+    parts = module.split(".")
+    if len(parts) > 3 and parts[2] in ROOMS.get(parts[1], ()):
+        return f"{parts[1]}.{parts[2]}"
+    return None
+
+
+def room_crossings(graph: Graph) -> list[Import]:
+    """Imports from one room into another of the same package, and from a package's shared modules (other than its
+    FRONT) into one of its rooms."""
+    wrong = []
+    for imp in graph.imports:
+        if layer(imp.source) != layer(imp.target) or layer(imp.source) not in ROOMS:
+            continue
+        source, target = room(imp.source), room(imp.target)
+        if target is None or source == target:
+            continue
+        if source is not None or imp.source.split(".")[-1] not in FRONT:
+            wrong.append(imp)
+    return wrong
+
+
 def undeclared_name(package: str) -> bool:
     return package not in ORDER and package not in ENTRY_POINTS
 
@@ -233,6 +261,18 @@ def sizes(root: Path = ROOT) -> dict[str, tuple[int, int]]:
     return found
 
 
+def room_sizes(root: Path = ROOT) -> dict[str, tuple[int, int]]:
+    """Each room's (modules, lines)."""
+    found: dict[str, tuple[int, int]] = {}
+    for path in sorted((root / PACKAGE).rglob("*.py")):
+        name = room(module_name(path, root) + (".__init__" if path.name == "__init__.py" else ""))
+        if name is None:
+            continue
+        modules, lines = found.get(name, (0, 0))
+        found[name] = (modules + 1, lines + len(path.read_text().splitlines()))
+    return found
+
+
 def nested_internal(graph: Graph) -> list[Import]:
     return [imp for imp in graph.imports if imp.nested]
 
@@ -247,10 +287,14 @@ def main(argv: list[str] | None = None) -> int:
     found_nested = nested_internal(graph)
     found_packages = package_circles(graph)
     found_undeclared = undeclared(graph)
+    found_crossings = room_crossings(graph)
     if not args.counts:
         print("chalicelib's packages, lowest first (each imports only those above it in this list):")
         for package, (modules, lines) in ((p, sizes().get(p, (0, 0))) for p in (*ORDER, *ENTRY_POINTS)):
             print(f"  {package:<15} {modules:>3} modules {lines:>6} lines")
+            for name in ROOMS.get(package, ()):
+                rooms = room_sizes().get(f"{package}.{name}", (0, 0))
+                print(f"    {name:<13} {rooms[0]:>3} modules {rooms[1]:>6} lines (a room: imports no other room)")
     for name in found_undeclared:
         print(f"package not in the declared order (devtools/import_graph.py ORDER): chalicelib.{name}")
     for circle in found_packages:
@@ -261,14 +305,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"upward arrow: {imp.source}:{imp.line} imports {imp.target}")
     for imp in found_nested:
         print(f"function-level import of {imp.target}: {imp.source}:{imp.line}")
+    for imp in found_crossings:
+        print(f"room crossing: {imp.source}:{imp.line} imports {imp.target}")
     if args.counts:
         print(
             f"modules {len(graph.modules)}; package cycles {len(found_packages)}; circles {len(found_circles)}; "
-            f"upward arrows {len(found_upward)}; "
+            f"upward arrows {len(found_upward)}; room crossings {len(found_crossings)}; "
             f"function-level imports: chalicelib {len(found_nested)}, third-party {len(graph.nested_third_party)}"
         )
         return 0
-    return 1 if found_circles or found_upward or found_nested or found_packages or found_undeclared else 0
+    failed = found_circles or found_upward or found_nested or found_packages or found_undeclared or found_crossings
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -69,54 +69,30 @@ class Invite(WireModel):
 class Actor(WireModel):
     """Who changed something: a console user, or the operator's admin command."""
 
-    kind: str = Field(description="`console_user` or `operator`.")
-    userId: str | None = None
-    email: str | None = None
-
-
-_EXAMPLE_AUDIT_ENTRY: dict[str, Any] = {
-    "id": "0b7c1e9e-61f4-4a55-9a3e-3c1f0e2a9d11",
-    "at": "2026-11-28T09:15:02.120Z",
-    "actor": {"kind": "console_user", "userId": "5c0f6a8e-2b1d-4e3f-9a7c-1d2e3f4a5b6c", "email": "ana@example.com"},
-    "action": "app.secret_rotated",
-    "target": {"type": "app", "id": "6f1c3c0e-8d3e-4a7b-9c43-0d6f3f7e8a21"},
-    "sourceIp": "203.0.113.7",
-    "userAgent": "Mozilla/5.0",
-    "details": {},
-}
+    kind: str = Field(description="`console_user` or `operator`.", examples=["console_user"])
+    userId: str | None = Field(None, examples=["5c0f6a8e-2b1d-4e3f-9a7c-1d2e3f4a5b6c"])
+    email: str | None = Field(None, examples=["ana@example.com"])
 
 
 class AuditEntry(WireModel):
-    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_AUDIT_ENTRY]})
-
-    id: str
-    at: str
+    id: str = Field(examples=["0b7c1e9e-61f4-4a55-9a3e-3c1f0e2a9d11"])
+    at: str = Field(examples=["2026-11-28T09:15:02.120Z"])
     actor: Actor
-    action: str = Field(description="What was done, e.g. `app.created`, `webhook.url_set`, `member.invited`.")
-    target: dict[str, str] = Field(description="What it was done to: `type` and `id`.")
-    sourceIp: str | None = None
-    userAgent: str | None = None
+    action: str = Field(
+        description="What was done, e.g. `app.created`, `webhook.url_set`, `member.invited`.",
+        examples=["app.secret_rotated"],
+    )
+    target: dict[str, str] = Field(
+        description="What it was done to: `type` and `id`.",
+        examples=[{"type": "app", "id": "6f1c3c0e-8d3e-4a7b-9c43-0d6f3f7e8a21"}],
+    )
+    sourceIp: str | None = Field(None, examples=["203.0.113.7"])
+    userAgent: str | None = Field(None, examples=["Mozilla/5.0"])
     details: dict[str, Any] = Field(default_factory=dict)
 
 
 class AuditPage(WireModel):
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {
-                    "data": [_EXAMPLE_AUDIT_ENTRY],
-                    "pagination": {
-                        "total": 1,
-                        "page": 1,
-                        "limit": 50,
-                        "totalPages": 1,
-                        "hasNext": False,
-                        "hasPrev": False,
-                    },
-                }
-            ]
-        }
-    )
+    example_overrides = {"pagination": {"limit": 50}}
 
     data: list[AuditEntry]
     pagination: Pagination

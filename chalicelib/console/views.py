@@ -26,20 +26,18 @@ from chalicelib.console import apps
 from chalicelib.console.web import PageCall, Reply, page, parsed_query
 from chalicelib.custody import service as custody
 from chalicelib.custody.accounts import ACCOUNT_NOT_FOUND
+from chalicelib.custody.deposits import service as custody_deposits
+from chalicelib.custody.deposits.models import DepositListQuery, DepositPage, InvoiceListQuery, InvoicePage
 from chalicelib.custody.models import (
     CustodyAccount,
     CustodyAccountListQuery,
     CustodyAccountPage,
     CustodyBalance,
     CustodyBalances,
-    DepositListQuery,
-    DepositPage,
-    InvoiceListQuery,
-    InvoicePage,
     JournalEntryPage,
-    WithdrawalListQuery,
-    WithdrawalPage,
 )
+from chalicelib.custody.withdrawals import service as custody_withdrawals
+from chalicelib.custody.withdrawals.models import WithdrawalListQuery, WithdrawalPage
 from chalicelib.gas_tanks import service as gas_tanks
 from chalicelib.gas_tanks import store as tank_store
 from chalicelib.gas_tanks.models import ClientGasTank, TopUpRecord, UsageRecord
@@ -383,9 +381,9 @@ def custody_page(call: PageCall) -> Reply:
                 app,
                 listed,
                 balances,
-                custody.invoice_page(app, InvoiceListQuery.model_validate(shown)),
-                custody.deposit_page(app, DepositListQuery.model_validate(scanned)),
-                custody.withdrawal_page(app, WithdrawalListQuery.model_validate(scanned)),
+                custody_deposits.invoice_page(app, InvoiceListQuery.model_validate(shown)),
+                custody_deposits.deposit_page(app, DepositListQuery.model_validate(scanned)),
+                custody_withdrawals.withdrawal_page(app, WithdrawalListQuery.model_validate(scanned)),
             )
         )
     x, deposits = per_day((d.createdAt, 1) for s in sections for d in s.deposits.data)
@@ -420,8 +418,8 @@ def custody_account_page(call: PageCall) -> Reply:
         account=account,
         balances=custody.balances(app, account.id).balances,
         journal=journal,
-        deposits=custody.deposit_page(app, DepositListQuery.model_validate(shown)),
-        withdrawals=custody.withdrawal_page(app, WithdrawalListQuery.model_validate(shown)),
+        deposits=custody_deposits.deposit_page(app, DepositListQuery.model_validate(shown)),
+        withdrawals=custody_withdrawals.withdrawal_page(app, WithdrawalListQuery.model_validate(shown)),
         list_limit=LIST_LIMIT,
         journal_entries=JOURNAL_ENTRIES,
         **_common(),

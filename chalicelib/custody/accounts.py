@@ -15,6 +15,7 @@ from chalicelib.platform.unit_of_work import Event, Plan
 from chalicelib.tenancy.models import App
 
 ACCOUNT_NOT_FOUND = "ACCOUNT_NOT_FOUND"
+NETWORK_NOT_ON_ACCOUNT = "NETWORK_NOT_ON_ACCOUNT"  # the account has no deposit address on that network
 NO_CUSTODY_NETWORKS = "NO_CUSTODY_NETWORKS"
 
 

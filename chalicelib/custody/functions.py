@@ -7,7 +7,9 @@ from typing import Any
 
 from chalice import Blueprint, Rate
 
-from chalicelib.custody import invoices, sending, watcher, withdrawals
+from chalicelib.custody.deposits import invoices, watcher
+from chalicelib.custody.withdrawals import lifecycle as withdrawals
+from chalicelib.custody.withdrawals import sending
 from chalicelib.platform import deadline, resources
 from chalicelib.platform.consumers import scheduled, sqs_batch
 from chalicelib.platform.settings import load_settings

@@ -29,13 +29,15 @@ from chalicelib.evm.aa.counterfactual import account_address
 from chalicelib.mpc import aux_pool
 from chalicelib.mpc import service as mpc
 from chalicelib.mpc.aux_pool import WALLET_POOL_EMPTY
-from chalicelib.mpc.policies import KeyPolicy
+from chalicelib.mpc.cosigner_checks import KeyPolicy
 from chalicelib.platform import aws, clock
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.logging import logger
 
 PoolType = Literal["dedicated", "organization_owned"]
-SIGNING_POLICY = "custody"  # the cosigner's policy that governs custody keys (policy.py, wired by app.py)
+SIGNING_POLICY = (
+    "custody"  # the cosigner's policy that governs custody keys (withdrawals/cosigner_check.py, wired by wiring.wire())
+)
 KEYGEN_LEASE_S = 60
 WAIT_S = 25.0
 CUSTODY_KEY_PENDING = "CUSTODY_KEY_PENDING"

@@ -7,32 +7,38 @@ from chalice import Blueprint
 from chalicelib.auth import guards
 from chalicelib.custody import service
 from chalicelib.custody.accounts import ACCOUNT_NOT_FOUND
-from chalicelib.custody.deposits import DEPOSIT_NOT_FOUND
-from chalicelib.custody.invoices import INVOICE_NOT_FOUND
-from chalicelib.custody.models import (
-    Allowlist,
-    CreateAccountRequest,
+from chalicelib.custody.deposits import service as deposits
+from chalicelib.custody.deposits.invoices import INVOICE_NOT_FOUND
+from chalicelib.custody.deposits.lifecycle import DEPOSIT_NOT_FOUND
+from chalicelib.custody.deposits.models import (
     CreateInvoiceRequest,
-    CreateWithdrawalRequest,
+    Deposit,
+    DepositListQuery,
+    DepositPage,
+    Invoice,
+    InvoiceListQuery,
+    InvoicePage,
+    WatcherStatus,
+)
+from chalicelib.custody.models import (
+    CreateAccountRequest,
     CustodyAccount,
     CustodyAccountListQuery,
     CustodyAccountPage,
     CustodyBalances,
     CustodyTokenList,
-    Deposit,
-    DepositListQuery,
-    DepositPage,
     GasWalletList,
-    Invoice,
-    InvoiceListQuery,
-    InvoicePage,
     JournalEntryPage,
-    WatcherStatus,
+)
+from chalicelib.custody.withdrawals import service as withdrawals
+from chalicelib.custody.withdrawals.lifecycle import WITHDRAWAL_NOT_FOUND
+from chalicelib.custody.withdrawals.models import (
+    Allowlist,
+    CreateWithdrawalRequest,
     Withdrawal,
     WithdrawalListQuery,
     WithdrawalPage,
 )
-from chalicelib.custody.withdrawals import WITHDRAWAL_NOT_FOUND
 from chalicelib.platform.networks import UNKNOWN_NETWORK
 from chalicelib.platform.pagination import page_query
 from chalicelib.platform.path_ids import PathId
@@ -192,7 +198,7 @@ def list_entries(call: Call) -> Reply:
     "reference.",
 )
 def create_invoice(call: Call) -> Reply:
-    return Reply(service.create_invoice(call.principal, call.body), "invoice created")
+    return Reply(deposits.create_invoice(call.principal, call.body), "invoice created")
 
 
 @route(
@@ -209,7 +215,7 @@ def create_invoice(call: Call) -> Reply:
     "`limit`; the answer is `{data, pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.",
 )
 def list_invoices(call: Call) -> Reply:
-    return Reply(service.invoice_page(call.principal, call.query))
+    return Reply(deposits.invoice_page(call.principal, call.query))
 
 
 @route(
@@ -226,7 +232,7 @@ def list_invoices(call: Call) -> Reply:
     ids={"invoiceId": PathId(INVOICE_NOT_FOUND, "No such invoice")},
 )
 def get_invoice(call: Call) -> Reply:
-    return Reply(service.invoice(call.principal, call.path_params["invoiceId"]))
+    return Reply(deposits.invoice(call.principal, call.path_params["invoiceId"]))
 
 
 @route(
@@ -247,7 +253,7 @@ def get_invoice(call: Call) -> Reply:
     "pagination}` with `total`, `totalPages`, `hasNext`, `hasPrev`.",
 )
 def list_deposits(call: Call) -> Reply:
-    return Reply(service.deposit_page(call.principal, call.query))
+    return Reply(deposits.deposit_page(call.principal, call.query))
 
 
 @route(
@@ -273,7 +279,7 @@ def list_deposits(call: Call) -> Reply:
     ids={"depositId": PathId(DEPOSIT_NOT_FOUND, "No such deposit")},
 )
 def get_deposit(call: Call) -> Reply:
-    return Reply(service.deposit(call.principal, call.path_params["depositId"]))
+    return Reply(deposits.deposit(call.principal, call.path_params["depositId"]))
 
 
 @route(
@@ -293,7 +299,7 @@ def get_deposit(call: Call) -> Reply:
     ids={"network": PathId(UNKNOWN_NETWORK, "Unknown network", 400)},
 )
 def get_watcher(call: Call) -> Reply:
-    return Reply(service.watcher_status(call.path_params["network"]))
+    return Reply(deposits.watcher_status(call.path_params["network"]))
 
 
 @route(
@@ -328,7 +334,7 @@ def get_watcher(call: Call) -> Reply:
     "address. Honours `Idempotency-Key`.",
 )
 def create_withdrawal(call: Call) -> Reply:
-    return Reply(service.create_withdrawal(call.principal, call.body), "withdrawal created")
+    return Reply(withdrawals.create_withdrawal(call.principal, call.body), "withdrawal created")
 
 
 @route(
@@ -349,7 +355,7 @@ def create_withdrawal(call: Call) -> Reply:
     "`hasPrev`.",
 )
 def list_withdrawals(call: Call) -> Reply:
-    return Reply(service.withdrawal_page(call.principal, call.query))
+    return Reply(withdrawals.withdrawal_page(call.principal, call.query))
 
 
 @route(
@@ -375,7 +381,7 @@ def list_withdrawals(call: Call) -> Reply:
     ids={"withdrawalId": PathId(WITHDRAWAL_NOT_FOUND, "No such withdrawal")},
 )
 def get_withdrawal(call: Call) -> Reply:
-    return Reply(service.withdrawal(call.principal, call.path_params["withdrawalId"]))
+    return Reply(withdrawals.withdrawal(call.principal, call.path_params["withdrawalId"]))
 
 
 @route(
@@ -390,7 +396,7 @@ def get_withdrawal(call: Call) -> Reply:
     response=Allowlist,
 )
 def get_allowlist(call: Call) -> Reply:
-    return Reply(service.allowlist(call.principal))
+    return Reply(withdrawals.allowlist(call.principal))
 
 
 @route(

@@ -42,17 +42,6 @@ def transaction(tx: UnsignedTx) -> Signable:
     return Signable(kind="transaction", transaction=tx.wire())
 
 
-def signer_transaction(digest: bytes, tx: UnsignedTx | None) -> Signable:
-    """The payload of a threshold signer's `sign_digest(digest, tx)` (evm/signer.py): the transaction itself, whose
-    signing hash `digest` must be. ValueError without `tx`: such a key signs no bare digest."""
-    if tx is None:
-        raise ValueError("this key signs transactions, never a bare digest")
-    payload = transaction(tx)
-    if digest_of(payload) != digest:
-        raise ValueError("the digest is not the transaction's signing hash")
-    return payload
-
-
 def personal_message(data: bytes) -> Signable:
     return Signable(kind="personal_message", message="0x" + data.hex())
 

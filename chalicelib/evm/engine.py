@@ -39,7 +39,7 @@ from chalicelib.evm.pipeline import Sent
 from chalicelib.evm.rpc import NO_ANSWER, RpcError, quantity, rpc_call
 from chalicelib.evm.signer import Signer
 from chalicelib.evm.tracking import FIRST_CHECK_S, ORPHAN_CHECK_S, QUEUE, UNSETTLED, EvmTransaction
-from chalicelib.evm.transactions import SignedTx, UnsignedTx, assemble, receipt, signing_hash
+from chalicelib.evm.transactions import SignedTx, UnsignedTx, assemble, receipt
 from chalicelib.platform import aws, clock, deadline, followups
 from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError
 from chalicelib.platform.hooks import Hooks
@@ -160,7 +160,7 @@ def _replace(
     otherwise it is logged and the next tracker step re-prices or settles."""
     unsigned = _replacement_of(tx, offered, cancel)
     with deadline.holding_back(pipeline.GIVE_BACK_S):
-        signed = assemble(unsigned, tx.sender, signer.sign_digest(signing_hash(unsigned), unsigned))
+        signed = assemble(unsigned, tx.sender, signer.sign_transaction(unsigned))
         replaced = _record_replacement(tx, signed, offered, reason, cancel, effect)
     if replaced is None:
         return None
@@ -268,16 +268,15 @@ def _market_of(block: Any, tip: Any, price: Any) -> Market | None:
 
 
 def on_message(body: dict[str, Any]) -> None:
-    """The tracker queue's per-record handler (evm/functions.py)."""
-    step = body.get("step")
-    check(str(body["hash"]), int(step) if step is not None else None)
+    """The tracker queue's per-record handler (evm/functions.py); every message names its step."""
+    check(str(body["hash"]), int(body["step"]))
 
 
 def check(tx_hash: str, step: int | None = None) -> None:
     """One tracker step: settle the transaction or look again later (exactly one successor).
 
     `step`: the `checks` count the record must be at; a message for another step is a duplicate delivery
-    or a leftover and ends here (None: messages written before steps existed, and direct calls)."""
+    or a leftover and ends here (None: a direct call, at whatever step the record is)."""
     tx = tracking.read(tx_hash)
     if tx is None or followups.is_stale(step, tx.checks):
         return
@@ -285,8 +284,13 @@ def check(tx_hash: str, step: int | None = None) -> None:
         _report(tx)
         return
     checks = tx.checks + 1
-    if tx.status == "signing" and _age_s(tx.createdAt) < ORPHAN_CHECK_S:
-        _again(tx, checks)  # its request may still be on its way to the claim: no verdict yet
+    if tx.status == "signing":
+        if _age_s(tx.createdAt) < ORPHAN_CHECK_S:
+            _again(tx, checks)  # its request may still be on its way to the claim: no verdict yet
+        elif tracking.drop_unsent(tx, checks) and _owner_waits(tx):
+            # Never claimed (a claim since the read fails the drop), so never broadcast: its send ended with an
+            # error, and it must not go out now.
+            tracking.enqueue(tx.hash, checks, FIRST_CHECK_S)
         return
     network = resolve(None, str(tx.chainId))
     hashes = tx.hashes
@@ -313,17 +317,8 @@ def check(tx_hash: str, step: int | None = None) -> None:
         if isinstance(found, dict):
             _settle(tx, mined_hash, found, checked)
             return
-    seen = known is not None
-    if tx.status == "signing":
-        if seen:  # written before claims existed: it was broadcast, follow it
-            if tracking.move(tx, "pending", **checked):
-                _enqueue_next(tx_hash, checks)
-        elif tracking.drop_unsent(tx, checks) and _owner_waits(tx):
-            # never claimed, so never broadcast: its send ended with an error, it must not go out now
-            tracking.enqueue(tx.hash, checks, FIRST_CHECK_S)
-        return
     refused: str | None = None
-    if not seen:
+    if known is None:
         if _nonce_used_by_another(tx, network):
             dropped = _step_move(tx, "dropped", failedReason="its nonce was used by another transaction", checks=checks)
             if dropped and _owner_waits(tx):

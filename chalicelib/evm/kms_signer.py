@@ -1,4 +1,4 @@
-"""A Signer whose secp256k1 key lives in AWS KMS (key spec ECC_SECG_P256K1); the private key never leaves it.
+"""A secp256k1 key in AWS KMS (key spec ECC_SECG_P256K1) that signs 32-byte digests; the private key never leaves it.
 
 KMS answers a DER-encoded (r, s) ECDSA signature without a recovery id and with any `s`: the signature is
 normalised to low `s` (EIP-2) and the recovery id found by recovering against the key's own address. Used
@@ -21,10 +21,7 @@ class KmsSigner:
     def address(self) -> str:
         return _address(aws.key_alias(self.key_name))
 
-    def admit(self, time_left_s: float | None) -> None:
-        """A KMS signature is one call: nothing to wait for."""
-
-    def sign_digest(self, digest: bytes, tx: object = None) -> bytes:
+    def sign_digest(self, digest: bytes) -> bytes:
         from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
         from eth_keys.datatypes import Signature
 

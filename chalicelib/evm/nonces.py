@@ -198,44 +198,6 @@ def _hand_out(
     raise RetryLaterError(NONCE_BUSY, "Too many concurrent sends from this wallet; retry shortly", 1)
 
 
-def reclaim(
-    address: str,
-    chain_id: int,
-    nonce: int,
-    holder: str,
-    lease: str | None,
-    also: Callable[[Allocation], Sequence[aws.TxItem]],
-) -> Allocation | None:
-    """`nonce` reserved for `holder` again, when it is still free for it: its `lease` still there (a holder
-    that kept its nonce under a lease: converted), or given back and reserved by no one. In ONE transaction
-    with `also(allocation)`; None when the nonce is someone else's now."""
-    allocation = Allocation(address, chain_id, nonce, holder, reserved=True)
-    names = {"#g": "given", "#h": f"{HELD}{nonce}"}
-    values: dict[str, Any] = {":n": nonce}
-    free = "contains(#g, :n)"
-    delete: dict[str, Any] = {"given": {nonce}}
-    if lease:
-        names["#i"] = "inflight"
-        values[":lease"] = lease
-        free = f"(contains(#i, :lease) OR {free})"
-        delete["inflight"] = {lease}
-    change = aws.update(
-        "nonce",
-        TABLE,
-        key(address, chain_id),
-        aws.Changes(set={f"{HELD}{nonce}": holder}, delete=delete),
-        aws.Condition(f"{free} AND attribute_not_exists(#h)", names, values),
-    )
-    done = retry.call(lambda: write_with(change, also(allocation)), retry_on=(aws.ItemBusyError,), count=8, base_s=0.01)
-    return allocation if done else None
-
-
-def holds(allocation: Allocation) -> bool:
-    """Whether the reservation is still in place (it is until its holder ends it)."""
-    item = aws.table(TABLE).get_item(Key=key(allocation.address, allocation.chain_id), ConsistentRead=True)
-    return held(item.get("Item") or {}).get(allocation.nonce) == allocation.lease
-
-
 def commit_item(allocation: Allocation) -> aws.TxItem:
     """For the transaction that records the signed transaction: the lease ends, the record owns the nonce.
     Fails (item name "nonce-lease") when the lease is gone: the nonce was given back meanwhile. A reservation

@@ -31,7 +31,7 @@ from chalicelib.evm import fees, nonces, rpc, tracking
 from chalicelib.evm.rpc import NO_ANSWER, RpcError, quantity, rpc_call
 from chalicelib.evm.signer import Signer
 from chalicelib.evm.tracking import EvmTransaction
-from chalicelib.evm.transactions import SignedTx, UnsignedTx, assemble, receipt, signing_hash
+from chalicelib.evm.transactions import SignedTx, UnsignedTx, assemble, receipt
 from chalicelib.platform import deadline
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.logging import log_failure, logger
@@ -162,7 +162,7 @@ def _send_once(
     )
     try:
         with deadline.holding_back(GIVE_BACK_S):
-            signed = assemble(tx, sender, signer.sign_digest(signing_hash(tx), tx))
+            signed = assemble(tx, sender, signer.sign_transaction(tx))
         body = receipt(signed)
     except BaseException:
         _release(None if caller_owns_nonce else allocation)

@@ -1,8 +1,8 @@
-"""What signs a transaction: anything with an address and a way to sign a 32-byte digest.
+"""What signs a transaction: anything with an address that signs an unsigned transaction.
 
-The user's MPC wallet (wallets/sending.py) and the custody keys (custody/sending.py), through the threshold
-parties, and the paymaster's KMS key. The pipeline computes the digest itself and checks that the signature
-recovers to `address` before it records or broadcasts anything.
+The user's MPC wallet (wallets/sending.py) and the custody keys (custody/withdrawals/sending.py), through the
+threshold parties, which are shown the transaction and hash it themselves. The pipeline checks that the signature
+recovers to `address` over the transaction's signing hash before it records or broadcasts anything.
 """
 
 from __future__ import annotations
@@ -24,8 +24,7 @@ class Signer(Protocol):
         limit); a signer that signs at once does nothing."""
         ...
 
-    def sign_digest(self, digest: bytes, tx: UnsignedTx | None = None) -> bytes:
-        """A 65-byte signature r || s || recovery id (0 or 1, low s) over `digest` (32 bytes). `tx`: the
-        transaction `digest` is the signing hash of. Threshold signers require it: their parties are shown the
-        transaction and hash it themselves (`digests.signer_transaction`)."""
+    def sign_transaction(self, tx: UnsignedTx) -> bytes:
+        """A 65-byte signature r || s || recovery id (0 or 1, low s) over `tx`'s signing hash (EIP-155 or EIP-1559,
+        transactions.signing_hash)."""
         ...

@@ -103,10 +103,8 @@ class EvmTransaction(Stateful):
         final=frozenset({"failed", "dropped"}),
         moves=(
             Move("signing", "signing"),  # a check of a young record: counted, no verdict
-            Move("signing", "pending"),  # claimed by its send; or seen by a node (written before claims)
+            Move("signing", "pending"),  # claimed by its send, before its broadcast
             Move("signing", "dropped"),  # never claimed: its send ended (abandon, or the orphan check)
-            Move("signing", "mined"),  # a receipt for a record written before claims existed
-            Move("signing", "failed"),
             Move("pending", "pending"),  # a check: counted, the node's gas price learnt
             Move("pending", "mined"),
             Move("pending", "failed"),  # reverted; or refused at its broadcast
@@ -140,7 +138,7 @@ class EvmTransaction(Stateful):
     createdAt: str
     updatedAt: str
     checks: int = 0
-    version: int | None = None  # absent on records written before versions
+    version: int
     blockNumber: int | None = None
     blockHash: str | None = None
     gasUsed: str | None = None

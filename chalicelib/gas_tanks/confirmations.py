@@ -30,7 +30,7 @@ from chalicelib.platform.clock import iso_now
 from chalicelib.platform.logging import logger
 from chalicelib.platform.networks import registry
 from chalicelib.platform.settings import load_settings
-from chalicelib.platform.transitions import ABSENT, moved, transition
+from chalicelib.platform.transitions import moved, transition
 from chalicelib.platform.unit_of_work import Plan
 
 OUT_OF_CHECKS = "OUT_OF_CHECKS"
@@ -122,9 +122,8 @@ def _credit(marker: TopUpMarker, record: TopUp, credited: int, amount: int) -> N
 
 def _again(body: dict[str, Any], record: TopUp, attempt: int) -> None:
     delay = followups.doubling(max(1, load_settings().topup_check_delay_s), attempt)
-    # A message without `due` comes from before records were due: the record enters the index now.
     changes: dict[str, Any] = {"checkAttempt": attempt + 1, **service.PENDING.due(delay)}
-    seen = {"id": record.id, "dueAt": body.get("due") or ABSENT}
+    seen = {"id": record.id, "dueAt": body["due"]}
     try:
         aws.write(transition(record, "pending", expect=seen, **changes))
     except aws.ConditionFailedError:

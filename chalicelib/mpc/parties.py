@@ -9,7 +9,7 @@ A signing request (full or a presignature's online step) carries the `payload` t
 its `digest`: the party hashes the payload itself and signs nothing when the digest is not the payload's, or
 there is no payload (DIGEST_MISMATCH, BAD_PARTY_REQUEST), before it touches a share.
 
-The cosigner also answers the actions domains register (policies.register_action): a request whose `action` is
+The cosigner also answers the actions domains register (cosigner_checks.register_action): a request whose `action` is
 one of them goes to its handler, before any MPC request shape is checked. The user party serves none.
 
 A signing policy's refusal is `POLICY_DENIED` with the deciding `rule` and its `reason` (a rule of a policy
@@ -25,7 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from chalicelib.evm.digests import Signable, digest_of
-from chalicelib.mpc import aux_pool, policies, presignatures, shares
+from chalicelib.mpc import aux_pool, cosigner_checks, presignatures, shares
 from chalicelib.mpc.mailbox import Mailbox, RunFailedError, drive
 from chalicelib.platform import aws, clock, unit_of_work
 from chalicelib.platform.invocation import running_as
@@ -51,7 +51,7 @@ class PartyRequest(BaseModel):
     signers: tuple[int, int] | None = None
     secret0: str | None = None  # user party, signing: the user's secret0
     policy: dict[str, Any] | None = None  # cosigner, signing with a governed key: its policy's context (policies.py)
-    keyPolicy: policies.KeyPolicy | None = None  # keygen or import of a governed key: the cosigner marks it
+    keyPolicy: cosigner_checks.KeyPolicy | None = None  # keygen or import of a governed key: the cosigner marks it
 
 
 def execution_id(action: str, wallet_id: str, run_id: str) -> bytes:
@@ -61,7 +61,7 @@ def execution_id(action: str, wallet_id: str, run_id: str) -> bytes:
 
 def cosigner(event: dict[str, Any]) -> dict[str, Any]:
     with running_as("cosigner"):
-        handler = policies.action(event.get("action")) if isinstance(event, dict) else None
+        handler = cosigner_checks.action(event.get("action")) if isinstance(event, dict) else None
         if handler is not None:
             return handler(event)
         return _join(shares.COSIGNER, event)
@@ -98,10 +98,10 @@ def _make_share(party: int, request: PartyRequest) -> dict[str, Any]:
         return {"ok": False, "code": "BAD_PARTY_REQUEST"}
     if party == shares.COSIGNER:
         if request.keyPolicy is None:  # every new key is governed: an ungoverned one would sign anything
-            return _refused(request.walletId, policies.PolicyRefusedError("a new key needs a signing policy"))
+            return _refused(request.walletId, cosigner_checks.PolicyRefusedError("a new key needs a signing policy"))
         try:  # before the run: a key this cosigner could not govern is never made
-            policies.registered(request.keyPolicy.name)
-        except policies.PolicyRefusedError as exc:
+            cosigner_checks.registered(request.keyPolicy.name)
+        except cosigner_checks.PolicyRefusedError as exc:
             return _refused(request.walletId, exc)
     if request.action == "keygen":
         session = mpc.keygen_session(execution_id("keygen", request.walletId, request.runId), party)
@@ -119,14 +119,14 @@ def _make_share(party: int, request: PartyRequest) -> dict[str, Any]:
     answer: dict[str, Any] = {"ok": True, "address": mpc.eth_address(key_share)}
     if party == shares.USER:
         policy = request.keyPolicy.name if request.keyPolicy else None
-        recovery_for = None if policy is None or policies.user_signs(policy) else policy
+        recovery_for = None if policy is None or cosigner_checks.user_signs(policy) else policy
         answer["secret0"] = shares.seal_secret0(request.walletId, key_share, recovery_for=recovery_for)
     else:  # share B only with its mark and the policy's record of the key, all or nothing
         assert request.keyPolicy is not None  # refused before the run
-        key = policies.NewKey(request.walletId, str(answer["address"]), request.keyPolicy.context)
+        key = cosigner_checks.NewKey(request.walletId, str(answer["address"]), request.keyPolicy.context)
         try:
-            marks = policies.key_items(request.keyPolicy.name, key)
-        except policies.PolicyRefusedError as exc:
+            marks = cosigner_checks.key_items(request.keyPolicy.name, key)
+        except cosigner_checks.PolicyRefusedError as exc:
             return _refused(request.walletId, exc)
         unit_of_work.commit(Plan(items=[shares.share_item(request.walletId, party, key_share), *marks]))
     return answer
@@ -166,8 +166,8 @@ def _sign(party: int, request: PartyRequest) -> dict[str, Any]:
     else:
         if party == shares.COSIGNER:
             try:  # a governed key signs only what its policy allows, as this party reads the records
-                policies.authorize(request.walletId, request.payload, digest, request.policy)
-            except policies.PolicyRefusedError as exc:
+                cosigner_checks.authorize(request.walletId, request.payload, digest, request.policy)
+            except cosigner_checks.PolicyRefusedError as exc:
                 return _refused(request.walletId, exc)
         key_share = shares.load_share(request.walletId, party)
     eid = execution_id("sign", request.walletId, request.runId)
@@ -182,7 +182,7 @@ def _presign(request: PartyRequest) -> dict[str, Any]:
 
     if request.signers != (shares.SIGNER, shares.COSIGNER):
         return {"ok": False, "code": "BAD_PARTY_REQUEST"}  # presignatures serve the send pair only
-    if not _presigns(policies.governance(request.walletId)):
+    if not _presigns(cosigner_checks.governance(request.walletId)):
         return _no_presignatures()
     key_share = shares.load_share(request.walletId, shares.COSIGNER)
     session = mpc.presign_session(execution_id("presign", request.walletId, request.runId), key_share, request.signers)
@@ -206,14 +206,14 @@ def _partial(request: PartyRequest) -> dict[str, Any]:
 
     if request.signers != (shares.SIGNER, shares.COSIGNER):
         return {"ok": False, "code": "BAD_PARTY_REQUEST"}
-    known = policies.known_governance(request.walletId)
+    known = cosigner_checks.known_governance(request.walletId)
     if known is not None and not _presigns(known):  # such keys sign only in full, checked
         return _no_presignatures()
     digest = _shown(request)
     if isinstance(digest, dict):
         return digest
     assert request.payload is not None
-    ahead = policies.prefetch_keys(known, request.walletId, request.payload, digest) if known else []
+    ahead = cosigner_checks.prefetch_keys(known, request.walletId, request.payload, digest) if known else []
     mark, ready, prefetched = _online_reads(request.walletId, request.runId, ahead)
     if ready is not None and presignatures.expired(ready):  # before the policy: nothing is counted for it
         presignatures.burn(shares.COSIGNER, request.walletId, ready)
@@ -221,12 +221,12 @@ def _partial(request: PartyRequest) -> dict[str, Any]:
             "expired presignature burned", extra={"walletId": request.walletId, "presignatureId": request.runId}
         )
         return {"ok": False, "code": "PRESIGNATURE_UNAVAILABLE"}
-    governed = policies.governance_in(request.walletId, mark)
+    governed = cosigner_checks.governance_in(request.walletId, mark)
     if governed is not None:
         if not _presigns(governed):
             return _no_presignatures()
         try:  # before the share is consumed: a policy document's decision burns nothing
-            policies.authorize(
+            cosigner_checks.authorize(
                 request.walletId,
                 request.payload,
                 digest,
@@ -234,7 +234,7 @@ def _partial(request: PartyRequest) -> dict[str, Any]:
                 governed,
                 prefetched if governed == known else None,
             )
-        except policies.PolicyRefusedError as exc:
+        except cosigner_checks.PolicyRefusedError as exc:
             if exc.rule is None:  # a request no honest party A makes: the presignature it named is retired
                 presignatures.consume_read(shares.COSIGNER, request.walletId, ready, digest)
             return _refused(request.walletId, exc)
@@ -246,14 +246,14 @@ def _partial(request: PartyRequest) -> dict[str, Any]:
     return {"ok": True, "partial": base64.b64encode(partial).decode()}
 
 
-def _presigns(governed: policies.Governance | None) -> bool:
-    """May a key under `governed` use presignatures (any key no policy governs may; a policy's key only when the
-    policy is registered here and allows them)?"""
+def _presigns(governed: cosigner_checks.Governance | None) -> bool:
+    """May a key under `governed` use presignatures (only when its policy is registered here and allows them; a key
+    with no mark never does)?"""
     if governed is None:
-        return True
+        return False
     try:
-        return policies.registered(governed.policy).presignatures
-    except policies.PolicyRefusedError:
+        return cosigner_checks.registered(governed.policy).presignatures
+    except cosigner_checks.PolicyRefusedError:
         return False
 
 
@@ -264,15 +264,15 @@ def _online_reads(
     (policies.py), its ready share of the presignature (None each when absent; expired or not: the caller checks)
     and the items `ahead` that the key's policy will read (by (pk, sk), None when absent). Reading consumes
     nothing."""
-    mark_key = policies.mark_key(wallet_id)
+    mark_key = cosigner_checks.mark_key(wallet_id)
     ready_key = presignatures.ready_key(wallet_id, presignature_id)
     found = aws.batch_get_tables(
         {
-            policies.COSIGNER_POLICY_TABLE: [mark_key, *(dict(key) for key in ahead)],
+            cosigner_checks.COSIGNER_POLICY_TABLE: [mark_key, *(dict(key) for key in ahead)],
             presignatures.TABLE[shares.COSIGNER]: [ready_key],
         }
     )
-    own = {(str(item["pk"]), str(item["sk"])): item for item in found[policies.COSIGNER_POLICY_TABLE]}
+    own = {(str(item["pk"]), str(item["sk"])): item for item in found[cosigner_checks.COSIGNER_POLICY_TABLE]}
     readies = found[presignatures.TABLE[shares.COSIGNER]]
     prefetched: dict[tuple[str, str], Mapping[str, Any] | None] = {
         (key["pk"], key["sk"]): own.get((key["pk"], key["sk"])) for key in ahead
@@ -280,7 +280,7 @@ def _online_reads(
     return own.get((mark_key["pk"], mark_key["sk"])), (readies[0] if readies else None), prefetched
 
 
-def _refused(wallet_id: str, refusal: policies.PolicyRefusedError) -> dict[str, Any]:
+def _refused(wallet_id: str, refusal: cosigner_checks.PolicyRefusedError) -> dict[str, Any]:
     logger.warning(
         "cosigner policy refused", extra={"walletId": wallet_id, "reason": refusal.reason, "rule": refusal.rule}
     )

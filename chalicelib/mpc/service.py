@@ -16,7 +16,7 @@
   within its time: a ready presignature, or a full run whose turn in this process's run queue (at its running
   average of a full run's seconds) fits; else 503 SIGNER_BUSY with a Retry-After;
 * `refill_presignatures` tops a wallet's presignature pool up with the cosigner;
-* `cosigner_action` asks the cosigner one of the actions domains register with it (policies.register_action).
+* `cosigner_action` asks the cosigner one of the actions domains register with it (cosigner_checks.register_action).
 
 A signing policy's decision against a signature (the cosigner answers `POLICY_DENIED`, on either path) ends the
 request at once: no fallback to full signing, no refill; a presignature's share A taken for it is put back (the
@@ -42,7 +42,7 @@ from typing import Any
 from chalicelib.evm import digests
 from chalicelib.evm.digests import Signable
 from chalicelib.evm.typed_data import domain_fields
-from chalicelib.mpc import aux_pool, policies, presignatures, remote, shares
+from chalicelib.mpc import aux_pool, cosigner_checks, presignatures, remote, shares
 from chalicelib.mpc.mailbox import Mailbox, RunFailedError, drive
 from chalicelib.mpc.parties import execution_id
 from chalicelib.platform import aws, clock, unit_of_work
@@ -208,14 +208,14 @@ def _timed_full_run(seconds: float) -> None:
         _full_run_s += RUN_S_WEIGHT * (seconds - _full_run_s)
 
 
-def generate_key(wallet_id: str, aux_id: str, key_policy: policies.KeyPolicy | None = None) -> KeyMaterial:
+def generate_key(wallet_id: str, aux_id: str, key_policy: cosigner_checks.KeyPolicy | None = None) -> KeyMaterial:
     """`key_policy`: a key governed by that signing policy (the cosigner marks it in its own table and signs only
     what the policy allows; share C is sealed for recovery only). POLICY_REFUSED when the cosigner refuses it."""
     with _run_slot():
         return _generate_key(wallet_id, aux_id, key_policy)
 
 
-def _generate_key(wallet_id: str, aux_id: str, key_policy: policies.KeyPolicy | None) -> KeyMaterial:
+def _generate_key(wallet_id: str, aux_id: str, key_policy: cosigner_checks.KeyPolicy | None) -> KeyMaterial:
     import dompet_mpc as mpc
 
     run_id = secrets.token_hex(16)
@@ -234,7 +234,7 @@ def _generate_key(wallet_id: str, aux_id: str, key_policy: policies.KeyPolicy | 
 
 
 def import_key(
-    wallet_id: str, aux_id: str, private_key: bytearray, key_policy: policies.KeyPolicy | None = None
+    wallet_id: str, aux_id: str, private_key: bytearray, key_policy: cosigner_checks.KeyPolicy | None = None
 ) -> KeyMaterial:
     """Split `private_key` into three core shares (it is wiped here, whatever happens). `key_policy` as for
     `generate_key`."""
@@ -522,9 +522,9 @@ def _sign(
 
 def cosigner_action(request: dict[str, Any], timeout_s: float = ACTION_TIMEOUT_S) -> dict[str, Any]:
     """The cosigner's answer to one of the actions domains register with it (`{"action": <name>, ...}`, see
-    policies.register_action): `{"ok": true, ...}` or its refusal `{"ok": false, "code": ...}`. MpcRunError
+    cosigner_checks.register_action): `{"ok": true, ...}` or its refusal `{"ok": false, "code": ...}`. MpcRunError
     SIGNER_UNAVAILABLE when it cannot be reached in time."""
-    if request.get("action") in policies.RUN_ACTIONS:
+    if request.get("action") in cosigner_checks.RUN_ACTIONS:
         raise ValueError("an MPC run is not a cosigner action")
     call = remote.call(COSIGNER_FUNCTION, request)
     try:

@@ -1,9 +1,10 @@
 """OpenAPI 3.1 document generated from the registered routes and their pydantic models.
 
-Every operation states its summary, description, request and response examples, and, for each error status,
-the `data.code` values it may answer: the route's own (`route(errors=...)`), its guard's (`Guard.errors`), and
-the router's, from what the route declares (a body, a query, field types, `Idempotency-Key`, its path ids). The
-document is the source of the SDKs (sdk/): operationIds, tags and schema names are stable.
+Every operation states its summary, description, request and response examples (the models' own, made from their
+fields' examples: platform/examples.py), and, for each error status, the `data.code` values it may answer: the
+route's own (`route(errors=...)`), its guard's (`Guard.errors`), and the router's, from what the route declares (a
+body, a query, field types, `Idempotency-Key`, its path ids). The document is the source of the SDKs (sdk/):
+operationIds, tags and schema names are stable.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import models_json_schema
 
-from chalicelib.platform import deadline, errors, idempotency, outbox, path_ids
+from chalicelib.platform import deadline, errors, examples, idempotency, outbox, path_ids
 from chalicelib.platform.router import JSON, MULTIPART, ROUTES, RouteSpec
 
 REF = "#/components/schemas/{model}"
@@ -341,15 +342,6 @@ def _ref(model: type[BaseModel]) -> dict[str, str]:
     return {"$ref": REF.format(model=model.__name__)}
 
 
-def example_of(model: type[BaseModel] | None) -> Any:
-    """The model's first declared example (`json_schema_extra={"examples": [...]}`), or None."""
-    if model is None:
-        return None
-    extra = model.model_config.get("json_schema_extra")
-    examples = extra.get("examples") if isinstance(extra, dict) else None
-    return examples[0] if isinstance(examples, list) and examples else None
-
-
 def error_codes(spec: RouteSpec) -> dict[int, tuple[str, ...]]:
     """Every `data.code` the route may answer, by status: its own, its guard's and the router's."""
     codes: dict[int, list[str]] = {}
@@ -464,7 +456,9 @@ def _operation(spec: RouteSpec) -> dict[str, Any]:
             **({"data": data_schema} if spec.response else {}),
         },
     }
-    data_example = spec.response_example if spec.response_example is not None else example_of(spec.response)
+    data_example = spec.response_example
+    if data_example is None and spec.response:
+        data_example = examples.example(spec.response)
     example: dict[str, Any] = {"status": 200, "message": spec.message}
     if spec.response:
         example["data"] = data_example
@@ -493,7 +487,9 @@ def _operation(spec: RouteSpec) -> dict[str, Any]:
     }
     if spec.body:
         body: dict[str, Any] = {"schema": _ref(spec.body)}
-        request_example = spec.request_example if spec.request_example is not None else example_of(spec.body)
+        request_example = spec.request_example
+        if request_example is None:
+            request_example = examples.example(spec.body, request=True)
         if request_example is not None:
             body["example"] = request_example
         operation["requestBody"] = {"required": True, "content": {JSON: body}}

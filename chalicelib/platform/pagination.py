@@ -42,12 +42,12 @@ def page_query(default_limit: int, max_limit: int = MAX_LIMIT) -> type[PageQuery
 
 
 class Pagination(WireModel):
-    total: int
-    page: int
-    limit: int
-    totalPages: int
-    hasNext: bool
-    hasPrev: bool
+    total: int = Field(examples=[1])
+    page: int = Field(examples=[1])
+    limit: int = Field(examples=[20])
+    totalPages: int = Field(examples=[1])
+    hasNext: bool = Field(examples=[False])
+    hasPrev: bool = Field(examples=[False])
 
 
 class Page(BaseModel, Generic[T]):

@@ -46,8 +46,9 @@ class Machine:
     """A record kind's transition table, and where and how its moves are written.
 
     `name`: the transaction item's name for every move (stable: callers test `condition_failed(name)`);
-    `attribute`: the status attribute; `version`: an attribute every move adds 1 to and conditions on as read
-    (None: the status alone guards a move); `stamp`: an attribute set to the time of each move (None: none)."""
+    `attribute`: the status attribute; `version`: an attribute every record is created with, that every move adds
+    1 to and conditions on as read (None: the status alone guards a move; a record without it is a TypeError);
+    `stamp`: an attribute set to the time of each move (None: none)."""
 
     name: str
     table: str
@@ -103,6 +104,15 @@ def status_of(record: Stateful) -> str:
     return value
 
 
+def _version_of(record: Stateful) -> int:
+    """The record's version, for a table that keeps one (every record of such a table is written with it)."""
+    machine = type(record).machine
+    value = record.to_item().get(machine.version) if machine.version is not None else None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{machine.name}: version {machine.version!r} is {value!r}")
+    return value
+
+
 def moved(record: S, to: str, *, remove: Sequence[str] = (), **changes: Any) -> S:
     """The record as the move to `to` leaves it (validated: a change of the wrong type raises here)."""
     machine = type(record).machine
@@ -118,7 +128,7 @@ def moved(record: S, to: str, *, remove: Sequence[str] = (), **changes: Any) -> 
     if machine.stamp is not None and machine.stamp not in changes:
         item[machine.stamp] = clock.iso_now()
     if machine.version is not None:
-        item[machine.version] = int(item.get(machine.version, 0)) + 1
+        item[machine.version] = _version_of(record) + 1
     index = type(record).model_validate(item).status_index()
     item = {k: v for k, v in item.items() if k not in index.remove}
     return type(record).model_validate({**item, **index.set})
@@ -161,14 +171,10 @@ def condition(
     clauses = ["#st = :st"]
     names = {"#st": machine.attribute}
     values: dict[str, Any] = {":st": status_of(record)}
-    item = record.to_item()
     if machine.version is not None and not any_version:
+        clauses.append("#ver = :ver")
         names["#ver"] = machine.version
-        if machine.version in item:
-            clauses.append("#ver = :ver")
-            values[":ver"] = item[machine.version]
-        else:  # written before the table kept versions
-            clauses.append("attribute_not_exists(#ver)")
+        values[":ver"] = _version_of(record)
     for n, (attribute, value) in enumerate({**move.requires, **(expect or {})}.items()):
         names[f"#e{n}"] = attribute
         if value is ABSENT:
@@ -184,6 +190,8 @@ def create(record: Stateful) -> aws.TxItem:
     machine = type(record).machine
     if status_of(record) not in machine.initial:
         raise UndeclaredMoveError(f"{machine.name}: a record is not created in {status_of(record)!r}")
+    if machine.version is not None:
+        _version_of(record)
     index = record.status_index()
     item = {k: v for k, v in record.to_item().items() if k not in index.remove}
     return aws.put(machine.name, machine.table, {**item, **index.set})

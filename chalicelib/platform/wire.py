@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
 from pydantic import BaseModel, ConfigDict
 
 
@@ -11,3 +14,8 @@ class WireModel(BaseModel):
     `model_config` is merged with this one."""
 
     model_config = ConfigDict(defer_build=True)
+
+    # The model's example is made of its fields' examples (platform/examples.py); these values change a few of
+    # them, by JSON key, nested as in the example (a page's `{"data": [{"status": ...}]}`). A model class among
+    # them stands for its example.
+    example_overrides: ClassVar[Mapping[str, Any]] = {}

@@ -18,8 +18,8 @@ MAX_DATA_CHARS = 262_144  # as the wallet's send-transaction route
 HEX_BYTES = r"^0x([0-9a-fA-F]{2})*$"
 
 _EXAMPLE_TOKEN = "0x5fbdb2315678afecb367f032d93f642f64180aa3"
-_EXAMPLE_TREASURY = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8"
-_EXAMPLE_POLICY: dict[str, Any] = {
+# The policy document of the examples (a field's value).
+_POLICY_DOCUMENT: dict[str, Any] = {
     "version": 3,
     "default": "allow",
     "networks": ["local-a"],
@@ -36,7 +36,7 @@ _EXAMPLE_POLICY: dict[str, Any] = {
         "typedData": [{"chainId": 31337, "verifyingContract": _EXAMPLE_TOKEN, "primaryType": "Permit"}],
     },
 }
-# A real signature of _EXAMPLE_POLICY (key seed bytes 0..31; docs/policies.md shows the same key).
+# A real signature of _POLICY_DOCUMENT (key seed bytes 0..31; docs/policies.md shows the same key).
 _EXAMPLE_SIGNATURE = "+y3ooEq20qT/GA7wTw2a5FRR2VS/ymyMdqmtqlsiuksa9Ulq83gNGAQKpvE4sepSkoBsZj0h3EXf9Gq1pHRYBw=="
 _EXAMPLE_KEY_ID = "pk_56475aa75463474c"
 _EXAMPLE_NEW_KEY = "Kay64UG8yvCyLhqU000LxzYeUm0L/hLIl5S8kyKWbdc="
@@ -47,55 +47,47 @@ _EXAMPLE_ROTATION = "f9Kt9wJbzqni/qRX4kctkB6YBIqJSNoVEi8/7y70O/BDJZaH+Usmqfg2iC7
 class PolicyBody(WireModel):
     """`PUT /api/v1/policies`: the document and the policy key's signature of it for this app (canonical JSON)."""
 
-    model_config = ConfigDict(
-        extra="forbid", json_schema_extra={"examples": [{"policy": _EXAMPLE_POLICY, "signature": _EXAMPLE_SIGNATURE}]}
-    )
+    model_config = ConfigDict(extra="forbid")
 
     policy: dict[str, Any] = Field(
         description="The policy document (docs/policies.md), at most 64 KiB of JSON. Signed exactly as sent: the "
-        'signature is over the RFC 8785 (JCS) canonical JSON of `{"appId": <appId>, "policy": <policy>}`.'
+        'signature is over the RFC 8785 (JCS) canonical JSON of `{"appId": <appId>, "policy": <policy>}`.',
+        examples=[_POLICY_DOCUMENT],
     )
     signature: str = Field(
         max_length=MAX_SIGNATURE_CHARS,
         description="Base64 of the Ed25519 signature by the app's policy key of the canonical JSON of "
         '`{"appId": <this app\'s id>, "policy": <policy>}`: a document signed for another app is refused.',
+        examples=[_EXAMPLE_SIGNATURE],
     )
 
 
 class PolicySet(WireModel):
-    model_config = ConfigDict(
-        json_schema_extra={"examples": [{"version": 3, "keyId": _EXAMPLE_KEY_ID, "setAt": "2026-11-22T10:00:00.000Z"}]}
+    version: int = Field(description="The version now in force.", examples=[3])
+    keyId: str = Field(
+        description="The policy key that signed it (`pk_` + 16 hex digits of its SHA-256).", examples=[_EXAMPLE_KEY_ID]
     )
-
-    version: int = Field(description="The version now in force.")
-    keyId: str = Field(description="The policy key that signed it (`pk_` + 16 hex digits of its SHA-256).")
-    setAt: str = Field(description="When the cosigner stored it (RFC 3339, UTC).")
+    setAt: str = Field(
+        description="When the cosigner stored it (RFC 3339, UTC).", examples=["2026-11-22T10:00:00.000Z"]
+    )
 
 
 class PolicyView(WireModel):
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {
-                    "policy": _EXAMPLE_POLICY,
-                    "version": 3,
-                    "keyId": _EXAMPLE_KEY_ID,
-                    "keySequence": 1,
-                    "keyRegistered": True,
-                },
-                {"policy": None, "version": None, "keyId": None, "keySequence": None, "keyRegistered": False},
-            ]
-        }
+    policy: dict[str, Any] | None = Field(
+        description="The document in force, as it was signed; null when none is.", examples=[_POLICY_DOCUMENT]
     )
-
-    policy: dict[str, Any] | None = Field(description="The document in force, as it was signed; null when none is.")
-    version: int | None = Field(description="Its version; null when no document is in force.")
-    keyId: str | None = Field(description="The app's policy key; null when the operator registered none.")
+    version: int | None = Field(description="Its version; null when no document is in force.", examples=[3])
+    keyId: str | None = Field(
+        description="The app's policy key; null when the operator registered none.", examples=[_EXAMPLE_KEY_ID]
+    )
     keySequence: int | None = Field(
-        None, description="The key's sequence number: a rotation signs the next one. Null when no key is registered."
+        None,
+        description="The key's sequence number: a rotation signs the next one. Null when no key is registered.",
+        examples=[1],
     )
     keyRegistered: bool = Field(
-        description="Whether a policy key is registered. Without one the app's wallets sign as before policies."
+        description="Whether a policy key is registered. Without one the app's wallets sign as before policies.",
+        examples=[True],
     )
 
 
@@ -104,9 +96,13 @@ class TransactionToEvaluate(WireModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    network: str = Field(max_length=40, description="A network name of the service (`GET /api/v1/networks`).")
-    to: Address
-    value: Uint256 = Field("0", description="Native coin sent, in base units (wei), as a decimal string.")
+    network: str = Field(
+        max_length=40, description="A network name of the service (`GET /api/v1/networks`).", examples=["local-a"]
+    )
+    to: Address = Field(examples=["0x70997970C51812dc3A010C7d01b50e0d17dc79C8"])
+    value: Uint256 = Field(
+        "0", description="Native coin sent, in base units (wei), as a decimal string.", examples=["250000000000000000"]
+    )
     data: str = Field(
         "0x",
         max_length=MAX_DATA_CHARS,
@@ -118,22 +114,7 @@ class TransactionToEvaluate(WireModel):
 class EvaluateBody(WireModel):
     """`POST /api/v1/policies/evaluate`: exactly one of `transaction`, `message`, `typedData`."""
 
-    model_config = ConfigDict(
-        extra="forbid",
-        json_schema_extra={
-            "examples": [
-                {
-                    "transaction": {
-                        "network": "local-a",
-                        "to": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-                        "value": "250000000000000000",
-                    },
-                    "walletAddress": "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A",
-                },
-                {"message": "Sign in to app.example.com\nNonce: 8f3c2a1b"},
-            ]
-        },
-    )
+    model_config = ConfigDict(extra="forbid")
 
     transaction: TransactionToEvaluate | None = None
     message: str | None = Field(
@@ -150,6 +131,7 @@ class EvaluateBody(WireModel):
         None,
         description="A wallet of the app's client: its rolling 24 h totals count against `maxValuePer24h` and "
         "`maxCountPer24h`. Without it they count from zero.",
+        examples=["0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A"],
     )
 
     @model_validator(mode="after")
@@ -161,47 +143,38 @@ class EvaluateBody(WireModel):
 
 
 class Evaluation(WireModel):
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {
-                    "allowed": False,
-                    "rule": "transactions.maxValuePer24h.native",
-                    "reason": "This sends 1000000000000000000 base units of the native coin after "
-                    "4500000000000000000 in the last 24 hours, over the limit of 5000000000000000000.",
-                },
-                {
-                    "allowed": True,
-                    "rule": "default",
-                    "reason": "No rule of the policy decides this transaction, and its default is allow.",
-                },
-            ]
-        }
+    allowed: bool = Field(examples=[False])
+    rule: str = Field(
+        description="The deciding rule's path in the document, e.g. `transactions.destinations.allow`.",
+        examples=["transactions.maxValuePer24h.native"],
     )
-
-    allowed: bool
-    rule: str = Field(description="The deciding rule's path in the document, e.g. `transactions.destinations.allow`.")
-    reason: str = Field(description="One sentence for humans; may change.")
+    reason: str = Field(
+        description="One sentence for humans; may change.",
+        examples=[
+            "This sends 1000000000000000000 base units of the native coin after 4500000000000000000 in the last 24 "
+            "hours, over the limit of 5000000000000000000."
+        ],
+    )
 
 
 class KeyRotationBody(WireModel):
     """`PUT /api/v1/policies/key`: the new key, signed by the current one."""
 
-    model_config = ConfigDict(
-        extra="forbid",
-        json_schema_extra={"examples": [{"publicKey": _EXAMPLE_NEW_KEY, "signature": _EXAMPLE_ROTATION}]},
-    )
+    model_config = ConfigDict(extra="forbid")
 
-    publicKey: str = Field(max_length=MAX_PUBLIC_KEY_CHARS, description="Base64 of the new Ed25519 public key.")
+    publicKey: str = Field(
+        max_length=MAX_PUBLIC_KEY_CHARS,
+        description="Base64 of the new Ed25519 public key.",
+        examples=[_EXAMPLE_NEW_KEY],
+    )
     signature: str = Field(
         max_length=MAX_SIGNATURE_CHARS,
         description='Base64 of the CURRENT key\'s Ed25519 signature of the canonical JSON of `{"action": '
         '"rotate-policy-key", "appId": <appId>, "publicKey": <publicKey>, "sequence": <current sequence + 1>}`.',
+        examples=[_EXAMPLE_ROTATION],
     )
 
 
 class KeyRotated(WireModel):
-    model_config = ConfigDict(json_schema_extra={"examples": [{"keyId": "pk_24f6ed6acbfe1009", "sequence": 2}]})
-
-    keyId: str = Field(description="The new key's id.")
-    sequence: int = Field(description="The new key's sequence number (the operator's registration is 1).")
+    keyId: str = Field(description="The new key's id.", examples=["pk_24f6ed6acbfe1009"])
+    sequence: int = Field(description="The new key's sequence number (the operator's registration is 1).", examples=[2])

@@ -1,7 +1,7 @@
 """An app's signing policy, as the cosigner keeps it: set, read, try out, and the rotation of its policy key.
 
 The API function only relays. The cosigner verifies every signature with the key the operator registered, keeps
-its own copy of the document in its own table and evaluates it there (policies/cosigner.py); nothing the API
+its own copy of the document in its own table and evaluates it there (policies/cosigner_check.py); nothing the API
 function writes or claims (the appId it passes included) can loosen a policy. What is checked here is the shape
 of the request, so that bad input is a 400 that never reaches the cosigner, and the wallet named for the 24 h
 totals, which must be one of the app's client (else 404, as for a wallet that does not exist).

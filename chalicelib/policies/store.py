@@ -10,7 +10,7 @@ the operator's admin command write it; the API function cannot):
   canonical JSON text, exactly what was signed), signature, keyId, setAt}`, and `rev` counts the item's writes
   (each write is conditional on the revision it read);
 * `WALLETCLIENT#<walletId>` / `CLIENT`: `{clientId}`, the client of a wallet the `wallets` signing policy governs,
-  written with its share B (policies/cosigner.py).
+  written with its share B (policies/cosigner_check.py).
 
 A wallet's client and an app's client never change, so this process keeps them once read; policies and usage are
 read afresh for every signature.
@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib.mpc.policies import COSIGNER_POLICY_TABLE
+from chalicelib.mpc.cosigner_checks import COSIGNER_POLICY_TABLE
 from chalicelib.platform import aws
 from chalicelib.platform.cache import TtlCache
 from chalicelib.platform.clock import iso_now

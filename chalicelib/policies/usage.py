@@ -7,7 +7,7 @@
   the window are dropped when the item is written.
 * `COUNTED#<walletId>#<digest hex>` / `COUNTED`: the mark that this digest (one transaction, or one typed-data
   permit) was counted, with what it added and where (`n`: 1 for a transaction, 0 for a permit, which spends but is
-  not a transaction; absent: 1). Signing the same digest again (a retry, the full run after a failed online step)
+  not a transaction). Signing the same digest again (a retry, the full run after a failed online step)
   counts nothing more: the signature decides against the usage without its own share, and writes nothing.
 * `NONCES#<walletId>#<chainId>` / `<nonce:020d>#<payment hash>`: the mark that the wallet signed this payment (`to`,
   `value`, `data`: `payment_hash`) at this nonce, with the fee cap of its first signature (`feeCap`) and what it
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chalicelib.evm.transactions import UnsignedTx
-from chalicelib.mpc.policies import COSIGNER_POLICY_TABLE
+from chalicelib.mpc.cosigner_checks import COSIGNER_POLICY_TABLE
 from chalicelib.platform import aws, windows
 from chalicelib.platform.clock import iso_at
 from chalicelib.policies.engine import Usage
@@ -175,7 +175,7 @@ def counted_of(item: Mapping[str, Any] | None) -> Counted | None:
     if item is None:
         return None
     spent = {asset: int(str(v)) for asset, v in dict(item.get("spent") or {}).items()}
-    return Counted(int(item["bucket"]), spent, int(item.get("n", 1)))
+    return Counted(int(item["bucket"]), spent, int(item["n"]))
 
 
 def in_window(bucket: int, now: int) -> bool:

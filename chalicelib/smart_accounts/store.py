@@ -6,7 +6,7 @@
 - `OWNER#<id>` / `ACCOUNT#<chainId>`: the owner's account on one network.
 - `ACCOUNT#<accountId>` / `ACCOUNT`: which owner and network an account id names (user operations take it).
 - `APP#<appId>#OWNERS`: the app's list (platform/pagination) of its owner records, entries `{ownerRecordId,
-  createdAt}`, appended in the owner's creation transaction (owners created before the list existed are not in it).
+  createdAt}`, appended in the owner's creation transaction.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from chalice import Blueprint, Chalice, Response
-from pydantic import ConfigDict
+from pydantic import Field
 
 from chalicelib.auth import guards
 from chalicelib.evm.rpc import quantity, rpc_call
@@ -40,41 +40,20 @@ VERSION = "0.1.0"
 
 
 class Component(WireModel):
-    name: str
-    ok: bool
-    detail: str | None = None
+    name: str = Field(examples=["network:polygon-pos"])
+    ok: bool = Field(examples=[True])
+    detail: str | None = Field(None, examples=["chain 137"])
 
 
 class Health(WireModel):
-    model_config = ConfigDict(
-        json_schema_extra={"examples": [{"service": "dompet", "version": "0.1.0", "stage": "dev"}]}
-    )
-
-    service: str
-    version: str
-    stage: str
+    service: str = Field(examples=["dompet"])
+    version: str = Field(examples=["0.1.0"])
+    stage: str = Field(examples=["dev"])
 
 
 class HealthDetails(Health):
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {
-                    "service": "dompet",
-                    "version": "0.1.0",
-                    "stage": "dev",
-                    "components": [
-                        {"name": "table:tenancy", "ok": True, "detail": None},
-                        {"name": "network:polygon-pos", "ok": True, "detail": "chain 137"},
-                    ],
-                    "checkedAt": "2026-11-25T10:00:00.000Z",
-                }
-            ]
-        }
-    )
-
     components: list[Component]
-    checkedAt: str
+    checkedAt: str = Field(examples=["2026-11-25T10:00:00.000Z"])
 
 
 DETAILS_CACHE_S = 30  # a burst of checks (a load balancer, a dashboard) costs one round of AWS and RPC calls

@@ -3,7 +3,7 @@ API's shapes); the stored operation with its transition table."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import ConfigDict, Field, StrictBool, model_validator
 
@@ -21,277 +21,153 @@ HEX = r"^0x([0-9a-fA-F]{2}){0,24576}$"  # at most 24 KiB of bytes
 ACCOUNT_ID = r"^[0-9a-f-]{36}$"
 
 
-class _Body(WireModel):
-    model_config = ConfigDict(extra="forbid")
-
-    accountId: str = Field(pattern=ACCOUNT_ID, description="The smart account (from the owner record).")
-
-
 # Addresses and uint256 numbers are the shared field types: a wrong EIP-55 checksum is 400 INVALID_ADDRESS, a number
 # above 2**256-1 is 400 INVALID_AMOUNT (INVALID_TOKEN_ID for a token id), as in the wallet and custody routes.
 
+# Example values shared by several fields.
+_EXAMPLE_ACCOUNT_ID = "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e"
+_EXAMPLE_RECIPIENT = "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2"
+_EXAMPLE_NFT = "0x2cF7252e74036d1Da831d11089D326296e64a728"
+_EXAMPLE_USER_OP_ID = "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c"
+_EXAMPLE_USER_OP_HASH = "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c"
+_EXAMPLE_SIGNATURE = "0x" + "5f" * 32 + "3a" * 32 + "1b"
+_EXAMPLE_CLIENT_ID = "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a"
+_EXAMPLE_APP_ID = "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10"
+_EXAMPLE_CALL_DATA = (
+    "0x095ea7b3000000000000000000000000ab8483f64d9c6d1ecf9b849ae677dd3315835cb2"
+    "00000000000000000000000000000000000000000000000000000000000f4240"
+)
 
-_EXAMPLE_SEND_COIN: dict[str, Any] = {
-    "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
-    "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
-    "amount": "10000000000000000",
-}
+
+class _Body(WireModel):
+    model_config = ConfigDict(extra="forbid")
+
+    accountId: str = Field(
+        pattern=ACCOUNT_ID, description="The smart account (from the owner record).", examples=[_EXAMPLE_ACCOUNT_ID]
+    )
 
 
 class SendCoin(_Body):
-    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_SEND_COIN]})
-
-    to: Address
-    amount: Uint256 = Field(description="Wei (smallest unit), at most 2**256-1.")
-
-
-_EXAMPLE_SEND_TOKEN: dict[str, Any] = {
-    "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
-    "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
-    "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
-    "amount": "1500000",
-}
+    to: Address = Field(examples=[_EXAMPLE_RECIPIENT])
+    amount: Uint256 = Field(description="Wei (smallest unit), at most 2**256-1.", examples=["10000000000000000"])
 
 
 class SendToken(_Body):
-    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_SEND_TOKEN]})
-
-    tokenAddress: Address = Field(description="ERC-20 contract.")
-    to: Address
-    amount: Uint256 = Field(description="Smallest unit of the token, at most 2**256-1.")
-
-
-_EXAMPLE_SEND_ERC721: dict[str, Any] = {
-    "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
-    "tokenAddress": "0x2cF7252e74036d1Da831d11089D326296e64a728",
-    "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
-    "tokenId": "42",
-}
+    tokenAddress: Address = Field(
+        description="ERC-20 contract.", examples=["0xc2132D05D31c914a87C6611C10748AEb04B58e8F"]
+    )
+    to: Address = Field(examples=[_EXAMPLE_RECIPIENT])
+    amount: Uint256 = Field(description="Smallest unit of the token, at most 2**256-1.", examples=["1500000"])
 
 
 class SendErc721(_Body):
-    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_SEND_ERC721]})
-
-    tokenAddress: Address
-    to: Address
-    tokenId: TokenId
-
-
-_EXAMPLE_SEND_ERC1155: dict[str, Any] = {
-    "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
-    "tokenAddress": "0x2cF7252e74036d1Da831d11089D326296e64a728",
-    "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
-    "tokenId": "7",
-    "amount": "3",
-    "data": "0x",
-}
+    tokenAddress: Address = Field(examples=[_EXAMPLE_NFT])
+    to: Address = Field(examples=[_EXAMPLE_RECIPIENT])
+    tokenId: TokenId = Field(examples=["42"])
 
 
 class SendErc1155(_Body):
-    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_SEND_ERC1155]})
-
-    tokenAddress: Address
-    to: Address
-    tokenId: TokenId
-    amount: Uint256
-    data: str = Field("0x", pattern=HEX, description="Bytes passed to the receiver (hex).")
-
-
-_EXAMPLE_SIGN_TRANSACTION: dict[str, Any] = {
-    "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
-    "to": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
-    "value": "0",
-    "callData": "0x095ea7b3000000000000000000000000ab8483f64d9c6d1ecf9b849ae677dd3315835cb200000000000000000000000000000000000000000000000000000000000f4240",  # noqa: E501 - one hex string
-}
+    tokenAddress: Address = Field(examples=[_EXAMPLE_NFT])
+    to: Address = Field(examples=[_EXAMPLE_RECIPIENT])
+    tokenId: TokenId = Field(examples=["7"])
+    amount: Uint256 = Field(examples=["3"])
+    data: str = Field("0x", pattern=HEX, description="Bytes passed to the receiver (hex).", examples=["0x"])
 
 
 class SignTransaction(_Body):
-    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_SIGN_TRANSACTION]})
-
-    to: Address
-    value: Uint256 = Field(description="Wei sent with the call, at most 2**256-1.")
-    callData: str = Field(pattern=HEX)
-
-
-_EXAMPLE_ACTIVATE: dict[str, Any] = {"accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e"}
+    to: Address = Field(examples=["0xc2132D05D31c914a87C6611C10748AEb04B58e8F"])
+    value: Uint256 = Field(description="Wei sent with the call, at most 2**256-1.", examples=["0"])
+    callData: str = Field(pattern=HEX, examples=[_EXAMPLE_CALL_DATA])
 
 
 class Activate(_Body):
     """Deploy the account only (an operation with an empty call)."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_ACTIVATE]})
-
-
-_EXAMPLE_ESTIMATE: dict[str, Any] = {
-    "requiredNative": "2461500000000000",
-    "requiredGasTankBalance": "1107675",
-    "decimal": 6,
-}
-
 
 class Estimate(WireModel):
-    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_ESTIMATE]})
-
-    requiredNative: str = Field(description="The operation's maximum cost in wei.")
-    requiredGasTankBalance: str = Field(description="That cost in gas-tank base units, fees included.")
-    decimal: int = Field(description="Decimals of the gas tank currency.")
-
-
-_EXAMPLE_HASH_RESULT: dict[str, Any] = {
-    "hash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
-    "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
-    "validUntil": 1795334400,
-}
+    requiredNative: str = Field(description="The operation's maximum cost in wei.", examples=["2461500000000000"])
+    requiredGasTankBalance: str = Field(
+        description="That cost in gas-tank base units, fees included.", examples=["1107675"]
+    )
+    decimal: int = Field(description="Decimals of the gas tank currency.", examples=[6])
 
 
 class HashResult(WireModel):
-    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_HASH_RESULT]})
-
-    hash: str = Field(description="The userOpHash; the owner signs it (EIP-191 personal_sign of the 32 bytes).")
-    userOpId: str
-    validUntil: int = Field(description="Unix seconds until which the operation can be submitted and included.")
-
-
-_EXAMPLE_SUBMIT: dict[str, Any] = {
-    "signature": "0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b",  # noqa: E501 - one hex string
-    "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
-    "hash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
-    "isSponsored": True,
-}
+    hash: str = Field(
+        description="The userOpHash; the owner signs it (EIP-191 personal_sign of the 32 bytes).",
+        examples=[_EXAMPLE_USER_OP_HASH],
+    )
+    userOpId: str = Field(examples=[_EXAMPLE_USER_OP_ID])
+    validUntil: int = Field(
+        description="Unix seconds until which the operation can be submitted and included.", examples=[1795334400]
+    )
 
 
 class Submit(WireModel):
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [_EXAMPLE_SUBMIT]})
+    model_config = ConfigDict(extra="forbid")
 
-    signature: str = Field(pattern=r"^0x[0-9a-fA-F]{130}$", description="The owner's signature of `hash`.")
-    userOpId: str = Field(min_length=1, max_length=64)
-    hash: str = Field(pattern=r"^0x[0-9a-fA-F]{64}$")
-    isSponsored: StrictBool = Field(description="true: the organization's gas tank pays; false: the owner's.")
+    signature: str = Field(
+        pattern=r"^0x[0-9a-fA-F]{130}$", description="The owner's signature of `hash`.", examples=[_EXAMPLE_SIGNATURE]
+    )
+    userOpId: str = Field(min_length=1, max_length=64, examples=[_EXAMPLE_USER_OP_ID])
+    hash: str = Field(pattern=r"^0x[0-9a-fA-F]{64}$", examples=[_EXAMPLE_USER_OP_HASH])
+    isSponsored: StrictBool = Field(
+        description="true: the organization's gas tank pays; false: the owner's.", examples=[True]
+    )
 
 
 class EmbeddedUsage(WireModel):
     """The usage record as embedded in the all-owners list: with `appId`, without the service's own fee."""
 
-    id: str
-    clientId: str
-    appId: str
-    clientGasTankId: str
-    userOpId: str
-    nativeToGasTankRate: Rate
-    amountInNative: str
-    amountInGasTank: str
-    initialDeductedAmountInNative: str
-    initialDeductedAmountInGasTank: str
-    refundedAmountInNative: str | None
-    refundedAmountInGasTank: str | None
+    id: str = Field(examples=["7a9c1e3b-5d7f-4a2c-9e4b-6d8f0a2c4e6b"])
+    clientId: str = Field(examples=[_EXAMPLE_CLIENT_ID])
+    appId: str = Field(examples=[_EXAMPLE_APP_ID])
+    clientGasTankId: str = Field(examples=["9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f"])
+    userOpId: str = Field(examples=[_EXAMPLE_USER_OP_ID])
+    nativeToGasTankRate: Rate = Field(examples=[0.45])
+    amountInNative: str = Field(examples=["1893460000000000"])
+    amountInGasTank: str = Field(examples=["852057"])
+    initialDeductedAmountInNative: str = Field(examples=["2461500000000000"])
+    initialDeductedAmountInGasTank: str = Field(examples=["1107675"])
+    refundedAmountInNative: str | None = Field(examples=["568040000000000"])
+    refundedAmountInGasTank: str | None = Field(examples=["255618"])
     clientFeeInGasTank: str | None
-    createdAt: str
-    refundedAt: str | None
-
-
-_EXAMPLE_USER_OPERATION: dict[str, Any] = {
-    "id": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
-    "createdAt": "2026-11-22T08:00:00.000Z",
-    "updatedAt": "2026-11-22T08:00:12.000Z",
-    "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
-    "ownerId": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
-    "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
-    "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
-    "signature": "0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b",  # noqa: E501 - one hex string
-    "userOpHash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
-    "txHash": None,
-    "status": "on_process",
-    "type": "send_coin",
-    "network": "polygon-pos",
-    "chainId": 137,
-    "payer": "organization",
-    "validUntil": "2026-11-22T08:10:00.000Z",
-    "failedReason": None,
-    "bundlerVersion": "0.7",
-    "successAt": None,
-    "failedAt": None,
-    "sentAt": "2026-11-22T08:00:12.000Z",
-}
+    createdAt: str = Field(examples=["2026-11-22T08:00:12.000Z"])
+    refundedAt: str | None = Field(examples=["2026-11-22T08:00:31.000Z"])
 
 
 class UserOperation(WireModel):
-    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_USER_OPERATION]})
+    example_overrides = {"clientGasTankUsageHistory": None}  # only the all-owners list has it
 
-    id: str
-    createdAt: str
-    updatedAt: str | None
-    accountId: str
-    ownerId: str
-    clientId: str
-    appId: str
-    signature: str | None
-    userOpHash: str
+    id: str = Field(examples=[_EXAMPLE_USER_OP_ID])
+    createdAt: str = Field(examples=["2026-11-22T08:00:00.000Z"])
+    updatedAt: str | None = Field(examples=["2026-11-22T08:00:12.000Z"])
+    accountId: str = Field(examples=[_EXAMPLE_ACCOUNT_ID])
+    ownerId: str = Field(examples=["6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d"])
+    clientId: str = Field(examples=[_EXAMPLE_CLIENT_ID])
+    appId: str = Field(examples=[_EXAMPLE_APP_ID])
+    signature: str | None = Field(examples=[_EXAMPLE_SIGNATURE])
+    userOpHash: str = Field(examples=[_EXAMPLE_USER_OP_HASH])
     txHash: str | None
-    status: Literal["created", "on_process", "success", "failed"]
-    type: str
-    network: str
-    chainId: int
-    payer: Literal["owner", "organization", "none"] | None
-    validUntil: str
+    status: Literal["created", "on_process", "success", "failed"] = Field(examples=["on_process"])
+    type: str = Field(examples=["send_coin"])
+    network: str = Field(examples=["polygon-pos"])
+    chainId: int = Field(examples=[137])
+    payer: Literal["owner", "organization", "none"] | None = Field(examples=["organization"])
+    validUntil: str = Field(examples=["2026-11-22T08:10:00.000Z"])
     failedReason: str | None
     bundlerVersion: str = "0.7"
     successAt: str | None
     failedAt: str | None
-    sentAt: str | None
+    sentAt: str | None = Field(examples=["2026-11-22T08:00:12.000Z"])
     clientGasTankUsageHistory: EmbeddedUsage | None = Field(
         None, exclude_if=lambda v: v is None, description="In the all-owners list: what the operation charged."
     )
 
 
-_EXAMPLE_USER_OPERATION_PAGE: dict[str, Any] = {
-    "data": [
-        {
-            "id": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
-            "createdAt": "2026-11-22T08:00:00.000Z",
-            "updatedAt": "2026-11-22T08:00:12.000Z",
-            "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
-            "ownerId": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
-            "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
-            "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
-            "signature": "0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b",  # noqa: E501 - one hex string
-            "userOpHash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
-            "txHash": None,
-            "status": "on_process",
-            "type": "send_coin",
-            "network": "polygon-pos",
-            "chainId": 137,
-            "payer": "organization",
-            "validUntil": "2026-11-22T08:10:00.000Z",
-            "failedReason": None,
-            "bundlerVersion": "0.7",
-            "successAt": None,
-            "failedAt": None,
-            "sentAt": "2026-11-22T08:00:12.000Z",
-            "clientGasTankUsageHistory": {
-                "id": "7a9c1e3b-5d7f-4a2c-9e4b-6d8f0a2c4e6b",
-                "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
-                "clientGasTankId": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
-                "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
-                "nativeToGasTankRate": 0.45,
-                "amountInNative": "1893460000000000",
-                "amountInGasTank": "852057",
-                "initialDeductedAmountInNative": "2461500000000000",
-                "initialDeductedAmountInGasTank": "1107675",
-                "refundedAmountInNative": "568040000000000",
-                "refundedAmountInGasTank": "255618",
-                "clientFeeInGasTank": None,
-                "createdAt": "2026-11-22T08:00:12.000Z",
-                "refundedAt": "2026-11-22T08:00:31.000Z",
-                "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
-            },
-        }
-    ],
-    "pagination": {"total": 1, "page": 1, "limit": 10, "totalPages": 1, "hasNext": False, "hasPrev": False},
-}
-
-
 class UserOperationPage(WireModel):
-    model_config = ConfigDict(json_schema_extra={"examples": [_EXAMPLE_USER_OPERATION_PAGE]})
+    # As the all-owners list answers it.
+    example_overrides = {"data": [{"clientGasTankUsageHistory": EmbeddedUsage}], "pagination": {"limit": 10}}
 
     data: list[UserOperation]
     pagination: Pagination
@@ -346,11 +222,9 @@ class SponsorshipCheckRequest(WireModel):
     """Either an operation that was hashed (`userOpId`), or a call to estimate (`accountId`, `to`, `value`,
     `callData`: the `signTransaction/estimate` body)."""
 
-    model_config = ConfigDict(
-        extra="forbid", json_schema_extra={"examples": [{"userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c"}]}
-    )
+    model_config = ConfigDict(extra="forbid")
 
-    userOpId: str | None = Field(None, min_length=1, max_length=64)
+    userOpId: str | None = Field(None, min_length=1, max_length=64, examples=[_EXAMPLE_USER_OP_ID])
     accountId: str | None = Field(None, pattern=ACCOUNT_ID)
     to: Address | None = None
     value: Uint256 = Field("0", description="Wei sent with the call, at most 2**256-1.")

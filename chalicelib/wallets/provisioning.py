@@ -5,7 +5,7 @@ chalicelib/mpc) and bind the wallet to the user in one transaction; recovery
 binds an existing wallet to the user presenting its `secret0`. All three answer
 with a wallet token, a refresh token, `secret0` and a fresh download link.
 
-A new key is governed by the `wallets` signing policy (policies/cosigner.py): the
+A new key is governed by the `wallets` signing policy (policies/cosigner_check.py): the
 cosigner records the wallet's client with its share and, from then on, signs for
 it only what the policies of that client's apps allow.
 """
@@ -26,16 +26,16 @@ from chalicelib.auth.users import User
 from chalicelib.evm.digests import Signable
 from chalicelib.mpc import aux_pool, shares
 from chalicelib.mpc import service as mpc
-from chalicelib.mpc.policies import KeyPolicy
+from chalicelib.mpc.cosigner_checks import KeyPolicy
 from chalicelib.platform import clock
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.errors import ApiError, bad_request, conflict, not_found, unauthorized
 from chalicelib.platform.logging import logger
 from chalicelib.platform.unit_of_work import Plan
 from chalicelib.wallets import recovery_files, store
+from chalicelib.wallets.balances import WALLET_NOT_FOUND
 from chalicelib.wallets.governance import WALLET_POLICY_NAME
 from chalicelib.wallets.models import WalletCreated
-from chalicelib.wallets.service import WALLET_NOT_FOUND
 
 WALLET_EXISTS = "WALLET_EXISTS"
 WALLET_CREATION_IN_PROGRESS = "WALLET_CREATION_IN_PROGRESS"

@@ -10,7 +10,7 @@ from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE
 from chalicelib.platform.pagination import page_query, pagination
 from chalicelib.platform.path_ids import PathId
 from chalicelib.platform.router import JSON, MULTIPART, Call, Reply, route
-from chalicelib.wallets import history, provisioning, sending, service, signatures
+from chalicelib.wallets import balances, history, provisioning, sending, signatures
 from chalicelib.wallets.models import (
     Balance,
     CancelRequest,
@@ -134,7 +134,7 @@ def import_wallet(call: Call) -> Reply:
     "`network` or `chainId`, in human units (`balance`, e.g. ether).",
 )
 def balance_coin(call: Call) -> Reply:
-    return Reply(service.coin_balance(call.principal, call.body), "get balance successfully")
+    return Reply(balances.coin_balance(call.principal, call.body), "get balance successfully")
 
 
 @route(
@@ -157,7 +157,7 @@ def balance_coin(call: Call) -> Reply:
     "human units using the token's decimals; `422 NOT_A_TOKEN` when the address is no ERC-20 contract.",
 )
 def balance_token(call: Call) -> Reply:
-    return Reply(service.token_balance(call.principal, call.body), "get balance successfully")
+    return Reply(balances.token_balance(call.principal, call.body), "get balance successfully")
 
 
 SENT = sending.SENT

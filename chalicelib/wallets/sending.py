@@ -71,9 +71,9 @@ class MpcWalletSigner:
         """With the user's `secret` the pair is A+C, which always runs in full (no presignature pool)."""
         mpc.admit(self.wallet.walletId, time_left_s, pooled=self.secret is None)
 
-    def sign_digest(self, digest: bytes, tx: UnsignedTx | None = None) -> bytes:
+    def sign_transaction(self, tx: UnsignedTx) -> bytes:
         """The parties are shown `tx` and hash it themselves: an MPC wallet signs no bare digest."""
-        return provisioning.sign(self.principal, digests.signer_transaction(digest, tx), self.secret, self.wallet)
+        return provisioning.sign(self.principal, digests.transaction(tx), self.secret, self.wallet)
 
 
 @dataclass(frozen=True)
@@ -88,10 +88,9 @@ class TrackerSigner:
     def admit(self, time_left_s: float | None) -> None:
         mpc.admit(self.wallet_id, time_left_s)
 
-    def sign_digest(self, digest: bytes, tx: UnsignedTx | None = None) -> bytes:
-        payload = digests.signer_transaction(digest, tx)
+    def sign_transaction(self, tx: UnsignedTx) -> bytes:
         try:
-            return mpc.sign(self.wallet_id, self.address, payload, "tx-engine")
+            return mpc.sign(self.wallet_id, self.address, digests.transaction(tx), "tx-engine")
         except mpc.MpcRunError as exc:
             raise exc.api_error() from None
 

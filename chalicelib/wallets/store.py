@@ -15,7 +15,6 @@ both make a wallet. Every binding change is one DynamoDB transaction.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -71,23 +70,6 @@ def at_address(address: str) -> Wallet | None:
     item = aws.table("wallets").get_item(Key={"pk": f"ADDRESS#{address}", "sk": "META"}, ConsistentRead=True)
     wallet_id = item.get("Item", {}).get("walletId")
     return get(str(wallet_id)) if wallet_id else None
-
-
-def every_wallet(client_id: str | None = None) -> Iterator[Wallet]:
-    """Every wallet (of one client when `client_id` is given), in no order: a Scan, for operator commands only."""
-    from boto3.dynamodb.conditions import Attr
-
-    conditions = Attr("pk").begins_with("WALLET#") & Attr("sk").eq("META")
-    if client_id is not None:
-        conditions = conditions & Attr("clientId").eq(client_id)
-    scan: dict[str, Any] = {"FilterExpression": conditions, "ConsistentRead": True}
-    while True:
-        page = aws.table("wallets").scan(**scan)
-        for item in page["Items"]:
-            yield Wallet.model_validate({k: v for k, v in item.items() if k in Wallet.model_fields})
-        if "LastEvaluatedKey" not in page:
-            return
-        scan["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
 def of_client(client_id: str, limit: int, max_reads: int = 5) -> tuple[list[User], bool]:

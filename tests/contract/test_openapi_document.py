@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from chalicelib.auth import signing
 from chalicelib.auth.guards import ACCESS_TOKEN_REQUIRED, WALLET_TOKEN_REQUIRED
-from chalicelib.platform import openapi, outbox
+from chalicelib.platform import examples, outbox
 from chalicelib.platform.envelope import to_jsonable
 from chalicelib.platform.router import ROUTES, RouteSpec
 from tests.contract.error_codes import RaiseSite, Scanner
@@ -196,7 +196,7 @@ def _documented(path: str, method: str) -> set[tuple[int, str]]:
 
 def _computed_sites() -> dict[str, dict[int, set[str]]]:
     """Raise sites whose code is computed, with the codes they can give (read from the tables they use)."""
-    from chalicelib.custody import withdrawals
+    from chalicelib.custody.withdrawals import lifecycle as withdrawals
     from chalicelib.evm import typed_data
     from chalicelib.platform import egress
     from chalicelib.policies import service as policies
@@ -206,7 +206,7 @@ def _computed_sites() -> dict[str, dict[int, set[str]]]:
         refusals.setdefault(status, set()).add(code)
     typed = {400: {typed_data.INVALID_TYPED_DATA, typed_data.TYPED_DATA_TOO_LARGE}}
     return {
-        "chalicelib.custody.withdrawals._daily": {422: {code for code, _ in withdrawals._REFUSALS.values()}},
+        "chalicelib.custody.withdrawals.lifecycle._daily": {422: {code for code, _ in withdrawals._REFUSALS.values()}},
         "chalicelib.policies.service._ask": refusals,
         "chalicelib.policies.service.set_policy": {400: {policies.INVALID_POLICY, policies.POLICY_TOO_LARGE}},
         "chalicelib.policies.service._payload": typed,
@@ -323,10 +323,14 @@ def test_the_document_states_the_api_and_webhook_versions() -> None:
     )
 
 
-def test_example_of_reads_a_models_examples() -> None:
-    class WithExample(BaseModel):
-        model_config = {"json_schema_extra": {"examples": [{"a": 1}]}}
-        a: int
-
-    assert openapi.example_of(WithExample) == {"a": 1}
-    assert openapi.example_of(None) is None
+def test_the_operation_examples_are_the_models_own() -> None:
+    """Unless the route gives its own, an example is its model's, made from the model's field examples
+    (platform/examples.py): a request as a client sends it, an answer as the model sends it."""
+    for path, method, operation in API_OPERATIONS:
+        spec = _route(path, method)
+        if spec.body is not None and spec.request_example is None:
+            sent = operation["requestBody"]["content"]["application/json"]["example"]
+            assert sent == examples.example(spec.body, request=True), f"{method.upper()} {path}"
+        if spec.response is not None and spec.response_example is None:
+            answered = operation["responses"]["200"]["content"]["application/json"]["example"]["data"]
+            assert answered == examples.example(spec.response), f"{method.upper()} {path}"

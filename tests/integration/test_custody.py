@@ -13,8 +13,10 @@ from decimal import Decimal
 import pytest
 from eth_account import Account
 
-from chalicelib.custody import accounts, deposits, invoices, ledger, pool_keys, scan, watcher
+from chalicelib.custody import accounts, ledger, pool_keys
 from chalicelib.custody.cursor import cursor_key, unlease
+from chalicelib.custody.deposits import invoices, scan, watcher
+from chalicelib.custody.deposits import lifecycle as deposits
 from chalicelib.custody.store import get
 from chalicelib.evm import logs
 from chalicelib.evm.abi import encode_call

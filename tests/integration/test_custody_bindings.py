@@ -8,7 +8,6 @@ worker send withdrawals (forged or accepted by itself): the cosigner refuses the
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -17,10 +16,10 @@ import pytest
 from eth_account import Account
 
 from chalicelib import operator as admin
-from chalicelib.custody import limits, sending, withdrawals
-from chalicelib.custody import policy as custody_policy
 from chalicelib.custody.store import get
-from chalicelib.mpc.policies import COSIGNER_POLICY_TABLE
+from chalicelib.custody.withdrawals import lifecycle as withdrawals
+from chalicelib.custody.withdrawals import operator_policy, sending
+from chalicelib.mpc.cosigner_checks import COSIGNER_POLICY_TABLE
 from chalicelib.platform import aws, resources
 from chalicelib.platform.invocation import running_as
 from chalicelib.tenancy import service as tenancy
@@ -135,75 +134,20 @@ def test_a_dedicated_key_keeps_the_organization_it_was_made_in(custody):
     assert token_balance(custody, 31337, "usdt", address) == 5_000_000
 
 
-def as_recorded_before_organizations(key_id: str) -> None:
-    """The key's record as the cosigner wrote it before it recorded keys' organizations."""
+def test_a_key_whose_organization_is_not_recorded_signs_nothing(custody):
+    """A dedicated key whose record names no organization (every key is recorded with one at its generation): the
+    cosigner signs none of its withdrawals, even with the operator's allowlist set for its app."""
+    home = custody["tenant"]
+    account = funded_account(custody, usdt=3_000_000, sub_id="unrecorded")
+    key_id = get(f"ACCOUNT#{account['id']}", "ACCOUNT")["mpcSubId"]
     item = key_record(key_id)
     aws.table(COSIGNER_POLICY_TABLE).put_item(Item={name: item[name] for name in ("pk", "sk", "scope", "address")})
-
-
-def record_key_organizations(capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
-    """The operator's command, and what it printed."""
-    capsys.readouterr()
-    code = admin.main(["record-key-organizations"])
-    return code, json.loads(capsys.readouterr().out)
-
-
-def test_a_key_recorded_before_its_organization_takes_it_from_the_operators_allowlist(custody):
-    """A dedicated key whose record has no organization (made before keys recorded one): the cosigner takes the
-    organization the operator set the app's allowlist for, and signs nothing until the operator set one."""
-    home = custody["tenant"]
-    account = funded_account(custody, usdt=3_000_000, sub_id="older")
-    key_id = get(f"ACCOUNT#{account['id']}", "ACCOUNT")["mpcSubId"]
-    as_recorded_before_organizations(key_id)
-    first = request_withdrawal(custody, account, "1").json_body["data"]
-    record = run_withdrawal(first["id"], custody)
-    assert record["status"] == "failed" and record["failedReason"] == "policy_refused"
     recipient = Account.create().address
     assert allowlist(home.appId, home.organizationId, recipient) == 0
-    second = request_withdrawal(custody, account, "1", to=recipient).json_body["data"]
-    assert run_withdrawal(second["id"], custody)["status"] == "success"
-    assert token_balance(custody, 31337, "usdt", recipient) == 1_000_000
-
-
-def test_the_operators_command_records_the_organization_of_a_key_recorded_without_one(custody, capsys):
-    """A dedicated key recorded before keys' organizations were, of an app without an allowlist: right after the
-    upgrade the cosigner signs none of its withdrawals, until the operator's `record-key-organizations` records the
-    app's organization as `tenancy` says then. Run again it does nothing, and a key recorded with its organization
-    is never rewritten, whatever `tenancy` (written by the API function) says since."""
-    home = custody["tenant"]
-    account = funded_account(custody, usdt=3_000_000, sub_id="legacy")
-    key_id = get(f"ACCOUNT#{account['id']}", "ACCOUNT")["mpcSubId"]
-    as_recorded_before_organizations(key_id)
-    held = request_withdrawal(custody, account, "1").json_body["data"]
-    assert run_withdrawal(held["id"], custody)["failedReason"] == "policy_refused"
-
-    scope = f"app:{home.appId}"
-    recorded = [{"keyId": key_id, "scope": scope, "organizationId": home.organizationId}]
-    assert record_key_organizations(capsys) == (0, {"recorded": recorded, "refused": []})
-    record = key_record(key_id)
-    assert record["organizationId"] == home.organizationId and record["scope"] == scope
-    recipient = Account.create().address
     paid = request_withdrawal(custody, account, "1", to=recipient).json_body["data"]
-    assert run_withdrawal(paid["id"], custody)["status"] == "success"
-    assert token_balance(custody, 31337, "usdt", recipient) == 1_000_000
-
-    elsewhere = tenancy.create_tenant("Elsewhere")
-    move_app(home.appId, elsewhere.organizationId)
-    assert record_key_organizations(capsys) == (0, {"recorded": [], "refused": []})
-    assert key_record(key_id) == record
-    with pytest.raises(aws.ConditionFailedError):  # a run that read the key before another recorded it
-        custody_policy._record_organization(key_id, scope)
-    assert key_record(key_id) == record
-
-    # Unrecorded again, with the operator's allowlist set for its organization: tenancy, moved since, disagrees
-    # with the operator's own record, and the command leaves the key to the operator.
-    as_recorded_before_organizations(key_id)
-    move_app(home.appId, home.organizationId)
-    assert allowlist(home.appId, home.organizationId, recipient) == 0
-    move_app(home.appId, elsewhere.organizationId)
-    code, done = record_key_organizations(capsys)
-    assert code == 1 and done["recorded"] == [] and [r["keyId"] for r in done["refused"]] == [key_id]
-    assert "organizationId" not in key_record(key_id)
+    record = run_withdrawal(paid["id"], custody)
+    assert record["status"] == "failed" and record["failedReason"] == "policy_refused"
+    assert token_balance(custody, 31337, "usdt", recipient) == 0
 
 
 def test_the_operator_names_the_organization_an_allowlist_is_set_for(tenant, capsys):
@@ -217,18 +161,20 @@ def test_the_operator_names_the_organization_an_allowlist_is_set_for(tenant, cap
     capsys.readouterr()
     assert allowlist(tenant.appId, elsewhere.organizationId, address) == 1
     assert f"tenancy does not put app {tenant.appId} in organization" in capsys.readouterr().err
-    assert limits.recorded_organization(tenant.appId) is None
+    item = {"pk": f"ALLOWLIST#{tenant.appId}", "sk": "ALLOWLIST"}
+    assert "Item" not in aws.table(operator_policy.CUSTODY_POLICY_TABLE).get_item(Key=item, ConsistentRead=True)
 
     assert allowlist(tenant.appId, tenant.organizationId, address) == 0
-    item = {"pk": f"ALLOWLIST#{tenant.appId}", "sk": "ALLOWLIST"}
-    before = aws.table(limits.CUSTODY_POLICY_TABLE).get_item(Key=item, ConsistentRead=True)["Item"]
+    before = aws.table(operator_policy.CUSTODY_POLICY_TABLE).get_item(Key=item, ConsistentRead=True)["Item"]
     assert before["organizationId"] == tenant.organizationId
     move_app(tenant.appId, elsewhere.organizationId, elsewhere.clientId)
     for own in ({"addresses": [address]}, {"off": True}):
         capsys.readouterr()
         assert allowlist(tenant.appId, elsewhere.organizationId, *own.get("addresses", []), off="off" in own) == 1
         assert f"set for organization {tenant.organizationId}" in capsys.readouterr().err
-    after = aws.table(limits.CUSTODY_POLICY_TABLE).get_item(Key=item, ConsistentRead=True)["Item"]
+    after = aws.table(operator_policy.CUSTODY_POLICY_TABLE).get_item(Key=item, ConsistentRead=True)["Item"]
     assert after == before
-    assert limits.allowlist(tenant.appId, elsewhere.organizationId)["inherited"] is False
-    assert limits.allowlist("another-app", elsewhere.organizationId)["enabled"] is False  # no apps listed there
+    assert operator_policy.allowlist(tenant.appId, elsewhere.organizationId)["inherited"] is False
+    assert (
+        operator_policy.allowlist("another-app", elsewhere.organizationId)["enabled"] is False
+    )  # no apps listed there

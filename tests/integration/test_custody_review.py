@@ -10,9 +10,11 @@ import pytest
 from eth_account import Account
 
 from chalicelib import operator as admin
-from chalicelib.custody import ledger, sending, withdrawals
-from chalicelib.custody.policy import deploy_call
+from chalicelib.custody import ledger
 from chalicelib.custody.store import get
+from chalicelib.custody.withdrawals import lifecycle as withdrawals
+from chalicelib.custody.withdrawals import sending
+from chalicelib.custody.withdrawals.cosigner_check import deploy_call
 from chalicelib.evm import engine, nonces, pipeline, tracking
 from chalicelib.platform import aws, clock, settings
 from chalicelib.platform.pagination import PageQuery

@@ -12,8 +12,11 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from eth_account import Account
 
-from chalicelib.custody import ledger, limits, policy, sending, withdrawal_records, withdrawals
+from chalicelib.custody import ledger
 from chalicelib.custody.store import get
+from chalicelib.custody.withdrawals import cosigner_check, operator_policy, sending
+from chalicelib.custody.withdrawals import lifecycle as withdrawals
+from chalicelib.custody.withdrawals import records as withdrawal_records
 from chalicelib.evm import engine, pipeline, tracking
 from chalicelib.platform import aws, settings
 from chalicelib.platform.invocation import running_as
@@ -158,7 +161,7 @@ def test_the_cosigner_refuses_a_tampered_transaction(custody, monkeypatch):
     account = funded_account(custody, usdt=5_000_000)
     thief = Account.create().address
     withdrawal = request_withdrawal(custody, account, "1").json_body["data"]
-    real_call = policy.expected_call
+    real_call = cosigner_check.expected_call
 
     def tampered(record):
         return real_call({**record, "to": thief, "amountInDecimals": "5000000"})
@@ -213,8 +216,8 @@ def test_the_cosigner_refuses_a_tampered_transaction(custody, monkeypatch):
         (digests.transaction(tx), signing_hash(tx), {**context, "purpose": "other"}, "unknown purpose"),
         (message, digests.digest_of(message), context, "unknown kind"),
     ):
-        with pytest.raises(policy.PolicyRefusedError, match=reason.split()[0]):
-            policy.check(key_id, payload, digest, context_given)
+        with pytest.raises(cosigner_check.PolicyRefusedError, match=reason.split()[0]):
+            cosigner_check.check(key_id, payload, digest, context_given)
 
 
 def test_crash_points_never_send_twice_and_never_lose_the_hold(custody, monkeypatch):
@@ -474,7 +477,7 @@ def test_an_app_made_in_the_console_is_bound_by_its_organizations_allowlists(cus
     assert get(**withdrawals.key(fake["id"]))["failedReason"] == "policy_refused"
     assert token_balance(custody, 31337, "usdt", thief) == 0
     assert token_balance(custody, 31337, "usdt", address) == 4_000_000
-    assert limits.allowlist(planted.appId, planted.organizationId) == {
+    assert operator_policy.allowlist(planted.appId, planted.organizationId) == {
         "enabled": True,
         "addresses": [],
         "updatedAt": None,
@@ -598,7 +601,7 @@ def test_a_stocked_custody_key_signs_from_presignatures_checked_at_the_online_st
     stocked = ready()
     assert len(stocked[shares.SIGNER]) == 2
     thief = Account.create().address
-    real_call = policy.expected_call
+    real_call = cosigner_check.expected_call
     monkeypatch.setattr(
         sending, "expected_call", lambda r: real_call({**r, "to": thief, "amountInDecimals": "3500000"})
     )
@@ -630,7 +633,7 @@ def _kept_and_paid_once(custody, account, withdrawal_id, recipient, paid_by):
     """The withdrawal is kept for review (`needs_review`, `released: false`) while another signature of the custody
     key at its nonce paid it on chain: the amount stays held, no entry or event released it, and its nonce went
     back to no one. The operator's review then finds it paid and settles it: paid and debited exactly once."""
-    from chalicelib.custody import review
+    from chalicelib.custody.withdrawals import review
     from chalicelib.evm import nonces
     from chalicelib.platform.pagination import PageQuery
 
@@ -688,7 +691,7 @@ def test_a_broadcast_refused_for_its_nonce_keeps_the_withdrawal_held(custody, mo
     withdrawal is never released: kept for review, its nonce not given back."""
     from dataclasses import replace
 
-    from chalicelib.evm.transactions import assemble, signing_hash
+    from chalicelib.evm.transactions import assemble
 
     account = funded_account(custody, usdt=5_000_000)
     recipient = Account.create().address
@@ -704,7 +707,7 @@ def test_a_broadcast_refused_for_its_nonce_keeps_the_withdrawal_held(custody, mo
             fee = 3 * signed.tx.max_fee
             again = replace(signed.tx, max_fee=fee, max_priority_fee=fee)
             signer = sending.CustodySigner(record.keyId, record.keyAddress, "withdrawal", record.id)
-            other_tx = assemble(again, record.keyAddress, signer.sign_digest(signing_hash(again), again))
+            other_tx = assemble(again, record.keyAddress, signer.sign_transaction(again))
             first.append("0x" + bytes(w3.eth.send_raw_transaction(other_tx.raw)).hex())
         return real_record(*args, **kwargs)
 
@@ -760,13 +763,13 @@ def test_a_withdrawal_whose_nonce_the_chain_passed_is_kept_before_anything_is_si
         ExpressionAttributeValues={":z": 0},
     )  # its lease ran out
     signatures = []
-    real_sign = sending.CustodySigner.sign_digest
+    real_sign = sending.CustodySigner.sign_transaction
 
-    def counted(self, digest, tx=None):
-        signatures.append(digest)
-        return real_sign(self, digest, tx)
+    def counted(self, tx):
+        signatures.append(tx)
+        return real_sign(self, tx)
 
-    monkeypatch.setattr(sending.CustodySigner, "sign_digest", counted)
+    monkeypatch.setattr(sending.CustodySigner, "sign_transaction", counted)
     _until_ended(withdrawal["id"])
     assert signatures == [], "nothing signed again"
     assert "txHash" not in get(**withdrawals.key(withdrawal["id"]))
@@ -879,7 +882,7 @@ def test_a_sent_withdrawal_is_signed_again_only_for_the_payment_first_signed(cus
     first = tracking.read(record["txHash"]).unsigned()
     context = {"purpose": "withdrawal", "id": record["id"]}
     bumped = replace(first, max_fee=(first.max_fee or 0) * 2, max_priority_fee=(first.max_priority_fee or 0) * 2)
-    policy.check(record["keyId"], digests.transaction(bumped), signing_hash(bumped), context)  # a re-pricing
+    cosigner_check.check(record["keyId"], digests.transaction(bumped), signing_hash(bumped), context)  # a re-pricing
     for field, value in (("amountInDecimals", "5000000"), ("to", Account.create().address)):
         aws.table("custody").update_item(
             Key=withdrawals.key(record["id"]),
@@ -887,6 +890,6 @@ def test_a_sent_withdrawal_is_signed_again_only_for_the_payment_first_signed(cus
             ExpressionAttributeNames={"#f": field},
             ExpressionAttributeValues={":v": value},
         )
-        forged = replace(bumped, data=policy.expected_call(get(**withdrawals.key(record["id"]))))
-        with pytest.raises(policy.PolicyRefusedError, match="another payment"):
-            policy.check(record["keyId"], digests.transaction(forged), signing_hash(forged), context)
+        forged = replace(bumped, data=cosigner_check.expected_call(get(**withdrawals.key(record["id"]))))
+        with pytest.raises(cosigner_check.PolicyRefusedError, match="another payment"):
+            cosigner_check.check(record["keyId"], digests.transaction(forged), signing_hash(forged), context)

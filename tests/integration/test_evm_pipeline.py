@@ -10,6 +10,7 @@ import pytest
 from eth_account import Account
 
 from chalicelib.evm import engine, nonces, pipeline, tracking
+from chalicelib.evm.transactions import UnsignedTx
 from chalicelib.platform import aws, networks, settings
 from chalicelib.platform.errors import ApiError
 from devtools import chain
@@ -75,8 +76,8 @@ def test_a_signature_from_another_key_is_never_recorded_or_sent(network, w3):
         def admit(self, time_left_s: float | None) -> None:
             pass
 
-        def sign_digest(self, digest: bytes, tx: object = None) -> bytes:
-            return impostor.sign_digest(digest)
+        def sign_transaction(self, tx: UnsignedTx) -> bytes:
+            return impostor.sign_transaction(tx)
 
     with pytest.raises(ValueError):
         pipeline.send(network, Wrong(signer.address), pipeline.Call(signer.address, 1, b""), owner="x", kind="coin")
@@ -106,7 +107,7 @@ def test_a_send_that_runs_out_of_time_while_signing_gives_its_nonce_back(network
 
     @dataclass(frozen=True)
     class Slow(KeySigner):
-        def sign_digest(self, digest: bytes, tx: object = None) -> bytes:
+        def sign_transaction(self, tx: UnsignedTx) -> bytes:
             time.sleep(max(0.0, deadline.remaining_s() or 0.0) + 0.01)
             deadline.require("signing run")
             raise AssertionError("unreachable")
@@ -133,7 +134,7 @@ def test_a_signing_run_that_overran_the_whole_budget_still_gives_its_nonce_back(
 
     @dataclass(frozen=True)
     class Overrunning(KeySigner):
-        def sign_digest(self, digest: bytes, tx: object = None) -> bytes:
+        def sign_transaction(self, tx: UnsignedTx) -> bytes:
             clock.travel((deadline.remaining_s() or 0.0) + pipeline.GIVE_BACK_S + 0.3)  # past the budget's end
             raise deadline.DeadlineExceededError("signing run")
 
@@ -161,7 +162,7 @@ def test_a_signer_that_cannot_sign_in_time_refuses_before_a_nonce_is_taken(netwo
             asked.append(time_left_s)
             raise RetryLaterError("SIGNER_BUSY", "busy", 5)
 
-        def sign_digest(self, digest: bytes, tx: object = None) -> bytes:
+        def sign_transaction(self, tx: UnsignedTx) -> bytes:
             raise AssertionError("a refused send signs nothing")
 
     with pytest.raises(RetryLaterError), deadline.budget(30.0):

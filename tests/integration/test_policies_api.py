@@ -17,7 +17,7 @@ from eth_account import Account
 from nacl.signing import SigningKey
 
 from chalicelib import operator as admin
-from chalicelib.mpc import policies as signing_policies
+from chalicelib.mpc import cosigner_checks as signing_policies
 from chalicelib.platform import aws, networks, settings
 from chalicelib.policies import signed
 from chalicelib.tenancy import service as tenancy
@@ -569,52 +569,9 @@ def test_set_policy_key_refuses_what_is_not_a_key_or_an_app_and_a_replacement_co
     assert "secret" not in json.dumps(replaced).lower()
 
 
-def test_govern_wallets_puts_wallets_made_before_policies_under_their_client_s_policy(s, api, tenant, capsys, aux_sets):
-    aux_sets(2)
-    old, new = _wallet(api, tenant, "old-user"), _wallet(api, tenant, "new-user")
-    # `old` as a wallet made before this version: the cosigner never recorded it.
-    old_id = _wallet_id(old["address"])
-    for mark in ({"pk": f"GOVERNED#{old_id}", "sk": "GOVERNED"}, {"pk": f"WALLETCLIENT#{old_id}", "sk": "CLIENT"}):
-        aws.table(signing_policies.COSIGNER_POLICY_TABLE).delete_item(Key=mark)
-    _forget_cosigner_caches()
-    key = _key(1)
-    _register(tenant.appId, key, capsys)
-    _set(s, key, {"version": 1, "messages": {"personal": False}}, tenant.appId)
-    assert old["post"]("/api/v1/wallet/sign-message", {"message": "hi"}).status_code == 200  # not governed yet
-    denied = new["post"]("/api/v1/wallet/sign-message", {"message": "hi"})
-    assert denied.status_code == 403 and denied.json_body["data"] == {
-        "code": "POLICY_DENIED",
-        "rule": "messages.personal",
-    }
-    other = tenancy.create_tenant("Other")
-    assert admin.main(["govern-wallets", "--client-id", other.clientId]) == 0
-    assert json.loads(capsys.readouterr().out) == {"governed": 0, "alreadyGoverned": 0, "refused": 0}
-    assert admin.main(["govern-wallets", "--client-id", "nope"]) == 1
-    assert admin.main(["govern-wallets"]) == 0
-    assert json.loads(capsys.readouterr().out) == {"governed": 1, "alreadyGoverned": 1, "refused": 0}
-    _forget_cosigner_caches()
-    denied = old["post"]("/api/v1/wallet/sign-message", {"message": "hi"})
-    assert denied.status_code == 403 and denied.json_body["data"] == {
-        "code": "POLICY_DENIED",
-        "rule": "messages.personal",
-    }
-    assert admin.main(["govern-wallets"]) == 0  # again: nothing more to do
-    assert json.loads(capsys.readouterr().out) == {"governed": 0, "alreadyGoverned": 2, "refused": 0}
-    # The user's own secret0 signs with share A, without the cosigner: no policy applies (docs/policies.md).
-    with_secret = old["post"]("/api/v1/wallet/sign-message", {"message": "hi", "secret": old["secret0"]})
-    assert with_secret.status_code == 200, with_secret.json_body
-
-
 def _wallet_id(address: str) -> str:
     item = aws.table("wallets").get_item(Key={"pk": f"ADDRESS#{address}", "sk": "META"})["Item"]
     return str(item["walletId"])
-
-
-def _forget_cosigner_caches() -> None:
-    """The cosigner's process keeps what never changes once written; the test removed marks behind its back."""
-    from chalicelib.platform import cache
-
-    cache.reset_all()
 
 
 # --- a refused send: 403 POLICY_DENIED, nothing broadcast, the nonce given back ---------------------------------------

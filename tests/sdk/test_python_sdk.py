@@ -171,7 +171,7 @@ def test_the_service_accepts_the_sdks_signatures_and_sessions(api, tenant):
 
 
 def test_policies_signed_by_the_sdk_are_set_for_their_app_only_and_rotations_accepted(api, tenant, use_networks):
-    from chalicelib.policies.cosigner import register_policy_key
+    from chalicelib.policies.cosigner_check import register_policy_key
     from chalicelib.tenancy import service as tenancy
     from chalicelib.wiring import wire
 

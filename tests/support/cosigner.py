@@ -12,7 +12,7 @@ import pytest
 
 from chalicelib.evm import digests
 from chalicelib.evm.digests import Signable
-from chalicelib.mpc import policies
+from chalicelib.mpc import cosigner_checks
 from chalicelib.platform import aws
 from chalicelib.platform.invocation import running_as
 
@@ -22,8 +22,8 @@ def cosigner_decides(wallet_id: str, payload: Signable) -> str | None:
     None when allowed, else the refusing rule."""
     with running_as("cosigner"):
         try:
-            policies.authorize(wallet_id, payload, digests.digest_of(payload), None)
-        except policies.PolicyRefusedError as refusal:
+            cosigner_checks.authorize(wallet_id, payload, digests.digest_of(payload), None)
+        except cosigner_checks.PolicyRefusedError as refusal:
             assert refusal.rule is not None, refusal.reason
             return refusal.rule
     return None

@@ -8,8 +8,10 @@ import json
 
 from eth_account import Account
 
-from chalicelib.custody import sending, watcher, withdrawals
+from chalicelib.custody.deposits import watcher
 from chalicelib.custody.store import get
+from chalicelib.custody.withdrawals import lifecycle as withdrawals
+from chalicelib.custody.withdrawals import sending
 from chalicelib.evm import engine
 from chalicelib.platform import aws, networks
 from chalicelib.platform.invocation import running_as

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from eth_account import Account
 from eth_keys import keys as eth_keys
 
+from chalicelib.evm.transactions import UnsignedTx, signing_hash
+
 
 @dataclass(frozen=True)
 class KeySigner:
@@ -21,6 +23,9 @@ class KeySigner:
     def admit(self, time_left_s: float | None) -> None:
         """A key in memory signs at once."""
 
-    def sign_digest(self, digest: bytes, tx: object = None) -> bytes:
+    def sign_transaction(self, tx: UnsignedTx) -> bytes:
+        return self.sign_digest(signing_hash(tx))
+
+    def sign_digest(self, digest: bytes) -> bytes:
         signature = eth_keys.PrivateKey(self.key).sign_msg_hash(digest)
         return signature.r.to_bytes(32, "big") + signature.s.to_bytes(32, "big") + bytes([signature.v])

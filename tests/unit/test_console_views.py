@@ -24,12 +24,15 @@ from chalicelib.auth import users
 from chalicelib.console import accounts, audit, views
 from chalicelib.console.models import Role
 from chalicelib.custody import accounts as custody_accounts
-from chalicelib.custody import cursor, deposits, withdrawals
+from chalicelib.custody import cursor
 from chalicelib.custody import service as custody
-from chalicelib.custody.models import CreateInvoiceRequest
+from chalicelib.custody.deposits import lifecycle as deposits
+from chalicelib.custody.deposits import service as custody_deposits
+from chalicelib.custody.deposits.models import CreateInvoiceRequest
 from chalicelib.custody.store import TABLE as CUSTODY_TABLE
 from chalicelib.custody.store import get as custody_get
 from chalicelib.custody.tokens import accepted
+from chalicelib.custody.withdrawals import lifecycle as withdrawals
 from chalicelib.evm import tracking
 from chalicelib.evm.transactions import SignedTx, UnsignedTx
 from chalicelib.gas_tanks import store as tank_store
@@ -39,7 +42,7 @@ from chalicelib.platform.transitions import create, transition
 from chalicelib.platform.unit_of_work import Plan
 from chalicelib.policies import service as policy_service
 from chalicelib.policies import signed
-from chalicelib.policies.cosigner import register_policy_key
+from chalicelib.policies.cosigner_check import register_policy_key
 from chalicelib.policies.models import PolicyBody
 from chalicelib.smart_accounts import service as smart_accounts
 from chalicelib.tenancy import service as tenancy
@@ -493,7 +496,7 @@ def test_custody_shows_accounts_balances_invoices_deposits_withdrawals_and_the_j
     credited = a_deposit(account, "d1", 5_000_000, block=10)
     assert deposits.credit(credited, account, 3)
     withdrawal = withdrawals.create(app, account["id"], "local-a", "usdt", RECIPIENT, "1.5", None)
-    invoice = custody.create_invoice(
+    invoice = custody_deposits.create_invoice(
         app,
         CreateInvoiceRequest(accountId=account["id"], network="local-a", tokenCode="usdt", amount="2", reference="r-1"),
     )

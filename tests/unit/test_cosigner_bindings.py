@@ -17,7 +17,7 @@ import pytest
 from nacl.signing import SigningKey
 
 from chalicelib import operator as admin
-from chalicelib.mpc import policies as signing_policies
+from chalicelib.mpc import cosigner_checks as signing_policies
 from chalicelib.platform import aws, resources
 from chalicelib.platform.invocation import running_as
 from chalicelib.policies import store

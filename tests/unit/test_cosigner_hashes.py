@@ -38,7 +38,7 @@ from chalicelib.platform.cache import reset_all
 from chalicelib.platform.errors import ApiError
 from chalicelib.policies import signed
 from chalicelib.policies import store as policy_store
-from chalicelib.policies.cosigner import register_policy_key
+from chalicelib.policies.cosigner_check import register_policy_key
 from chalicelib.tenancy import service as tenancy
 from chalicelib.wallets import provisioning
 from chalicelib.wallets.sending import MpcWalletSigner
@@ -218,7 +218,7 @@ def test_audit_records_carry_the_kind_the_digest_and_the_typed_data_domain(walle
     provisioning.sign(principal, message)
     provisioning.sign(principal, document)
     tx = UnsignedTx(31337, 0, "0x" + "33" * 20, 1, b"", 21_000, max_fee=10**9, max_priority_fee=10**9)
-    MpcWalletSigner(principal, provisioning.bound_wallet(principal), None).sign_digest(signing_hash(tx), tx)
+    MpcWalletSigner(principal, provisioning.bound_wallet(principal), None).sign_transaction(tx)
 
     records = {r["kind"]: r for r in audit_records(wallet_id)}
     assert set(records) == {"personal_message", "typed_data", "transaction"}
@@ -237,20 +237,6 @@ def test_audit_records_carry_the_kind_the_digest_and_the_typed_data_domain(walle
     bodies = (SECRET_TEXT, SECRET_TEXT.encode().hex(), PERMIT["message"]["spender"][2:], PERMIT["domain"]["name"])
     for body in bodies:
         assert body not in stored and body not in caplog.text
-
-
-# --- no bare digests for an MPC wallet ------------------------------------------------------------------------
-
-
-def test_an_mpc_wallet_signer_is_shown_the_transaction(wallet):
-    principal, _, _ = wallet
-    signer = MpcWalletSigner(principal, provisioning.bound_wallet(principal), None)
-    tx = UnsignedTx(31337, 0, "0x" + "33" * 20, 1, b"", 21_000, gas_price=10**9)
-    with pytest.raises(ValueError, match="bare digest"):
-        signer.sign_digest(signing_hash(tx))
-    with pytest.raises(ValueError, match="signing hash"):
-        signer.sign_digest(b"\x01" * 32, tx)
-    assert audit_records(principal.user.walletId) == []
 
 
 # --- a compromised API function against the wallet's signing policy ---------------------------------------------

@@ -1,5 +1,5 @@
-"""The deposit's declared transitions (custody/deposit_records.py) and the watcher's confirmation decisions
-(custody/confirm.py) against moto and a fake chain (a small object standing in for the node's reads): no anvil.
+"""The deposit's declared transitions (custody/deposits/records.py) and the watcher's confirmation decisions
+(custody/deposits/confirm.py) against moto and a fake chain (a small object standing in for the node's reads): no anvil.
 
 Every allowed move is written, every other move raises before anything is written, a deposit that moved
 meanwhile refuses the write; the confirmation credits at its confirmations, follows a re-mined transaction,
@@ -13,10 +13,12 @@ from typing import Any
 
 import pytest
 
-from chalicelib.custody import deposits, ledger, watcher
-from chalicelib.custody.confirm import REORG_WATCH_BLOCKS, confirm
-from chalicelib.custody.deposit_records import DEPOSIT_MACHINE, Deposit, deposit_key
-from chalicelib.custody.scan import StepReport
+from chalicelib.custody import ledger
+from chalicelib.custody.deposits import lifecycle as deposits
+from chalicelib.custody.deposits import watcher
+from chalicelib.custody.deposits.confirm import REORG_WATCH_BLOCKS, confirm
+from chalicelib.custody.deposits.records import DEPOSIT_MACHINE, Deposit, deposit_key
+from chalicelib.custody.deposits.scan import StepReport
 from chalicelib.custody.store import TABLE, get
 from chalicelib.custody.tokens import TRANSFER_TOPIC, accepted
 from chalicelib.evm.rpc import RpcError
@@ -143,6 +145,7 @@ def record(status: str) -> Deposit:
         tokenCode="usdt",
         tokenId="tok",
         txHash=TX,
+        txRef=TX,
         ordinal="0",
         to=ADDRESS,
         value=str(VALUE),

@@ -13,7 +13,7 @@ import pytest
 from eth_account import Account
 from eth_keys import keys as eth_keys
 
-from chalicelib.evm import engine, nonces, tracking
+from chalicelib.evm import engine, nonces, rpc, tracking
 from chalicelib.evm.transactions import UnsignedTx, assemble, receipt, signing_hash
 from chalicelib.platform import aws, clock
 from chalicelib.platform.networks import Network
@@ -145,6 +145,19 @@ def test_one_record_step_per_message(aws_env, monkeypatch):
     assert int(tracking.read(tx_hash).checks) == 1
 
 
+def test_an_orphaned_signing_record_is_dropped_without_asking_the_chain(aws_env, monkeypatch):
+    """The send claims its record before it broadcasts, so a `signing` record was never broadcast: once it is
+    ORPHAN_CHECK_S old, a tracker step drops it and gives its nonce back, whatever a node would say."""
+    monkeypatch.setattr(tracking, "enqueue", lambda h, step, delay: None)
+    monkeypatch.setattr(rpc, "rpc_batch", lambda *a, **k: pytest.fail("a signing record's step asks the chain"))
+    tx_hash = _record(nonces.allocate(ADDRESS, CHAIN, chain_pending=0))
+    clock.travel(tracking.ORPHAN_CHECK_S + 1)
+    engine.on_message({"hash": tx_hash, "step": 0})
+    dropped = tracking.read(tx_hash)
+    assert dropped is not None and (dropped.status, dropped.checks) == ("dropped", 1)
+    assert nonces.allocate(ADDRESS, CHAIN, chain_pending=0).nonce == 0  # given back
+
+
 def test_a_write_refused_for_a_transaction_in_progress_is_a_lost_race(aws_env, monkeypatch):
     """The nonce item now takes part in the record's transaction; DynamoDB refuses a plain write to it
     meanwhile with TransactionConflictException (botocore does not retry it): allocation looks again."""
@@ -199,9 +212,9 @@ def test_a_reservation_is_never_handed_out_however_long_it_waits(aws_env):
     clock.travel(nonces.LEASE_S * 100)
     other = nonces.allocate(ADDRESS, CHAIN, chain_pending=0)
     assert (held.nonce, other.nonce) == (0, 1)
-    assert nonces.holds(held)
+    assert nonces.held(_item()) == {0: held.lease}
     _record(held)  # the holder signs at it after all that time
-    assert nonces.holds(held), "recording uses the nonce; the reservation stays until its holder ends"
+    assert nonces.held(_item()) == {0: held.lease}, "recording uses the nonce; the reservation stays until it ends"
 
 
 def test_a_reserved_nonce_a_dropped_record_gave_back_stays_its_holders(aws_env):
@@ -239,18 +252,3 @@ def test_no_reservation_without_its_holders_record(aws_env):
         _reserve(0, also=lambda allocation: [taken])
     assert nonces.held(_item()) == {}
     assert nonces.allocate(ADDRESS, CHAIN, chain_pending=0).nonce == 0
-
-
-def test_a_nonce_kept_under_a_lease_is_reserved_again_only_while_it_is_free(aws_env):
-    """A holder that kept its nonce under a lease (before reservations) converts it while the lease is there, or
-    takes it back from `given`; not when another allocation has it."""
-    leased = nonces.allocate(ADDRESS, CHAIN, chain_pending=0)
-    converted = nonces.reclaim(ADDRESS, CHAIN, 0, "withdrawal:w1", leased.lease, lambda a: [])
-    assert converted is not None and nonces.holds(converted) and not _item().get("inflight")
-    lapsed = nonces.allocate(ADDRESS, CHAIN, chain_pending=0)
-    clock.travel(nonces.LEASE_S + 1)
-    assert nonces.allocate(ADDRESS, CHAIN, chain_pending=0).nonce == 1  # recovered and handed on
-    assert nonces.reclaim(ADDRESS, CHAIN, 1, "withdrawal:w2", lapsed.lease, lambda a: []) is None
-    nonces.release(nonces.allocate(ADDRESS, CHAIN, chain_pending=0))  # 2 given back
-    assert nonces.reclaim(ADDRESS, CHAIN, 2, "withdrawal:w3", None, lambda a: []) is not None
-    assert nonces.allocate(ADDRESS, CHAIN, chain_pending=0).nonce == 3

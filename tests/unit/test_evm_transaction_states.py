@@ -92,15 +92,6 @@ def test_a_tracker_move_from_a_stale_read_is_refused(aws_env: None) -> None:
     assert after is not None and (after.status, after.checks) == ("pending", 1)
 
 
-def test_a_record_from_before_versions_moves_once(aws_env: None) -> None:
-    tx = _in("pending", version=None)
-    assert tx.version is None
-    assert tracking.move(tx, "pending", checks=1)
-    assert tracking.move(tx, "pending", checks=2) is False
-    after = tracking.read(tx.hash)
-    assert after is not None and (after.version, after.checks) == (1, 1)
-
-
 def test_the_send_paths_moves_need_the_status_alone(aws_env: None) -> None:
     """claim and mark_refused do not read the record: a tracker step that moved its version meanwhile does not
     stop them, another status does."""

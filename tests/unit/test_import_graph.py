@@ -91,6 +91,27 @@ def test_a_package_outside_the_declared_order_fails_the_check(tmp_path):
 def test_the_tree_keeps_the_order_with_no_cycle_and_no_function_level_chalicelib_import(capsys):
     assert import_graph.main([]) == 0
     printed = capsys.readouterr().out
-    order = [line.split()[0] for line in printed.splitlines()[1:]]
+    lines = printed.splitlines()[1:]
+    order = [line.split()[0] for line in lines if not line.startswith("    ")]
     assert order == [*import_graph.ORDER, *import_graph.ENTRY_POINTS]  # the order, each package with its size
+    rooms = [line.split()[0] for line in lines if line.startswith("    ")]
+    assert rooms == list(import_graph.ROOMS["custody"])  # custody's rooms, under it
     assert all("modules" in line and "lines" in line for line in printed.splitlines()[1:])
+
+
+def test_a_room_importing_another_room_of_its_package_fails_the_check(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "custody/ledger.py": "",
+            "custody/routes.py": "from chalicelib.custody.deposits import scan\n",  # the front: allowed
+            "custody/accounts.py": "def f():\n    from chalicelib.custody.withdrawals import sending\n",
+            "custody/deposits/scan.py": "from chalicelib.custody import ledger\n",  # shared: allowed
+            "custody/withdrawals/sending.py": "from chalicelib.custody.deposits import scan\n",
+        },
+    )
+    crossings = {(i.source, i.target) for i in import_graph.room_crossings(import_graph.build(root))}
+    assert crossings == {
+        ("chalicelib.custody.accounts", "chalicelib.custody.withdrawals.sending"),
+        ("chalicelib.custody.withdrawals.sending", "chalicelib.custody.deposits.scan"),
+    }

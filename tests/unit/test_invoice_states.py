@@ -1,4 +1,4 @@
-"""The invoice's declared transitions (custody/invoices.py `Invoice.machine`), against moto: every allowed move
+"""The invoice's declared transitions (custody/deposits/invoices.py `Invoice.machine`), against moto: every allowed move
 writes the status, its index keys, the open marker and the expiry sweep's place; every other move raises before
 anything is written; an invoice that moved (or found its payment) meanwhile refuses the write."""
 
@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from boto3.dynamodb.conditions import Key
 
-from chalicelib.custody import invoices
-from chalicelib.custody.invoices import EXPIRING, Invoice, close_items, open_key
+from chalicelib.custody.deposits import invoices
+from chalicelib.custody.deposits.invoices import EXPIRING, Invoice, close_items, open_key
 from chalicelib.custody.store import TABLE, indexed_page
 from chalicelib.custody.tokens import TokenOnNetwork
 from chalicelib.platform import aws, transitions

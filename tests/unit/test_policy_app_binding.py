@@ -14,7 +14,7 @@ from nacl.signing import SigningKey
 
 from chalicelib.mpc import parties
 from chalicelib.policies import signed
-from chalicelib.policies.cosigner import register_policy_key
+from chalicelib.policies.cosigner_check import register_policy_key
 from chalicelib.tenancy import service as tenancy
 from chalicelib.wiring import wire
 from tests.support.family_s import call

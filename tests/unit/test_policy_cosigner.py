@@ -1,4 +1,4 @@
-"""Signing policies at the cosigner (policies/cosigner.py, store.py, usage.py; mpc/parties.py), with the real MPC
+"""Signing policies at the cosigner (policies/cosigner_check.py, store.py, usage.py; mpc/parties.py), with the real MPC
 core, moto and the in-process parties:
 
 * documents are stored only when the app's registered policy key signed them, with a version above the stored one;
@@ -28,12 +28,12 @@ from chalicelib.auth.models import WalletPrincipal
 from chalicelib.evm import abi, digests
 from chalicelib.evm.digests import Signable
 from chalicelib.evm.transactions import UnsignedTx
-from chalicelib.mpc import aux_pool, parties, policies, presignatures, shares
+from chalicelib.mpc import aux_pool, cosigner_checks, parties, presignatures, shares
 from chalicelib.mpc import service as mpc
 from chalicelib.platform import aws, clock
 from chalicelib.platform.errors import ApiError
 from chalicelib.policies import signed, store, usage
-from chalicelib.policies.cosigner import WALLET_POLICY_NAME, register_policy_key
+from chalicelib.policies.cosigner_check import WALLET_POLICY_NAME, register_policy_key
 from chalicelib.tenancy import service as tenancy
 from chalicelib.wallets import provisioning
 from tests.support.cosigner import cosigner_decides, cosigner_policy_reads, no_full_signing
@@ -271,7 +271,7 @@ def test_the_users_secret0_still_signs_and_an_imported_key_is_governed(tenant, p
     assert created.address == Account.from_key(private_key).address
     mark = aws.table(store.TABLE).get_item(Key=store.wallet_client_key(wallet_id))["Item"]
     assert mark["clientId"] == tenant.clientId
-    assert policies.governance(wallet_id) == policies.Governance(WALLET_POLICY_NAME, created.address)
+    assert cosigner_checks.governance(wallet_id) == cosigner_checks.Governance(WALLET_POLICY_NAME, created.address)
 
     assert set_policy(tenant.appId, policy_key, {"version": 1, "messages": {"personal": False}})["ok"]
     denied(lambda: provisioning.sign(principal, digests.personal_message(b"with the cosigner")))
@@ -295,7 +295,7 @@ def test_the_users_secret0_still_signs_and_an_imported_key_is_governed(tenant, p
 def test_a_wallet_key_for_a_client_tenancy_does_not_have_is_never_made(aux_sets, tenant):
     aux_sets(1)
     wallet_id = secrets.token_hex(16)
-    key_policy = policies.KeyPolicy(name=WALLET_POLICY_NAME, context={"clientId": "not-a-client"})
+    key_policy = cosigner_checks.KeyPolicy(name=WALLET_POLICY_NAME, context={"clientId": "not-a-client"})
     with pytest.raises(mpc.MpcRunError) as refused:
         mpc.generate_key(wallet_id, aux_pool.claim(wallet_id), key_policy)
     assert refused.value.code == mpc.POLICY_REFUSED

@@ -1,5 +1,5 @@
-"""Replacements, cancels and gap fills at the cosigner (policies/cosigner.py, usage.py), decided from the transaction
-the cosigner reads and its own nonce marks, never from what the API function says:
+"""Replacements, cancels and gap fills at the cosigner (policies/cosigner_check.py, usage.py), decided from the
+transaction the cosigner reads and its own nonce marks, never from what the API function says:
 
 * a transaction of a payment (to, value, data) the wallet signed at that nonce, with other fees, is a replacement:
   the documents still decide it, it counts once, and its fees stay under the ceiling (the network's
@@ -25,12 +25,12 @@ from chalicelib.auth.models import WalletPrincipal
 from chalicelib.evm import digests
 from chalicelib.evm.digests import Signable
 from chalicelib.evm.transactions import UnsignedTx
-from chalicelib.mpc import parties, policies, presignatures, shares
+from chalicelib.mpc import cosigner_checks, parties, presignatures, shares
 from chalicelib.platform import aws, clock
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.invocation import running_as
-from chalicelib.policies import cosigner, signed, store, usage
-from chalicelib.policies.cosigner import register_policy_key
+from chalicelib.policies import cosigner_check, signed, store, usage
+from chalicelib.policies.cosigner_check import register_policy_key
 from chalicelib.wallets import provisioning
 from tests.support.cosigner import cosigner_decides, cosigner_policy_reads, no_full_signing
 from tests.support.mpc import principal_for, recovered_address, refill_messages, refreshed, run_refill_function
@@ -265,8 +265,8 @@ def test_a_self_send_that_is_no_no_op_is_judged_by_the_documents(tenant, policy_
     set_policy(tenant.appId, policy_key, {"version": 2, "default": "allow"})
     assert cosigner_decides(wallet_id, tx(FRIEND, 1, nonce=1000)) is None
     set_policy(tenant.appId, policy_key, {**DEFAULT_DENY, "version": 3})
-    assert cosigner_decides(wallet_id, tx(me, nonce=1000 - cosigner.NO_OP_WINDOW)) is None
-    assert cosigner_decides(wallet_id, tx(me, nonce=1000 - cosigner.NO_OP_WINDOW - 1)) == ALLOW_LIST
+    assert cosigner_decides(wallet_id, tx(me, nonce=1000 - cosigner_check.NO_OP_WINDOW)) is None
+    assert cosigner_decides(wallet_id, tx(me, nonce=1000 - cosigner_check.NO_OP_WINDOW - 1)) == ALLOW_LIST
 
     # Under a policy that allows it, a self-send above every mark is an ordinary transaction: counted.
     set_policy(tenant.appId, policy_key, {"version": 4, "transactions": {"maxCountPer24h": 4}})
@@ -318,9 +318,9 @@ def test_the_nonce_mark(wallet):
     assert cosigner_decides(wallet_id, tx(None, 0, b"\x60\x00", nonce=8)) is None
     creation = keccak((0).to_bytes(32, "big") + b"\x60\x00").hex()
     assert any(m["sk"] == f"{8:020d}#{creation}" for m in nonce_marks(wallet_id))
-    with running_as("cosigner"), pytest.raises(policies.PolicyRefusedError) as refused:
+    with running_as("cosigner"), pytest.raises(cosigner_checks.PolicyRefusedError) as refused:
         huge = tx(FRIEND, 1, nonce=2**64)
-        policies.authorize(wallet_id, huge, digests.digest_of(huge), None)
+        cosigner_checks.authorize(wallet_id, huge, digests.digest_of(huge), None)
     assert refused.value.rule is None
 
 

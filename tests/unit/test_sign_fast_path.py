@@ -16,9 +16,9 @@ import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct
 
-from chalicelib.custody.policy import CUSTODY_POLICY
+from chalicelib.custody.withdrawals.cosigner_check import CUSTODY_POLICY
 from chalicelib.evm.digests import digest_of, personal_message
-from chalicelib.mpc import parties, policies, presignatures, shares
+from chalicelib.mpc import cosigner_checks, parties, presignatures, shares
 from chalicelib.platform import aws, settings
 from chalicelib.platform.cache import reset_all
 from chalicelib.platform.errors import ApiError
@@ -103,18 +103,18 @@ def test_a_signature_that_cannot_be_listed_is_not_handed_out_but_is_audited(stoc
 def test_the_cosigner_refuses_an_online_step_for_a_key_it_governs_from_its_own_read_and_burns_it(stocked, monkeypatch):
     wallet_id = stocked.user.walletId
     presignature_id = presignatures.ready_ids(shares.COSIGNER, wallet_id)[0]
-    mark = {**policies.mark_key(wallet_id), "policy": "custody", "address": stocked.user.walletAddress}
-    aws.table(policies.COSIGNER_POLICY_TABLE).put_item(Item=mark)
+    mark = {**cosigner_checks.mark_key(wallet_id), "policy": "custody", "address": stocked.user.walletAddress}
+    aws.table(cosigner_checks.COSIGNER_POLICY_TABLE).put_item(Item=mark)
     reset_all()  # nothing known in process: the cosigner decides from what it reads
     request = partial_request(wallet_id, presignature_id, b"unchecked")
 
     # Its policy is not registered in this process: no presignatures (party A signs in full, and is refused there).
-    unregistered = policies.POLICIES.copy()
+    unregistered = cosigner_checks.POLICIES.copy()
     unregistered.unregister(CUSTODY_POLICY.name)
-    monkeypatch.setattr(policies, "POLICIES", unregistered)
+    monkeypatch.setattr(cosigner_checks, "POLICIES", unregistered)
     assert parties.cosigner(request)["code"] == parties.PRESIGNATURES_OFF
     assert presignature_id in presignatures.ready_ids(shares.COSIGNER, wallet_id)
-    policies.register(CUSTODY_POLICY)
+    cosigner_checks.register(CUSTODY_POLICY)
     assert parties.cosigner(request)["code"] == "POLICY_REFUSED"  # a custody key signs transactions only
     # A refusal without a rule retires the presignature named with it: its share is used, for that digest.
     assert presignature_id not in presignatures.ready_ids(shares.COSIGNER, wallet_id)
@@ -122,7 +122,7 @@ def test_the_cosigner_refuses_an_online_step_for_a_key_it_governs_from_its_own_r
         Key=presignatures.used_key(wallet_id, presignature_id)
     )["Item"]
     assert used["digest"] == request["digest"]
-    assert policies.known_governance(wallet_id) is not None  # and the mark it read is kept, as governance() does
+    assert cosigner_checks.known_governance(wallet_id) is not None  # and the mark it read is kept, as governance() does
 
 
 def test_a_stocked_wallet_is_admitted_however_busy_the_run_slots_and_its_hint_reads_no_share(stocked, monkeypatch):

@@ -211,14 +211,18 @@ def test_versioned_moves_fail_on_any_change_since_the_read(aws_env: None) -> Non
         aws.write(transition(read, "pending", any_version=True))  # no longer `signing`
 
 
-def test_a_record_from_before_versions_is_moved_once(aws_env: None) -> None:
+def test_a_versioned_record_without_its_version_is_refused_before_writing(aws_env: None) -> None:
     table = aws.table("wallet-transactions")
     table.put_item(Item={"pk": "TX#0xb", "sk": "TX", "hash": "0xb", "status": "pending"})
     read = Tracked.from_item(table.get_item(Key={"pk": "TX#0xb", "sk": "TX"})["Item"])
-    aws.write(transition(read, "mined"))
-    with pytest.raises(aws.ConditionFailedError):
-        aws.write(transition(read, "failed"))
-    assert table.get_item(Key=read.key())["Item"]["version"] == 1
+    for any_version in (False, True):
+        with pytest.raises(TypeError, match="version"):
+            transition(read, "mined", any_version=any_version)
+    with pytest.raises(TypeError, match="version"):
+        condition(read, "mined")
+    with pytest.raises(TypeError, match="version"):
+        create(Tracked(pk="TX#0xc", sk="TX", hash="0xc", status="signing"))
+    assert table.get_item(Key=read.key())["Item"] == {"pk": "TX#0xb", "sk": "TX", "hash": "0xb", "status": "pending"}
 
 
 def test_create_puts_a_new_record_in_an_initial_state_once(aws_env: None) -> None:

@@ -17,7 +17,7 @@ from eth_account import Account
 from eth_account.messages import _hash_eip191_message, encode_defunct, encode_typed_data
 
 from chalicelib.mpc import remote
-from chalicelib.platform import aws
+from chalicelib.platform import aws, examples
 from chalicelib.wallets.models import (
     MessageSignature,
     SignatureView,
@@ -32,7 +32,7 @@ SIGN_MESSAGE = "/api/v1/wallet/sign-message"
 SIGN_TYPED_DATA = "/api/v1/wallet/sign-typed-data"
 SIGNATURES = "/api/v1/wallet/signatures"
 # The OpenAPI example: an EIP-2612 permit whose owner is the example wallet (the test's wallet is another).
-PERMIT: dict[str, Any] = SignTypedDataRequest.model_json_schema()["examples"][0]["typedData"]
+PERMIT: dict[str, Any] = examples.example(SignTypedDataRequest, request=True)["typedData"]
 
 
 class Wallet:
@@ -350,20 +350,19 @@ def test_a_stocked_wallet_signs_messages_through_its_presignatures(pool_settings
 def test_the_openapi_examples_are_real_signatures():
     """The documented request and answer examples belong together: each signature recovers to the example's
     address with eth-account, over the digest the example answers."""
-    (message_body, hex_body) = SignMessageRequest.model_json_schema()["examples"]
-    (message_answer,) = MessageSignature.model_json_schema()["examples"]
+    message_body = examples.example(SignMessageRequest, request=True)
+    message_answer = examples.example(MessageSignature)
     signable = encode_defunct(text=message_body["message"])
     assert message_answer["messageHash"] == "0x" + _hash_eip191_message(signable).hex()
     assert Account.recover_message(signable, signature=message_answer["signature"]) == message_answer["address"]
-    assert hex_body["encoding"] == "hex" and bytes.fromhex(hex_body["message"][2:])
 
-    (typed_body,) = SignTypedDataRequest.model_json_schema()["examples"]
-    (typed_answer,) = TypedDataSignature.model_json_schema()["examples"]
+    typed_body = examples.example(SignTypedDataRequest, request=True)
+    typed_answer = examples.example(TypedDataSignature)
     typed = encode_typed_data(full_message=typed_body["typedData"])
     assert typed_answer["hash"] == "0x" + _hash_eip191_message(typed).hex()
     assert typed_answer["domainSeparator"] == "0x" + typed.header.hex()
     assert Account.recover_message(typed, signature=typed_answer["signature"]) == typed_answer["address"]
-    (listed,) = SignatureView.model_json_schema()["examples"]
+    listed = examples.example(SignatureView)
     assert listed["hash"] == typed_answer["hash"]
 
 

@@ -9,10 +9,12 @@ from typing import Any
 
 import pytest
 
-from chalicelib.custody import ledger, sending, withdrawals
+from chalicelib.custody import ledger
 from chalicelib.custody.store import TABLE
 from chalicelib.custody.tokens import TokenOnNetwork
-from chalicelib.custody.withdrawal_records import Withdrawal
+from chalicelib.custody.withdrawals import lifecycle as withdrawals
+from chalicelib.custody.withdrawals import sending
+from chalicelib.custody.withdrawals.records import Withdrawal
 from chalicelib.evm import nonces, pipeline, tracking
 from chalicelib.platform import aws
 from chalicelib.platform.pagination import PageQuery
@@ -155,6 +157,7 @@ def refused_with(reason: str | None) -> None:
         "raw": "0x",
         "createdAt": "2024-01-01T00:00:00.000Z",
         "updatedAt": "2024-01-01T00:00:00.000Z",
+        "version": 2,
         **({"failedReason": reason} if reason is not None else {}),
     }
     aws.table(tracking.TABLE).put_item(Item=item)

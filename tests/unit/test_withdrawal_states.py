@@ -1,4 +1,4 @@
-"""The withdrawal's declared transitions (custody/withdrawal_records.py) against moto, the sweep of unfinished
+"""The withdrawal's declared transitions (custody/withdrawals/records.py) against moto, the sweep of unfinished
 withdrawals, and the worker's reading of a mined withdrawal (sending.confirmation) against a fake chain reader:
 no node, no anvil."""
 
@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 from boto3.dynamodb.conditions import Key
 
-from chalicelib.custody import sending, withdrawals
 from chalicelib.custody.store import TABLE
 from chalicelib.custody.tokens import TRANSFER_TOPIC, TokenOnNetwork
-from chalicelib.custody.withdrawal_records import OPEN_STATUSES, STALE_S, Withdrawal
+from chalicelib.custody.withdrawals import lifecycle as withdrawals
+from chalicelib.custody.withdrawals import sending
+from chalicelib.custody.withdrawals.records import OPEN_STATUSES, STALE_S, Withdrawal
 from chalicelib.evm.rpc import RpcError
 from chalicelib.evm.tracking import EvmTransaction
 from chalicelib.platform import aws, clock
@@ -170,14 +171,15 @@ def test_a_worker_holds_the_withdrawal_at_the_attempt_it_claimed(aws_env: None) 
 
 
 def test_a_sent_withdrawal_goes_back_to_pending_only_for_the_transaction_read(aws_env: None) -> None:
-    record = withdrawal("sent", txHash="0xabc", lease="3:9:t")
+    record = withdrawal("sent", txHash="0xabc", nonce=3, reservation="withdrawal:w-0")
     put(record)
     other = record.model_copy(update={"txHash": "0xother"})
     sending._back_to_pending(other)
     assert stored(record)["status"] == "sent"
     sending._back_to_pending(record)
     item = stored(record)
-    assert item["status"] == "pending" and "txHash" not in item and "lease" not in item
+    assert item["status"] == "pending" and "txHash" not in item
+    assert (item["nonce"], item["reservation"]) == (3, "withdrawal:w-0")  # the nonce stays the withdrawal's
 
 
 # --- the sweep of unfinished withdrawals --------------------------------------------------------------------------
@@ -265,6 +267,7 @@ def mined(block: int = 5, block_hash: str = "0xb5") -> EvmTransaction:
             "raw": "0x",
             "createdAt": "2024-01-01T00:00:00.000Z",
             "updatedAt": "2024-01-01T00:00:00.000Z",
+            "version": 3,
             "blockNumber": block,
             "blockHash": block_hash,
         }

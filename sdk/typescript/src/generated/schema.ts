@@ -1607,46 +1607,68 @@ export interface components {
             /**
              * Aaaddress
              * @description The counterfactual address the factory deploys the account to.
+             * @example 0x4B0897b0513fdC7C541B6d9D7E929C4e5364D2dB
              */
             aaAddress: string;
-            /** Appid */
+            /**
+             * Appid
+             * @example 0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10
+             */
             appId: string;
-            /** Chainid */
+            /**
+             * Chainid
+             * @example 137
+             */
             chainId: number;
-            /** Clientid */
+            /**
+             * Clientid
+             * @example 5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a
+             */
             clientId: string;
-            /** Createdat */
+            /**
+             * Createdat
+             * @example 2026-11-22T08:00:00.000Z
+             */
             createdAt: string;
-            /** Id */
+            /**
+             * Id
+             * @example 2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e
+             */
             id: string;
-            /** Network */
+            /**
+             * Network
+             * @example polygon-pos
+             */
             network: string;
             /**
              * Ownerid
              * @description The owner record's id.
+             * @example 6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d
              */
             ownerId: string;
             /**
              * Status
              * @description `not_deployed` until the first user operation deploys it.
+             * @example not_deployed
              */
             status: string;
             /** Updatedat */
             updatedAt: string | null;
-            /** Version */
+            /**
+             * Version
+             * @example 0.1
+             */
             version: string;
         };
         /**
          * Activate
          * @description Deploy the account only (an operation with an empty call).
-         * @example {
-         *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e"
-         *     }
          */
         Activate: {
             /**
              * Accountid
              * @description The smart account (from the owner record).
+             * @example 2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e
              */
             accountId: string;
         };
@@ -1658,36 +1680,35 @@ export interface components {
             /**
              * Email
              * @default null
+             * @example ana@example.com
              */
             email?: string | null;
             /**
              * Kind
              * @description `console_user` or `operator`.
+             * @example console_user
              */
             kind: string;
             /**
              * Userid
              * @default null
+             * @example 5c0f6a8e-2b1d-4e3f-9a7c-1d2e3f4a5b6c
              */
             userId?: string | null;
         };
-        /**
-         * Allowlist
-         * @example {
-         *       "addresses": [
-         *         "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2"
-         *       ],
-         *       "enabled": true,
-         *       "inherited": false,
-         *       "updatedAt": "2026-11-22T08:00:00.000Z"
-         *     }
-         */
+        /** Allowlist */
         Allowlist: {
-            /** Addresses */
+            /**
+             * Addresses
+             * @example [
+             *       "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2"
+             *     ]
+             */
             addresses: string[];
             /**
              * Enabled
              * @description When true, withdrawals may only go to `addresses`.
+             * @example true
              */
             enabled: boolean;
             /**
@@ -1699,52 +1720,46 @@ export interface components {
             /**
              * Updatedat
              * @default null
+             * @example 2026-11-22T08:00:00.000Z
              */
             updatedAt?: string | null;
         };
-        /**
-         * AuditEntry
-         * @example {
-         *       "action": "app.secret_rotated",
-         *       "actor": {
-         *         "email": "ana@example.com",
-         *         "kind": "console_user",
-         *         "userId": "5c0f6a8e-2b1d-4e3f-9a7c-1d2e3f4a5b6c"
-         *       },
-         *       "at": "2026-11-28T09:15:02.120Z",
-         *       "details": {},
-         *       "id": "0b7c1e9e-61f4-4a55-9a3e-3c1f0e2a9d11",
-         *       "sourceIp": "203.0.113.7",
-         *       "target": {
-         *         "id": "6f1c3c0e-8d3e-4a7b-9c43-0d6f3f7e8a21",
-         *         "type": "app"
-         *       },
-         *       "userAgent": "Mozilla/5.0"
-         *     }
-         */
+        /** AuditEntry */
         AuditEntry: {
             /**
              * Action
              * @description What was done, e.g. `app.created`, `webhook.url_set`, `member.invited`.
+             * @example app.secret_rotated
              */
             action: string;
             actor: components["schemas"]["Actor"];
-            /** At */
+            /**
+             * At
+             * @example 2026-11-28T09:15:02.120Z
+             */
             at: string;
             /** Details */
             details?: {
                 [key: string]: unknown;
             };
-            /** Id */
+            /**
+             * Id
+             * @example 0b7c1e9e-61f4-4a55-9a3e-3c1f0e2a9d11
+             */
             id: string;
             /**
              * Sourceip
              * @default null
+             * @example 203.0.113.7
              */
             sourceIp?: string | null;
             /**
              * Target
              * @description What it was done to: `type` and `id`.
+             * @example {
+             *       "id": "6f1c3c0e-8d3e-4a7b-9c43-0d6f3f7e8a21",
+             *       "type": "app"
+             *     }
              */
             target: {
                 [key: string]: string;
@@ -1752,73 +1767,40 @@ export interface components {
             /**
              * Useragent
              * @default null
+             * @example Mozilla/5.0
              */
             userAgent?: string | null;
         };
-        /**
-         * AuditPage
-         * @example {
-         *       "data": [
-         *         {
-         *           "action": "app.secret_rotated",
-         *           "actor": {
-         *             "email": "ana@example.com",
-         *             "kind": "console_user",
-         *             "userId": "5c0f6a8e-2b1d-4e3f-9a7c-1d2e3f4a5b6c"
-         *           },
-         *           "at": "2026-11-28T09:15:02.120Z",
-         *           "details": {},
-         *           "id": "0b7c1e9e-61f4-4a55-9a3e-3c1f0e2a9d11",
-         *           "sourceIp": "203.0.113.7",
-         *           "target": {
-         *             "id": "6f1c3c0e-8d3e-4a7b-9c43-0d6f3f7e8a21",
-         *             "type": "app"
-         *           },
-         *           "userAgent": "Mozilla/5.0"
-         *         }
-         *       ],
-         *       "pagination": {
-         *         "hasNext": false,
-         *         "hasPrev": false,
-         *         "limit": 50,
-         *         "page": 1,
-         *         "total": 1,
-         *         "totalPages": 1
-         *       }
-         *     }
-         */
+        /** AuditPage */
         AuditPage: {
             /** Data */
             data: components["schemas"]["AuditEntry"][];
             pagination: components["schemas"]["Pagination"];
         };
-        /**
-         * Balance
-         * @example {
-         *       "address": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
-         *       "balance": "1.25",
-         *       "symbol": "POL"
-         *     }
-         */
+        /** Balance */
         Balance: {
             /**
              * Address
              * @description The wallet address.
+             * @example 0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C
              */
             address: string;
             /**
              * Balance
              * @description Exact decimal amount in human units.
+             * @example 1.25
              */
             balance: string;
-            /** Symbol */
+            /**
+             * Symbol
+             * @example POL
+             */
             symbol: string;
         };
         /**
          * CancelRequest
          * @description Nothing but the optional `secret`: the cancel is a 0-value send to the wallet itself at the transaction's
          *     nonce, at the next bump's fees.
-         * @example {}
          */
         CancelRequest: {
             /**
@@ -1828,79 +1810,87 @@ export interface components {
              */
             secret?: string | null;
         };
-        /**
-         * ClientGasTank
-         * @example {
-         *       "balance": "25000000",
-         *       "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
-         *       "createdAt": "2026-11-22T08:00:00.000Z",
-         *       "decimals": 6,
-         *       "id": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
-         *       "tokenName": "USDT",
-         *       "type": "token",
-         *       "updatedAt": "2026-11-22T08:00:31.000Z"
-         *     }
-         */
+        /** ClientGasTank */
         ClientGasTank: {
-            /** Balance */
+            /**
+             * Balance
+             * @example 25000000
+             */
             balance: string;
-            /** Clientid */
+            /**
+             * Clientid
+             * @example 5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a
+             */
             clientId: string;
-            /** Createdat */
+            /**
+             * Createdat
+             * @example 2026-11-22T08:00:00.000Z
+             */
             createdAt: string;
-            /** Decimals */
+            /**
+             * Decimals
+             * @example 6
+             */
             decimals: number;
-            /** Id */
+            /**
+             * Id
+             * @example 9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f
+             */
             id: string;
-            /** Tokenname */
+            /**
+             * Tokenname
+             * @example USDT
+             */
             tokenName: string;
-            /** Type */
+            /**
+             * Type
+             * @example token
+             */
             type: string;
-            /** Updatedat */
+            /**
+             * Updatedat
+             * @example 2026-11-22T08:00:31.000Z
+             */
             updatedAt: string | null;
         };
-        /**
-         * ClientTopUp
-         * @example {
-         *       "chainId": 137,
-         *       "immediate": true,
-         *       "poolAddress": "0x617F2E2fD72FD9D5503197092aC168c91465E7f2",
-         *       "signature": "0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b",
-         *       "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
-         *       "txHash": "0x2d4f6a8c0e1b3d5f7a9c2e4f6b8d0a1c3e5f7b9d1a3c5e7f9b2d4f6a8c0e1b3d"
-         *     }
-         */
+        /** ClientTopUp */
         ClientTopUp: {
             /**
              * Chainid
              * @description The network it was sent on.
+             * @example 137
              */
             chainId: number;
             /**
              * Immediate
              * @description true: checked now; false: checked about 20 s later.
+             * @example true
              */
             immediate: boolean;
             /**
              * Pooladdress
              * Format: address
              * @description That network's pool (GET /api/v1/networks).
+             * @example 0x617F2E2fD72FD9D5503197092aC168c91465E7f2
              */
             poolAddress: string;
             /**
              * Signature
              * @description EIP-191 personal_sign of the text `<chainId>.<txHash>` by the address that sent the USDT.
+             * @example 0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b
              */
             signature: string;
             /**
              * Tokenaddress
              * Format: address
              * @description That network's USDT.
+             * @example 0xc2132D05D31c914a87C6611C10748AEb04B58e8F
              */
             tokenAddress: string;
             /**
              * Txhash
              * @description The transaction that sent USDT to the pool.
+             * @example 0x2d4f6a8c0e1b3d5f7a9c2e4f6b8d0a1c3e5f7b9d1a3c5e7f9b2d4f6a8c0e1b3d
              */
             txHash: string;
         };
@@ -1909,11 +1899,18 @@ export interface components {
             /**
              * Detail
              * @default null
+             * @example chain 137
              */
             detail?: string | null;
-            /** Name */
+            /**
+             * Name
+             * @example network:polygon-pos
+             */
             name: string;
-            /** Ok */
+            /**
+             * Ok
+             * @example true
+             */
             ok: boolean;
         };
         /** ContractRule */
@@ -1922,207 +1919,161 @@ export interface components {
              * Address
              * Format: address
              * @description A contract the account may call (the `dest` of its `execute`).
+             * @example 0xc2132D05D31c914a87C6611C10748AEb04B58e8F
              */
             address: string;
             /**
              * Selectors
              * @description The functions it may call (4-byte selectors); empty: any call of the contract, a plain transfer to it included.
+             * @example [
+             *       "0xa9059cbb"
+             *     ]
              */
             selectors?: string[];
         };
-        /**
-         * CreateAccountRequest
-         * @example {
-         *       "poolType": "dedicated",
-         *       "subId": "user-42"
-         *     }
-         */
+        /** CreateAccountRequest */
         CreateAccountRequest: {
             /**
              * Pooltype
              * @description Whose custody key controls the deposit addresses: this app's own (`dedicated`) or one shared by the organization's apps (`organization_owned`).
              * @default dedicated
+             * @example dedicated
              * @enum {string}
              */
             poolType?: "dedicated" | "organization_owned";
             /**
              * Subid
              * @description Your identifier of the account's user; one account per subId.
+             * @example user-42
              */
             subId: string;
         };
-        /**
-         * CreateInvoiceRequest
-         * @example {
-         *       "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
-         *       "amount": "25.5",
-         *       "expiresInSeconds": 3600,
-         *       "network": "polygon-pos",
-         *       "reference": "order-1001",
-         *       "tokenCode": "USDT_POLYGON"
-         *     }
-         */
+        /** CreateInvoiceRequest */
         CreateInvoiceRequest: {
-            /** Accountid */
+            /**
+             * Accountid
+             * @example e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e
+             */
             accountId: string;
             /**
              * Amount
              * @description Human units, a decimal string such as "12.5".
+             * @example 25.5
              */
             amount: string;
             /**
              * Expiresinseconds
              * @default null
+             * @example 3600
              */
             expiresInSeconds?: number | null;
-            /** Network */
+            /**
+             * Network
+             * @example polygon-pos
+             */
             network: string;
             /**
              * Reference
              * @description Your reference; unique per app.
+             * @example order-1001
              */
             reference: string;
-            /** Tokencode */
+            /**
+             * Tokencode
+             * @example USDT_POLYGON
+             */
             tokenCode: string;
         };
-        /**
-         * CreateSmartAccount
-         * @example {
-         *       "owner": {
-         *         "id": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
-         *         "provider": "wallet"
-         *       }
-         *     }
-         */
+        /** CreateSmartAccount */
         CreateSmartAccount: {
             owner: components["schemas"]["OwnerRef"];
         };
-        /**
-         * CreateWalletRequest
-         * @example {
-         *       "expireDate": "2026-11-23T08:00:00Z"
-         *     }
-         */
+        /** CreateWalletRequest */
         CreateWalletRequest: {
             /**
              * Expiredate
              * @description Expiry of the returned wallet token: an RFC 3339 date-time, or a date (midnight UTC at its start). At most 30 days ahead; default the service's wallet-token lifetime.
              * @default null
+             * @example 2026-11-23T08:00:00Z
              */
             expireDate?: string | null;
         };
-        /**
-         * CreateWithdrawalRequest
-         * @example {
-         *       "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
-         *       "amount": "10",
-         *       "network": "polygon-pos",
-         *       "reference": "payout-77",
-         *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
-         *       "tokenCode": "USDT_POLYGON"
-         *     }
-         */
+        /** CreateWithdrawalRequest */
         CreateWithdrawalRequest: {
-            /** Accountid */
+            /**
+             * Accountid
+             * @example e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e
+             */
             accountId: string;
             /**
              * Amount
              * @description Human units, a decimal string such as "12.5".
+             * @example 10
              */
             amount: string;
-            /** Network */
+            /**
+             * Network
+             * @example polygon-pos
+             */
             network: string;
             /**
              * Reference
              * @description Your reference; unique per app.
              * @default null
+             * @example payout-77
              */
             reference?: string | null;
             /**
              * To
              * @description The recipient's address.
+             * @example 0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2
              */
             to: string;
-            /** Tokencode */
+            /**
+             * Tokencode
+             * @example USDT_POLYGON
+             */
             tokenCode: string;
         };
-        /**
-         * CustodyAccount
-         * @example {
-         *       "createdAt": "2026-11-22T08:00:00.000Z",
-         *       "id": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
-         *       "mpcSubId": "custody:dedicated:e5a7c9b1",
-         *       "poolType": "dedicated",
-         *       "status": "active",
-         *       "subId": "user-42",
-         *       "wallets": [
-         *         {
-         *           "address": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
-         *           "addressType": "",
-         *           "chainId": 137,
-         *           "network": "polygon-pos",
-         *           "walletId": "f7b9d1c3-5e7a-4c9b-8d1f-5a7c9e1b3d5f"
-         *         }
-         *       ]
-         *     }
-         */
+        /** CustodyAccount */
         CustodyAccount: {
-            /** Createdat */
+            /**
+             * Createdat
+             * @example 2026-11-22T08:00:00.000Z
+             */
             createdAt: string;
-            /** Id */
+            /**
+             * Id
+             * @example e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e
+             */
             id: string;
             /**
              * Mpcsubid
              * @description The custody key the deposit addresses belong to.
+             * @example custody:dedicated:e5a7c9b1
              */
             mpcSubId: string;
             /**
              * Pooltype
+             * @example dedicated
              * @enum {string}
              */
             poolType: "dedicated" | "organization_owned";
             /**
              * Status
+             * @example active
              * @constant
              */
             status: "active";
-            /** Subid */
+            /**
+             * Subid
+             * @example user-42
+             */
             subId: string;
             /** Wallets */
             wallets: components["schemas"]["CustodyWallet"][];
         };
-        /**
-         * CustodyAccountPage
-         * @example {
-         *       "data": [
-         *         {
-         *           "createdAt": "2026-11-22T08:00:00.000Z",
-         *           "id": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
-         *           "mpcSubId": "custody:dedicated:e5a7c9b1",
-         *           "poolType": "dedicated",
-         *           "status": "active",
-         *           "subId": "user-42",
-         *           "wallets": [
-         *             {
-         *               "address": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
-         *               "addressType": "",
-         *               "chainId": 137,
-         *               "network": "polygon-pos",
-         *               "walletId": "f7b9d1c3-5e7a-4c9b-8d1f-5a7c9e1b3d5f"
-         *             }
-         *           ]
-         *         }
-         *       ],
-         *       "pagination": {
-         *         "hasNext": false,
-         *         "hasPrev": false,
-         *         "limit": 20,
-         *         "page": 1,
-         *         "total": 1,
-         *         "totalPages": 1
-         *       }
-         *     }
-         */
+        /** CustodyAccountPage */
         CustodyAccountPage: {
             /** Data */
             data: components["schemas"]["CustodyAccount"][];
@@ -2133,130 +2084,152 @@ export interface components {
             /**
              * Activebalance
              * @description Credited and spendable.
+             * @example 25.5
              */
             activeBalance: string;
-            /** Activebalanceindecimals */
+            /**
+             * Activebalanceindecimals
+             * @example 25500000
+             */
             activeBalanceInDecimals: string;
-            /** Chainid */
+            /**
+             * Chainid
+             * @example 137
+             */
             chainId: number;
-            /** Decimals */
+            /**
+             * Decimals
+             * @example 6
+             */
             decimals: number;
             /**
              * Heldbalance
              * @description Reserved by pending withdrawals.
+             * @example 10
              */
             heldBalance: string;
-            /** Heldbalanceindecimals */
+            /**
+             * Heldbalanceindecimals
+             * @example 10000000
+             */
             heldBalanceInDecimals: string;
-            /** Network */
+            /**
+             * Network
+             * @example polygon-pos
+             */
             network: string;
             /**
              * Pendingbalance
              * @description Seen on chain, not yet confirmed.
+             * @example 0
              */
             pendingBalance: string;
-            /** Pendingbalanceindecimals */
+            /**
+             * Pendingbalanceindecimals
+             * @example 0
+             */
             pendingBalanceInDecimals: string;
-            /** Symbol */
+            /**
+             * Symbol
+             * @example USDT
+             */
             symbol: string;
-            /** Tokencode */
+            /**
+             * Tokencode
+             * @example USDT_POLYGON
+             */
             tokenCode: string;
         };
-        /**
-         * CustodyBalances
-         * @example {
-         *       "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
-         *       "balances": [
-         *         {
-         *           "activeBalance": "25.5",
-         *           "activeBalanceInDecimals": "25500000",
-         *           "chainId": 137,
-         *           "decimals": 6,
-         *           "heldBalance": "10",
-         *           "heldBalanceInDecimals": "10000000",
-         *           "network": "polygon-pos",
-         *           "pendingBalance": "0",
-         *           "pendingBalanceInDecimals": "0",
-         *           "symbol": "USDT",
-         *           "tokenCode": "USDT_POLYGON"
-         *         }
-         *       ]
-         *     }
-         */
+        /** CustodyBalances */
         CustodyBalances: {
-            /** Accountid */
+            /**
+             * Accountid
+             * @example e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e
+             */
             accountId: string;
             /** Balances */
             balances: components["schemas"]["CustodyBalance"][];
         };
         /** CustodyToken */
         CustodyToken: {
-            /** Chainid */
+            /**
+             * Chainid
+             * @example 137
+             */
             chainId: number;
             /**
              * Confirmations
              * @description Blocks after which a deposit of it is credited.
+             * @example 64
              */
             confirmations: number;
-            /** Decimals */
+            /**
+             * Decimals
+             * @example 6
+             */
             decimals: number;
-            /** Id */
+            /**
+             * Id
+             * @example c3e5a7b9-1d3f-4a6c-8e0b-2d4f6a8c0e1b
+             */
             id: string;
-            /** Network */
+            /**
+             * Network
+             * @example polygon-pos
+             */
             network: string;
-            /** Symbol */
+            /**
+             * Symbol
+             * @example USDT
+             */
             symbol: string;
             /**
              * Tokenaddress
              * @description Empty for the native coin.
+             * @example 0xc2132D05D31c914a87C6611C10748AEb04B58e8F
              */
             tokenAddress: string;
-            /** Tokencode */
+            /**
+             * Tokencode
+             * @example USDT_POLYGON
+             */
             tokenCode: string;
         };
-        /**
-         * CustodyTokenList
-         * @example {
-         *       "data": [
-         *         {
-         *           "chainId": 137,
-         *           "confirmations": 64,
-         *           "decimals": 6,
-         *           "id": "c3e5a7b9-1d3f-4a6c-8e0b-2d4f6a8c0e1b",
-         *           "network": "polygon-pos",
-         *           "symbol": "USDT",
-         *           "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
-         *           "tokenCode": "USDT_POLYGON"
-         *         }
-         *       ]
-         *     }
-         */
+        /** CustodyTokenList */
         CustodyTokenList: {
             /** Data */
             data: components["schemas"]["CustodyToken"][];
         };
         /** CustodyWallet */
         CustodyWallet: {
-            /** Address */
+            /**
+             * Address
+             * @example 0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7
+             */
             address: string;
             /**
              * Addresstype
              * @description Empty for EVM networks.
+             * @example
              */
             addressType: string;
-            /** Chainid */
+            /**
+             * Chainid
+             * @example 137
+             */
             chainId: number;
-            /** Network */
+            /**
+             * Network
+             * @example polygon-pos
+             */
             network: string;
-            /** Walletid */
+            /**
+             * Walletid
+             * @example f7b9d1c3-5e7a-4c9b-8d1f-5a7c9e1b3d5f
+             */
             walletId: string;
         };
-        /**
-         * Deleted
-         * @example {
-         *       "status": "ok"
-         *     }
-         */
+        /** Deleted */
         Deleted: {
             /**
              * Status
@@ -2265,62 +2238,54 @@ export interface components {
              */
             status?: "ok";
         };
-        /**
-         * Delivery
-         * @example {
-         *       "attempts": 0,
-         *       "createdAt": "2026-11-22T08:00:00.000Z",
-         *       "deliveredAt": null,
-         *       "eventId": "3f0c2a4e-8f5d-4b8e-9a41-6f1f2d7c9b10",
-         *       "eventType": "webhook.test",
-         *       "id": "0c2e4a6b-8d0f-4c2e-9a4b-6d8f0a2c4e6b",
-         *       "lastAttemptAt": "2026-11-22T08:00:12.000Z",
-         *       "lastError": "HTTP 503",
-         *       "lastResponseStatus": 503,
-         *       "log": [
-         *         {
-         *           "at": "2026-11-22T08:00:12.000Z",
-         *           "attempt": 1,
-         *           "durationMs": 142,
-         *           "error": null,
-         *           "responseStatus": 200
-         *         }
-         *       ],
-         *       "nextAttemptAt": "2026-11-22T08:00:12.000Z",
-         *       "replayOf": null,
-         *       "status": "pending",
-         *       "url": "https://example.com/hook"
-         *     }
-         */
+        /** Delivery */
         Delivery: {
-            /** Attempts */
+            /**
+             * Attempts
+             * @example 1
+             */
             attempts: number;
-            /** Createdat */
+            /**
+             * Createdat
+             * @example 2026-11-22T08:00:00.000Z
+             */
             createdAt: string;
             /**
              * Deliveredat
              * @default null
              */
             deliveredAt?: string | null;
-            /** Eventid */
+            /**
+             * Eventid
+             * @example 3f0c2a4e-8f5d-4b8e-9a41-6f1f2d7c9b10
+             */
             eventId: string;
-            /** Eventtype */
+            /**
+             * Eventtype
+             * @example webhook.test
+             */
             eventType: string;
-            /** Id */
+            /**
+             * Id
+             * @example 0c2e4a6b-8d0f-4c2e-9a4b-6d8f0a2c4e6b
+             */
             id: string;
             /**
              * Lastattemptat
              * @default null
+             * @example 2026-11-22T08:00:12.000Z
              */
             lastAttemptAt?: string | null;
             /**
              * Lasterror
              * @default null
+             * @example HTTP 503
              */
             lastError?: string | null;
             /**
              * Lastresponsestatus
              * @default null
+             * @example 503
              */
             lastResponseStatus?: number | null;
             /**
@@ -2331,6 +2296,7 @@ export interface components {
             /**
              * Nextattemptat
              * @default null
+             * @example 2026-11-22T08:00:42.000Z
              */
             nextAttemptAt?: string | null;
             /**
@@ -2341,236 +2307,188 @@ export interface components {
             replayOf?: string | null;
             /**
              * Status
+             * @example pending
              * @enum {string}
              */
             status: "pending" | "delivered" | "failed";
-            /** Url */
+            /**
+             * Url
+             * @example https://example.com/hook
+             */
             url: string;
         };
         /** DeliveryAttempt */
         DeliveryAttempt: {
-            /** At */
+            /**
+             * At
+             * @example 2026-11-22T08:00:12.000Z
+             */
             at: string;
-            /** Attempt */
+            /**
+             * Attempt
+             * @example 1
+             */
             attempt: number;
-            /** Durationms */
+            /**
+             * Durationms
+             * @example 142
+             */
             durationMs: number;
-            /** Error */
+            /**
+             * Error
+             * @example HTTP 503
+             */
             error: string | null;
-            /** Responsestatus */
+            /**
+             * Responsestatus
+             * @example 503
+             */
             responseStatus: number | null;
         };
-        /**
-         * DeliveryPage
-         * @example {
-         *       "data": [
-         *         {
-         *           "attempts": 1,
-         *           "createdAt": "2026-11-22T08:00:00.000Z",
-         *           "deliveredAt": "2026-11-22T08:00:12.000Z",
-         *           "eventId": "3f0c2a4e-8f5d-4b8e-9a41-6f1f2d7c9b10",
-         *           "eventType": "webhook.test",
-         *           "id": "0c2e4a6b-8d0f-4c2e-9a4b-6d8f0a2c4e6b",
-         *           "lastAttemptAt": "2026-11-22T08:00:12.000Z",
-         *           "lastError": null,
-         *           "lastResponseStatus": 200,
-         *           "log": [
-         *             {
-         *               "at": "2026-11-22T08:00:12.000Z",
-         *               "attempt": 1,
-         *               "durationMs": 142,
-         *               "error": null,
-         *               "responseStatus": 200
-         *             }
-         *           ],
-         *           "nextAttemptAt": null,
-         *           "replayOf": null,
-         *           "status": "delivered",
-         *           "url": "https://example.com/hook"
-         *         }
-         *       ],
-         *       "pagination": {
-         *         "hasNext": false,
-         *         "hasPrev": false,
-         *         "limit": 20,
-         *         "page": 1,
-         *         "total": 1,
-         *         "totalPages": 1
-         *       }
-         *     }
-         */
+        /** DeliveryPage */
         DeliveryPage: {
             /** Data */
             data: components["schemas"]["Delivery"][];
             pagination: components["schemas"]["Pagination"];
         };
-        /**
-         * Deposit
-         * @example {
-         *       "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
-         *       "amount": "25.5",
-         *       "amountInDecimals": "25500000",
-         *       "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
-         *       "blockNumber": 64128377,
-         *       "chainId": 137,
-         *       "confirmations": 64,
-         *       "confirmationsRequired": 64,
-         *       "createdAt": "2026-11-22T08:00:00.000Z",
-         *       "credit": {
-         *         "amount": "25.5",
-         *         "referenceId": "1b3d5f7a-9c1e-4d3f-8a5c-7e9b1d3f5a7c",
-         *         "referenceType": "invoice",
-         *         "tokenCode": "USDT_POLYGON"
-         *       },
-         *       "creditedAt": "2026-11-22T08:00:31.000Z",
-         *       "id": "3d5f7a9c-1e3b-4f5a-8c7e-9b1d3f5a7c9e",
-         *       "invoiceId": "1b3d5f7a-9c1e-4d3f-8a5c-7e9b1d3f5a7c",
-         *       "invoiceOutcome": "paid",
-         *       "late": false,
-         *       "logIndex": 12,
-         *       "matchType": "invoice",
-         *       "network": "polygon-pos",
-         *       "revertedAt": null,
-         *       "seenAt": "2026-11-22T08:00:00.000Z",
-         *       "status": "credited",
-         *       "tokenCode": "USDT_POLYGON",
-         *       "transaction": {
-         *         "blockchainType": "evm",
-         *         "chainId": 137,
-         *         "from": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
-         *         "networkCode": "polygon-pos",
-         *         "to": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
-         *         "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
-         *         "tokenSymbol": "USDT",
-         *         "txHash": "0x2d4f6a8c0e1b3d5f7a9c2e4f6b8d0a1c3e5f7b9d1a3c5e7f9b2d4f6a8c0e1b3d",
-         *         "value": "25500000",
-         *         "valueDecimals": 6
-         *       },
-         *       "walletId": "f7b9d1c3-5e7a-4c9b-8d1f-5a7c9e1b3d5f"
-         *     }
-         */
+        /** Deposit */
         Deposit: {
-            /** Accountid */
+            /**
+             * Accountid
+             * @example e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e
+             */
             accountId: string;
-            /** Amount */
+            /**
+             * Amount
+             * @example 25.5
+             */
             amount: string;
-            /** Amountindecimals */
+            /**
+             * Amountindecimals
+             * @example 25500000
+             */
             amountInDecimals: string;
-            /** Blockhash */
+            /**
+             * Blockhash
+             * @example 0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b
+             */
             blockHash: string;
-            /** Blocknumber */
+            /**
+             * Blocknumber
+             * @example 64128377
+             */
             blockNumber: number;
-            /** Chainid */
+            /**
+             * Chainid
+             * @example 137
+             */
             chainId: number;
-            /** Confirmations */
+            /**
+             * Confirmations
+             * @example 64
+             */
             confirmations: number | null;
-            /** Confirmationsrequired */
+            /**
+             * Confirmationsrequired
+             * @example 64
+             */
             confirmationsRequired: number;
-            /** Createdat */
+            /**
+             * Createdat
+             * @example 2026-11-22T08:00:00.000Z
+             */
             createdAt: string;
             credit: components["schemas"]["DepositCredit"] | null;
-            /** Creditedat */
+            /**
+             * Creditedat
+             * @example 2026-11-22T08:00:31.000Z
+             */
             creditedAt: string | null;
-            /** Id */
+            /**
+             * Id
+             * @example 3d5f7a9c-1e3b-4f5a-8c7e-9b1d3f5a7c9e
+             */
             id: string;
-            /** Invoiceid */
+            /**
+             * Invoiceid
+             * @example 1b3d5f7a-9c1e-4d3f-8a5c-7e9b1d3f5a7c
+             */
             invoiceId: string | null;
-            /** Invoiceoutcome */
+            /**
+             * Invoiceoutcome
+             * @example paid
+             */
             invoiceOutcome: ("paid" | "failed") | null;
-            /** Late */
+            /**
+             * Late
+             * @example false
+             */
             late: boolean;
-            /** Logindex */
+            /**
+             * Logindex
+             * @example 12
+             */
             logIndex: number | null;
             /**
              * Matchtype
+             * @example invoice
              * @enum {string}
              */
             matchType: "invoice" | "wallet";
-            /** Network */
+            /**
+             * Network
+             * @example polygon-pos
+             */
             network: string;
             /** Revertedat */
             revertedAt: string | null;
-            /** Seenat */
+            /**
+             * Seenat
+             * @example 2026-11-22T08:00:00.000Z
+             */
             seenAt: string;
             /**
              * Status
+             * @example credited
              * @enum {string}
              */
             status: "pending" | "credited" | "reverted";
-            /** Tokencode */
+            /**
+             * Tokencode
+             * @example USDT_POLYGON
+             */
             tokenCode: string;
             transaction: components["schemas"]["DepositTransaction"];
-            /** Walletid */
+            /**
+             * Walletid
+             * @example f7b9d1c3-5e7a-4c9b-8d1f-5a7c9e1b3d5f
+             */
             walletId: string;
         };
         /** DepositCredit */
         DepositCredit: {
-            /** Amount */
+            /**
+             * Amount
+             * @example 25.5
+             */
             amount: string;
-            /** Referenceid */
+            /**
+             * Referenceid
+             * @example 1b3d5f7a-9c1e-4d3f-8a5c-7e9b1d3f5a7c
+             */
             referenceId: string;
-            /** Referencetype */
+            /**
+             * Referencetype
+             * @example invoice
+             */
             referenceType: string;
-            /** Tokencode */
+            /**
+             * Tokencode
+             * @example USDT_POLYGON
+             */
             tokenCode: string;
         };
-        /**
-         * DepositPage
-         * @example {
-         *       "data": [
-         *         {
-         *           "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
-         *           "amount": "25.5",
-         *           "amountInDecimals": "25500000",
-         *           "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
-         *           "blockNumber": 64128377,
-         *           "chainId": 137,
-         *           "confirmations": 64,
-         *           "confirmationsRequired": 64,
-         *           "createdAt": "2026-11-22T08:00:00.000Z",
-         *           "credit": {
-         *             "amount": "25.5",
-         *             "referenceId": "1b3d5f7a-9c1e-4d3f-8a5c-7e9b1d3f5a7c",
-         *             "referenceType": "invoice",
-         *             "tokenCode": "USDT_POLYGON"
-         *           },
-         *           "creditedAt": "2026-11-22T08:00:31.000Z",
-         *           "id": "3d5f7a9c-1e3b-4f5a-8c7e-9b1d3f5a7c9e",
-         *           "invoiceId": "1b3d5f7a-9c1e-4d3f-8a5c-7e9b1d3f5a7c",
-         *           "invoiceOutcome": "paid",
-         *           "late": false,
-         *           "logIndex": 12,
-         *           "matchType": "invoice",
-         *           "network": "polygon-pos",
-         *           "revertedAt": null,
-         *           "seenAt": "2026-11-22T08:00:00.000Z",
-         *           "status": "credited",
-         *           "tokenCode": "USDT_POLYGON",
-         *           "transaction": {
-         *             "blockchainType": "evm",
-         *             "chainId": 137,
-         *             "from": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
-         *             "networkCode": "polygon-pos",
-         *             "to": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
-         *             "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
-         *             "tokenSymbol": "USDT",
-         *             "txHash": "0x2d4f6a8c0e1b3d5f7a9c2e4f6b8d0a1c3e5f7b9d1a3c5e7f9b2d4f6a8c0e1b3d",
-         *             "value": "25500000",
-         *             "valueDecimals": 6
-         *           },
-         *           "walletId": "f7b9d1c3-5e7a-4c9b-8d1f-5a7c9e1b3d5f"
-         *         }
-         *       ],
-         *       "pagination": {
-         *         "hasNext": false,
-         *         "hasPrev": false,
-         *         "limit": 20,
-         *         "page": 1,
-         *         "total": 1,
-         *         "totalPages": 1
-         *       }
-         *     }
-         */
+        /** DepositPage */
         DepositPage: {
             /** Data */
             data: components["schemas"]["Deposit"][];
@@ -2578,25 +2496,55 @@ export interface components {
         };
         /** DepositTransaction */
         DepositTransaction: {
-            /** Blockchaintype */
+            /**
+             * Blockchaintype
+             * @example evm
+             */
             blockchainType: string;
-            /** Chainid */
+            /**
+             * Chainid
+             * @example 137
+             */
             chainId: number;
-            /** From */
+            /**
+             * From
+             * @example 0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2
+             */
             from: string;
-            /** Networkcode */
+            /**
+             * Networkcode
+             * @example polygon-pos
+             */
             networkCode: string;
-            /** To */
+            /**
+             * To
+             * @example 0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7
+             */
             to: string;
-            /** Tokenaddress */
+            /**
+             * Tokenaddress
+             * @example 0xc2132D05D31c914a87C6611C10748AEb04B58e8F
+             */
             tokenAddress: string;
-            /** Tokensymbol */
+            /**
+             * Tokensymbol
+             * @example USDT
+             */
             tokenSymbol: string;
-            /** Txhash */
+            /**
+             * Txhash
+             * @example 0x2d4f6a8c0e1b3d5f7a9c2e4f6b8d0a1c3e5f7b9d1a3c5e7f9b2d4f6a8c0e1b3d
+             */
             txHash: string;
-            /** Value */
+            /**
+             * Value
+             * @example 25500000
+             */
             value: string;
-            /** Valuedecimals */
+            /**
+             * Valuedecimals
+             * @example 6
+             */
             valueDecimals: number;
         };
         /**
@@ -2604,26 +2552,33 @@ export interface components {
          * @description A replacement of an EIP-1559 transaction: the same nonce, both fees higher.
          */
         Eip1559Replacement: {
-            /** Createdat */
+            /**
+             * Createdat
+             * @example 2026-11-22T08:00:40.000Z
+             */
             createdAt: string;
             /**
              * Hash
              * @description The replacement's hash; it answers the record too.
+             * @example 0x3c5e7a9b1d2f4a6c8e0b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a1c3e5b7d9f2a4c
              */
             hash: string;
             /**
              * Maxfeepergas
              * @description Wei per gas (decimal string).
+             * @example 80000000000
              */
             maxFeePerGas: string;
             /**
              * Maxpriorityfeepergas
              * @description Wei per gas (decimal string).
+             * @example 3000000000
              */
             maxPriorityFeePerGas: string;
             /**
              * Reason
              * @description `bump`: re-priced by the tracker while the chain asked more; `speed_up` and `cancel`: asked for through the API.
+             * @example speed_up
              * @enum {string}
              */
             reason: "bump" | "speed_up" | "cancel";
@@ -2633,35 +2588,77 @@ export interface components {
          * @description The usage record as embedded in the all-owners list: with `appId`, without the service's own fee.
          */
         EmbeddedUsage: {
-            /** Amountingastank */
+            /**
+             * Amountingastank
+             * @example 852057
+             */
             amountInGasTank: string;
-            /** Amountinnative */
+            /**
+             * Amountinnative
+             * @example 1893460000000000
+             */
             amountInNative: string;
-            /** Appid */
+            /**
+             * Appid
+             * @example 0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10
+             */
             appId: string;
             /** Clientfeeingastank */
             clientFeeInGasTank: string | null;
-            /** Clientgastankid */
+            /**
+             * Clientgastankid
+             * @example 9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f
+             */
             clientGasTankId: string;
-            /** Clientid */
+            /**
+             * Clientid
+             * @example 5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a
+             */
             clientId: string;
-            /** Createdat */
+            /**
+             * Createdat
+             * @example 2026-11-22T08:00:12.000Z
+             */
             createdAt: string;
-            /** Id */
+            /**
+             * Id
+             * @example 7a9c1e3b-5d7f-4a2c-9e4b-6d8f0a2c4e6b
+             */
             id: string;
-            /** Initialdeductedamountingastank */
+            /**
+             * Initialdeductedamountingastank
+             * @example 1107675
+             */
             initialDeductedAmountInGasTank: string;
-            /** Initialdeductedamountinnative */
+            /**
+             * Initialdeductedamountinnative
+             * @example 2461500000000000
+             */
             initialDeductedAmountInNative: string;
-            /** Nativetogastankrate */
+            /**
+             * Nativetogastankrate
+             * @example 0.45
+             */
             nativeToGasTankRate: number;
-            /** Refundedamountingastank */
+            /**
+             * Refundedamountingastank
+             * @example 255618
+             */
             refundedAmountInGasTank: string | null;
-            /** Refundedamountinnative */
+            /**
+             * Refundedamountinnative
+             * @example 568040000000000
+             */
             refundedAmountInNative: string | null;
-            /** Refundedat */
+            /**
+             * Refundedat
+             * @example 2026-11-22T08:00:31.000Z
+             */
             refundedAt: string | null;
-            /** Useropid */
+            /**
+             * Useropid
+             * @example 4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c
+             */
             userOpId: string;
         };
         ErrorEnvelope: {
@@ -2680,45 +2677,30 @@ export interface components {
             /** @description Equals the HTTP status. */
             status: number;
         };
-        /**
-         * Estimate
-         * @example {
-         *       "decimal": 6,
-         *       "requiredGasTankBalance": "1107675",
-         *       "requiredNative": "2461500000000000"
-         *     }
-         */
+        /** Estimate */
         Estimate: {
             /**
              * Decimal
              * @description Decimals of the gas tank currency.
+             * @example 6
              */
             decimal: number;
             /**
              * Requiredgastankbalance
              * @description That cost in gas-tank base units, fees included.
+             * @example 1107675
              */
             requiredGasTankBalance: string;
             /**
              * Requirednative
              * @description The operation's maximum cost in wei.
+             * @example 2461500000000000
              */
             requiredNative: string;
         };
         /**
          * EvaluateBody
          * @description `POST /api/v1/policies/evaluate`: exactly one of `transaction`, `message`, `typedData`.
-         * @example {
-         *       "transaction": {
-         *         "network": "local-a",
-         *         "to": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-         *         "value": "250000000000000000"
-         *       },
-         *       "walletAddress": "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A"
-         *     }
-         * @example {
-         *       "message": "Sign in to app.example.com\nNonce: 8f3c2a1b"
-         *     }
          */
         EvaluateBody: {
             /**
@@ -2748,33 +2730,27 @@ export interface components {
              * Walletaddress
              * @description A wallet of the app's client: its rolling 24 h totals count against `maxValuePer24h` and `maxCountPer24h`. Without it they count from zero.
              * @default null
+             * @example 0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A
              */
             walletAddress?: string | null;
         };
-        /**
-         * Evaluation
-         * @example {
-         *       "allowed": false,
-         *       "reason": "This sends 1000000000000000000 base units of the native coin after 4500000000000000000 in the last 24 hours, over the limit of 5000000000000000000.",
-         *       "rule": "transactions.maxValuePer24h.native"
-         *     }
-         * @example {
-         *       "allowed": true,
-         *       "reason": "No rule of the policy decides this transaction, and its default is allow.",
-         *       "rule": "default"
-         *     }
-         */
+        /** Evaluation */
         Evaluation: {
-            /** Allowed */
+            /**
+             * Allowed
+             * @example false
+             */
             allowed: boolean;
             /**
              * Reason
              * @description One sentence for humans; may change.
+             * @example This sends 1000000000000000000 base units of the native coin after 4500000000000000000 in the last 24 hours, over the limit of 5000000000000000000.
              */
             reason: string;
             /**
              * Rule
              * @description The deciding rule's path in the document, e.g. `transactions.destinations.allow`.
+             * @example transactions.maxValuePer24h.native
              */
             rule: string;
         };
@@ -2783,17 +2759,28 @@ export interface components {
             /**
              * Balance
              * @description Base units of the tank currency (USDT with `decimals`).
+             * @example 0
              */
             balance: string;
-            /** Createdat */
+            /**
+             * Createdat
+             * @example 2026-11-22T08:00:00.000Z
+             */
             createdAt: string;
-            /** Decimals */
+            /**
+             * Decimals
+             * @example 6
+             */
             decimals: number;
-            /** Id */
+            /**
+             * Id
+             * @example 9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f
+             */
             id: string;
             /**
              * Ownerid
              * @description The owner record's id.
+             * @example 6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d
              */
             ownerId: string;
             /**
@@ -2809,39 +2796,37 @@ export interface components {
             /** Updatedat */
             updatedAt: string | null;
         };
-        /**
-         * GasTankSettings
-         * @example {
-         *       "lowBalanceThreshold": "5000000000000000000"
-         *     }
-         */
+        /** GasTankSettings */
         GasTankSettings: {
             /**
              * Lowbalancethreshold
              * @description Below this balance (tank units) a `gasTank.low_balance` event is sent, once per crossing; null: no alerts.
+             * @example 5000000000000000000
              */
             lowBalanceThreshold: string | null;
         };
-        /**
-         * GasTankSettingsState
-         * @example {
-         *       "balance": "25000000000000000000",
-         *       "gasTankId": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
-         *       "lowAlerted": false,
-         *       "lowBalanceThreshold": "5000000000000000000"
-         *     }
-         */
+        /** GasTankSettingsState */
         GasTankSettingsState: {
-            /** Balance */
+            /**
+             * Balance
+             * @example 25000000000000000000
+             */
             balance: string;
-            /** Gastankid */
+            /**
+             * Gastankid
+             * @example 9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f
+             */
             gasTankId: string;
             /**
              * Lowalerted
              * @description The alert fired for the current crossing (a top-up above it re-arms it).
+             * @example false
              */
             lowAlerted: boolean;
-            /** Lowbalancethreshold */
+            /**
+             * Lowbalancethreshold
+             * @example 5000000000000000000
+             */
             lowBalanceThreshold: string | null;
         };
         /** GasWallet */
@@ -2849,6 +2834,7 @@ export interface components {
             /**
              * Address
              * @description The key's own address: it pays the gas of withdrawals; fund it.
+             * @example 0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7
              */
             address: string;
             /** Balances */
@@ -2856,10 +2842,12 @@ export interface components {
             /**
              * Mpcsubid
              * @description The custody key.
+             * @example custody:dedicated:e5a7c9b1
              */
             mpcSubId: string;
             /**
              * Pooltype
+             * @example dedicated
              * @enum {string}
              */
             poolType: "dedicated" | "organization_owned";
@@ -2869,173 +2857,146 @@ export interface components {
             /**
              * Balance
              * @description Native coin, human units.
+             * @example 0.25
              */
             balance: string;
-            /** Chainid */
+            /**
+             * Chainid
+             * @example 137
+             */
             chainId: number;
-            /** Network */
+            /**
+             * Network
+             * @example polygon-pos
+             */
             network: string;
-            /** Symbol */
+            /**
+             * Symbol
+             * @example POL
+             */
             symbol: string;
         };
-        /**
-         * GasWalletList
-         * @example {
-         *       "data": [
-         *         {
-         *           "address": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
-         *           "balances": [
-         *             {
-         *               "balance": "0.25",
-         *               "chainId": 137,
-         *               "network": "polygon-pos",
-         *               "symbol": "POL"
-         *             }
-         *           ],
-         *           "mpcSubId": "custody:dedicated:e5a7c9b1",
-         *           "poolType": "dedicated"
-         *         }
-         *       ]
-         *     }
-         */
+        /** GasWalletList */
         GasWalletList: {
             /** Data */
             data: components["schemas"]["GasWallet"][];
         };
-        /**
-         * HashResult
-         * @example {
-         *       "hash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
-         *       "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
-         *       "validUntil": 1795334400
-         *     }
-         */
+        /** HashResult */
         HashResult: {
             /**
              * Hash
              * @description The userOpHash; the owner signs it (EIP-191 personal_sign of the 32 bytes).
+             * @example 0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c
              */
             hash: string;
-            /** Useropid */
+            /**
+             * Useropid
+             * @example 4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c
+             */
             userOpId: string;
             /**
              * Validuntil
              * @description Unix seconds until which the operation can be submitted and included.
+             * @example 1795334400
              */
             validUntil: number;
         };
-        /**
-         * Health
-         * @example {
-         *       "service": "dompet",
-         *       "stage": "dev",
-         *       "version": "0.1.0"
-         *     }
-         */
+        /** Health */
         Health: {
-            /** Service */
+            /**
+             * Service
+             * @example dompet
+             */
             service: string;
-            /** Stage */
+            /**
+             * Stage
+             * @example dev
+             */
             stage: string;
-            /** Version */
+            /**
+             * Version
+             * @example 0.1.0
+             */
             version: string;
         };
-        /**
-         * HealthDetails
-         * @example {
-         *       "checkedAt": "2026-11-25T10:00:00.000Z",
-         *       "components": [
-         *         {
-         *           "detail": null,
-         *           "name": "table:tenancy",
-         *           "ok": true
-         *         },
-         *         {
-         *           "detail": "chain 137",
-         *           "name": "network:polygon-pos",
-         *           "ok": true
-         *         }
-         *       ],
-         *       "service": "dompet",
-         *       "stage": "dev",
-         *       "version": "0.1.0"
-         *     }
-         */
+        /** HealthDetails */
         HealthDetails: {
-            /** Checkedat */
+            /**
+             * Checkedat
+             * @example 2026-11-25T10:00:00.000Z
+             */
             checkedAt: string;
             /** Components */
             components: components["schemas"]["Component"][];
-            /** Service */
+            /**
+             * Service
+             * @example dompet
+             */
             service: string;
-            /** Stage */
+            /**
+             * Stage
+             * @example dev
+             */
             stage: string;
-            /** Version */
+            /**
+             * Version
+             * @example 0.1.0
+             */
             version: string;
         };
-        /**
-         * ImportWalletRequest
-         * @example {
-         *       "expireDate": "2026-11-23T08:00:00Z",
-         *       "privateKey": "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
-         *     }
-         */
+        /** ImportWalletRequest */
         ImportWalletRequest: {
             /**
              * Expiredate
              * @description Expiry of the returned wallet token: an RFC 3339 date-time, or a date (midnight UTC at its start). At most 30 days ahead; default the service's wallet-token lifetime.
              * @default null
+             * @example 2026-11-23T08:00:00Z
              */
             expireDate?: string | null;
             /**
              * Privatekey
              * @description The secp256k1 private key to import: 64 hex digits, optionally 0x-prefixed.
+             * @example 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318
              */
             privateKey: string;
         };
-        /**
-         * Invoice
-         * @example {
-         *       "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
-         *       "amount": "25.5",
-         *       "amountInDecimals": "25500000",
-         *       "bufferInSeconds": 300,
-         *       "chainId": 137,
-         *       "createdAt": "2026-11-22T08:00:00.000Z",
-         *       "depositAddress": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
-         *       "depositId": null,
-         *       "expiredAt": null,
-         *       "expiresAt": "2026-11-22T09:00:00.000Z",
-         *       "failedAt": null,
-         *       "failedReason": null,
-         *       "id": "1b3d5f7a-9c1e-4d3f-8a5c-7e9b1d3f5a7c",
-         *       "network": "polygon-pos",
-         *       "paidAt": null,
-         *       "receivedAmountInDecimals": null,
-         *       "reference": "order-1001",
-         *       "status": "pending",
-         *       "tokenCode": "USDT_POLYGON",
-         *       "transactionHash": null,
-         *       "walletId": "f7b9d1c3-5e7a-4c9b-8d1f-5a7c9e1b3d5f"
-         *     }
-         */
+        /** Invoice */
         Invoice: {
-            /** Accountid */
+            /**
+             * Accountid
+             * @example e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e
+             */
             accountId: string;
-            /** Amount */
+            /**
+             * Amount
+             * @example 25.5
+             */
             amount: string;
             /**
              * Amountindecimals
              * @description The amount in the token's smallest unit.
+             * @example 25500000
              */
             amountInDecimals: string;
-            /** Bufferinseconds */
+            /**
+             * Bufferinseconds
+             * @example 300
+             */
             bufferInSeconds: number;
-            /** Chainid */
+            /**
+             * Chainid
+             * @example 137
+             */
             chainId: number;
-            /** Createdat */
+            /**
+             * Createdat
+             * @example 2026-11-22T08:00:00.000Z
+             */
             createdAt: string;
-            /** Depositaddress */
+            /**
+             * Depositaddress
+             * @example 0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7
+             */
             depositAddress: string;
             /**
              * Depositid
@@ -3048,7 +3009,10 @@ export interface components {
              * @default null
              */
             expiredAt?: string | null;
-            /** Expiresat */
+            /**
+             * Expiresat
+             * @example 2026-11-22T09:00:00.000Z
+             */
             expiresAt: string;
             /**
              * Failedat
@@ -3061,9 +3025,15 @@ export interface components {
              * @default null
              */
             failedReason?: string | null;
-            /** Id */
+            /**
+             * Id
+             * @example 1b3d5f7a-9c1e-4d3f-8a5c-7e9b1d3f5a7c
+             */
             id: string;
-            /** Network */
+            /**
+             * Network
+             * @example polygon-pos
+             */
             network: string;
             /**
              * Paidat
@@ -3076,61 +3046,34 @@ export interface components {
              * @default null
              */
             receivedAmountInDecimals?: string | null;
-            /** Reference */
+            /**
+             * Reference
+             * @example order-1001
+             */
             reference: string;
             /**
              * Status
+             * @example pending
              * @enum {string}
              */
             status: "pending" | "paid" | "expired" | "failed";
-            /** Tokencode */
+            /**
+             * Tokencode
+             * @example USDT_POLYGON
+             */
             tokenCode: string;
             /**
              * Transactionhash
              * @default null
              */
             transactionHash?: string | null;
-            /** Walletid */
+            /**
+             * Walletid
+             * @example f7b9d1c3-5e7a-4c9b-8d1f-5a7c9e1b3d5f
+             */
             walletId: string;
         };
-        /**
-         * InvoicePage
-         * @example {
-         *       "data": [
-         *         {
-         *           "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
-         *           "amount": "25.5",
-         *           "amountInDecimals": "25500000",
-         *           "bufferInSeconds": 300,
-         *           "chainId": 137,
-         *           "createdAt": "2026-11-22T08:00:00.000Z",
-         *           "depositAddress": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
-         *           "depositId": null,
-         *           "expiredAt": null,
-         *           "expiresAt": "2026-11-22T09:00:00.000Z",
-         *           "failedAt": null,
-         *           "failedReason": null,
-         *           "id": "1b3d5f7a-9c1e-4d3f-8a5c-7e9b1d3f5a7c",
-         *           "network": "polygon-pos",
-         *           "paidAt": null,
-         *           "receivedAmountInDecimals": null,
-         *           "reference": "order-1001",
-         *           "status": "pending",
-         *           "tokenCode": "USDT_POLYGON",
-         *           "transactionHash": null,
-         *           "walletId": "f7b9d1c3-5e7a-4c9b-8d1f-5a7c9e1b3d5f"
-         *         }
-         *       ],
-         *       "pagination": {
-         *         "hasNext": false,
-         *         "hasPrev": false,
-         *         "limit": 20,
-         *         "page": 1,
-         *         "total": 1,
-         *         "totalPages": 1
-         *       }
-         *     }
-         */
+        /** InvoicePage */
         InvoicePage: {
             /** Data */
             data: components["schemas"]["Invoice"][];
@@ -3138,131 +3081,137 @@ export interface components {
         };
         /** JournalEntry */
         JournalEntry: {
-            /** Activeafter */
+            /**
+             * Activeafter
+             * @example 25500000
+             */
             activeAfter: string;
-            /** Activedelta */
+            /**
+             * Activedelta
+             * @example 25500000
+             */
             activeDelta: string;
             /**
              * Amount
              * @description Smallest units, positive.
+             * @example 25500000
              */
             amount: string;
-            /** Chainid */
+            /**
+             * Chainid
+             * @example 137
+             */
             chainId: number;
-            /** Createdat */
+            /**
+             * Createdat
+             * @example 2026-11-22T08:00:31.000Z
+             */
             createdAt: string;
             /**
              * Creditaccount
              * @description The ledger account credited.
+             * @example e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e
              */
             creditAccount: string;
             /**
              * Debitaccount
              * @description The ledger account debited (`account:<id>:<balance>` or `house:...`).
+             * @example deposits:polygon-pos
              */
             debitAccount: string;
-            /** Heldafter */
+            /**
+             * Heldafter
+             * @example 0
+             */
             heldAfter: string;
-            /** Helddelta */
+            /**
+             * Helddelta
+             * @example 0
+             */
             heldDelta: string;
-            /** Id */
+            /**
+             * Id
+             * @example 7b9d1f3a-5c7e-4b9d-8f1a-3c5e7a9b1d3f
+             */
             id: string;
             /**
              * Kind
+             * @example credit
              * @enum {string}
              */
             kind: "pending" | "pending_void" | "credit" | "correction" | "hold" | "release" | "debit";
-            /** Network */
+            /**
+             * Network
+             * @example polygon-pos
+             */
             network: string;
-            /** Pendingafter */
+            /**
+             * Pendingafter
+             * @example 0
+             */
             pendingAfter: string;
-            /** Pendingdelta */
+            /**
+             * Pendingdelta
+             * @example -25500000
+             */
             pendingDelta: string;
-            /** Reason */
+            /**
+             * Reason
+             * @example deposit confirmed
+             */
             reason: string;
-            /** Referenceid */
+            /**
+             * Referenceid
+             * @example 3d5f7a9c-1e3b-4f5a-8c7e-9b1d3f5a7c9e
+             */
             referenceId: string;
-            /** Referencetype */
+            /**
+             * Referencetype
+             * @example deposit
+             */
             referenceType: string;
-            /** Tokencode */
+            /**
+             * Tokencode
+             * @example USDT_POLYGON
+             */
             tokenCode: string;
         };
-        /**
-         * JournalEntryPage
-         * @example {
-         *       "data": [
-         *         {
-         *           "activeAfter": "25500000",
-         *           "activeDelta": "25500000",
-         *           "amount": "25500000",
-         *           "chainId": 137,
-         *           "createdAt": "2026-11-22T08:00:31.000Z",
-         *           "creditAccount": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
-         *           "debitAccount": "deposits:polygon-pos",
-         *           "heldAfter": "0",
-         *           "heldDelta": "0",
-         *           "id": "7b9d1f3a-5c7e-4b9d-8f1a-3c5e7a9b1d3f",
-         *           "kind": "credit",
-         *           "network": "polygon-pos",
-         *           "pendingAfter": "0",
-         *           "pendingDelta": "-25500000",
-         *           "reason": "deposit confirmed",
-         *           "referenceId": "3d5f7a9c-1e3b-4f5a-8c7e-9b1d3f5a7c9e",
-         *           "referenceType": "deposit",
-         *           "tokenCode": "USDT_POLYGON"
-         *         }
-         *       ],
-         *       "pagination": {
-         *         "hasNext": false,
-         *         "hasPrev": false,
-         *         "limit": 20,
-         *         "page": 1,
-         *         "total": 1,
-         *         "totalPages": 1
-         *       }
-         *     }
-         */
+        /** JournalEntryPage */
         JournalEntryPage: {
             /** Data */
             data: components["schemas"]["JournalEntry"][];
             pagination: components["schemas"]["Pagination"];
         };
-        /**
-         * KeyRotated
-         * @example {
-         *       "keyId": "pk_24f6ed6acbfe1009",
-         *       "sequence": 2
-         *     }
-         */
+        /** KeyRotated */
         KeyRotated: {
             /**
              * Keyid
              * @description The new key's id.
+             * @example pk_24f6ed6acbfe1009
              */
             keyId: string;
             /**
              * Sequence
              * @description The new key's sequence number (the operator's registration is 1).
+             * @example 2
              */
             sequence: number;
         };
         /**
          * KeyRotationBody
          * @description `PUT /api/v1/policies/key`: the new key, signed by the current one.
-         * @example {
-         *       "publicKey": "Kay64UG8yvCyLhqU000LxzYeUm0L/hLIl5S8kyKWbdc=",
-         *       "signature": "f9Kt9wJbzqni/qRX4kctkB6YBIqJSNoVEi8/7y70O/BDJZaH+Usmqfg2iC7IcjbEw884pxK8N5QqPE/xGRJwCQ=="
-         *     }
          */
         KeyRotationBody: {
             /**
              * Publickey
              * @description Base64 of the new Ed25519 public key.
+             * @example Kay64UG8yvCyLhqU000LxzYeUm0L/hLIl5S8kyKWbdc=
              */
             publicKey: string;
             /**
              * Signature
              * @description Base64 of the CURRENT key's Ed25519 signature of the canonical JSON of `{"action": "rotate-policy-key", "appId": <appId>, "publicKey": <publicKey>, "sequence": <current sequence + 1>}`.
+             * @example f9Kt9wJbzqni/qRX4kctkB6YBIqJSNoVEi8/7y70O/BDJZaH+Usmqfg2iC7IcjbEw884pxK8N5QqPE/xGRJwCQ==
              */
             signature: string;
         };
@@ -3271,116 +3220,117 @@ export interface components {
          * @description A replacement of a legacy transaction: the same nonce, a higher gas price.
          */
         LegacyReplacement: {
-            /** Createdat */
+            /**
+             * Createdat
+             * @example 2026-11-22T08:00:40.000Z
+             */
             createdAt: string;
             /**
              * Gasprice
              * @description Wei per gas (decimal string).
+             * @example 36000000000
              */
             gasPrice: string;
             /**
              * Hash
              * @description The replacement's hash; it answers the record too.
+             * @example 0x3c5e7a9b1d2f4a6c8e0b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a1c3e5b7d9f2a4c
              */
             hash: string;
             /**
              * Reason
              * @description `bump`: re-priced by the tracker while the chain asked more; `speed_up` and `cancel`: asked for through the API.
+             * @example speed_up
              * @enum {string}
              */
             reason: "bump" | "speed_up" | "cancel";
         };
-        /**
-         * LoginRequest
-         * @example {
-         *       "subId": "user-42"
-         *     }
-         */
+        /** LoginRequest */
         LoginRequest: {
             /**
              * Subid
              * @description The client's own identifier of its user (printable ASCII, no spaces); the client's backend vouches for it.
+             * @example user-42
              */
             subId: string;
         };
-        /**
-         * MessageSignature
-         * @example {
-         *       "address": "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A",
-         *       "messageHash": "0xa79c786e56960307571f7fbc08bf948bec30e6c3281ed8b7ef1981cffab35a48",
-         *       "signature": "0x59da11c5f0368aeb6881aeb5a1c5d6350e29e79bfceb74934bd2a1b4f1d136e55f37fdf6d975dac320237a0d48e9cd269be39dbbcfe55ce2e5fb9f5534ec98421b"
-         *     }
-         */
+        /** MessageSignature */
         MessageSignature: {
             /**
              * Address
              * @description The wallet's checksummed address: what the signature recovers to.
+             * @example 0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A
              */
             address: string;
             /**
              * Messagehash
              * @description The EIP-191 digest signed: keccak256("\x19Ethereum Signed Message:\n" + length + message).
+             * @example 0xa79c786e56960307571f7fbc08bf948bec30e6c3281ed8b7ef1981cffab35a48
              */
             messageHash: string;
             /**
              * Signature
              * @description 0x + 65 bytes r ‖ s ‖ v, v 27 or 28 (what ethers and viem produce).
+             * @example 0x59da11c5f0368aeb6881aeb5a1c5d6350e29e79bfceb74934bd2a1b4f1d136e55f37fdf6d975dac320237a0d48e9cd269be39dbbcfe55ce2e5fb9f5534ec98421b
              */
             signature: string;
         };
         /** NetworkInfo */
         NetworkInfo: {
-            /** Accountfactory */
+            /**
+             * Accountfactory
+             * @example 0x91E60e0613810449d098b0b5Ec8b51A0FE8c8985
+             */
             accountFactory: string;
-            /** Accountversion */
+            /**
+             * Accountversion
+             * @example 0.1
+             */
             accountVersion: string;
             /**
              * Bundlerversion
              * @default 0.7
              */
             bundlerVersion?: string;
-            /** Chainid */
+            /**
+             * Chainid
+             * @example 137
+             */
             chainId: number;
-            /** Entrypoint */
+            /**
+             * Entrypoint
+             * @example 0x0000000071727De22E5E9d8BAf0edAc6f37da032
+             */
             entryPoint: string;
-            /** Name */
+            /**
+             * Name
+             * @example polygon-pos
+             */
             name: string;
-            /** Nativedecimals */
+            /**
+             * Nativedecimals
+             * @example 18
+             */
             nativeDecimals: number;
-            /** Nativesymbol */
+            /**
+             * Nativesymbol
+             * @example POL
+             */
             nativeSymbol: string;
-            /** Paymaster */
+            /**
+             * Paymaster
+             * @example 0xc0E2b1E5b3B5e1E7BB2af0D8CD2a3E1f4A5b6C7d
+             */
             paymaster: string;
             /**
              * Pooladdress
              * @description Where top-ups are sent (USDT transfers).
+             * @example 0x617F2E2fD72FD9D5503197092aC168c91465E7f2
              */
             poolAddress: string;
             usdt: components["schemas"]["UsdtInfo"];
         };
-        /**
-         * NetworkList
-         * @example {
-         *       "networks": [
-         *         {
-         *           "accountFactory": "0x91E60e0613810449d098b0b5Ec8b51A0FE8c8985",
-         *           "accountVersion": "0.1",
-         *           "bundlerVersion": "0.7",
-         *           "chainId": 137,
-         *           "entryPoint": "0x0000000071727De22E5E9d8BAf0edAc6f37da032",
-         *           "name": "polygon-pos",
-         *           "nativeDecimals": 18,
-         *           "nativeSymbol": "POL",
-         *           "paymaster": "0xc0E2b1E5b3B5e1E7BB2af0D8CD2a3E1f4A5b6C7d",
-         *           "poolAddress": "0x617F2E2fD72FD9D5503197092aC168c91465E7f2",
-         *           "usdt": {
-         *             "address": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
-         *             "decimals": 6
-         *           }
-         *         }
-         *       ]
-         *     }
-         */
+        /** NetworkList */
         NetworkList: {
             /** Networks */
             networks: components["schemas"]["NetworkInfo"][];
@@ -3391,6 +3341,7 @@ export interface components {
              * Max
              * @description The most one operation may cost (its maximum, fees included).
              * @default null
+             * @example 1000000000000000000
              */
             max?: string | null;
         };
@@ -3400,79 +3351,60 @@ export interface components {
              * Maxcountperday
              * @description How many in 24 h.
              * @default null
+             * @example 20
              */
             maxCountPerDay?: number | null;
             /**
              * Maxperday
              * @description What one owner's sponsored operations may cost in 24 h.
              * @default null
+             * @example 5000000000000000000
              */
             maxPerDay?: string | null;
             /**
              * Maxpermonth
              * @description What they may cost in 30 days.
              * @default null
+             * @example 50000000000000000000
              */
             maxPerMonth?: string | null;
         };
-        /**
-         * OwnerRecord
-         * @example {
-         *       "accounts": [
-         *         {
-         *           "aaAddress": "0x4B0897b0513fdC7C541B6d9D7E929C4e5364D2dB",
-         *           "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
-         *           "chainId": 137,
-         *           "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
-         *           "createdAt": "2026-11-22T08:00:00.000Z",
-         *           "id": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
-         *           "network": "polygon-pos",
-         *           "ownerId": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
-         *           "status": "not_deployed",
-         *           "updatedAt": null,
-         *           "version": "0.1"
-         *         }
-         *       ],
-         *       "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
-         *       "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
-         *       "createdAt": "2026-11-22T08:00:00.000Z",
-         *       "gasTanks": [
-         *         {
-         *           "balance": "0",
-         *           "createdAt": "2026-11-22T08:00:00.000Z",
-         *           "decimals": 6,
-         *           "id": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
-         *           "ownerId": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
-         *           "tokenName": "USDT",
-         *           "type": "token",
-         *           "updatedAt": null
-         *         }
-         *       ],
-         *       "id": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
-         *       "ownerId": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
-         *       "provider": "wallet",
-         *       "updatedAt": null
-         *     }
-         */
+        /** OwnerRecord */
         OwnerRecord: {
             /** Accounts */
             accounts: components["schemas"]["Account"][];
-            /** Appid */
+            /**
+             * Appid
+             * @example 0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10
+             */
             appId: string;
-            /** Clientid */
+            /**
+             * Clientid
+             * @example 5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a
+             */
             clientId: string;
-            /** Createdat */
+            /**
+             * Createdat
+             * @example 2026-11-22T08:00:00.000Z
+             */
             createdAt: string;
             /** Gastanks */
             gasTanks: components["schemas"]["GasTank"][];
-            /** Id */
+            /**
+             * Id
+             * @example 6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d
+             */
             id: string;
             /**
              * Ownerid
              * @description The owner's address (EIP-55).
+             * @example 0x5B38Da6a701c568545dCfcB03FcB875f56beddC4
              */
             ownerId: string;
-            /** Provider */
+            /**
+             * Provider
+             * @example wallet
+             */
             provider: string;
             /** Updatedat */
             updatedAt: string | null;
@@ -3483,143 +3415,165 @@ export interface components {
              * Id
              * Format: address
              * @description The owner's Ethereum address (controls the accounts).
+             * @example 0x5B38Da6a701c568545dCfcB03FcB875f56beddC4
              */
             id: string;
             /**
              * Provider
              * @description Account provider; only `wallet` is supported.
+             * @example wallet
              */
             provider: string;
         };
         /** OwnerRemaining */
         OwnerRemaining: {
-            /** Countperday */
+            /**
+             * Countperday
+             * @example 0
+             */
             countPerDay: number | null;
-            /** Perday */
+            /**
+             * Perday
+             * @example 1200000000000000000
+             */
             perDay: string | null;
-            /** Permonth */
+            /**
+             * Permonth
+             * @example 40000000000000000000
+             */
             perMonth: string | null;
         };
-        /**
-         * OwnerTopUp
-         * @example {
-         *       "chainId": 137,
-         *       "immediate": false,
-         *       "poolAddress": "0x617F2E2fD72FD9D5503197092aC168c91465E7f2",
-         *       "receiverOwnerId": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
-         *       "signature": "0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b",
-         *       "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
-         *       "txHash": "0x2d4f6a8c0e1b3d5f7a9c2e4f6b8d0a1c3e5f7b9d1a3c5e7f9b2d4f6a8c0e1b3d"
-         *     }
-         */
+        /** OwnerTopUp */
         OwnerTopUp: {
             /**
              * Chainid
              * @description The network it was sent on.
+             * @example 137
              */
             chainId: number;
             /**
              * Immediate
              * @description true: checked now; false: checked about 20 s later.
+             * @example true
              */
             immediate: boolean;
             /**
              * Pooladdress
              * Format: address
              * @description That network's pool (GET /api/v1/networks).
+             * @example 0x617F2E2fD72FD9D5503197092aC168c91465E7f2
              */
             poolAddress: string;
             /**
              * Receiverownerid
              * @description Owner record id or owner address.
+             * @example 6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d
              */
             receiverOwnerId: string;
             /**
              * Signature
              * @description EIP-191 personal_sign of the text `<chainId>.<txHash>` by the address that sent the USDT.
+             * @example 0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b
              */
             signature: string;
             /**
              * Tokenaddress
              * Format: address
              * @description That network's USDT.
+             * @example 0xc2132D05D31c914a87C6611C10748AEb04B58e8F
              */
             tokenAddress: string;
             /**
              * Txhash
              * @description The transaction that sent USDT to the pool.
+             * @example 0x2d4f6a8c0e1b3d5f7a9c2e4f6b8d0a1c3e5f7b9d1a3c5e7f9b2d4f6a8c0e1b3d
              */
             txHash: string;
         };
         /** Pagination */
         Pagination: {
-            /** Hasnext */
+            /**
+             * Hasnext
+             * @example false
+             */
             hasNext: boolean;
-            /** Hasprev */
+            /**
+             * Hasprev
+             * @example false
+             */
             hasPrev: boolean;
-            /** Limit */
+            /**
+             * Limit
+             * @example 20
+             */
             limit: number;
-            /** Page */
+            /**
+             * Page
+             * @example 1
+             */
             page: number;
-            /** Total */
+            /**
+             * Total
+             * @example 1
+             */
             total: number;
-            /** Totalpages */
+            /**
+             * Totalpages
+             * @example 1
+             */
             totalPages: number;
         };
         /**
          * PolicyBody
          * @description `PUT /api/v1/policies`: the document and the policy key's signature of it for this app (canonical JSON).
-         * @example {
-         *       "policy": {
-         *         "default": "allow",
-         *         "messages": {
-         *           "personal": true,
-         *           "typedData": [
-         *             {
-         *               "chainId": 31337,
-         *               "primaryType": "Permit",
-         *               "verifyingContract": "0x5fbdb2315678afecb367f032d93f642f64180aa3"
-         *             }
-         *           ]
-         *         },
-         *         "networks": [
-         *           "local-a"
-         *         ],
-         *         "transactions": {
-         *           "contracts": [
-         *             {
-         *               "address": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
-         *               "selectors": [
-         *                 "0xa9059cbb",
-         *                 "0x095ea7b3"
-         *               ]
-         *             }
-         *           ],
-         *           "destinations": {
-         *             "deny": [
-         *               "0x000000000000000000000000000000000000dead"
-         *             ]
-         *           },
-         *           "maxCountPer24h": 100,
-         *           "maxValue": {
-         *             "0x5fbdb2315678afecb367f032d93f642f64180aa3": "500000000",
-         *             "native": "1000000000000000000"
-         *           },
-         *           "maxValuePer24h": {
-         *             "0x5fbdb2315678afecb367f032d93f642f64180aa3": "2000000000",
-         *             "native": "5000000000000000000"
-         *           },
-         *           "raw": false
-         *         },
-         *         "version": 3
-         *       },
-         *       "signature": "+y3ooEq20qT/GA7wTw2a5FRR2VS/ymyMdqmtqlsiuksa9Ulq83gNGAQKpvE4sepSkoBsZj0h3EXf9Gq1pHRYBw=="
-         *     }
          */
         PolicyBody: {
             /**
              * Policy
              * @description The policy document (docs/policies.md), at most 64 KiB of JSON. Signed exactly as sent: the signature is over the RFC 8785 (JCS) canonical JSON of `{"appId": <appId>, "policy": <policy>}`.
+             * @example {
+             *       "default": "allow",
+             *       "messages": {
+             *         "personal": true,
+             *         "typedData": [
+             *           {
+             *             "chainId": 31337,
+             *             "primaryType": "Permit",
+             *             "verifyingContract": "0x5fbdb2315678afecb367f032d93f642f64180aa3"
+             *           }
+             *         ]
+             *       },
+             *       "networks": [
+             *         "local-a"
+             *       ],
+             *       "transactions": {
+             *         "contracts": [
+             *           {
+             *             "address": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+             *             "selectors": [
+             *               "0xa9059cbb",
+             *               "0x095ea7b3"
+             *             ]
+             *           }
+             *         ],
+             *         "destinations": {
+             *           "deny": [
+             *             "0x000000000000000000000000000000000000dead"
+             *           ]
+             *         },
+             *         "maxCountPer24h": 100,
+             *         "maxValue": {
+             *           "0x5fbdb2315678afecb367f032d93f642f64180aa3": "500000000",
+             *           "native": "1000000000000000000"
+             *         },
+             *         "maxValuePer24h": {
+             *           "0x5fbdb2315678afecb367f032d93f642f64180aa3": "2000000000",
+             *           "native": "5000000000000000000"
+             *         },
+             *         "raw": false
+             *       },
+             *       "version": 3
+             *     }
              */
             policy: {
                 [key: string]: unknown;
@@ -3627,113 +3581,98 @@ export interface components {
             /**
              * Signature
              * @description Base64 of the Ed25519 signature by the app's policy key of the canonical JSON of `{"appId": <this app's id>, "policy": <policy>}`: a document signed for another app is refused.
+             * @example +y3ooEq20qT/GA7wTw2a5FRR2VS/ymyMdqmtqlsiuksa9Ulq83gNGAQKpvE4sepSkoBsZj0h3EXf9Gq1pHRYBw==
              */
             signature: string;
         };
-        /**
-         * PolicySet
-         * @example {
-         *       "keyId": "pk_56475aa75463474c",
-         *       "setAt": "2026-11-22T10:00:00.000Z",
-         *       "version": 3
-         *     }
-         */
+        /** PolicySet */
         PolicySet: {
             /**
              * Keyid
              * @description The policy key that signed it (`pk_` + 16 hex digits of its SHA-256).
+             * @example pk_56475aa75463474c
              */
             keyId: string;
             /**
              * Setat
              * @description When the cosigner stored it (RFC 3339, UTC).
+             * @example 2026-11-22T10:00:00.000Z
              */
             setAt: string;
             /**
              * Version
              * @description The version now in force.
+             * @example 3
              */
             version: number;
         };
-        /**
-         * PolicyView
-         * @example {
-         *       "keyId": "pk_56475aa75463474c",
-         *       "keyRegistered": true,
-         *       "keySequence": 1,
-         *       "policy": {
-         *         "default": "allow",
-         *         "messages": {
-         *           "personal": true,
-         *           "typedData": [
-         *             {
-         *               "chainId": 31337,
-         *               "primaryType": "Permit",
-         *               "verifyingContract": "0x5fbdb2315678afecb367f032d93f642f64180aa3"
-         *             }
-         *           ]
-         *         },
-         *         "networks": [
-         *           "local-a"
-         *         ],
-         *         "transactions": {
-         *           "contracts": [
-         *             {
-         *               "address": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
-         *               "selectors": [
-         *                 "0xa9059cbb",
-         *                 "0x095ea7b3"
-         *               ]
-         *             }
-         *           ],
-         *           "destinations": {
-         *             "deny": [
-         *               "0x000000000000000000000000000000000000dead"
-         *             ]
-         *           },
-         *           "maxCountPer24h": 100,
-         *           "maxValue": {
-         *             "0x5fbdb2315678afecb367f032d93f642f64180aa3": "500000000",
-         *             "native": "1000000000000000000"
-         *           },
-         *           "maxValuePer24h": {
-         *             "0x5fbdb2315678afecb367f032d93f642f64180aa3": "2000000000",
-         *             "native": "5000000000000000000"
-         *           },
-         *           "raw": false
-         *         },
-         *         "version": 3
-         *       },
-         *       "version": 3
-         *     }
-         * @example {
-         *       "keyId": null,
-         *       "keyRegistered": false,
-         *       "keySequence": null,
-         *       "policy": null,
-         *       "version": null
-         *     }
-         */
+        /** PolicyView */
         PolicyView: {
             /**
              * Keyid
              * @description The app's policy key; null when the operator registered none.
+             * @example pk_56475aa75463474c
              */
             keyId: string | null;
             /**
              * Keyregistered
              * @description Whether a policy key is registered. Without one the app's wallets sign as before policies.
+             * @example true
              */
             keyRegistered: boolean;
             /**
              * Keysequence
              * @description The key's sequence number: a rotation signs the next one. Null when no key is registered.
              * @default null
+             * @example 1
              */
             keySequence?: number | null;
             /**
              * Policy
              * @description The document in force, as it was signed; null when none is.
+             * @example {
+             *       "default": "allow",
+             *       "messages": {
+             *         "personal": true,
+             *         "typedData": [
+             *           {
+             *             "chainId": 31337,
+             *             "primaryType": "Permit",
+             *             "verifyingContract": "0x5fbdb2315678afecb367f032d93f642f64180aa3"
+             *           }
+             *         ]
+             *       },
+             *       "networks": [
+             *         "local-a"
+             *       ],
+             *       "transactions": {
+             *         "contracts": [
+             *           {
+             *             "address": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+             *             "selectors": [
+             *               "0xa9059cbb",
+             *               "0x095ea7b3"
+             *             ]
+             *           }
+             *         ],
+             *         "destinations": {
+             *           "deny": [
+             *             "0x000000000000000000000000000000000000dead"
+             *           ]
+             *         },
+             *         "maxCountPer24h": 100,
+             *         "maxValue": {
+             *           "0x5fbdb2315678afecb367f032d93f642f64180aa3": "500000000",
+             *           "native": "1000000000000000000"
+             *         },
+             *         "maxValuePer24h": {
+             *           "0x5fbdb2315678afecb367f032d93f642f64180aa3": "2000000000",
+             *           "native": "5000000000000000000"
+             *         },
+             *         "raw": false
+             *       },
+             *       "version": 3
+             *     }
              */
             policy: {
                 [key: string]: unknown;
@@ -3741,6 +3680,7 @@ export interface components {
             /**
              * Version
              * @description Its version; null when no document is in force.
+             * @example 3
              */
             version: number | null;
         };
@@ -3751,28 +3691,24 @@ export interface components {
             /** Publickey */
             publicKey: string;
         };
-        /**
-         * PublicKey
-         * @example {
-         *       "keyId": "whk-20261122-e9513a",
-         *       "previous": [],
-         *       "publicKey": "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="
-         *     }
-         */
+        /** PublicKey */
         PublicKey: {
             /**
              * Keyid
              * @description Sent as X-Service-Key-Id with each delivery.
+             * @example whk-20261122-e9513a
              */
             keyId: string;
             /**
              * Previous
              * @description Keys replaced less than 14 days ago (still verify with them).
+             * @example []
              */
             previous: components["schemas"]["PreviousKey"][];
             /**
              * Publickey
              * @description The app's Ed25519 public key, base64 of 32 bytes.
+             * @example 11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=
              */
             publicKey: string;
         };
@@ -3785,17 +3721,20 @@ export interface components {
              * Data
              * @description 0x-prefixed call data.
              * @default null
+             * @example 0x095ea7b3000000000000000000000000ab8483f64d9c6d1ecf9b849ae677dd3315835cb200000000000000000000000000000000000000000000000000000000000f4240
              */
             data?: string | null;
             /**
              * From
              * @description Must be the wallet's address.
+             * @example 0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C
              */
             from: string;
             /**
              * Gaslimit
              * @description Hex; default: estimated.
              * @default null
+             * @example 0xea60
              */
             gasLimit?: string | null;
             /**
@@ -3813,28 +3752,27 @@ export interface components {
             /**
              * To
              * @default null
+             * @example 0xc2132D05D31c914a87C6611C10748AEb04B58e8F
              */
             to?: string | null;
             /**
              * Value
              * @description Hex wei; default 0x0.
              * @default null
+             * @example 0x0
              */
             value?: string | null;
         };
         /**
          * RecoverWalletRequest
          * @description JSON `{secret0}`; or multipart/form-data with the recovery file in part `file`.
-         * @example {
-         *       "expireDate": "2026-11-23T08:00:00Z",
-         *       "secret0": "dps0_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA"
-         *     }
          */
         RecoverWalletRequest: {
             /**
              * Expiredate
              * @description Expiry of the returned wallet token: an RFC 3339 date-time, or a date (midnight UTC at its start). At most 30 days ahead; default the service's wallet-token lifetime.
              * @default null
+             * @example 2026-11-23T08:00:00Z
              */
             expireDate?: string | null;
             /**
@@ -3847,58 +3785,47 @@ export interface components {
              * Secret0
              * @description The wallet's secret0 (JSON body).
              * @default null
+             * @example dps0_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA
              */
             secret0?: string | null;
         };
-        /**
-         * RefreshRequest
-         * @example {
-         *       "refreshToken": "drt_Q2xpZW50IHJlZnJlc2ggdG9rZW4gZXhhbXBsZQ"
-         *     }
-         */
+        /** RefreshRequest */
         RefreshRequest: {
-            /** Refreshtoken */
+            /**
+             * Refreshtoken
+             * @example drt_Q2xpZW50IHJlZnJlc2ggdG9rZW4gZXhhbXBsZQ
+             */
             refreshToken: string;
         };
-        /**
-         * SendCoin
-         * @example {
-         *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
-         *       "amount": "10000000000000000",
-         *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2"
-         *     }
-         */
+        /** SendCoin */
         SendCoin: {
             /**
              * Accountid
              * @description The smart account (from the owner record).
+             * @example 2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e
              */
             accountId: string;
             /**
              * Amount
              * Format: uint256
              * @description Wei (smallest unit), at most 2**256-1.
+             * @example 10000000000000000
              */
             amount: string;
             /**
              * To
              * Format: address
              * @description A 20-byte hex address; mixed case must be a correct EIP-55 checksum.
+             * @example 0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2
              */
             to: string;
         };
-        /**
-         * SendCoinRequest
-         * @example {
-         *       "amount": "0.01",
-         *       "network": "polygon-pos",
-         *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2"
-         *     }
-         */
+        /** SendCoinRequest */
         SendCoinRequest: {
             /**
              * Amount
              * @description Native coin in ether units, an exact decimal string (≤ 18 places).
+             * @example 0.01
              */
             amount: string;
             /**
@@ -3911,6 +3838,7 @@ export interface components {
              * Network
              * @description Network name; required when chainId is empty.
              * @default null
+             * @example polygon-pos
              */
             network?: string | null;
             /**
@@ -3922,171 +3850,124 @@ export interface components {
             /**
              * To
              * @description Recipient address.
+             * @example 0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2
              */
             to: string;
         };
-        /**
-         * SendErc1155
-         * @example {
-         *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
-         *       "amount": "3",
-         *       "data": "0x",
-         *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
-         *       "tokenAddress": "0x2cF7252e74036d1Da831d11089D326296e64a728",
-         *       "tokenId": "7"
-         *     }
-         */
+        /** SendErc1155 */
         SendErc1155: {
             /**
              * Accountid
              * @description The smart account (from the owner record).
+             * @example 2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e
              */
             accountId: string;
             /**
              * Amount
              * Format: uint256
              * @description A decimal integer from 0 to 2**256-1 (uint256), as a string.
+             * @example 3
              */
             amount: string;
             /**
              * Data
              * @description Bytes passed to the receiver (hex).
              * @default 0x
+             * @example 0x
              */
             data?: string;
             /**
              * To
              * Format: address
              * @description A 20-byte hex address; mixed case must be a correct EIP-55 checksum.
+             * @example 0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2
              */
             to: string;
             /**
              * Tokenaddress
              * Format: address
              * @description A 20-byte hex address; mixed case must be a correct EIP-55 checksum.
+             * @example 0x2cF7252e74036d1Da831d11089D326296e64a728
              */
             tokenAddress: string;
             /**
              * Tokenid
              * Format: uint256
              * @description A decimal integer from 0 to 2**256-1 (uint256), as a string.
+             * @example 7
              */
             tokenId: string;
         };
-        /**
-         * SendErc721
-         * @example {
-         *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
-         *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
-         *       "tokenAddress": "0x2cF7252e74036d1Da831d11089D326296e64a728",
-         *       "tokenId": "42"
-         *     }
-         */
+        /** SendErc721 */
         SendErc721: {
             /**
              * Accountid
              * @description The smart account (from the owner record).
+             * @example 2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e
              */
             accountId: string;
             /**
              * To
              * Format: address
              * @description A 20-byte hex address; mixed case must be a correct EIP-55 checksum.
+             * @example 0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2
              */
             to: string;
             /**
              * Tokenaddress
              * Format: address
              * @description A 20-byte hex address; mixed case must be a correct EIP-55 checksum.
+             * @example 0x2cF7252e74036d1Da831d11089D326296e64a728
              */
             tokenAddress: string;
             /**
              * Tokenid
              * Format: uint256
              * @description A decimal integer from 0 to 2**256-1 (uint256), as a string.
+             * @example 42
              */
             tokenId: string;
         };
-        /**
-         * SendResult
-         * @example {
-         *       "txReceipt": {
-         *         "_type": "TransactionReceipt",
-         *         "accessList": null,
-         *         "blockHash": null,
-         *         "blockNumber": null,
-         *         "chainId": "137",
-         *         "data": "0x",
-         *         "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
-         *         "gasLimit": "21000",
-         *         "gasPrice": "30000000000",
-         *         "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
-         *         "maxFeePerGas": null,
-         *         "maxPriorityFeePerGas": null,
-         *         "nonce": 4,
-         *         "signature": {
-         *           "_type": "signature",
-         *           "networkV": "309",
-         *           "r": "0x1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a",
-         *           "s": "0x2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b",
-         *           "v": 28
-         *         },
-         *         "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
-         *         "type": 0,
-         *         "value": "10000000000000000"
-         *       }
-         *     }
-         */
+        /** SendResult */
         SendResult: {
             txReceipt: components["schemas"]["TxReceipt"];
         };
-        /**
-         * SendToken
-         * @example {
-         *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
-         *       "amount": "1500000",
-         *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
-         *       "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F"
-         *     }
-         */
+        /** SendToken */
         SendToken: {
             /**
              * Accountid
              * @description The smart account (from the owner record).
+             * @example 2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e
              */
             accountId: string;
             /**
              * Amount
              * Format: uint256
              * @description Smallest unit of the token, at most 2**256-1.
+             * @example 1500000
              */
             amount: string;
             /**
              * To
              * Format: address
              * @description A 20-byte hex address; mixed case must be a correct EIP-55 checksum.
+             * @example 0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2
              */
             to: string;
             /**
              * Tokenaddress
              * Format: address
              * @description ERC-20 contract.
+             * @example 0xc2132D05D31c914a87C6611C10748AEb04B58e8F
              */
             tokenAddress: string;
         };
-        /**
-         * SendTokenRequest
-         * @example {
-         *       "amount": "1.5",
-         *       "network": "polygon-pos",
-         *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
-         *       "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F"
-         *     }
-         */
+        /** SendTokenRequest */
         SendTokenRequest: {
             /**
              * Amount
              * @description Token amount in the token's units (its decimals() places).
+             * @example 1.5
              */
             amount: string;
             /**
@@ -4099,6 +3980,7 @@ export interface components {
              * Network
              * @description Network name; required when chainId is empty.
              * @default null
+             * @example polygon-pos
              */
             network?: string | null;
             /**
@@ -4110,27 +3992,17 @@ export interface components {
             /**
              * To
              * @description Recipient address.
+             * @example 0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2
              */
             to: string;
             /**
              * Tokenaddress
              * @description ERC-20 contract address.
+             * @example 0xc2132D05D31c914a87C6611C10748AEb04B58e8F
              */
             tokenAddress: string;
         };
-        /**
-         * SendTransactionRequest
-         * @example {
-         *       "network": "polygon-pos",
-         *       "transaction": {
-         *         "data": "0x095ea7b3000000000000000000000000ab8483f64d9c6d1ecf9b849ae677dd3315835cb200000000000000000000000000000000000000000000000000000000000f4240",
-         *         "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
-         *         "gasLimit": "0xea60",
-         *         "to": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
-         *         "value": "0x0"
-         *       }
-         *     }
-         */
+        /** SendTransactionRequest */
         SendTransactionRequest: {
             /**
              * Chainid
@@ -4142,6 +4014,7 @@ export interface components {
              * Network
              * @description Network name; required when chainId is empty.
              * @default null
+             * @example polygon-pos
              */
             network?: string | null;
             /**
@@ -4152,50 +4025,49 @@ export interface components {
             secret?: string | null;
             transaction: components["schemas"]["RawTransaction"];
         };
-        /**
-         * SessionInfo
-         * @example {
-         *       "address": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
-         *       "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
-         *       "expiresAt": "2026-11-22T09:00:00.000Z",
-         *       "isWalletCreated": true,
-         *       "subId": "user-42",
-         *       "tokenType": "wallet",
-         *       "userId": "8c2b7e4a-1d3f-4a6b-9e8c-7d5f3a1b2c4e"
-         *     }
-         */
+        /** SessionInfo */
         SessionInfo: {
             /**
              * Address
              * @description The wallet address, null while the user has no wallet.
+             * @example 0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C
              */
             address: string | null;
-            /** Clientid */
+            /**
+             * Clientid
+             * @example 5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a
+             */
             clientId: string;
-            /** Expiresat */
+            /**
+             * Expiresat
+             * @example 2026-11-22T09:00:00.000Z
+             */
             expiresAt: string;
-            /** Iswalletcreated */
+            /**
+             * Iswalletcreated
+             * @example true
+             */
             isWalletCreated: boolean;
-            /** Subid */
+            /**
+             * Subid
+             * @example user-42
+             */
             subId: string;
             /**
              * Tokentype
+             * @example wallet
              * @enum {string}
              */
             tokenType: "access" | "wallet";
-            /** Userid */
+            /**
+             * Userid
+             * @example 8c2b7e4a-1d3f-4a6b-9e8c-7d5f3a1b2c4e
+             */
             userId: string;
         };
         /**
          * SignMessageRequest
          * @description An EIP-191 personal message (`personal_sign`). No `network`: the signature is not bound to a chain.
-         * @example {
-         *       "message": "Sign in to app.example.com\nNonce: 8f3c2a1b"
-         *     }
-         * @example {
-         *       "encoding": "hex",
-         *       "message": "0x646f6d706574"
-         *     }
          */
         SignMessageRequest: {
             /**
@@ -4208,6 +4080,8 @@ export interface components {
             /**
              * Message
              * @description The message: text (signed as its UTF-8 bytes) or, with `encoding: hex`, 0x-prefixed hex bytes. At most 65536 bytes (400 MESSAGE_TOO_LARGE). Without `secret` shares A and B sign; with it, A and C.
+             * @example Sign in to app.example.com
+             *     Nonce: 8f3c2a1b
              */
             message: string;
             /**
@@ -4217,81 +4091,37 @@ export interface components {
              */
             secret?: string | null;
         };
-        /**
-         * SignTransaction
-         * @example {
-         *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
-         *       "callData": "0x095ea7b3000000000000000000000000ab8483f64d9c6d1ecf9b849ae677dd3315835cb200000000000000000000000000000000000000000000000000000000000f4240",
-         *       "to": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
-         *       "value": "0"
-         *     }
-         */
+        /** SignTransaction */
         SignTransaction: {
             /**
              * Accountid
              * @description The smart account (from the owner record).
+             * @example 2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e
              */
             accountId: string;
-            /** Calldata */
+            /**
+             * Calldata
+             * @example 0x095ea7b3000000000000000000000000ab8483f64d9c6d1ecf9b849ae677dd3315835cb200000000000000000000000000000000000000000000000000000000000f4240
+             */
             callData: string;
             /**
              * To
              * Format: address
              * @description A 20-byte hex address; mixed case must be a correct EIP-55 checksum.
+             * @example 0xc2132D05D31c914a87C6611C10748AEb04B58e8F
              */
             to: string;
             /**
              * Value
              * Format: uint256
              * @description Wei sent with the call, at most 2**256-1.
+             * @example 0
              */
             value: string;
         };
         /**
          * SignTypedDataRequest
          * @description An EIP-712 document (`eth_signTypedData_v4`). The chain is the one its `domain.chainId` names.
-         * @example {
-         *       "typedData": {
-         *         "domain": {
-         *           "chainId": 31337,
-         *           "name": "Permit Token",
-         *           "verifyingContract": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
-         *           "version": "1"
-         *         },
-         *         "message": {
-         *           "deadline": 1893456000,
-         *           "nonce": 0,
-         *           "owner": "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A",
-         *           "spender": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-         *           "value": "1000000000000000000"
-         *         },
-         *         "primaryType": "Permit",
-         *         "types": {
-         *           "Permit": [
-         *             {
-         *               "name": "owner",
-         *               "type": "address"
-         *             },
-         *             {
-         *               "name": "spender",
-         *               "type": "address"
-         *             },
-         *             {
-         *               "name": "value",
-         *               "type": "uint256"
-         *             },
-         *             {
-         *               "name": "nonce",
-         *               "type": "uint256"
-         *             },
-         *             {
-         *               "name": "deadline",
-         *               "type": "uint256"
-         *             }
-         *           ]
-         *         }
-         *       }
-         *     }
          */
         SignTypedDataRequest: {
             /**
@@ -4303,34 +4133,52 @@ export interface components {
             /**
              * Typeddata
              * @description `{types, primaryType, domain, message}` as `eth_signTypedData_v4` takes it; `EIP712Domain` may be left out of `types` (derived from the domain's fields). At most 64 KiB as canonical JSON.
+             * @example {
+             *       "domain": {
+             *         "chainId": 31337,
+             *         "name": "Permit Token",
+             *         "verifyingContract": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+             *         "version": "1"
+             *       },
+             *       "message": {
+             *         "deadline": 1893456000,
+             *         "nonce": 0,
+             *         "owner": "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A",
+             *         "spender": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+             *         "value": "1000000000000000000"
+             *       },
+             *       "primaryType": "Permit",
+             *       "types": {
+             *         "Permit": [
+             *           {
+             *             "name": "owner",
+             *             "type": "address"
+             *           },
+             *           {
+             *             "name": "spender",
+             *             "type": "address"
+             *           },
+             *           {
+             *             "name": "value",
+             *             "type": "uint256"
+             *           },
+             *           {
+             *             "name": "nonce",
+             *             "type": "uint256"
+             *           },
+             *           {
+             *             "name": "deadline",
+             *             "type": "uint256"
+             *           }
+             *         ]
+             *       }
+             *     }
              */
             typedData: {
                 [key: string]: unknown;
             };
         };
-        /**
-         * SignaturePage
-         * @example {
-         *       "data": [
-         *         {
-         *           "chainId": "31337",
-         *           "createdAt": "2026-11-22T10:00:00.000Z",
-         *           "hash": "0xb93fae8a6aa0064bce0bcc3b12d708b28c545fb889ac312cb19d08dfca63a5e5",
-         *           "kind": "typed_data",
-         *           "primaryType": "Permit",
-         *           "verifyingContract": "0x5FbDB2315678afecb367f032d93F642f64180aa3"
-         *         }
-         *       ],
-         *       "pagination": {
-         *         "hasNext": false,
-         *         "hasPrev": false,
-         *         "limit": 20,
-         *         "page": 1,
-         *         "total": 1,
-         *         "totalPages": 1
-         *       }
-         *     }
-         */
+        /** SignaturePage */
         SignaturePage: {
             /** Data */
             data: components["schemas"]["SignatureView"][];
@@ -4339,41 +4187,41 @@ export interface components {
         /**
          * SignatureView
          * @description A message signature in the wallet's history: what was signed, never the message or the signature.
-         * @example {
-         *       "chainId": "31337",
-         *       "createdAt": "2026-11-22T10:00:00.000Z",
-         *       "hash": "0xb93fae8a6aa0064bce0bcc3b12d708b28c545fb889ac312cb19d08dfca63a5e5",
-         *       "kind": "typed_data",
-         *       "primaryType": "Permit",
-         *       "verifyingContract": "0x5FbDB2315678afecb367f032d93F642f64180aa3"
-         *     }
          */
         SignatureView: {
             /**
              * Chainid
              * @description Typed data: `domain.chainId` as a decimal string, when it has one.
+             * @example 31337
              */
             chainId: string | null;
-            /** Createdat */
+            /**
+             * Createdat
+             * @example 2026-11-22T10:00:00.000Z
+             */
             createdAt: string;
             /**
              * Hash
              * @description The digest signed (`messageHash` or `hash` of the answer).
+             * @example 0xb93fae8a6aa0064bce0bcc3b12d708b28c545fb889ac312cb19d08dfca63a5e5
              */
             hash: string;
             /**
              * Kind
+             * @example typed_data
              * @enum {string}
              */
             kind: "personal_message" | "typed_data";
             /**
              * Primarytype
              * @description Typed data: the document's primaryType.
+             * @example Permit
              */
             primaryType: string | null;
             /**
              * Verifyingcontract
              * @description Typed data: `domain.verifyingContract`, when it has one.
+             * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
              */
             verifyingContract: string | null;
         };
@@ -4381,14 +4229,6 @@ export interface components {
          * SpeedUpRequest
          * @description The fees of the replacement, in the transaction's own kind: `gasPrice` for a legacy transaction,
          *     `maxFeePerGas` and `maxPriorityFeePerGas` together for an EIP-1559 one; none: the next bump.
-         * @example {
-         *       "maxFeePerGas": "80000000000",
-         *       "maxPriorityFeePerGas": "3000000000"
-         *     }
-         * @example {
-         *       "gasPrice": "45000000000"
-         *     }
-         * @example {}
          */
         SpeedUpRequest: {
             /**
@@ -4401,12 +4241,14 @@ export interface components {
              * Maxfeepergas
              * @description Wei per gas, decimal; an EIP-1559 transaction only, with maxPriorityFeePerGas. At least 10% above its current one.
              * @default null
+             * @example 80000000000
              */
             maxFeePerGas?: string | null;
             /**
              * Maxpriorityfeepergas
              * @description Wei per gas, decimal; an EIP-1559 transaction only, with maxFeePerGas, at most maxFeePerGas. At least 10% above its current one.
              * @default null
+             * @example 3000000000
              */
             maxPriorityFeePerGas?: string | null;
             /**
@@ -4416,49 +4258,36 @@ export interface components {
              */
             secret?: string | null;
         };
-        /**
-         * SponsorshipCheck
-         * @example {
-         *       "gasTankBalance": "25000000000000000000",
-         *       "reason": "The owner had 20 sponsored operations in 24 h",
-         *       "remaining": {
-         *         "perOperation": "1000000000000000000",
-         *         "perOwner": {
-         *           "countPerDay": 0,
-         *           "perDay": "1200000000000000000",
-         *           "perMonth": "40000000000000000000"
-         *         },
-         *         "total": {
-         *           "perDay": "80000000000000000000"
-         *         }
-         *       },
-         *       "requiredGasTankBalance": "312000000000000000",
-         *       "rule": "perOwner.maxCountPerDay",
-         *       "sponsored": false
-         *     }
-         */
+        /** SponsorshipCheck */
         SponsorshipCheck: {
             /**
              * Gastankbalance
              * @description The organization tank's balance (submit also needs it to cover the cost).
+             * @example 25000000000000000000
              */
             gasTankBalance: string;
-            /** Reason */
+            /**
+             * Reason
+             * @example The owner had 20 sponsored operations in 24 h
+             */
             reason: string | null;
             remaining: components["schemas"]["SponsorshipRemaining"];
             /**
              * Requiredgastankbalance
              * @description Its maximum cost in tank units, fees included.
+             * @example 312000000000000000
              */
             requiredGasTankBalance: string;
             /**
              * Rule
              * @description The rule that would refuse it.
+             * @example perOwner.maxCountPerDay
              */
             rule: string | null;
             /**
              * Sponsored
              * @description Whether the policy would sponsor it now (nothing is counted or charged).
+             * @example false
              */
             sponsored: boolean;
         };
@@ -4466,9 +4295,6 @@ export interface components {
          * SponsorshipCheckRequest
          * @description Either an operation that was hashed (`userOpId`), or a call to estimate (`accountId`, `to`, `value`,
          *     `callData`: the `signTransaction/estimate` body).
-         * @example {
-         *       "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c"
-         *     }
          */
         SponsorshipCheckRequest: {
             /**
@@ -4489,6 +4315,7 @@ export interface components {
             /**
              * Useropid
              * @default null
+             * @example 4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c
              */
             userOpId?: string | null;
             /**
@@ -4502,38 +4329,13 @@ export interface components {
         /**
          * SponsorshipPolicy
          * @description Which sponsored user operations of the app the organization tank pays for. Every rule left out allows all.
-         * @example {
-         *       "activeFrom": "2026-12-01T00:00:00Z",
-         *       "activeUntil": null,
-         *       "contracts": [
-         *         {
-         *           "address": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
-         *           "selectors": [
-         *             "0xa9059cbb"
-         *           ]
-         *         }
-         *       ],
-         *       "networks": [
-         *         "polygon-pos"
-         *       ],
-         *       "perOperation": {
-         *         "max": "1000000000000000000"
-         *       },
-         *       "perOwner": {
-         *         "maxCountPerDay": 20,
-         *         "maxPerDay": "5000000000000000000",
-         *         "maxPerMonth": "50000000000000000000"
-         *       },
-         *       "total": {
-         *         "maxPerDay": "100000000000000000000"
-         *       }
-         *     }
          */
         SponsorshipPolicy: {
             /**
              * Activefrom
              * @description Sponsored from this time (RFC 3339, with offset).
              * @default null
+             * @example 2026-12-01T00:00:00Z
              */
             activeFrom?: string | null;
             /**
@@ -4552,6 +4354,9 @@ export interface components {
              * Networks
              * @description The networks (names) whose operations are sponsored.
              * @default null
+             * @example [
+             *       "polygon-pos"
+             *     ]
              */
             networks?: string[] | null;
             /** @default null */
@@ -4561,42 +4366,14 @@ export interface components {
             /** @default null */
             total?: components["schemas"]["TotalCaps"] | null;
         };
-        /**
-         * SponsorshipPolicyState
-         * @example {
-         *       "policy": {
-         *         "activeFrom": "2026-12-01T00:00:00Z",
-         *         "activeUntil": null,
-         *         "contracts": [
-         *           {
-         *             "address": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
-         *             "selectors": [
-         *               "0xa9059cbb"
-         *             ]
-         *           }
-         *         ],
-         *         "networks": [
-         *           "polygon-pos"
-         *         ],
-         *         "perOperation": {
-         *           "max": "1000000000000000000"
-         *         },
-         *         "perOwner": {
-         *           "maxCountPerDay": 20,
-         *           "maxPerDay": "5000000000000000000",
-         *           "maxPerMonth": "50000000000000000000"
-         *         },
-         *         "total": {
-         *           "maxPerDay": "100000000000000000000"
-         *         }
-         *       },
-         *       "updatedAt": "2026-11-28T08:00:00.000Z"
-         *     }
-         */
+        /** SponsorshipPolicyState */
         SponsorshipPolicyState: {
             /** @description The app's policy; null: none set (every operation paid). */
             policy: components["schemas"]["SponsorshipPolicy"] | null;
-            /** Updatedat */
+            /**
+             * Updatedat
+             * @example 2026-11-28T08:00:00.000Z
+             */
             updatedAt: string | null;
         };
         /**
@@ -4604,59 +4381,54 @@ export interface components {
          * @description What is left of each cap before this operation; null where the policy sets none.
          */
         SponsorshipRemaining: {
-            /** Peroperation */
+            /**
+             * Peroperation
+             * @example 1000000000000000000
+             */
             perOperation: string | null;
             perOwner: components["schemas"]["OwnerRemaining"];
             total: components["schemas"]["TotalRemaining"];
         };
-        /**
-         * Submit
-         * @example {
-         *       "hash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
-         *       "isSponsored": true,
-         *       "signature": "0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b",
-         *       "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c"
-         *     }
-         */
+        /** Submit */
         Submit: {
-            /** Hash */
+            /**
+             * Hash
+             * @example 0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c
+             */
             hash: string;
             /**
              * Issponsored
              * @description true: the organization's gas tank pays; false: the owner's.
+             * @example true
              */
             isSponsored: boolean;
             /**
              * Signature
              * @description The owner's signature of `hash`.
+             * @example 0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b
              */
             signature: string;
-            /** Useropid */
+            /**
+             * Useropid
+             * @example 4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c
+             */
             userOpId: string;
         };
-        /**
-         * TestEventQueued
-         * @example {
-         *       "deliveryId": "0c2e4a6b-8d0f-4c2e-9a4b-6d8f0a2c4e6b",
-         *       "id": "3f0c2a4e-8f5d-4b8e-9a41-6f1f2d7c9b10"
-         *     }
-         */
+        /** TestEventQueued */
         TestEventQueued: {
-            /** Deliveryid */
+            /**
+             * Deliveryid
+             * @example 0c2e4a6b-8d0f-4c2e-9a4b-6d8f0a2c4e6b
+             */
             deliveryId: string;
             /**
              * Id
              * @description The webhook.test event's id (a random UUID), also X-Service-Event-Id.
+             * @example 3f0c2a4e-8f5d-4b8e-9a41-6f1f2d7c9b10
              */
             id: string;
         };
-        /**
-         * TokenBalanceRequest
-         * @example {
-         *       "chainId": "137",
-         *       "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F"
-         *     }
-         */
+        /** TokenBalanceRequest */
         TokenBalanceRequest: {
             /**
              * Chainid
@@ -4668,6 +4440,7 @@ export interface components {
              * Network
              * @description Network name; required when chainId is empty.
              * @default null
+             * @example polygon-pos
              */
             network?: string | null;
             /**
@@ -4679,18 +4452,13 @@ export interface components {
             /**
              * Tokenaddress
              * @description ERC-20 contract address.
+             * @example 0xc2132D05D31c914a87C6611C10748AEb04B58e8F
              */
             tokenAddress: string;
         };
         /**
          * TokenPair
          * @description `accessToken` for a user without a wallet, `walletToken` once the wallet exists; never both.
-         * @example {
-         *       "expiresAt": "2026-11-22T09:00:00.000Z",
-         *       "isWalletCreated": true,
-         *       "refreshToken": "drt_Q2xpZW50IHJlZnJlc2ggdG9rZW4gZXhhbXBsZQ",
-         *       "walletToken": "eyJhbGciOiJFZERTQSIsImtpZCI6IjIwMjYxMTIyLWM2NzljNDVkIiwidHlwIjoiSldUIn0.eyJpc3MiOiJkb21wZXQiLCJraW5kIjoid2FsbGV0In0.c2lnbmF0dXJl"
-         *     }
          */
         TokenPair: {
             /**
@@ -4702,48 +4470,28 @@ export interface components {
             /**
              * Expiresat
              * @description Expiry of the access or wallet token (UTC, RFC 3339).
+             * @example 2026-11-22T09:00:00.000Z
              */
             expiresAt: string;
-            /** Iswalletcreated */
+            /**
+             * Iswalletcreated
+             * @example true
+             */
             isWalletCreated: boolean;
-            /** Refreshtoken */
+            /**
+             * Refreshtoken
+             * @example drt_Q2xpZW50IHJlZnJlc2ggdG9rZW4gZXhhbXBsZQ
+             */
             refreshToken: string;
             /**
              * Wallettoken
              * @description Present once the user has a wallet.
              * @default null
+             * @example eyJhbGciOiJFZERTQSIsImtpZCI6IjIwMjYxMTIyLWM2NzljNDVkIiwidHlwIjoiSldUIn0.eyJpc3MiOiJkb21wZXQiLCJraW5kIjoid2FsbGV0In0.c2lnbmF0dXJl
              */
             walletToken?: string | null;
         };
-        /**
-         * TopUpPage
-         * @example {
-         *       "data": [
-         *         {
-         *           "amount": "25000000",
-         *           "chainId": 137,
-         *           "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
-         *           "createdAt": "2026-11-22T08:00:00.000Z",
-         *           "gasTankId": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
-         *           "id": "8a0c2e4b-6d8f-4a0c-9e2b-4d6f8a0c2e4b",
-         *           "network": "polygon-pos",
-         *           "poolAddress": "0x617F2E2fD72FD9D5503197092aC168c91465E7f2",
-         *           "status": "success",
-         *           "tokenAddress": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
-         *           "txHash": "0x2d4f6a8c0e1b3d5f7a9c2e4f6b8d0a1c3e5f7b9d1a3c5e7f9b2d4f6a8c0e1b3d",
-         *           "updatedAt": "2026-11-22T08:00:12.000Z"
-         *         }
-         *       ],
-         *       "pagination": {
-         *         "hasNext": false,
-         *         "hasPrev": false,
-         *         "limit": 10,
-         *         "page": 1,
-         *         "total": 1,
-         *         "totalPages": 1
-         *       }
-         *     }
-         */
+        /** TopUpPage */
         TopUpPage: {
             /** Data */
             data: components["schemas"]["TopUpRecord"][];
@@ -4754,32 +4502,64 @@ export interface components {
             /**
              * Amount
              * @description USDT base units of the network's token as transferred; "0" while pending.
+             * @example 25000000
              */
             amount: string;
-            /** Chainid */
+            /**
+             * Chainid
+             * @example 137
+             */
             chainId: number;
-            /** Clientid */
+            /**
+             * Clientid
+             * @example 5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a
+             */
             clientId: string;
-            /** Createdat */
+            /**
+             * Createdat
+             * @example 2026-11-22T08:00:00.000Z
+             */
             createdAt: string;
-            /** Gastankid */
+            /**
+             * Gastankid
+             * @example 9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f
+             */
             gasTankId: string;
-            /** Id */
+            /**
+             * Id
+             * @example 8a0c2e4b-6d8f-4a0c-9e2b-4d6f8a0c2e4b
+             */
             id: string;
-            /** Network */
+            /**
+             * Network
+             * @example polygon-pos
+             */
             network: string;
-            /** Pooladdress */
+            /**
+             * Pooladdress
+             * @example 0x617F2E2fD72FD9D5503197092aC168c91465E7f2
+             */
             poolAddress: string;
             /**
              * Status
+             * @example success
              * @enum {string}
              */
             status: "pending" | "success" | "failed";
-            /** Tokenaddress */
+            /**
+             * Tokenaddress
+             * @example 0xc2132D05D31c914a87C6611C10748AEb04B58e8F
+             */
             tokenAddress: string;
-            /** Txhash */
+            /**
+             * Txhash
+             * @example 0x2d4f6a8c0e1b3d5f7a9c2e4f6b8d0a1c3e5f7b9d1a3c5e7f9b2d4f6a8c0e1b3d
+             */
             txHash: string;
-            /** Updatedat */
+            /**
+             * Updatedat
+             * @example 2026-11-22T08:00:12.000Z
+             */
             updatedAt: string | null;
         };
         /** TotalCaps */
@@ -4788,74 +4568,19 @@ export interface components {
              * Maxperday
              * @description What all the app's sponsored operations may cost in 24 h.
              * @default null
+             * @example 100000000000000000000
              */
             maxPerDay?: string | null;
         };
         /** TotalRemaining */
         TotalRemaining: {
-            /** Perday */
+            /**
+             * Perday
+             * @example 80000000000000000000
+             */
             perDay: string | null;
         };
-        /**
-         * TransactionPage
-         * @example {
-         *       "data": [
-         *         {
-         *           "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
-         *           "blockNumber": 64128377,
-         *           "chainId": "137",
-         *           "createdAt": "2026-11-22T08:00:00.000Z",
-         *           "effectiveGasPrice": "30000000000",
-         *           "failedReason": null,
-         *           "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
-         *           "gasUsed": "21000",
-         *           "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
-         *           "kind": "coin",
-         *           "minedHash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
-         *           "network": "polygon-pos",
-         *           "nonce": 4,
-         *           "replacements": [],
-         *           "status": "mined",
-         *           "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
-         *           "txReceipt": {
-         *             "_type": "TransactionReceipt",
-         *             "accessList": null,
-         *             "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
-         *             "blockNumber": 64128377,
-         *             "chainId": "137",
-         *             "data": "0x",
-         *             "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
-         *             "gasLimit": "21000",
-         *             "gasPrice": "30000000000",
-         *             "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
-         *             "maxFeePerGas": null,
-         *             "maxPriorityFeePerGas": null,
-         *             "nonce": 4,
-         *             "signature": {
-         *               "_type": "signature",
-         *               "networkV": "309",
-         *               "r": "0x1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a",
-         *               "s": "0x2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b",
-         *               "v": 28
-         *             },
-         *             "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
-         *             "type": 0,
-         *             "value": "10000000000000000"
-         *           },
-         *           "updatedAt": "2026-11-22T08:00:12.000Z",
-         *           "value": "10000000000000000"
-         *         }
-         *       ],
-         *       "pagination": {
-         *         "hasNext": false,
-         *         "hasPrev": false,
-         *         "limit": 20,
-         *         "page": 1,
-         *         "total": 1,
-         *         "totalPages": 1
-         *       }
-         *     }
-         */
+        /** TransactionPage */
         TransactionPage: {
             /** Data */
             data: components["schemas"]["TransactionView"][];
@@ -4875,12 +4600,14 @@ export interface components {
             /**
              * Network
              * @description A network name of the service (`GET /api/v1/networks`).
+             * @example local-a
              */
             network: string;
             /**
              * To
              * Format: address
              * @description A 20-byte hex address; mixed case must be a correct EIP-55 checksum.
+             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
              */
             to: string;
             /**
@@ -4888,100 +4615,79 @@ export interface components {
              * Format: uint256
              * @description Native coin sent, in base units (wei), as a decimal string.
              * @default 0
+             * @example 250000000000000000
              */
             value?: string;
         };
         /**
          * TransactionView
          * @description One transaction record: one per nonce, the first signature's and every replacement signed at its nonce.
-         * @example {
-         *       "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
-         *       "blockNumber": 64128377,
-         *       "chainId": "137",
-         *       "createdAt": "2026-11-22T08:00:00.000Z",
-         *       "effectiveGasPrice": "36000000000",
-         *       "failedReason": null,
-         *       "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
-         *       "gasUsed": "21000",
-         *       "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
-         *       "kind": "coin",
-         *       "minedHash": "0x3c5e7a9b1d2f4a6c8e0b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a1c3e5b7d9f2a4c",
-         *       "network": "polygon-pos",
-         *       "nonce": 4,
-         *       "replacements": [
-         *         {
-         *           "createdAt": "2026-11-22T08:00:40.000Z",
-         *           "gasPrice": "36000000000",
-         *           "hash": "0x3c5e7a9b1d2f4a6c8e0b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a1c3e5b7d9f2a4c",
-         *           "reason": "speed_up"
-         *         }
-         *       ],
-         *       "status": "mined",
-         *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
-         *       "txReceipt": {
-         *         "_type": "TransactionReceipt",
-         *         "accessList": null,
-         *         "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
-         *         "blockNumber": 64128377,
-         *         "chainId": "137",
-         *         "data": "0x",
-         *         "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
-         *         "gasLimit": "21000",
-         *         "gasPrice": "30000000000",
-         *         "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
-         *         "maxFeePerGas": null,
-         *         "maxPriorityFeePerGas": null,
-         *         "nonce": 4,
-         *         "signature": {
-         *           "_type": "signature",
-         *           "networkV": "309",
-         *           "r": "0x1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a",
-         *           "s": "0x2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b",
-         *           "v": 28
-         *         },
-         *         "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
-         *         "type": 0,
-         *         "value": "10000000000000000"
-         *       },
-         *       "updatedAt": "2026-11-22T08:00:52.000Z",
-         *       "value": "10000000000000000"
-         *     }
          */
         TransactionView: {
-            /** Blockhash */
+            /**
+             * Blockhash
+             * @example 0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b
+             */
             blockHash: string | null;
-            /** Blocknumber */
+            /**
+             * Blocknumber
+             * @example 64128377
+             */
             blockNumber: number | null;
-            /** Chainid */
+            /**
+             * Chainid
+             * @example 137
+             */
             chainId: string;
-            /** Createdat */
+            /**
+             * Createdat
+             * @example 2026-11-22T08:00:00.000Z
+             */
             createdAt: string;
-            /** Effectivegasprice */
+            /**
+             * Effectivegasprice
+             * @example 36000000000
+             */
             effectiveGasPrice: string | null;
             /** Failedreason */
             failedReason: string | null;
-            /** From */
+            /**
+             * From
+             * @example 0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C
+             */
             from: string;
-            /** Gasused */
+            /**
+             * Gasused
+             * @example 21000
+             */
             gasUsed: string | null;
             /**
              * Hash
              * @description The first signature's hash (any hash in `replacements` finds this record too).
+             * @example 0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c
              */
             hash: string;
             /**
              * Kind
              * @description coin, token, erc721 or raw; `gap_fill`: a 0-value send to the wallet itself, signed by the service at a nonce left empty under a pending transaction.
+             * @example coin
              */
             kind: string;
             /**
              * Minedhash
              * @description The hash that was mined (the first signature's or a replacement's), once mined, failed or cancelled.
+             * @example 0x3c5e7a9b1d2f4a6c8e0b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a1c3e5b7d9f2a4c
              */
             minedHash: string | null;
-            /** Network */
+            /**
+             * Network
+             * @example polygon-pos
+             */
             network: string;
-            /** Nonce */
+            /**
+             * Nonce
+             * @example 4
+             */
             nonce: number;
             /**
              * Replacements
@@ -4991,29 +4697,29 @@ export interface components {
             /**
              * Status
              * @description `signing` (briefly, before its broadcast), `pending`, `mined`, `failed`, `dropped` or `cancelled` (its cancel was mined: nothing was sent).
+             * @example mined
              */
             status: string;
-            /** To */
+            /**
+             * To
+             * @example 0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2
+             */
             to: string | null;
             /** @description The receipt answered when it was sent (the first signature's). */
             txReceipt: components["schemas"]["TxReceipt"];
-            /** Updatedat */
+            /**
+             * Updatedat
+             * @example 2026-11-22T08:00:52.000Z
+             */
             updatedAt: string;
             /**
              * Value
              * @description Native coin sent, in wei (decimal string).
+             * @example 10000000000000000
              */
             value: string;
         };
-        /**
-         * TransferErc721Request
-         * @example {
-         *       "network": "polygon-pos",
-         *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
-         *       "tokenAddress": "0x2cF7252e74036d1Da831d11089D326296e64a728",
-         *       "tokenId": "42"
-         *     }
-         */
+        /** TransferErc721Request */
         TransferErc721Request: {
             /**
              * Chainid
@@ -5025,6 +4731,7 @@ export interface components {
              * Network
              * @description Network name; required when chainId is empty.
              * @default null
+             * @example polygon-pos
              */
             network?: string | null;
             /**
@@ -5036,16 +4743,19 @@ export interface components {
             /**
              * To
              * @description Recipient address.
+             * @example 0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2
              */
             to: string;
             /**
              * Tokenaddress
              * @description ERC-721 contract address.
+             * @example 0x2cF7252e74036d1Da831d11089D326296e64a728
              */
             tokenAddress: string;
             /**
              * Tokenid
              * @description The token id, a decimal uint256.
+             * @example 42
              */
             tokenId: string;
         };
@@ -5057,6 +4767,7 @@ export interface components {
             /**
              * Type
              * @description Always "TransactionReceipt".
+             * @example TransactionReceipt
              */
             _type: string;
             /** Accesslist */
@@ -5065,30 +4776,60 @@ export interface components {
             blockHash: string | null;
             /** Blocknumber */
             blockNumber: number | null;
-            /** Chainid */
+            /**
+             * Chainid
+             * @example 137
+             */
             chainId: string;
-            /** Data */
+            /**
+             * Data
+             * @example 0x
+             */
             data: string;
-            /** From */
+            /**
+             * From
+             * @example 0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C
+             */
             from: string;
-            /** Gaslimit */
+            /**
+             * Gaslimit
+             * @example 21000
+             */
             gasLimit: string;
-            /** Gasprice */
+            /**
+             * Gasprice
+             * @example 30000000000
+             */
             gasPrice: string | null;
-            /** Hash */
+            /**
+             * Hash
+             * @example 0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c
+             */
             hash: string;
             /** Maxfeepergas */
             maxFeePerGas: string | null;
             /** Maxpriorityfeepergas */
             maxPriorityFeePerGas: string | null;
-            /** Nonce */
+            /**
+             * Nonce
+             * @example 4
+             */
             nonce: number;
             signature: components["schemas"]["TxSignature"];
-            /** To */
+            /**
+             * To
+             * @example 0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2
+             */
             to: string | null;
-            /** Type */
+            /**
+             * Type
+             * @example 0
+             */
             type: number;
-            /** Value */
+            /**
+             * Value
+             * @example 10000000000000000
+             */
             value: string;
         };
         /** TxSignature */
@@ -5096,80 +4837,58 @@ export interface components {
             /**
              * Type
              * @description Always "signature".
+             * @example signature
              */
             _type: string;
-            /** Networkv */
+            /**
+             * Networkv
+             * @example 309
+             */
             networkV: string | null;
-            /** R */
+            /**
+             * R
+             * @example 0x1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a
+             */
             r: string;
-            /** S */
+            /**
+             * S
+             * @example 0x2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b
+             */
             s: string;
-            /** V */
+            /**
+             * V
+             * @example 28
+             */
             v: number;
         };
-        /**
-         * TypedDataSignature
-         * @example {
-         *       "address": "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A",
-         *       "domainSeparator": "0xda4fc6a9a15b5c8a2aa7bcd2f80a42dcf859832549cb194b9892aeaa5c604fd0",
-         *       "hash": "0xb93fae8a6aa0064bce0bcc3b12d708b28c545fb889ac312cb19d08dfca63a5e5",
-         *       "signature": "0xaa1d2518281d808001dab06a443742b4ef8eecb501b243ad7bc979b967fb203c146e14147c5aad5792a23c117863c231f403321e83e91e820e04ef297116957c1c"
-         *     }
-         */
+        /** TypedDataSignature */
         TypedDataSignature: {
             /**
              * Address
              * @description The wallet's checksummed address: what the signature recovers to.
+             * @example 0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A
              */
             address: string;
             /**
              * Domainseparator
              * @description hashStruct(EIP712Domain) of the document's domain.
+             * @example 0xda4fc6a9a15b5c8a2aa7bcd2f80a42dcf859832549cb194b9892aeaa5c604fd0
              */
             domainSeparator: string;
             /**
              * Hash
              * @description The EIP-712 digest signed: keccak256(0x1901 ‖ domainSeparator ‖ hashStruct).
+             * @example 0xb93fae8a6aa0064bce0bcc3b12d708b28c545fb889ac312cb19d08dfca63a5e5
              */
             hash: string;
             /**
              * Signature
              * @description 0x + 65 bytes r ‖ s ‖ v, v 27 or 28.
+             * @example 0xaa1d2518281d808001dab06a443742b4ef8eecb501b243ad7bc979b967fb203c146e14147c5aad5792a23c117863c231f403321e83e91e820e04ef297116957c1c
              */
             signature: string;
         };
-        /**
-         * UsagePage
-         * @example {
-         *       "data": [
-         *         {
-         *           "amountInGasTank": "852057",
-         *           "amountInNative": "1893460000000000",
-         *           "clientFeeInGasTank": null,
-         *           "clientGasTankId": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
-         *           "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
-         *           "createdAt": "2026-11-22T08:00:12.000Z",
-         *           "id": "7a9c1e3b-5d7f-4a2c-9e4b-6d8f0a2c4e6b",
-         *           "initialDeductedAmountInGasTank": "1107675",
-         *           "initialDeductedAmountInNative": "2461500000000000",
-         *           "nativeToGasTankRate": 0.45,
-         *           "refundedAmountInGasTank": "255618",
-         *           "refundedAmountInNative": "568040000000000",
-         *           "refundedAt": "2026-11-22T08:00:31.000Z",
-         *           "serviceFeeInGasTank": null,
-         *           "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c"
-         *         }
-         *       ],
-         *       "pagination": {
-         *         "hasNext": false,
-         *         "hasPrev": false,
-         *         "limit": 10,
-         *         "page": 1,
-         *         "total": 1,
-         *         "totalPages": 1
-         *       }
-         *     }
-         */
+        /** UsagePage */
         UsagePage: {
             /** Data */
             data: components["schemas"]["UsageRecord"][];
@@ -5177,109 +4896,163 @@ export interface components {
         };
         /** UsageRecord */
         UsageRecord: {
-            /** Amountingastank */
+            /**
+             * Amountingastank
+             * @example 852057
+             */
             amountInGasTank: string;
-            /** Amountinnative */
+            /**
+             * Amountinnative
+             * @example 1893460000000000
+             */
             amountInNative: string;
             /** Clientfeeingastank */
             clientFeeInGasTank: string | null;
-            /** Clientgastankid */
+            /**
+             * Clientgastankid
+             * @example 9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f
+             */
             clientGasTankId: string;
-            /** Clientid */
+            /**
+             * Clientid
+             * @example 5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a
+             */
             clientId: string;
-            /** Createdat */
+            /**
+             * Createdat
+             * @example 2026-11-22T08:00:12.000Z
+             */
             createdAt: string;
-            /** Id */
+            /**
+             * Id
+             * @example 7a9c1e3b-5d7f-4a2c-9e4b-6d8f0a2c4e6b
+             */
             id: string;
-            /** Initialdeductedamountingastank */
+            /**
+             * Initialdeductedamountingastank
+             * @example 1107675
+             */
             initialDeductedAmountInGasTank: string;
-            /** Initialdeductedamountinnative */
+            /**
+             * Initialdeductedamountinnative
+             * @example 2461500000000000
+             */
             initialDeductedAmountInNative: string;
-            /** Nativetogastankrate */
+            /**
+             * Nativetogastankrate
+             * @example 0.45
+             */
             nativeToGasTankRate: number;
-            /** Refundedamountingastank */
+            /**
+             * Refundedamountingastank
+             * @example 255618
+             */
             refundedAmountInGasTank: string | null;
-            /** Refundedamountinnative */
+            /**
+             * Refundedamountinnative
+             * @example 568040000000000
+             */
             refundedAmountInNative: string | null;
-            /** Refundedat */
+            /**
+             * Refundedat
+             * @example 2026-11-22T08:00:31.000Z
+             */
             refundedAt: string | null;
             /** Servicefeeingastank */
             serviceFeeInGasTank: string | null;
-            /** Useropid */
+            /**
+             * Useropid
+             * @example 4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c
+             */
             userOpId: string;
         };
         /** UsdtInfo */
         UsdtInfo: {
-            /** Address */
+            /**
+             * Address
+             * @example 0xc2132D05D31c914a87C6611C10748AEb04B58e8F
+             */
             address: string;
-            /** Decimals */
+            /**
+             * Decimals
+             * @example 6
+             */
             decimals: number;
         };
-        /**
-         * UserOperation
-         * @example {
-         *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
-         *       "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
-         *       "bundlerVersion": "0.7",
-         *       "chainId": 137,
-         *       "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
-         *       "createdAt": "2026-11-22T08:00:00.000Z",
-         *       "failedAt": null,
-         *       "failedReason": null,
-         *       "id": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
-         *       "network": "polygon-pos",
-         *       "ownerId": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
-         *       "payer": "organization",
-         *       "sentAt": "2026-11-22T08:00:12.000Z",
-         *       "signature": "0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b",
-         *       "status": "on_process",
-         *       "successAt": null,
-         *       "txHash": null,
-         *       "type": "send_coin",
-         *       "updatedAt": "2026-11-22T08:00:12.000Z",
-         *       "userOpHash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
-         *       "validUntil": "2026-11-22T08:10:00.000Z"
-         *     }
-         */
+        /** UserOperation */
         UserOperation: {
-            /** Accountid */
+            /**
+             * Accountid
+             * @example 2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e
+             */
             accountId: string;
-            /** Appid */
+            /**
+             * Appid
+             * @example 0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10
+             */
             appId: string;
             /**
              * Bundlerversion
              * @default 0.7
              */
             bundlerVersion?: string;
-            /** Chainid */
+            /**
+             * Chainid
+             * @example 137
+             */
             chainId: number;
             /**
              * @description In the all-owners list: what the operation charged.
              * @default null
              */
             clientGasTankUsageHistory?: components["schemas"]["EmbeddedUsage"] | null;
-            /** Clientid */
+            /**
+             * Clientid
+             * @example 5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a
+             */
             clientId: string;
-            /** Createdat */
+            /**
+             * Createdat
+             * @example 2026-11-22T08:00:00.000Z
+             */
             createdAt: string;
             /** Failedat */
             failedAt: string | null;
             /** Failedreason */
             failedReason: string | null;
-            /** Id */
+            /**
+             * Id
+             * @example 4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c
+             */
             id: string;
-            /** Network */
+            /**
+             * Network
+             * @example polygon-pos
+             */
             network: string;
-            /** Ownerid */
+            /**
+             * Ownerid
+             * @example 6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d
+             */
             ownerId: string;
-            /** Payer */
+            /**
+             * Payer
+             * @example organization
+             */
             payer: ("owner" | "organization" | "none") | null;
-            /** Sentat */
+            /**
+             * Sentat
+             * @example 2026-11-22T08:00:12.000Z
+             */
             sentAt: string | null;
-            /** Signature */
+            /**
+             * Signature
+             * @example 0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b
+             */
             signature: string | null;
             /**
              * Status
+             * @example on_process
              * @enum {string}
              */
             status: "created" | "on_process" | "success" | "failed";
@@ -5287,70 +5060,28 @@ export interface components {
             successAt: string | null;
             /** Txhash */
             txHash: string | null;
-            /** Type */
+            /**
+             * Type
+             * @example send_coin
+             */
             type: string;
-            /** Updatedat */
+            /**
+             * Updatedat
+             * @example 2026-11-22T08:00:12.000Z
+             */
             updatedAt: string | null;
-            /** Userophash */
+            /**
+             * Userophash
+             * @example 0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c
+             */
             userOpHash: string;
-            /** Validuntil */
+            /**
+             * Validuntil
+             * @example 2026-11-22T08:10:00.000Z
+             */
             validUntil: string;
         };
-        /**
-         * UserOperationPage
-         * @example {
-         *       "data": [
-         *         {
-         *           "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
-         *           "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
-         *           "bundlerVersion": "0.7",
-         *           "chainId": 137,
-         *           "clientGasTankUsageHistory": {
-         *             "amountInGasTank": "852057",
-         *             "amountInNative": "1893460000000000",
-         *             "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
-         *             "clientFeeInGasTank": null,
-         *             "clientGasTankId": "9b1d3f5a-7c9e-4b2d-8f6a-0c2e4a6b8d0f",
-         *             "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
-         *             "createdAt": "2026-11-22T08:00:12.000Z",
-         *             "id": "7a9c1e3b-5d7f-4a2c-9e4b-6d8f0a2c4e6b",
-         *             "initialDeductedAmountInGasTank": "1107675",
-         *             "initialDeductedAmountInNative": "2461500000000000",
-         *             "nativeToGasTankRate": 0.45,
-         *             "refundedAmountInGasTank": "255618",
-         *             "refundedAmountInNative": "568040000000000",
-         *             "refundedAt": "2026-11-22T08:00:31.000Z",
-         *             "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c"
-         *           },
-         *           "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
-         *           "createdAt": "2026-11-22T08:00:00.000Z",
-         *           "failedAt": null,
-         *           "failedReason": null,
-         *           "id": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
-         *           "network": "polygon-pos",
-         *           "ownerId": "6e1c3a5b-7d9f-4b2e-8a4c-6f8e0a2c4b6d",
-         *           "payer": "organization",
-         *           "sentAt": "2026-11-22T08:00:12.000Z",
-         *           "signature": "0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b",
-         *           "status": "on_process",
-         *           "successAt": null,
-         *           "txHash": null,
-         *           "type": "send_coin",
-         *           "updatedAt": "2026-11-22T08:00:12.000Z",
-         *           "userOpHash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
-         *           "validUntil": "2026-11-22T08:10:00.000Z"
-         *         }
-         *       ],
-         *       "pagination": {
-         *         "hasNext": false,
-         *         "hasPrev": false,
-         *         "limit": 10,
-         *         "page": 1,
-         *         "total": 1,
-         *         "totalPages": 1
-         *       }
-         *     }
-         */
+        /** UserOperationPage */
         UserOperationPage: {
             /** Data */
             data: components["schemas"]["UserOperation"][];
@@ -5359,47 +5090,42 @@ export interface components {
         /**
          * WalletCreated
          * @description The interface's MPC wallet creation result, plus a refresh token for later logins.
-         * @example {
-         *       "address": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
-         *       "refreshToken": "drt_Q2xpZW50IHJlZnJlc2ggdG9rZW4gZXhhbXBsZQ",
-         *       "secret0": "dps0_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA",
-         *       "secret0Link": "https://storage.example.com/recovery/0x14723a09.service?X-Amz-Expires=300",
-         *       "walletToken": "eyJhbGciOiJFZERTQSIsImtpZCI6IjIwMjYxMTIyLWM2NzljNDVkIiwidHlwIjoiSldUIn0.eyJpc3MiOiJkb21wZXQiLCJraW5kIjoid2FsbGV0In0.c2lnbmF0dXJl"
-         *     }
          */
         WalletCreated: {
             /**
              * Address
              * @description The wallet's checksummed address.
+             * @example 0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C
              */
             address: string;
             /**
              * Refreshtoken
              * @description Single-use refresh token (see docs/authentication.md).
+             * @example drt_Q2xpZW50IHJlZnJlc2ggdG9rZW4gZXhhbXBsZQ
              */
             refreshToken: string;
             /**
              * Secret0
              * @description Share C sealed for this wallet; the user saves it as `<address>.service`.
+             * @example dps0_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA
              */
             secret0: string;
             /**
              * Secret0Link
              * @description Presigned download of that file; expires 300 s after this response.
+             * @example https://storage.example.com/recovery/0x14723a09.service?X-Amz-Expires=300
              */
             secret0Link: string;
             /**
              * Wallettoken
              * @description JWT for the wallet operation endpoints.
+             * @example eyJhbGciOiJFZERTQSIsImtpZCI6IjIwMjYxMTIyLWM2NzljNDVkIiwidHlwIjoiSldUIn0.eyJpc3MiOiJkb21wZXQiLCJraW5kIjoid2FsbGV0In0.c2lnbmF0dXJl
              */
             walletToken: string;
         };
         /**
          * WalletRequest
          * @description The common wallet parameters of the interface.
-         * @example {
-         *       "network": "polygon-pos"
-         *     }
          */
         WalletRequest: {
             /**
@@ -5412,6 +5138,7 @@ export interface components {
              * Network
              * @description Network name; required when chainId is empty.
              * @default null
+             * @example polygon-pos
              */
             network?: string | null;
             /**
@@ -5421,35 +5148,43 @@ export interface components {
              */
             secret?: string | null;
         };
-        /**
-         * WatcherStatus
-         * @example {
-         *       "chainId": 137,
-         *       "confirmations": 64,
-         *       "cursor": 64128400,
-         *       "head": 64128402,
-         *       "lag": 2,
-         *       "lastStepAt": "2026-11-22T08:00:12.000Z",
-         *       "network": "polygon-pos"
-         *     }
-         */
+        /** WatcherStatus */
         WatcherStatus: {
-            /** Chainid */
+            /**
+             * Chainid
+             * @example 137
+             */
             chainId: number;
-            /** Confirmations */
+            /**
+             * Confirmations
+             * @example 64
+             */
             confirmations: number;
             /**
              * Cursor
              * @description The last block scanned.
+             * @example 64128400
              */
             cursor: number | null;
-            /** Head */
+            /**
+             * Head
+             * @example 64128402
+             */
             head: number | null;
-            /** Lag */
+            /**
+             * Lag
+             * @example 2
+             */
             lag: number | null;
-            /** Laststepat */
+            /**
+             * Laststepat
+             * @example 2026-11-22T08:00:12.000Z
+             */
             lastStepAt: string | null;
-            /** Network */
+            /**
+             * Network
+             * @example polygon-pos
+             */
             network: string;
         };
         WebhookEvent: {
@@ -5467,96 +5202,82 @@ export interface components {
             /** @description account.created, deposit.invoice.pending_confirmation, deposit.wallet.pending_confirmation, deposit.invoice.paid, deposit.wallet.credited, deposit.reverted, invoice.expired, invoice.failed, withdraw.created, withdraw.success, withdraw.failed, userOp.success, userOp.failed, webhook.test. */
             type: string;
         };
-        /**
-         * WebhookSettings
-         * @example {
-         *       "enabled": true,
-         *       "updatedAt": "2026-11-22T08:00:00.000Z",
-         *       "url": "https://example.com/hook"
-         *     }
-         */
+        /** WebhookSettings */
         WebhookSettings: {
             /**
              * Enabled
              * @description True while a URL is registered and deliveries are not paused (the console pauses them).
+             * @example true
              */
             enabled: boolean;
             /**
              * Updatedat
              * @description When the settings last changed (UTC, RFC 3339); null if never set.
+             * @example 2026-11-22T08:00:00.000Z
              */
             updatedAt: string | null;
             /**
              * Url
              * @description The registered URL, null when none is set.
+             * @example https://example.com/hook
              */
             url: string | null;
         };
-        /**
-         * WebhookSettingsRequest
-         * @example {
-         *       "url": "https://example.com/hook"
-         *     }
-         */
+        /** WebhookSettingsRequest */
         WebhookSettingsRequest: {
             /**
              * Url
              * @description An https URL whose host resolves to public addresses.
+             * @example https://example.com/hook
              */
             url: string;
         };
-        /**
-         * WhoAmI
-         * @example {
-         *       "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
-         *       "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
-         *       "organizationId": "a1f3c5e7-2b4d-4f6a-8c9e-0d1b2c3d4e5f"
-         *     }
-         */
+        /** WhoAmI */
         WhoAmI: {
-            /** Appid */
+            /**
+             * Appid
+             * @example 0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10
+             */
             appId: string;
-            /** Clientid */
+            /**
+             * Clientid
+             * @example 5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a
+             */
             clientId: string;
-            /** Organizationid */
+            /**
+             * Organizationid
+             * @example a1f3c5e7-2b4d-4f6a-8c9e-0d1b2c3d4e5f
+             */
             organizationId: string;
         };
-        /**
-         * Withdrawal
-         * @example {
-         *       "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
-         *       "amount": "10",
-         *       "amountInDecimals": "10000000",
-         *       "chainId": 137,
-         *       "completedAt": null,
-         *       "createdAt": "2026-11-22T08:00:00.000Z",
-         *       "failedAt": null,
-         *       "failedReason": null,
-         *       "fee": "0",
-         *       "from": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
-         *       "id": "5f7a9c1e-3b5d-4a7c-9e1b-3d5f7a9c1e3b",
-         *       "network": "polygon-pos",
-         *       "reference": "payout-77",
-         *       "sentAt": null,
-         *       "status": "pending",
-         *       "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
-         *       "tokenCode": "USDT_POLYGON",
-         *       "txHash": null,
-         *       "updatedAt": "2026-11-22T08:00:00.000Z"
-         *     }
-         */
+        /** Withdrawal */
         Withdrawal: {
-            /** Accountid */
+            /**
+             * Accountid
+             * @example e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e
+             */
             accountId: string;
-            /** Amount */
+            /**
+             * Amount
+             * @example 10
+             */
             amount: string;
-            /** Amountindecimals */
+            /**
+             * Amountindecimals
+             * @example 10000000
+             */
             amountInDecimals: string;
-            /** Chainid */
+            /**
+             * Chainid
+             * @example 137
+             */
             chainId: number;
             /** Completedat */
             completedAt: string | null;
-            /** Createdat */
+            /**
+             * Createdat
+             * @example 2026-11-22T08:00:00.000Z
+             */
             createdAt: string;
             /** Failedat */
             failedAt: string | null;
@@ -5565,71 +5286,57 @@ export interface components {
             /**
              * Fee
              * @description Charged on top of the amount; none today.
+             * @example 0
              */
             fee: string;
             /**
              * From
              * @description The account's deposit address the amount is paid from.
+             * @example 0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7
              */
             from: string;
-            /** Id */
+            /**
+             * Id
+             * @example 5f7a9c1e-3b5d-4a7c-9e1b-3d5f7a9c1e3b
+             */
             id: string;
-            /** Network */
+            /**
+             * Network
+             * @example polygon-pos
+             */
             network: string;
-            /** Reference */
+            /**
+             * Reference
+             * @example payout-77
+             */
             reference: string | null;
             /** Sentat */
             sentAt: string | null;
             /**
              * Status
+             * @example pending
              * @enum {string}
              */
             status: "pending" | "sending" | "sent" | "success" | "failed";
-            /** To */
+            /**
+             * To
+             * @example 0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2
+             */
             to: string;
-            /** Tokencode */
+            /**
+             * Tokencode
+             * @example USDT_POLYGON
+             */
             tokenCode: string;
             /** Txhash */
             txHash: string | null;
-            /** Updatedat */
+            /**
+             * Updatedat
+             * @example 2026-11-22T08:00:00.000Z
+             */
             updatedAt: string;
         };
-        /**
-         * WithdrawalPage
-         * @example {
-         *       "data": [
-         *         {
-         *           "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
-         *           "amount": "10",
-         *           "amountInDecimals": "10000000",
-         *           "chainId": 137,
-         *           "completedAt": null,
-         *           "createdAt": "2026-11-22T08:00:00.000Z",
-         *           "failedAt": null,
-         *           "failedReason": null,
-         *           "fee": "0",
-         *           "from": "0x03C6FcED478cBbC9a4FAB34eF9f40767739D1Ff7",
-         *           "id": "5f7a9c1e-3b5d-4a7c-9e1b-3d5f7a9c1e3b",
-         *           "network": "polygon-pos",
-         *           "reference": "payout-77",
-         *           "sentAt": null,
-         *           "status": "pending",
-         *           "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
-         *           "tokenCode": "USDT_POLYGON",
-         *           "txHash": null,
-         *           "updatedAt": "2026-11-22T08:00:00.000Z"
-         *         }
-         *       ],
-         *       "pagination": {
-         *         "hasNext": false,
-         *         "hasPrev": false,
-         *         "limit": 20,
-         *         "page": 1,
-         *         "total": 1,
-         *         "totalPages": 1
-         *       }
-         *     }
-         */
+        /** WithdrawalPage */
         WithdrawalPage: {
             /** Data */
             data: components["schemas"]["Withdrawal"][];
@@ -6645,7 +6352,6 @@ export interface operations {
                 /**
                  * @example {
                  *       "activeFrom": "2026-12-01T00:00:00Z",
-                 *       "activeUntil": null,
                  *       "contracts": [
                  *         {
                  *           "address": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
@@ -9270,11 +8976,6 @@ export interface operations {
                      *       "data": {
                      *         "checkedAt": "2026-11-25T10:00:00.000Z",
                      *         "components": [
-                     *           {
-                     *             "detail": null,
-                     *             "name": "table:tenancy",
-                     *             "ok": true
-                     *           },
                      *           {
                      *             "detail": "chain 137",
                      *             "name": "network:polygon-pos",
@@ -14051,8 +13752,8 @@ export interface operations {
                      *             "txReceipt": {
                      *               "_type": "TransactionReceipt",
                      *               "accessList": null,
-                     *               "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
-                     *               "blockNumber": 64128377,
+                     *               "blockHash": null,
+                     *               "blockNumber": null,
                      *               "chainId": "137",
                      *               "data": "0x",
                      *               "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
@@ -14201,8 +13902,8 @@ export interface operations {
                      *         "txReceipt": {
                      *           "_type": "TransactionReceipt",
                      *           "accessList": null,
-                     *           "blockHash": "0x6b9f2e4c1a3d5f7b9e8c0a2d4f6b8e0c1a3d5f7b9e2c4a6d8f0b1c3e5a7d9f1b",
-                     *           "blockNumber": 64128377,
+                     *           "blockHash": null,
+                     *           "blockNumber": null,
                      *           "chainId": "137",
                      *           "data": "0x",
                      *           "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
@@ -14918,7 +14619,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "attempts": 0,
+                     *         "attempts": 1,
                      *         "createdAt": "2026-11-22T08:00:00.000Z",
                      *         "deliveredAt": null,
                      *         "eventId": "3f0c2a4e-8f5d-4b8e-9a41-6f1f2d7c9b10",
@@ -14932,11 +14633,11 @@ export interface operations {
                      *             "at": "2026-11-22T08:00:12.000Z",
                      *             "attempt": 1,
                      *             "durationMs": 142,
-                     *             "error": null,
-                     *             "responseStatus": 200
+                     *             "error": "HTTP 503",
+                     *             "responseStatus": 503
                      *           }
                      *         ],
-                     *         "nextAttemptAt": "2026-11-22T08:00:12.000Z",
+                     *         "nextAttemptAt": "2026-11-22T08:00:42.000Z",
                      *         "replayOf": null,
                      *         "status": "pending",
                      *         "url": "https://example.com/hook"

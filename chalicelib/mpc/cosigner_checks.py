@@ -203,11 +203,12 @@ def authorize(
     prefetched: Mapping[tuple[str, str], Mapping[str, Any] | None] | None = None,
 ) -> None:
     """Raise PolicyRefusedError unless the cosigner may sign `payload` (whose hash it computed: `digest`) with
-    `wallet_id` (nothing to check for a wallet that no policy governs). `governed`: the wallet's governance as the
-    caller just read it (else `governance`); `prefetched`: the policy's `prefetch` items read with it."""
+    `wallet_id`. `governed`: the wallet's governance as the caller just read it (else `governance`); `prefetched`:
+    the policy's `prefetch` items read with it. A key with no mark signs nothing: every key the cosigner makes is
+    marked with its share, so a missing mark is a fault, never a key to sign for unchecked."""
     governed = governed or governance(wallet_id)
     if governed is None:
-        return
+        raise PolicyRefusedError("the key has no signing policy mark")
     policy = registered(governed.policy)
     if not isinstance(context, Mapping):
         if not policy.presignatures:

@@ -10,7 +10,7 @@ address just before (nonce order puts it first).
 * `pending` → `sending` under a lease (a worker that died leaves a lease that runs out; the next one retries);
 * the nonce is reserved once per withdrawal (nonces.reserve, in one write with the record that keeps it) and
   stays the withdrawal's until it ends, however long it waits: a retry signs at the same nonce (the cosigner signs
-  one nonce per withdrawal, policy.py), and no other send of the key's address can be handed it;
+  one nonce per withdrawal, cosigner_check.py), and no other send of the key's address can be handed it;
 * the signed transaction is recorded (evm tracking) in ONE transaction with the withdrawal's move to `sent`
   (`txHash`): never broadcast without that record, never recorded twice;
 * `sent`: the engine's tracker (evm/engine.py) follows the transaction, re-prices it while the chain prices it out
@@ -38,11 +38,12 @@ import contextlib
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from chalicelib.custody import ledger, withdrawals
-from chalicelib.custody.policy import deploy_call, expected_call
+from chalicelib.custody import ledger
 from chalicelib.custody.store import busy
 from chalicelib.custody.tokens import TRANSFER_TOPIC, TokenOnNetwork, accepted
-from chalicelib.custody.withdrawal_records import Withdrawal
+from chalicelib.custody.withdrawals import lifecycle as withdrawals
+from chalicelib.custody.withdrawals.cosigner_check import deploy_call, expected_call
+from chalicelib.custody.withdrawals.records import Withdrawal
 from chalicelib.evm import digests, engine, erc20, nonces, pipeline, rpc, tracking
 from chalicelib.evm.tracking import EvmTransaction
 from chalicelib.evm.transactions import UnsignedTx
@@ -115,7 +116,7 @@ class NodeReader:
 
 @dataclass(frozen=True)
 class CustodySigner:
-    """The pool's custody key as an evm.Signer: A with the cosigner, which checks the transaction (policy.py)."""
+    """The pool's custody key as an evm.Signer: A with the cosigner, which checks the payment (cosigner_check.py)."""
 
     key_id: str
     key_address: str
@@ -129,16 +130,15 @@ class CustodySigner:
     def admit(self, time_left_s: float | None) -> None:
         mpc.admit(self.key_id, time_left_s)
 
-    def sign_digest(self, digest: bytes, tx: UnsignedTx | None = None) -> bytes:
-        payload = digests.signer_transaction(digest, tx)
+    def sign_transaction(self, tx: UnsignedTx) -> bytes:
         context = {"purpose": self.kind, "id": self.withdrawal_id}
-        return mpc.sign(self.key_id, self.key_address, payload, "custody-withdrawals", policy=context)
+        return mpc.sign(self.key_id, self.key_address, digests.transaction(tx), "custody-withdrawals", policy=context)
 
 
 def _tracker_signer(tx: EvmTransaction) -> CustodySigner:
     """The signer of a withdrawal's transaction (or its deployment) signed again at its nonce by the engine (a
     re-pricing); its cosigner signs only the same payment at the nonce it first signed for the withdrawal, and at
-    most 3 deployments per withdrawal (policy.py)."""
+    most 3 deployments per withdrawal (cosigner_check.py)."""
     return CustodySigner(tx.walletId.removeprefix(OWNER_PREFIX), tx.sender, tx.kind, tx.ref or "")
 
 
@@ -204,10 +204,7 @@ def _send(record: Withdrawal, reader: ChainReader) -> None:
             return
         if reader.code(record.fromAddress) in ("0x", ""):
             _deploy(record, network)
-        allocated = _allocation(record, network, reader)
-        if allocated is None:
-            return
-        record, allocation = allocated
+        record, allocation = _allocation(record, network, reader)
         signer = CustodySigner(record.keyId, record.keyAddress, "withdrawal", record.id)
         call = pipeline.Call(record.fromAddress, 0, expected_call(record.to_item()))
         holding = record  # as claimed, with its nonce: the move to `sent` is conditional on it
@@ -271,19 +268,15 @@ def _unclaim(record: Withdrawal) -> None:
         aws.write(_held(record, "pending", leaseUntil=0))
 
 
-def _allocation(
-    record: Withdrawal, network: Network, reader: ChainReader
-) -> tuple[Withdrawal, nonces.Allocation] | None:
+def _allocation(record: Withdrawal, network: Network, reader: ChainReader) -> tuple[Withdrawal, nonces.Allocation]:
     """The withdrawal's one nonce: reserved on its first attempt in the same write that keeps it on the record, and
     the withdrawal's until it ends (no lease that runs out while the gas wallet waits for funds or a worker is
-    down), so every attempt signs at it."""
+    down), so every attempt signs at it. A later attempt takes it from the record; the record's write is
+    conditional on the reservation (nonces.commit_item)."""
     holder = f"withdrawal:{record.id}"
     sender = record.keyAddress
     if record.nonce is not None:
-        mine = nonces.Allocation(sender, network.chainId, record.nonce, holder, reserved=True)
-        if record.reservation == holder and nonces.holds(mine):
-            return record, mine
-        return _reclaim(record, mine)
+        return record, nonces.Allocation(sender, network.chainId, record.nonce, holder, reserved=True)
     pending = reader.transaction_count(sender, "pending")
 
     def keep(allocation: nonces.Allocation) -> list[aws.TxItem]:
@@ -294,25 +287,6 @@ def _allocation(
     except aws.TransactionCancelledError:
         raise WithdrawalTakenError("Another worker took the withdrawal") from None
     return moved(record, "sending", nonce=allocation.nonce, reservation=holder), allocation
-
-
-def _reclaim(record: Withdrawal, mine: nonces.Allocation) -> tuple[Withdrawal, nonces.Allocation] | None:
-    """A withdrawal that kept its nonce without a reservation (under the lease of an earlier version): reserved
-    again if it is still free for it (one the chain used was kept for review before: `_send`); else looked at
-    later."""
-    again = nonces.reclaim(
-        mine.address,
-        mine.chain_id,
-        mine.nonce,
-        mine.lease,
-        record.lease or None,
-        lambda _: [_held(record, "sending", remove=("lease",), reservation=mine.lease)],
-    )
-    if again is not None:
-        return moved(record, "sending", remove=("lease",), reservation=mine.lease), again
-    _unclaim(record)
-    withdrawals.enqueue(record.id, 30)  # its nonce is someone else's for now
-    return None
 
 
 def _deploy(record: Withdrawal, network: Network) -> None:
@@ -450,7 +424,7 @@ def _check_later(record: Withdrawal, kick: EvmTransaction | None) -> None:
 
 def _back_to_pending(record: Withdrawal) -> None:
     with contextlib.suppress(aws.ConditionFailedError):
-        aws.write(transition(record, "pending", expect={"txHash": record.txHash}, remove=("txHash", "lease")))
+        aws.write(transition(record, "pending", expect={"txHash": record.txHash}, remove=("txHash",)))
         withdrawals.enqueue(record.id)
 
 

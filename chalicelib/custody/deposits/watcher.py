@@ -11,8 +11,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from chalicelib.custody import confirm, cursor, scan
-from chalicelib.custody.scan import RangeError, StepReport
+from chalicelib.custody import cursor
+from chalicelib.custody.deposits import confirm, scan
+from chalicelib.custody.deposits.scan import RangeError, StepReport
 from chalicelib.custody.tokens import custody_networks
 from chalicelib.evm.rpc import NO_ANSWER, block_number
 from chalicelib.platform import clock

@@ -1,6 +1,6 @@
 """Withdrawals: amounts paid out of an account's off-chain balance to an address, on chain.
 
-Request (`create`): the app's custody policy (limits.py: the signing-policy engine's document of the operator's
+Request (`create`): the app's custody policy (operator_policy.py: the signing-policy engine's document of the operator's
 limits and allowlist) judges the payment after the app's total of the token today; then, in ONE transaction, the
 amount moves from `activeBalance` to `heldBalance` (conditional: never below zero), that daily total grows
 (conditional on the value judged), the withdrawal and its journal entry are written and `withdraw.created` goes to
@@ -13,7 +13,7 @@ ledger, `withdraw.success`) | `failed` (definitively not paid: the hold goes bac
 `withdraw.failed` with a `reason`). A send that provably never reached the chain goes back to `pending`. A
 `failed` withdrawal kept for review (`released` false: its amount still held) moves once more, by an operator's
 decision that the chain allows: to `success` or to a release (review.py). The record and its declared moves:
-withdrawal_records.py. A withdrawal not ended is in the table's `due` index; `requeue_stale` sweeps it.
+records.py. A withdrawal not ended is in the table's `due` index; `requeue_stale` sweeps it.
 """
 
 from __future__ import annotations
@@ -21,10 +21,12 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from chalicelib.custody import accounts, ledger, limits
+from chalicelib.custody import accounts, ledger
+from chalicelib.custody.accounts import NETWORK_NOT_ON_ACCOUNT
 from chalicelib.custody.store import TABLE, busy, get, indexed_page
 from chalicelib.custody.tokens import TokenOnNetwork, accepted
-from chalicelib.custody.withdrawal_records import UNFINISHED, Withdrawal
+from chalicelib.custody.withdrawals import operator_policy
+from chalicelib.custody.withdrawals.records import UNFINISHED, Withdrawal
 from chalicelib.platform import aws, clock, followups, unit_of_work
 from chalicelib.platform.addresses import checksum_address
 from chalicelib.platform.amounts import format_units, parse_amount
@@ -43,7 +45,6 @@ WITHDRAWAL_NOT_FOUND = "WITHDRAWAL_NOT_FOUND"
 WITHDRAWAL_LIMIT_EXCEEDED = "WITHDRAWAL_LIMIT_EXCEEDED"
 DAILY_LIMIT_EXCEEDED = "DAILY_LIMIT_EXCEEDED"
 DESTINATION_NOT_ALLOWED = "DESTINATION_NOT_ALLOWED"
-NETWORK_NOT_ON_ACCOUNT = "NETWORK_NOT_ON_ACCOUNT"
 # The items whose failed condition means a balance or the day's total moved meanwhile: built again.
 BALANCE_ITEMS = frozenset({"balance", "balance-daily"})
 
@@ -80,8 +81,8 @@ def create(
             "`to` is the account's own deposit address",
             errors=[{"field": "to", "message": "the account's own address", "type": "address"}],
         )
-    policy = limits.document(app.appId, app.organizationId, pair.network)
-    paid = limits.payment(pair, destination, base)
+    policy = operator_policy.document(app.appId, app.organizationId, pair.network)
+    paid = operator_policy.payment(pair, destination, base)
     withdrawal_id = str(uuid.uuid4())
     now = clock.iso_now()
     record = Withdrawal(
@@ -150,12 +151,12 @@ def _daily(app_id: str, pair: TokenOnNetwork, policy: PolicyDocument, paid: Tran
     """The app's custody policy judges the payment after the app's withdrawn total of the token today, and that
     total grows by the amount. A string number (uint256 does not fit DynamoDB's 38 digits) updated by a conditional
     put on the value read; a concurrent request that moved it makes the plan be built again (BALANCE_ITEMS)."""
-    day = limits.day_key(app_id, pair)
+    day = operator_policy.day_key(app_id, pair)
     item = get(day["pk"], day["sk"])
     used = int(item["used"]) if item else 0
-    decision = limits.judge(policy, paid, used)
+    decision = operator_policy.judge(policy, paid, used)
     if not decision.allowed:
-        code, message = _REFUSALS[limits.rule_of(decision)]
+        code, message = _REFUSALS[operator_policy.rule_of(decision)]
         raise ApiError(422, code, message.format(symbol=pair.token.symbol), rule=decision.rule)
     condition = (
         aws.Condition("used = :u", values={":u": str(used)}) if item else aws.Condition("attribute_not_exists(pk)")
@@ -164,11 +165,11 @@ def _daily(app_id: str, pair: TokenOnNetwork, policy: PolicyDocument, paid: Tran
     return aws.put("balance-daily", TABLE, {**day, "used": str(used + amount), "updatedAt": clock.iso_now()}, condition)
 
 
-# A custody document refuses with these rules only (limits.document).
+# A custody document refuses with these rules only (operator_policy.document).
 _REFUSALS = {
-    limits.ALLOWLIST: (DESTINATION_NOT_ALLOWED, "The destination is not on the app's withdrawal allowlist"),
-    limits.PER_WITHDRAWAL: (WITHDRAWAL_LIMIT_EXCEEDED, "Above the per-withdrawal limit of {symbol}"),
-    limits.PER_DAY: (DAILY_LIMIT_EXCEEDED, "Above the app's daily {symbol} limit"),
+    operator_policy.ALLOWLIST: (DESTINATION_NOT_ALLOWED, "The destination is not on the app's withdrawal allowlist"),
+    operator_policy.PER_WITHDRAWAL: (WITHDRAWAL_LIMIT_EXCEEDED, "Above the per-withdrawal limit of {symbol}"),
+    operator_policy.PER_DAY: (DAILY_LIMIT_EXCEEDED, "Above the app's daily {symbol} limit"),
 }
 
 

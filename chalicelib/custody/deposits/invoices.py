@@ -23,9 +23,9 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from chalicelib.custody import accounts, cursor, events
+from chalicelib.custody.accounts import NETWORK_NOT_ON_ACCOUNT
 from chalicelib.custody.store import TABLE, busy, get, indexed_page, status_keys
 from chalicelib.custody.tokens import TokenOnNetwork, accepted
-from chalicelib.custody.withdrawals import NETWORK_NOT_ON_ACCOUNT
 from chalicelib.platform import aws, clock, transitions, unit_of_work
 from chalicelib.platform.amounts import format_units, parse_amount
 from chalicelib.platform.errors import bad_request, conflict, not_found
@@ -73,7 +73,7 @@ class Invoice(Stateful):
     startBlock: int  # transfers up to this block were sent before the invoice existed
     status: str
     createdAt: str
-    matchedDeposit: str | None = None  # the payment seen in time (set and removed by deposits.py)
+    matchedDeposit: str | None = None  # the payment seen in time (set and removed by lifecycle.py)
     paidAt: str | None = None
     failedAt: str | None = None
     failedReason: str | None = None

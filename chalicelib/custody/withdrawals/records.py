@@ -73,7 +73,6 @@ class Withdrawal(Stateful):
     leaseUntil: int | None = None  # a worker's hold while `sending` (epoch seconds)
     nonce: int | None = None  # the withdrawal's one nonce, once reserved
     reservation: str | None = None  # the holder of the nonce's reservation (nonces.reserve)
-    lease: str | None = None  # a nonce lease of records written before reservations
     txHash: str | None = None
     sentAt: str | None = None
     checks: int | None = None

@@ -1,4 +1,4 @@
-"""The cosigner's signing-policy registry (mpc/policies.py), with the real MPC core and in-process parties: a key
+"""The cosigner's signing-policy registry (mpc/cosigner_checks.py), with the real MPC core and in-process parties: a key
 governed by a policy is marked with its share B in one transaction, signs in full only what the registered policy
 allows, never with a presignature or share C, and nothing is signed when its policy is not registered."""
 
@@ -13,7 +13,7 @@ from eth_keys import keys as eth_keys
 
 from chalicelib.evm import digests
 from chalicelib.evm.transactions import UnsignedTx
-from chalicelib.mpc import aux_pool, parties, policies, shares
+from chalicelib.mpc import aux_pool, cosigner_checks, parties, shares
 from chalicelib.mpc import service as mpc
 from chalicelib.platform import aws
 
@@ -22,31 +22,33 @@ PAYLOAD = digests.personal_message(b"what the test policy allows")
 DIGEST = digests.digest_of(PAYLOAD)
 
 
-def _policy(on_key: Callable[[policies.NewKey], list[aws.TxItem]] | None = None) -> policies.SigningPolicy:
-    def record(key: policies.NewKey) -> list[aws.TxItem]:
+def _policy(
+    on_key: Callable[[cosigner_checks.NewKey], list[aws.TxItem]] | None = None,
+) -> cosigner_checks.SigningPolicy:
+    def record(key: cosigner_checks.NewKey) -> list[aws.TxItem]:
         item = {"pk": f"TESTKEY#{key.wallet_id}", "sk": "KEY", "note": str(key.context.get("note"))}
-        return [aws.put("test-key", policies.COSIGNER_POLICY_TABLE, item)]
+        return [aws.put("test-key", cosigner_checks.COSIGNER_POLICY_TABLE, item)]
 
-    def allow(request: policies.SigningRequest) -> None:
+    def allow(request: cosigner_checks.SigningRequest) -> None:
         if request.context.get("allow") is not True or request.digest != DIGEST:
-            raise policies.PolicyRefusedError("not allowed")
+            raise cosigner_checks.PolicyRefusedError("not allowed")
 
-    return policies.SigningPolicy(TEST_POLICY, on_key or record, {"personal_message": allow})
+    return cosigner_checks.SigningPolicy(TEST_POLICY, on_key or record, {"personal_message": allow})
 
 
 @pytest.fixture
-def registered(monkeypatch: pytest.MonkeyPatch) -> Callable[[policies.SigningPolicy], None]:
+def registered(monkeypatch: pytest.MonkeyPatch) -> Callable[[cosigner_checks.SigningPolicy], None]:
     """Registers a policy for the test only (the registry is the process's)."""
-    monkeypatch.setattr(policies, "POLICIES", policies.POLICIES.copy())
-    policies._GOVERNED.clear()
-    return policies.register
+    monkeypatch.setattr(cosigner_checks, "POLICIES", cosigner_checks.POLICIES.copy())
+    cosigner_checks._GOVERNED.clear()
+    return cosigner_checks.register
 
 
 def _new_key(aux_sets: Any, context: dict[str, Any] | None = None) -> tuple[str, mpc.KeyMaterial]:
     aux_sets(1)
     wallet_id = secrets.token_hex(16)
     aux_id = aux_pool.claim(wallet_id)
-    key_policy = policies.KeyPolicy(name=TEST_POLICY, context=context or {})
+    key_policy = cosigner_checks.KeyPolicy(name=TEST_POLICY, context=context or {})
     return wallet_id, mpc.generate_key(wallet_id, aux_id, key_policy)
 
 
@@ -58,7 +60,7 @@ def _share_b(wallet_id: str) -> dict[str, Any] | None:
 
 def _mark(wallet_id: str) -> dict[str, Any] | None:
     key = {"pk": f"GOVERNED#{wallet_id}", "sk": "GOVERNED"}
-    item: dict[str, Any] | None = aws.table(policies.COSIGNER_POLICY_TABLE).get_item(Key=key).get("Item")
+    item: dict[str, Any] | None = aws.table(cosigner_checks.COSIGNER_POLICY_TABLE).get_item(Key=key).get("Item")
     return item
 
 
@@ -71,7 +73,9 @@ def test_a_governed_key_signs_only_what_its_registered_policy_allows(aux_sets, r
         "policy": TEST_POLICY,
         "address": material.address,
     }
-    record = aws.table(policies.COSIGNER_POLICY_TABLE).get_item(Key={"pk": f"TESTKEY#{wallet_id}", "sk": "KEY"})["Item"]
+    record = aws.table(cosigner_checks.COSIGNER_POLICY_TABLE).get_item(Key={"pk": f"TESTKEY#{wallet_id}", "sk": "KEY"})[
+        "Item"
+    ]
     assert record["note"] == "scope" and _share_b(wallet_id) is not None
 
     signature = mpc.sign(wallet_id, material.address, PAYLOAD, "test", policy={"allow": True})
@@ -105,7 +109,7 @@ def test_a_governed_key_signs_only_what_its_registered_policy_allows(aux_sets, r
     user = {**request, "action": "sign", "signers": [0, 2], "secret0": material.secret0}
     assert parties.user_party(user)["code"] == "SECRET0_REJECTED"  # share C is sealed for recovery only
 
-    policies.POLICIES.unregister(TEST_POLICY)  # an entry point that forgot to register it: refused, never signed
+    cosigner_checks.POLICIES.unregister(TEST_POLICY)  # an entry point that forgot to register it: refused, never signed
     with pytest.raises(mpc.MpcRunError) as refused:
         mpc.sign(wallet_id, material.address, PAYLOAD, "test", policy={"allow": True})
     assert refused.value.code == mpc.POLICY_REFUSED
@@ -116,34 +120,34 @@ def test_a_key_under_an_unregistered_policy_is_never_made(aux_sets, registered):
         _new_key(aux_sets)
     assert refused.value.code == mpc.POLICY_REFUSED
     assert aws.table("cosigner-shares").scan()["Items"] == []
-    assert aws.table(policies.COSIGNER_POLICY_TABLE).scan()["Items"] == []
+    assert aws.table(cosigner_checks.COSIGNER_POLICY_TABLE).scan()["Items"] == []
 
 
 def test_a_key_its_policy_refuses_leaves_no_share_and_no_mark(aux_sets, registered):
-    def refuse(key: policies.NewKey) -> list[aws.TxItem]:
-        raise policies.PolicyRefusedError("no such scope")
+    def refuse(key: cosigner_checks.NewKey) -> list[aws.TxItem]:
+        raise cosigner_checks.PolicyRefusedError("no such scope")
 
     registered(_policy(on_key=refuse))
     with pytest.raises(mpc.MpcRunError) as refused:
         _new_key(aux_sets)
     assert refused.value.code == mpc.POLICY_REFUSED
     assert aws.table("cosigner-shares").scan()["Items"] == []
-    assert aws.table(policies.COSIGNER_POLICY_TABLE).scan()["Items"] == []
+    assert aws.table(cosigner_checks.COSIGNER_POLICY_TABLE).scan()["Items"] == []
 
 
-def test_a_new_key_needs_a_policy_and_a_key_made_before_policies_signs_as_before(aux_sets, registered):
+def test_a_new_key_needs_a_policy_and_a_key_without_its_mark_signs_nothing(aux_sets, registered):
     aux_sets(1)
     wallet_id = secrets.token_hex(16)
     with pytest.raises(mpc.MpcRunError) as refused:  # a compromised API function cannot make an ungoverned key
         mpc.generate_key(wallet_id, aux_pool.claim(wallet_id))
     assert refused.value.code == mpc.POLICY_REFUSED
     assert _share_b(wallet_id) is None
-    # A key from before signing policies has a share B and no mark: it signs as it always did.
+    # A share B whose mark is gone (a fault: both are written in one transaction) signs nothing.
     registered(_policy())
     wallet_id, material = _new_key(aux_sets)
-    aws.table(policies.COSIGNER_POLICY_TABLE).delete_item(Key={"pk": f"GOVERNED#{wallet_id}", "sk": "GOVERNED"})
-    policies._GOVERNED.clear()
+    aws.table(cosigner_checks.COSIGNER_POLICY_TABLE).delete_item(Key={"pk": f"GOVERNED#{wallet_id}", "sk": "GOVERNED"})
+    cosigner_checks._GOVERNED.clear()
     assert _mark(wallet_id) is None and _share_b(wallet_id) is not None
-    signature = mpc.sign(wallet_id, material.address, PAYLOAD, "test")
-    recovered = eth_keys.Signature(signature).recover_public_key_from_msg_hash(DIGEST).to_checksum_address()
-    assert recovered == material.address
+    with pytest.raises(mpc.MpcRunError) as unmarked:
+        mpc.sign(wallet_id, material.address, PAYLOAD, "test")
+    assert unmarked.value.code == mpc.POLICY_REFUSED

@@ -9,9 +9,9 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from chalicelib.custody import deposits
-from chalicelib.custody.deposit_records import WATCHED, Deposit, deposit_key
-from chalicelib.custody.scan import (
+from chalicelib.custody.deposits import lifecycle as deposits
+from chalicelib.custody.deposits.records import WATCHED, Deposit, deposit_key
+from chalicelib.custody.deposits.scan import (
     ChainReads,
     NodeReads,
     StepReport,

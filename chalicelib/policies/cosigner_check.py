@@ -1,5 +1,5 @@
 """The cosigner's side of signing policies: the `wallets` signing policy it enforces on every signature of a user's
-MPC wallet, and the actions that set and read the documents (registered with mpc/policies.py by wiring.wire()).
+MPC wallet, and the actions that set and read the documents (registered with mpc/cosigner_checks.py by wiring.wire()).
 
 The `wallets` policy (`WALLET_POLICY`):
 
@@ -45,8 +45,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from chalicelib.evm.digests import Signable
 from chalicelib.evm.transactions import UnsignedTx
-from chalicelib.mpc import policies
-from chalicelib.mpc.policies import NewKey, PolicyRefusedError, SigningRequest
+from chalicelib.mpc import cosigner_checks
+from chalicelib.mpc.cosigner_checks import NewKey, PolicyRefusedError, SigningRequest
 from chalicelib.platform import aws, clock, unit_of_work
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.logging import logger
@@ -137,7 +137,7 @@ def prefetch(wallet_id: str, payload: Signable, digest: bytes) -> list[dict[str,
     return keys
 
 
-WALLET_POLICY = policies.SigningPolicy(
+WALLET_POLICY = cosigner_checks.SigningPolicy(
     name=WALLET_POLICY_NAME,
     on_key=on_key,
     checks={"transaction": check, "personal_message": check, "typed_data": check},
@@ -211,9 +211,7 @@ def _count(request: SigningRequest, documents: Sequence[Document], facts: Transa
         _decide(documents, facts, usage.usage(window, now, counted))
         if counted is None:
             return _count_plan(wallet_id, digest, window, now, facts, payment)
-        if mark is None:  # counted before its nonce marks existed: its replacements count once from now on
-            return Plan(items=[usage.nonce_mark(wallet_id, payment, counted, now)], replan_on=_REPLAN)
-        return None  # this signature is in the window already
+        return None  # this signature is in the window already (its nonce mark written with its count)
 
     # Still busy after that many rounds: not a decision of the policy (no rule), the signer is unavailable; retry.
     unit_of_work.commit(

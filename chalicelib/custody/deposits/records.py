@@ -55,7 +55,7 @@ class Deposit(Stateful):
     tokenCode: str
     tokenId: str
     txHash: str
-    txRef: str | None = None  # records from before txRef: the txHash
+    txRef: str  # the `<txHash>` part of its events' ids, as its first pending event had it
     ordinal: str  # the log's position within its transaction, or "native"
     logIndex: int | None = None
     to: str

@@ -1,6 +1,6 @@
-"""The app's custody document (custody/limits.py): the signing-policy engine's rules that the operator's withdrawal
-limits (a setting) and allowlist (table `custody-policy`) produce, the payment facts a withdrawal is judged on, and
-the engine's decisions on them (against moto; no chain)."""
+"""The app's custody document (custody/withdrawals/operator_policy.py): the signing-policy engine's rules that
+the operator's withdrawal limits (a setting) and allowlist (table `custody-policy`) produce, the payment facts a
+withdrawal is judged on, and the engine's decisions on them (against moto; no chain)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from eth_account import Account
 
-from chalicelib.custody import limits
 from chalicelib.custody.tokens import accepted
+from chalicelib.custody.withdrawals import operator_policy
 from chalicelib.evm import abi
 from chalicelib.evm.transactions import UnsignedTx
 from chalicelib.platform import networks, settings
@@ -51,9 +51,11 @@ def set_limits(monkeypatch: pytest.MonkeyPatch, value: dict[str, Any]) -> None:
 
 
 def test_no_limits_and_no_allowlist_is_a_document_without_rules(network: networks.Network) -> None:
-    document = limits.document(APP, ORG, network)
+    document = operator_policy.document(APP, ORG, network)
     assert document == PolicyDocument.parse({"version": 1})
-    decision = limits.judge(document, limits.payment(accepted("local-a", "usdt"), "0x" + "11" * 20, 10**30), 10**40)
+    decision = operator_policy.judge(
+        document, operator_policy.payment(accepted("local-a", "usdt"), "0x" + "11" * 20, 10**30), 10**40
+    )
     assert decision.allowed and decision.rule == "default"
 
 
@@ -63,8 +65,8 @@ def test_the_settings_and_the_allowlist_become_the_engines_rules(
     # `perDay` more precise than the token's 6 decimals is rounded down, exactly as before.
     set_limits(monkeypatch, {"usdt": {"perWithdrawal": "1.5", "perDay": "2.0000009"}, "eth": {"perDay": "0.5"}})
     listed = [Account.create().address, Account.create().address]
-    limits.set_allowlist(APP, ORG, True, listed)
-    document = limits.document(APP, ORG, network)
+    operator_policy.set_allowlist(APP, ORG, True, listed)
+    document = operator_policy.document(APP, ORG, network)
     assert document.model_dump(exclude_none=True) == {
         "version": 1,
         "default": "allow",
@@ -75,16 +77,16 @@ def test_the_settings_and_the_allowlist_become_the_engines_rules(
             "raw": True,
         },
     }
-    assert limits.document("another-app", "another-org", network).transactions.destinations is None  # type: ignore[union-attr]
+    assert operator_policy.document("another-app", "another-org", network).transactions.destinations is None  # type: ignore[union-attr]
     # An app of the same organization the operator set nothing for (one made in the console) may send nowhere.
-    inherited = limits.document("new-app", ORG, network).transactions.destinations  # type: ignore[union-attr]
+    inherited = operator_policy.document("new-app", ORG, network).transactions.destinations  # type: ignore[union-attr]
     assert inherited is not None and inherited.allow == []
-    assert limits.allowlist("new-app", ORG)["inherited"] is True
-    limits.set_allowlist("new-app", ORG, False, [])  # the operator's `--off` for it: any destination
-    assert limits.document("new-app", ORG, network).transactions.destinations is None  # type: ignore[union-attr]
-    limits.set_allowlist(APP, ORG, False, listed)  # `--off`: any destination
-    assert limits.document(APP, ORG, network).transactions.destinations is None  # type: ignore[union-attr]
-    assert limits.allowlist("third-app", ORG) == {
+    assert operator_policy.allowlist("new-app", ORG)["inherited"] is True
+    operator_policy.set_allowlist("new-app", ORG, False, [])  # the operator's `--off` for it: any destination
+    assert operator_policy.document("new-app", ORG, network).transactions.destinations is None  # type: ignore[union-attr]
+    operator_policy.set_allowlist(APP, ORG, False, listed)  # `--off`: any destination
+    assert operator_policy.document(APP, ORG, network).transactions.destinations is None  # type: ignore[union-attr]
+    assert operator_policy.allowlist("third-app", ORG) == {
         "enabled": False,
         "addresses": [],
         "updatedAt": None,
@@ -98,11 +100,11 @@ def test_the_engine_judges_a_withdrawal_by_its_payment(
     set_limits(monkeypatch, {"usdt": {"perWithdrawal": "1.5", "perDay": "2"}, "eth": {"perWithdrawal": "1"}})
     allowed, other = Account.create().address, Account.create().address
     usdt, eth = accepted("local-a", "usdt"), accepted("local-a", "eth")
-    limits.set_allowlist(APP, ORG, True, [allowed])
-    document = limits.document(APP, ORG, network)
+    operator_policy.set_allowlist(APP, ORG, True, [allowed])
+    document = operator_policy.document(APP, ORG, network)
 
     def refused_by(pair: Any, to: str, amount: int, spent: int = 0) -> str | None:
-        decision = limits.judge(document, limits.payment(pair, to, amount), spent)
+        decision = operator_policy.judge(document, operator_policy.payment(pair, to, amount), spent)
         return None if decision.allowed else decision.rule
 
     assert refused_by(usdt, allowed, 1_500_000) is None
@@ -118,18 +120,20 @@ def test_the_engine_judges_a_withdrawal_by_its_payment(
     assert refused_by(usdt, other, 5_000_000, spent=5_000_000) == "transactions.destinations.allow"
     assert refused_by(usdt, allowed, 5_000_000, spent=5_000_000) == f"transactions.maxValue.{TOKEN}"
     rules = {
-        f"transactions.maxValue.{TOKEN}": limits.PER_WITHDRAWAL,
-        "transactions.maxValuePer24h.native": limits.PER_DAY,
-        "transactions.destinations.allow": limits.ALLOWLIST,
+        f"transactions.maxValue.{TOKEN}": operator_policy.PER_WITHDRAWAL,
+        "transactions.maxValuePer24h.native": operator_policy.PER_DAY,
+        "transactions.destinations.allow": operator_policy.ALLOWLIST,
     }
     for rule, kind in rules.items():
-        assert limits.rule_of(Decision(False, rule, "refused")) == kind
+        assert operator_policy.rule_of(Decision(False, rule, "refused")) == kind
 
 
 def test_an_empty_allowlist_refuses_every_withdrawal(network: networks.Network) -> None:
-    limits.set_allowlist(APP, ORG, True, [])
-    document = limits.document(APP, ORG, network)
-    decision = limits.judge(document, limits.payment(accepted("local-a", "eth"), Account.create().address, 1), 0)
+    operator_policy.set_allowlist(APP, ORG, True, [])
+    document = operator_policy.document(APP, ORG, network)
+    decision = operator_policy.judge(
+        document, operator_policy.payment(accepted("local-a", "eth"), Account.create().address, 1), 0
+    )
     assert not decision.allowed and decision.rule == "transactions.destinations.allow"
 
 
@@ -138,5 +142,7 @@ def test_a_payment_is_what_the_engine_reads_of_the_same_call(network: networks.N
     to = Account.create().address
     usdt, eth = accepted("local-a", "usdt"), accepted("local-a", "eth")
     token_call = UnsignedTx(31337, 0, TOKEN_CHECKSUMMED, 0, abi.transfer(to, 2_500_000), 0)
-    assert limits.payment(usdt, to, 2_500_000) == transaction_facts(token_call)
-    assert limits.payment(eth, to, 3 * 10**17) == transaction_facts(UnsignedTx(31337, 0, to, 3 * 10**17, b"", 0))
+    assert operator_policy.payment(usdt, to, 2_500_000) == transaction_facts(token_call)
+    assert operator_policy.payment(eth, to, 3 * 10**17) == transaction_facts(
+        UnsignedTx(31337, 0, to, 3 * 10**17, b"", 0)
+    )

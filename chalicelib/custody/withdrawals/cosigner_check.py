@@ -1,4 +1,4 @@
-"""The cosigner's signing policy for custody keys (registered with mpc/policies.py by wiring.wire()): it signs
+"""The cosigner's signing policy for custody keys (registered with mpc/cosigner_checks.py by wiring.wire()): it signs
 only a transaction that pays exactly what a withdrawal record asks, from a deposit address it computes itself, for
 an app in the key's own scope, within limits it counts itself. Nothing the API function says or writes is taken
 for more than a claim to check.
@@ -8,9 +8,7 @@ At the key's generation (`on_key`) the cosigner records, in its own table `cosig
 pool's organization (the dedicated app's, as `tenancy` says then), after checking that the app or organization
 exists in `tenancy`. From then on the organization whose allowlists bind the key's withdrawals is that record,
 never `tenancy`: the API function writes `tenancy` (the console) and could move an app there at any time. A key
-recorded before keys' organizations were gets its organization from the operator's `record-key-organizations`
-(`record_key_organizations`, the same reading of `tenancy`, once after the upgrade); until then a dedicated key
-takes the organization the operator recorded with its app's allowlist, and signs nothing without one.
+without a recorded scope and organization signs nothing.
 
 The cosigner is shown the transaction itself (a `transaction` payload, evm/digests.py; a custody key signs no
 other kind) and hashes it itself; the API function says what it is for in the policy context
@@ -22,7 +20,7 @@ other kind) and hashes it itself; the API function says what it is for in the po
    3 deployment signatures per withdrawal), and its app is
    in the key's recorded scope: the scope's app, or an app that `tenancy` puts in the scope's organization (a
    claim it only checks: an app made or moved there by the console is bound by the organization's allowlists,
-   and an app whose allowlist the operator set in another organization may send nowhere: limits.allowlist);
+   and an app whose allowlist the operator set in another organization may send nowhere: operator_policy.allowlist);
 3. the token is the registry's for the record's network and code; gas and fees are bounded.
 
 `deploy`: a call of the network's factory `createAccount(<key address>, <salt of the record's account id>)`, value
@@ -32,7 +30,7 @@ other kind) and hashes it itself; the API function says what it is for in the po
 and the record's account id (the counterfactual SimpleAccount, pool_keys.deposit_address; no account record is read),
 value 0, whose data is `execute(to, amount, "")` for the native coin or `execute(token, 0, transfer(to, amount))`
 for an ERC-20. That payment is then judged by the signing-policy engine (chalicelib/policies) under the app's
-custody document, which limits.py assembles from the operator's inputs: the per-withdrawal limit
+custody document, which operator_policy.py assembles from the operator's inputs: the per-withdrawal limit
 (`transactions.maxValue`), the app's allowlist when it has one (`transactions.destinations.allow`, from table
 `custody-policy`, which only the operator writes; read for the key's recorded organization) and the daily limit
 (`transactions.maxValuePer24h`), evaluated against each of the cosigner's OWN totals of the day: the app's and the
@@ -48,16 +46,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from chalicelib.custody import limits, pool_keys, withdrawals
+from chalicelib.custody import pool_keys
 from chalicelib.custody.store import get
 from chalicelib.custody.tokens import accepted
+from chalicelib.custody.withdrawals import lifecycle as withdrawals
+from chalicelib.custody.withdrawals import operator_policy
 from chalicelib.evm import abi
 from chalicelib.evm.aa.counterfactual import factory_data
 from chalicelib.evm.digests import Signable
 from chalicelib.evm.rpc import quantity, rpc_call
 from chalicelib.evm.transactions import UnsignedTx, signing_hash
-from chalicelib.mpc import policies
-from chalicelib.mpc.policies import COSIGNER_POLICY_TABLE, NewKey, PolicyRefusedError, SigningRequest
+from chalicelib.mpc import cosigner_checks
+from chalicelib.mpc.cosigner_checks import COSIGNER_POLICY_TABLE, NewKey, PolicyRefusedError, SigningRequest
 from chalicelib.platform import aws, clock, unit_of_work
 from chalicelib.platform.cache import TtlCache
 from chalicelib.platform.networks import Network, registry
@@ -66,15 +66,14 @@ from chalicelib.policies.document import PolicyDocument, PolicyDocumentError
 from chalicelib.policies.facts import TransactionFacts
 from chalicelib.tenancy import store as tenancy
 
-__all__ = ["CUSTODY_POLICY", "PolicyRefusedError", "check", "deploy_call", "expected_call", "record_key_organizations"]
+__all__ = ["CUSTODY_POLICY", "PolicyRefusedError", "check", "deploy_call", "expected_call"]
 
 MAX_GAS = 500_000  # a deployment or an execute call; more would only burn the gas wallet
 MAX_FEE_TIMES_NODE = 10  # the fee cap may be at most this many times what the node asks now
 MAX_DEPLOYS = 3  # deployment signatures per withdrawal (a retry may need one more)
 
-# (scope, organization) of each key: written once, at its generation (a key recorded before keys' organizations
-# were is not kept until the operator's command recorded its organization).
-_SCOPES: TtlCache[str, tuple[str, str | None]] = TtlCache("custody-key-scopes", None, 4096)
+# (scope, organization) of each key: written once, at its generation.
+_SCOPES: TtlCache[str, tuple[str, str]] = TtlCache("custody-key-scopes", None, 4096)
 # What `tenancy` said of an app's organization: only a claim checked against the key's own record.
 _ORGANIZATIONS: TtlCache[str, str] = TtlCache("custody-app-organizations", None, 4096)
 
@@ -109,54 +108,9 @@ def _organization_of(kind: str, ident: str) -> str:
     return ident
 
 
-def record_key_organizations() -> dict[str, list[dict[str, str]]]:
-    """The operator's command only, once after the upgrade, from a deployment not known to be compromised: records
-    the organization of every custody key recorded before keys' organizations were, as `tenancy` says now (what
-    `on_key` would have recorded). A key recorded with one is never rewritten (a conditional write); a dedicated
-    key whose app's allowlist the operator set for another organization than `tenancy` says now is left to the
-    operator (`tenancy` changed since: the API function writes it). Returns what it recorded and what it refused."""
-    from boto3.dynamodb.conditions import Attr
-
-    done: dict[str, list[dict[str, str]]] = {"recorded": [], "refused": []}
-    scan: dict[str, Any] = {
-        "FilterExpression": Attr("pk").begins_with("CUSTODYKEY#") & Attr("organizationId").not_exists(),
-        "ConsistentRead": True,
-    }
-    while True:
-        page = aws.table(COSIGNER_POLICY_TABLE).scan(**scan)
-        for item in page["Items"]:
-            key_id, scope = str(item["pk"]).removeprefix("CUSTODYKEY#"), str(item.get("scope", ""))
-            try:
-                organization = _record_organization(key_id, scope)
-            except PolicyRefusedError as exc:
-                done["refused"].append({"keyId": key_id, "scope": scope, "reason": exc.reason})
-            except aws.ConditionFailedError:
-                continue  # recorded meanwhile (another run): left as it is
-            else:
-                done["recorded"].append({"keyId": key_id, "scope": scope, "organizationId": organization})
-        if "LastEvaluatedKey" not in page:
-            return done
-        scan["ExclusiveStartKey"] = page["LastEvaluatedKey"]
-
-
-def _record_organization(key_id: str, scope: str) -> str:
-    try:
-        kind, ident = pool_keys.parse_scope(scope)
-    except ValueError:
-        raise PolicyRefusedError(f"not a pool scope: {scope!r}") from None
-    organization = _organization_of(kind, ident)
-    operators = limits.recorded_organization(ident) if kind == "app" else None
-    if operators not in (None, organization):
-        raise PolicyRefusedError(f"tenancy puts app {ident!r} in {organization!r}, its allowlist is {operators!r}'s")
-    unrecorded = aws.Condition("attribute_exists(pk) AND attribute_not_exists(organizationId)")
-    changes = aws.Changes(set={"organizationId": organization})
-    aws.write(aws.update("custody-key", COSIGNER_POLICY_TABLE, _key_item(key_id), changes, unrecorded))
-    return organization
-
-
 def check(wallet_id: str, payload: Signable, digest: bytes, context: Mapping[str, Any] | None) -> None:
     """What the cosigner decides for this request (raises PolicyRefusedError), through the registry it consults."""
-    policies.authorize(wallet_id, payload, digest, context)
+    cosigner_checks.authorize(wallet_id, payload, digest, context)
 
 
 def check_transaction(request: SigningRequest) -> None:
@@ -190,7 +144,7 @@ def check_deploy(request: SigningRequest) -> None:
 
 
 # Presignatures: the same check runs in the online step, with party A's context, before the partial signature.
-CUSTODY_POLICY = policies.SigningPolicy(
+CUSTODY_POLICY = cosigner_checks.SigningPolicy(
     name=pool_keys.SIGNING_POLICY, on_key=on_key, checks={"transaction": check_transaction}, presignatures=True
 )
 
@@ -214,38 +168,29 @@ def _checked(request: SigningRequest) -> tuple[UnsignedTx, dict[str, Any], Netwo
     return tx, record, network
 
 
-def _scope(wallet_id: str) -> tuple[str, str | None]:
+def _scope(wallet_id: str) -> tuple[str, str]:
     """The key's scope and organization as this cosigner recorded them at its generation."""
     known = _SCOPES.get(wallet_id)
     if known is None:
         item = aws.table(COSIGNER_POLICY_TABLE).get_item(Key=_key_item(wallet_id), ConsistentRead=True).get("Item")
         if item is None or not item.get("scope"):
             raise PolicyRefusedError("the key's scope was not recorded at its generation")
-        organization = item.get("organizationId")
-        known = (str(item["scope"]), str(organization) if organization else None)
-        if organization:  # a key without one is read again: the operator's command may record it
-            _SCOPES.put(wallet_id, known)
+        if not item.get("organizationId"):  # its allowlists would be nobody's: it signs nothing
+            raise PolicyRefusedError("the key's organization was not recorded at its generation")
+        known = _SCOPES.put(wallet_id, (str(item["scope"]), str(item["organizationId"])))
     return known
 
 
-def _check_scope(scope: str, organization: str | None, app_id: str) -> str:
+def _check_scope(scope: str, organization: str, app_id: str) -> str:
     """The record's app is the key's (dedicated pool) or, as `tenancy` claims, one of its organization's; returns
     the organization whose allowlists bind it: the key's own record, never `tenancy`'s. The API function can write
     the record's `appId`, and it can make apps in `tenancy` or move them there (the console), but it cannot take an
     app out of the key's organization's allowlists, nor bring in an allowlist the operator set for an app of
-    another organization (limits.allowlist)."""
+    another organization (operator_policy.allowlist)."""
     kind, ident = pool_keys.parse_scope(scope)
     if kind == "app":
         if app_id != ident:
             raise PolicyRefusedError("the withdrawal's app is not this key's")
-        # A key recorded before its organization was, until the operator's `record-key-organizations` records it:
-        # the organization the operator set the app's allowlist for.
-        organization = organization or limits.recorded_organization(app_id)
-        if organization is None:
-            raise PolicyRefusedError(
-                "the key's organization is not recorded (the operator's record-key-organizations), and the app has "
-                "no allowlist of the operator's to take it from"
-            )
         return organization
     claimed = _ORGANIZATIONS.get(app_id)
     if claimed is None:
@@ -350,24 +295,24 @@ def _custody_policy(record: dict[str, Any], network: Network) -> tuple[PolicyDoc
     record's, which the transaction was checked to pay exactly)."""
     pair = accepted(network.name, str(record["tokenCode"]))
     try:
-        document = limits.document(str(record["appId"]), str(record["organizationId"]), network)
+        document = operator_policy.document(str(record["appId"]), str(record["organizationId"]), network)
     except PolicyDocumentError as exc:
         raise PolicyRefusedError(f"the app's custody policy does not validate ({exc.field})") from None
-    return document, limits.payment(pair, str(record["to"]), int(record["amountInDecimals"]))
+    return document, operator_policy.payment(pair, str(record["to"]), int(record["amountInDecimals"]))
 
 
 def _judge(document: PolicyDocument, paid: TransactionFacts, spent_today: int, counted: str) -> None:
     """Refuses unless the policy allows the payment after `spent_today` (`counted` says whose total that is)."""
-    decision = limits.judge(document, paid, spent_today)
+    decision = operator_policy.judge(document, paid, spent_today)
     if not decision.allowed:
-        reason = _REASONS[limits.rule_of(decision)].format(counted=counted)
+        reason = _REASONS[operator_policy.rule_of(decision)].format(counted=counted)
         raise PolicyRefusedError(f"{reason} (rule {decision.rule})")
 
 
-_REASONS = {  # the rules a custody document refuses with (limits.document)
-    limits.PER_WITHDRAWAL: "above the per-withdrawal limit",
-    limits.PER_DAY: "above the daily limit ({counted})",
-    limits.ALLOWLIST: "the destination is not on the allowlist",
+_REASONS = {  # the rules a custody document refuses with (operator_policy.document)
+    operator_policy.PER_WITHDRAWAL: "above the per-withdrawal limit",
+    operator_policy.PER_DAY: "above the daily limit ({counted})",
+    operator_policy.ALLOWLIST: "the destination is not on the allowlist",
 }
 
 

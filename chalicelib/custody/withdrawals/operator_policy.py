@@ -15,7 +15,7 @@ The document is assembled here, and only here, from the operator's two inputs:
   there in `tenancy`, which the API function writes), it is on and empty, so an app cannot carry its allowlist, or
   its `--off`, into another organization's pool.
 
-The API judges a withdrawal when it is requested and the cosigner before it signs (policy.py), each reading the
+The API judges a withdrawal when it is requested and the cosigner before it signs (cosigner_check.py), each reading the
 inputs itself; neither input is writable by the API function. The 24 h window of a custody document is the UTC
 day, counted in totals its caller keeps: the API its own per app, the cosigner its own per app and per key.
 """
@@ -45,7 +45,6 @@ __all__ = [
     "document",
     "judge",
     "payment",
-    "recorded_organization",
     "rule_of",
     "set_allowlist",
 ]
@@ -143,12 +142,6 @@ def allowlist(app_id: str, organization_id: str) -> dict[str, Any]:
     }
 
 
-def recorded_organization(app_id: str) -> str | None:
-    """The organization the operator set the app's allowlist for (None: it set none)."""
-    item = aws.table(CUSTODY_POLICY_TABLE).get_item(Key=_allowlist_key(app_id), ConsistentRead=True).get("Item")
-    return str(item["organizationId"]) if item and item.get("organizationId") else None
-
-
 class AllowlistOrganizationError(ValueError):
     """The app's allowlist was set for another organization: an allowlist never moves to another one."""
 
@@ -156,8 +149,9 @@ class AllowlistOrganizationError(ValueError):
 def set_allowlist(app_id: str, organization_id: str, enabled: bool, addresses: list[str]) -> dict[str, Any]:
     """The operator's command only (no function may write table `custody-policy`): the app's allowlist, and its
     place in its organization's set of apps with an allowlist on, in one transaction. An allowlist recorded for an
-    organization is set again only for that one (AllowlistOrganizationError): the cosigner takes a key's
-    organization from it until the key's own is recorded (policy.py)."""
+    organization is set again only for that one (AllowlistOrganizationError): the command checks the organization
+    against `tenancy`, which the API function writes, and an app moved there must not take its allowlist, or its
+    `--off`, into another organization's pool."""
     item = {
         **_allowlist_key(app_id),
         "organizationId": organization_id,
@@ -178,7 +172,7 @@ def set_allowlist(app_id: str, organization_id: str, enabled: bool, addresses: l
     except aws.TransactionCancelledError as exc:
         if not exc.condition_failed("allowlist"):
             raise
-        recorded = exc.old.get("allowlist", {}).get("organizationId") or recorded_organization(app_id)
+        recorded = exc.old.get("allowlist", {}).get("organizationId")
         raise AllowlistOrganizationError(
             f"app {app_id}'s allowlist was set for organization {recorded}, not {organization_id}"
         ) from None

@@ -4,7 +4,7 @@ A deposit is keyed by (chainId, txHash, the log's position within its transactio
 `logIndex` changes when a transaction is re-mined in another block, the position within the transaction does
 not. Its id is the UUIDv5 of that key, so records and event ids are stable across rescans and reorgs.
 
-States (deposit_records.py): `pending` (seen; `pendingBalance`) → `credited` (confirmed; `activeBalance`), or
+States (records.py): `pending` (seen; `pendingBalance`) → `credited` (confirmed; `activeBalance`), or
 `reverted` (its transaction left the chain; nothing credited, or a correcting entry when that happened after the
 credit). A reverted deposit whose transaction is mined again is followed: `pending` again at its new block.
 
@@ -20,9 +20,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from chalicelib.custody import events, invoices, ledger
-from chalicelib.custody.deposit_records import WATCHED, Deposit, deposit_key
-from chalicelib.custody.invoices import Invoice
+from chalicelib.custody import events, ledger
+from chalicelib.custody.deposits import invoices
+from chalicelib.custody.deposits.invoices import Invoice
+from chalicelib.custody.deposits.records import WATCHED, Deposit, deposit_key
 from chalicelib.custody.store import TABLE, busy, get, indexed_page
 from chalicelib.custody.tokens import NAMESPACE, TokenOnNetwork, accepted
 from chalicelib.platform import aws, clock, retry, unit_of_work
@@ -379,7 +380,7 @@ def _credit_plan(deposit: Deposit, account: Mapping[str, Any], confirmations: in
 
 def _ref(deposit: Deposit) -> str:
     """The `<txHash>` part of the confirmed events' ids: as its pending event had it (`txRef`), and a revision."""
-    return (deposit.txRef or deposit.txHash) + _rev(deposit.rev)
+    return deposit.txRef + _rev(deposit.rev)
 
 
 def revert(deposit: Deposit, account: Mapping[str, Any]) -> bool:

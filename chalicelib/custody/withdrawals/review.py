@@ -9,7 +9,7 @@ The chain decides (`verdict`):
   its receipt holds the token's Transfer of the amount to `to`; and no other withdrawal of the account is `sent`
   or `success` at that nonce (two withdrawals with one call could share a signature). Only then it is settled.
 * `not_paid`: the nonce is used, with the confirmations, by a transaction that does not pay it, or that another
-  withdrawal claims. The cosigner signs a withdrawal at one nonce only (policy.py), so nothing can pay it any more.
+  withdrawal claims. The cosigner signs a withdrawal at one nonce only (cosigner_check.py): nothing can pay it now.
   Only then it is released.
 * `undecided`: anything else (the nonce not used yet: a signature at it could still pay; too few confirmations;
   the transaction at the nonce not found); neither is allowed.
@@ -20,11 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from chalicelib.custody import sending, withdrawals
-from chalicelib.custody.policy import expected_call
 from chalicelib.custody.store import indexed_page
 from chalicelib.custody.tokens import TokenOnNetwork, accepted
-from chalicelib.custody.withdrawal_records import Withdrawal
+from chalicelib.custody.withdrawals import lifecycle as withdrawals
+from chalicelib.custody.withdrawals import sending
+from chalicelib.custody.withdrawals.cosigner_check import expected_call
+from chalicelib.custody.withdrawals.records import Withdrawal
 from chalicelib.evm.rpc import RpcError, block_number, quantity, rpc_call, transaction_count
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.networks import Network

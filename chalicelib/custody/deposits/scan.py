@@ -23,7 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from chalicelib.custody import accounts, cursor, deposits
+from chalicelib.custody import accounts, cursor
+from chalicelib.custody.deposits import lifecycle as deposits
 from chalicelib.custody.store import TABLE
 from chalicelib.custody.tokens import TRANSFER_TOPIC, by_address
 from chalicelib.evm.logs import LogsUnavailableError, logs_in_range
