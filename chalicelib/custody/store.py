@@ -22,6 +22,7 @@ from typing import Any
 
 from chalicelib.platform import aws
 from chalicelib.platform.errors import ApiError
+from chalicelib.platform.pagination import PageQuery
 
 TABLE = "custody"
 CUSTODY_BUSY = "CUSTODY_BUSY"
@@ -82,3 +83,15 @@ def indexed_page(index: str, attribute: str, value: str, page: int, limit: int) 
         return [], total
     found = {(i["pk"], i["sk"]): i for i in aws.batch_get(TABLE, keys)}
     return [found[(k["pk"], k["sk"])] for k in keys if (k["pk"], k["sk"]) in found], total
+
+
+def status_page(
+    kind: str, app_id: str, account_id: str | None, status: str, query: PageQuery
+) -> tuple[list[dict[str, Any]], int]:
+    """A page of the app's (or one account's) invoices, deposits or withdrawals (`kind`) in one status, newest
+    first, from the `status` or `account-status` index (`status_keys`)."""
+    if account_id is not None:
+        return indexed_page(
+            "account-status", "accountStatusKey", f"{kind}#{account_id}#{status}", query.page, query.limit
+        )
+    return indexed_page("status", "statusKey", f"{kind}#{app_id}#{status}", query.page, query.limit)

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 from chalicelib.custody import accounts, cursor, events
 from chalicelib.custody.accounts import NETWORK_NOT_ON_ACCOUNT
-from chalicelib.custody.store import TABLE, busy, get, indexed_page, status_keys
+from chalicelib.custody.store import TABLE, busy, get, status_keys, status_page
 from chalicelib.custody.tokens import TokenOnNetwork, accepted
 from chalicelib.platform import aws, clock, transitions, unit_of_work
 from chalicelib.platform.amounts import format_units, parse_amount
@@ -204,12 +204,7 @@ def by_reference(app_id: str, reference: str) -> Invoice | None:
 def page(app_id: str, account_id: str | None, status: str | None, query: PageQuery) -> tuple[list[Invoice], int]:
     """Newest first: an append-only list (the app's, the account's) or, for one status, the status index."""
     if status is not None:
-        if account_id is not None:
-            found, total = indexed_page(
-                "account-status", "accountStatusKey", f"INVOICE#{account_id}#{status}", query.page, query.limit
-            )
-        else:
-            found, total = indexed_page("status", "statusKey", f"INVOICE#{app_id}#{status}", query.page, query.limit)
+        found, total = status_page("INVOICE", app_id, account_id, status, query)
     else:
         chosen = account_list(app_id, account_id) if account_id else app_list(app_id)
         found, total = records_page(chosen, query, "invoiceId", key)

@@ -24,7 +24,7 @@ from chalicelib.custody import events, ledger
 from chalicelib.custody.deposits import invoices
 from chalicelib.custody.deposits.invoices import Invoice
 from chalicelib.custody.deposits.records import WATCHED, Deposit, deposit_key
-from chalicelib.custody.store import TABLE, busy, get, indexed_page
+from chalicelib.custody.store import TABLE, busy, get, status_page
 from chalicelib.custody.tokens import NAMESPACE, TokenOnNetwork, accepted
 from chalicelib.platform import aws, clock, retry, unit_of_work
 from chalicelib.platform.amounts import format_units
@@ -458,11 +458,7 @@ def page(
     if invoice_id is not None:
         return _invoice_page(app_id, invoice_id, account_id, status, query)
     if status is not None:
-        if account_id is not None:
-            return indexed_page(
-                "account-status", "accountStatusKey", f"DEPOSIT#{account_id}#{status}", query.page, query.limit
-            )
-        return indexed_page("status", "statusKey", f"DEPOSIT#{app_id}#{status}", query.page, query.limit)
+        return status_page("DEPOSIT", app_id, account_id, status, query)
     return _listed(account_list(app_id, account_id) if account_id else app_list(app_id), query)
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from chalicelib.custody import accounts, ledger
 from chalicelib.custody.accounts import NETWORK_NOT_ON_ACCOUNT
-from chalicelib.custody.store import TABLE, busy, get, indexed_page
+from chalicelib.custody.store import TABLE, busy, get, status_page
 from chalicelib.custody.tokens import TokenOnNetwork, accepted
 from chalicelib.custody.withdrawals import operator_policy
 from chalicelib.custody.withdrawals.records import UNFINISHED, Withdrawal
@@ -244,12 +244,7 @@ def of_app(app_id: str, withdrawal_id: str) -> Withdrawal:
 
 def page(app_id: str, account_id: str | None, status: str | None, query: PageQuery) -> tuple[list[Withdrawal], int]:
     if status is not None:
-        if account_id is not None:
-            items, total = indexed_page(
-                "account-status", "accountStatusKey", f"WITHDRAWAL#{account_id}#{status}", query.page, query.limit
-            )
-        else:
-            items, total = indexed_page("status", "statusKey", f"WITHDRAWAL#{app_id}#{status}", query.page, query.limit)
+        items, total = status_page("WITHDRAWAL", app_id, account_id, status, query)
     else:
         entries = account_list(app_id, account_id) if account_id else app_list(app_id)
         items, total = records_page(entries, query, "withdrawalId", key)
