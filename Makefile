@@ -10,7 +10,7 @@ MPC_SOURCES := $(MPC)/Cargo.toml $(MPC)/Cargo.lock $(wildcard $(MPC)/src/*.rs)
 
 .PHONY: dev test deps lint fmt clean vendor sdk
 
-deps: $(VENV)/.installed node_modules/.installed $(VENV)/.mpc-built $(CHROMIUM) $(VENDORED) $(TS_SDK)
+deps: $(VENV)/.installed node_modules/.installed $(VENV)/.mpc-built $(CHROMIUM) $(VENDORED) $(TS_SDK) .local/bin/btcd
 
 $(VENV)/.installed: requirements.txt requirements-dev.lock
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,12 @@ $(VENV)/.mpc-built: $(VENV)/.installed $(MPC_SOURCES)
 	@command -v m4 >/dev/null || (apt-get update -qq && apt-get install -y -qq m4 >/dev/null)
 	# VIRTUAL_ENV chooses where maturin installs: always this checkout's venv, whatever the caller activated.
 	VIRTUAL_ENV="$(abspath $(VENV))" PATH="$(abspath $(BIN)):$$PATH" $(BIN)/maturin develop --release --quiet -m $(MPC)/Cargo.toml
+	touch $@
+
+# The local Bitcoin node, btcd and btcctl, built with Go (>= 1.22) at the version pinned in devtools/bitcoin_node.py;
+# that rebuilds only when the pin differs from the binaries' stamp.
+.local/bin/btcd: devtools/bitcoin_node.py | $(VENV)/.installed
+	$(BIN)/python -m devtools.bitcoin_node
 	touch $@
 
 # Headless Chromium for the browser tests (Playwright drives Debian's build; browsers are not downloaded).

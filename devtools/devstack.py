@@ -2,7 +2,8 @@
 
 Starts, in order: an in-process moto server with every resource bootstrapped, two
 anvil chains (two named networks with different chain ids) with the test
-contracts, ERC-4337 v0.7 (EntryPoint, SimpleAccountFactory, a VerifyingPaymaster
+contracts, a Bitcoin node (btcd in regtest, mined until SegWit is active),
+ERC-4337 v0.7 (EntryPoint, SimpleAccountFactory, a VerifyingPaymaster
 signed for by the service's KMS key) and an Alto bundler each, the aux-info
 pool's filler (devtools/aux_cache.py: insecure cached sets, above a low-water
 mark), a demo organization/client/app, the local worker runner, and `chalice
@@ -31,6 +32,8 @@ LOCAL_PERIODS: dict[str, float] = {"watch_deposits": 3, "expire_invoices": 10}  
 STAGE = "local"
 REGION = "us-east-1"
 NETWORKS = (("local-a", 31337), ("local-b", 31338))
+# The Bitcoin network's registry number (Bitcoin has no chain id): regtest's customary RPC port.
+BITCOIN_NETWORK, BITCOIN_CHAIN_ID = "bitcoin-regtest", 18443
 DEFAULT_BUNDLER_PORTS = "4337,4338"
 # Gas-tank pricing on the local chains: 2000 USDT per ETH, no fees.
 NATIVE_TO_GAS_TANK_RATE = "2000"
@@ -60,6 +63,18 @@ def main(argv: list[str] | None = None) -> int:
         "--chain-ports",
         default=os.environ.get("DOMPET_DEV_CHAIN_PORTS", "8545,8546"),
         help="two ports, comma-separated",
+    )
+    parser.add_argument(
+        "--btc-port",
+        type=int,
+        default=int(os.environ.get("DOMPET_DEV_BTC_RPC_PORT", "18443")),
+        help="btcd's RPC port",
+    )
+    parser.add_argument(
+        "--btc-block-s",
+        type=float,
+        default=float(os.environ.get("DOMPET_DEV_BTC_BLOCK_S", "0")),
+        help="mine a Bitcoin block every this many seconds (0: only when asked, e.g. with btcctl generate)",
     )
     parser.add_argument(
         "--bundler-ports",
@@ -101,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         bootstrap.create_resources(STAGE, REGION)
 
         # Then the chains: the networks registry they produce is a setting the service validates at start.
-        from devtools import aa, chain
+        from devtools import aa, bitcoin_node, chain
 
         _say("compiling test contracts")
         chain.compile_contracts()
@@ -111,10 +126,27 @@ def main(argv: list[str] | None = None) -> int:
             running.callback(anvil.stop)
             tokens = chain.deploy_test_contracts(anvil.rpc_url)
             core = aa.deploy_core(anvil.rpc_url)
-            networks.append({"name": name, "chainId": chain_id, "rpcUrl": anvil.rpc_url, "tokens": tokens, **core})
+            networks.append(
+                {"kind": "evm", "name": name, "chainId": chain_id, "rpcUrl": anvil.rpc_url, "tokens": tokens, **core}
+            )
             _say(f"{name}: chain {chain_id} at {anvil.rpc_url}, tokens {tokens}, {core}")
+        btcd = bitcoin_node.Btcd(args.btc_port, state_dir=state_dir / "btcd", log_path=logs / "btcd.log")
+        running.callback(btcd.stop)
+        height = btcd.mine_until_segwit()
+        btcd.mine_every(args.btc_block_s)
+        bitcoin = {
+            "name": BITCOIN_NETWORK,
+            "kind": "bitcoin",
+            "chainId": BITCOIN_CHAIN_ID,
+            "rpcUrl": btcd.rpc_url,
+            "rpcUser": btcd.rpc_user,
+            "rpcPassword": btcd.rpc_password,
+            "miner": {"address": bitcoin_node.MINER_ADDRESS, "wif": bitcoin_node.MINER_WIF},
+        }
+        every = f", a block every {args.btc_block_s:g} s" if args.btc_block_s > 0 else ""
+        _say(f"{BITCOIN_NETWORK}: btcd at {btcd.rpc_url} height {height} (segwit active{every})")
         # Settings (which the signer lookup reads) need a networks file; the full one follows below.
-        _write_networks(state_dir / "networks.json", networks)
+        _write_networks(state_dir / "networks.json", networks, bitcoin)
         signer = _paymaster_signer()
         for network, port in zip(networks, bundler_ports, strict=True):
             name, rpc_url = network["name"], network["rpcUrl"]
@@ -124,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
             running.callback(alto.stop)
             network["bundlerUrl"] = alto.url
             _say(f"{name}: paymaster {network['paymaster']} (signer {signer}), bundler {alto.url}")
-        _write_networks(state_dir / "networks.json", networks)
+        _write_networks(state_dir / "networks.json", networks, bitcoin)
         _forget_settings()
 
         bootstrap.initialise()
@@ -168,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
 
         stack = {
             "apiUrl": api_url,
-            "networks": networks,
+            "networks": [*networks, bitcoin],  # each with its `kind`: evm, bitcoin
             "demo": demo.model_dump(),
             "consoleInvite": f"{api_url}/console/invite/{invite_token}",
             "awsEndpointUrl": env["AWS_ENDPOINT_URL"],
@@ -258,11 +290,12 @@ def _forget_settings() -> None:
     networks.registry.cache_clear()
 
 
-def _write_networks(path: Path, networks: list[dict[str, Any]]) -> None:
+def _write_networks(path: Path, networks: list[dict[str, Any]], bitcoin: dict[str, Any]) -> None:
     """The networks registry the service reads (DOMPET_NETWORKS_FILE); smart-account fields once known."""
     entries = []
     for n in networks:
         entry: dict[str, Any] = {
+            "kind": "evm",
             "name": n["name"],
             "chainId": n["chainId"],
             "rpcUrls": [n["rpcUrl"]],
@@ -293,10 +326,27 @@ def _write_networks(path: Path, networks: list[dict[str, Any]]) -> None:
                 }
             )
         entries.append(entry)
+    entries.append(_bitcoin_registry_entry(bitcoin))
     # Write-then-rename: the service may read it while a restart rewrites it.
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps({"networks": entries}, indent=2))
     tmp.replace(path)
+
+
+def _bitcoin_registry_entry(bitcoin: dict[str, Any]) -> dict[str, Any]:
+    """The btcd node as a custody network (BTC only)."""
+    return {
+        "kind": "bitcoin",
+        "name": bitcoin["name"],
+        "chainId": BITCOIN_CHAIN_ID,
+        "chain": "regtest",
+        "rpcUrls": [bitcoin["rpcUrl"]],
+        "rpcUser": bitcoin["rpcUser"],
+        "rpcPassword": bitcoin["rpcPassword"],  # a node on this machine, with a password made for this run
+        "confirmations": 2,
+        "feeRateBounds": {"min": 1, "max": 100},
+        "custodyTokens": [{"tokenCode": "btc", "symbol": "BTC", "decimals": 8}],
+    }
 
 
 def _chalice_local(port: int, log_path: Path) -> subprocess.Popen[bytes]:

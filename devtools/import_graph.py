@@ -1,12 +1,12 @@
 """The shape of chalicelib's imports, checked in `make lint`.
 
 The packages of chalicelib stand in ONE declared order (ORDER, lowest first): a package imports only the packages
-below it, never one above it, so there is no cycle between packages. The lower layers (platform, evm, mpc) import
-no domain; a domain uses the layers and the domains below it. The modules at chalicelib's root (ENTRY_POINTS: the
-wiring and the operator's command) stand above every package. Every import counts, wherever it is written (inside
-a function, under `if TYPE_CHECKING:`). A package may have rooms (ROOMS: custody's deposits and withdrawals) that
-share the package's other modules and never import each other. Also fails on an import circle between chalicelib
-modules and on a function-level import of a chalicelib module; function-level imports stay only for heavy
+below it, never one above it, so there is no cycle between packages. The lower layers (platform, evm, bitcoin, mpc)
+import no domain; a domain uses the layers and the domains below it. The modules at chalicelib's root (ENTRY_POINTS:
+the wiring and the operator's command) stand above every package. Every import counts, wherever it is written
+(inside a function, under `if TYPE_CHECKING:`). A package may have rooms (ROOMS: custody's deposits and withdrawals)
+that share the package's other modules and never import each other. Also fails on an import circle between
+chalicelib modules and on a function-level import of a chalicelib module; function-level imports stay only for heavy
 third-party libraries (cold start).
 
     python -m devtools.import_graph            # the order with each package's size; non-zero exit on a violation
@@ -24,12 +24,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "chalicelib"
-# The packages, lowest first: each imports only those before it. platform, evm and mpc are the layers every domain
-# may use (mpc uses evm: the cosigner hashes what it signs); the domains follow in the order they build on each
-# other (docs/architecture.md).
+# The packages, lowest first: each imports only those before it. platform, the chain families (evm, bitcoin) and
+# mpc are the layers every domain may use (mpc uses them: the cosigner hashes what it signs); the domains follow in
+# the order they build on each other (docs/architecture.md).
 ORDER = (
     "platform",
     "evm",
+    "bitcoin",
     "mpc",
     "tenancy",
     "auth",
@@ -49,7 +50,7 @@ ROOMS = {"custody": ("deposits", "withdrawals")}
 FRONT = ("routes", "functions")
 # Modules at chalicelib's root: the composition of the packages, above all of them.
 ENTRY_POINTS = ("wiring", "operator")
-LOWER = ORDER[:3]
+LOWER = ORDER[:4]
 
 
 @dataclass(frozen=True)

@@ -197,7 +197,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object
     from tests.support.scripts import ROOT
 
     state = tmp_path_factory.mktemp("stack")
-    ports = {"api": free_port(), "moto": free_port(), "chains": [free_port(), free_port()]}
+    ports = {"api": free_port(), "moto": free_port(), "chains": [free_port(), free_port()], "btc": free_port()}
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "DOMPET_"))}
     # Pools of two per wallet: the suites create many wallets and keys, and every presignature costs CPU they share.
     env.update(DOMPET_PRESIGN_POOL_FLOOR="2", DOMPET_PRESIGN_POOL_CEILING="2")
@@ -218,6 +218,8 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object
             str(ports["moto"]),
             "--chain-ports",
             ",".join(map(str, ports["chains"])),
+            "--btc-port",
+            str(ports["btc"]),
             "--state-dir",
             str(state),
             "--aux-sets",

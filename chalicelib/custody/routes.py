@@ -325,13 +325,20 @@ def get_watcher(call: Call) -> Reply:
         ),
         404: ("ACCOUNT_NOT_FOUND",),
         409: ("DUPLICATE_REFERENCE",),
-        422: ("DAILY_LIMIT_EXCEEDED", "DESTINATION_NOT_ALLOWED", "INSUFFICIENT_BALANCE", "WITHDRAWAL_LIMIT_EXCEEDED"),
+        422: (
+            "DAILY_LIMIT_EXCEEDED",
+            "DESTINATION_NOT_ALLOWED",
+            "INSUFFICIENT_BALANCE",
+            "WITHDRAWAL_LIMIT_EXCEEDED",
+            "WITHDRAWALS_NOT_OFFERED",
+        ),
         503: ("CUSTODY_BUSY", "LIST_BUSY"),
     },
     idempotent=True,
     description="The amount moves from `activeBalance` to `heldBalance` at once (422 `INSUFFICIENT_BALANCE` and "
     "nothing recorded when it is not there); the withdrawal is then sent on chain from the account's deposit "
-    "address. Honours `Idempotency-Key`.",
+    "address. A network whose withdrawals are not offered yet (Bitcoin, while only its deposits are) is 422 "
+    "`WITHDRAWALS_NOT_OFFERED`. Honours `Idempotency-Key`.",
 )
 def create_withdrawal(call: Call) -> Reply:
     return Reply(withdrawals.create_withdrawal(call.principal, call.body), "withdrawal created")

@@ -18,7 +18,11 @@ a mark is written once. From then on, for that wallet, the cosigner:
   the context party A sent, in a presignature's online step BEFORE it consumes its share (a refusal with a rule
   burns nothing; one without burns the presignature, parties.py);
 * seals share C for the policy's recovery only (`shares.seal_secret0`), so the user party never signs with it,
-  unless the policy says `user_signs` (the user's own secret0 then signs with A, as for any wallet).
+  unless the policy says `user_signs` (the user's own secret0 then signs with A, as for any wallet);
+* signs with a child key of the key (a request's derivation path, BIP32 non-hardened) only if the policy says
+  `derives`, and then hands the path to the check, which compares it with the path it derives from its own
+  records. A key generated with `hd` (a chain code: the only keys that have children) is made only under a policy
+  that never presigns: presignatures and derived keys together are insecure (docs/mpc.md).
 
 A check refuses with `PolicyRefusedError(reason, rule)`: with a `rule` (the path of a rule of a policy document
 that decided) the cosigner answers `POLICY_DENIED`, a decision the caller shows its client; without one,
@@ -71,11 +75,15 @@ class KeyPolicy(BaseModel):
 
 @dataclass(frozen=True)
 class NewKey:
-    """A governed key the cosigner just generated, with the context party A stated for it (e.g. its scope)."""
+    """A governed key the cosigner just generated, with the context party A stated for it (e.g. its scope).
+    `public_key` (compressed SEC1) and `chain_code` (an `hd` key's; None otherwise) as the cosigner's own share
+    records them: what the policy keeps to derive the key's child keys itself."""
 
     wallet_id: str
     address: str
     context: Mapping[str, Any]
+    public_key: bytes | None = None
+    chain_code: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -83,7 +91,9 @@ class SigningRequest:
     """What the cosigner is asked to sign for a governed key. `address` is the key's address from the cosigner's
     own mark; `payload` what it was shown and `digest` its hash as the cosigner computed it (what it would sign);
     `kind` the payload's kind; `context` party A's claim of what the signature is for (e.g. the withdrawal a
-    transaction pays), which the check verifies on its own."""
+    transaction pays), which the check verifies on its own. `derivation`: the non-hardened path of the child key
+    party A asked to sign with (only for a policy that `derives`; None: the key itself), which the check compares
+    with the path it derives from its own records."""
 
     wallet_id: str
     address: str
@@ -93,6 +103,7 @@ class SigningRequest:
     # The items of the policy's `prefetch` keys, read in one consistent batch with the request's own reads: by
     # (pk, sk), None for an absent item. None when nothing was read ahead (the check reads for itself).
     prefetched: Mapping[tuple[str, str], Mapping[str, Any] | None] | None = None
+    derivation: tuple[int, ...] | None = None
 
     @property
     def kind(self) -> str:
@@ -110,6 +121,9 @@ class SigningPolicy:
     # the context party A sent, as on the full path)?
     presignatures: bool = False
     user_signs: bool = False  # share C sealed as any wallet's: the user's secret0 signs with share A
+    # May it sign with child keys of its keys (a derivation path, checked by its check)? Only for a policy that never
+    # presigns (`register` refuses both), and only keys generated with `hd` have children.
+    derives: bool = False
     # Keys of the cosigner's own table (COSIGNER_POLICY_TABLE) the check will read for (wallet id, payload, digest):
     # an online step reads them with its own, in one batch (SigningRequest.prefetched).
     prefetch: Callable[[str, Signable, bytes], Sequence[Mapping[str, str]]] | None = None
@@ -135,6 +149,8 @@ def register(policy: SigningPolicy) -> None:
     """Called by `wiring.wire()`; registering the same name again replaces it."""
     if not re.match(NAME, policy.name):
         raise ValueError(f"not a policy name: {policy.name!r}")
+    if policy.derives and policy.presignatures:
+        raise ValueError(f"policy {policy.name!r}: a policy that derives child keys never uses presignatures")
     POLICIES.register(policy.name, policy)
 
 
@@ -142,6 +158,15 @@ def registered(name: str) -> SigningPolicy:
     policy = POLICIES.get(name)
     if policy is None:
         raise PolicyRefusedError(f"no signing policy {name!r} is registered")
+    return policy
+
+
+def admit_key(name: str, hd: bool) -> SigningPolicy:
+    """The registered policy a new key is to be governed by; PolicyRefusedError when it is not registered, or the
+    key is to be an `hd` key (one with child keys) and the policy uses presignatures."""
+    policy = registered(name)
+    if hd and policy.presignatures:
+        raise PolicyRefusedError(f"an hd key is never governed by {name!r}: its keys use presignatures")
     return policy
 
 
@@ -201,15 +226,19 @@ def authorize(
     context: Mapping[str, Any] | None,
     governed: Governance | None = None,
     prefetched: Mapping[tuple[str, str], Mapping[str, Any] | None] | None = None,
+    derivation: tuple[int, ...] | None = None,
 ) -> None:
     """Raise PolicyRefusedError unless the cosigner may sign `payload` (whose hash it computed: `digest`) with
-    `wallet_id`. `governed`: the wallet's governance as the caller just read it (else `governance`); `prefetched`:
-    the policy's `prefetch` items read with it. A key with no mark signs nothing: every key the cosigner makes is
-    marked with its share, so a missing mark is a fault, never a key to sign for unchecked."""
+    `wallet_id`, or with its child key at `derivation` (a policy that does not `derive` refuses any path).
+    `governed`: the wallet's governance as the caller just read it (else `governance`); `prefetched`: the policy's
+    `prefetch` items read with it. A key with no mark signs nothing: every key the cosigner makes is marked with its
+    share, so a missing mark is a fault, never a key to sign for unchecked."""
     governed = governed or governance(wallet_id)
     if governed is None:
         raise PolicyRefusedError("the key has no signing policy mark")
     policy = registered(governed.policy)
+    if derivation is not None and not policy.derives:
+        raise PolicyRefusedError(f"a {policy.name} key signs with no derived key")
     if not isinstance(context, Mapping):
         if not policy.presignatures:
             raise PolicyRefusedError(f"a {policy.name} key signs only with a policy context")
@@ -217,7 +246,7 @@ def authorize(
     check_kind = policy.checks.get(payload.kind)
     if check_kind is None:
         raise PolicyRefusedError("unknown kind")
-    check_kind(SigningRequest(wallet_id, governed.address, digest, payload, context, prefetched))
+    check_kind(SigningRequest(wallet_id, governed.address, digest, payload, context, prefetched, derivation))
 
 
 def prefetch_keys(governed: Governance, wallet_id: str, payload: Signable, digest: bytes) -> list[Mapping[str, str]]:

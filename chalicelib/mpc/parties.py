@@ -9,6 +9,11 @@ A signing request (full or a presignature's online step) carries the `payload` t
 its `digest`: the party hashes the payload itself and signs nothing when the digest is not the payload's, or
 there is no payload (DIGEST_MISMATCH, BAD_PARTY_REQUEST), before it touches a share.
 
+A keygen request may ask for an `hd` key (one with a chain code, whose non-hardened child keys can sign); the cosigner
+makes one only under a policy that never presigns. A full signing request may carry a `derivation` path: the party
+signs with that child key of the wallet's key (the cosigner only when the key's policy `derives`, and its check sees
+the path); no other request carries one, so a derived key never meets a presignature.
+
 The cosigner also answers the actions domains register (cosigner_checks.register_action): a request whose `action` is
 one of them goes to its handler, before any MPC request shape is checked. The user party serves none.
 
@@ -20,7 +25,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -35,6 +40,9 @@ from chalicelib.platform.unit_of_work import Plan
 
 HEX32 = r"^[0-9a-f]{32}$"
 PRESIGNATURES_OFF = "NO_PRESIGNATURES"  # a party code, never an API error
+HARDENED = 2**31  # BIP32: indices from here on are hardened, which a threshold key cannot derive
+MAX_DERIVATION_DEPTH = 255  # BIP32 keeps a key's depth in one byte
+ChildIndex = Annotated[int, Field(strict=True, ge=0, lt=HARDENED)]
 
 
 class PartyRequest(BaseModel):
@@ -52,6 +60,9 @@ class PartyRequest(BaseModel):
     secret0: str | None = None  # user party, signing: the user's secret0
     policy: dict[str, Any] | None = None  # cosigner, signing with a governed key: its policy's context (policies.py)
     keyPolicy: cosigner_checks.KeyPolicy | None = None  # keygen or import of a governed key: the cosigner marks it
+    hd: bool = Field(False, strict=True)  # keygen: the key gets a chain code (child keys; never presignatures)
+    # sign: the non-hardened path of the child key to sign with (None: the key itself)
+    derivation: tuple[ChildIndex, ...] | None = Field(None, max_length=MAX_DERIVATION_DEPTH)
 
 
 def execution_id(action: str, wallet_id: str, run_id: str) -> bytes:
@@ -77,6 +88,8 @@ def _join(party: int, event: dict[str, Any]) -> dict[str, Any]:
         request = PartyRequest.model_validate(event)
     except ValidationError:
         return {"ok": False, "code": "BAD_PARTY_REQUEST"}
+    if (request.hd and request.action != "keygen") or (request.derivation is not None and request.action != "sign"):
+        return {"ok": False, "code": "BAD_PARTY_REQUEST"}  # a derived key signs in full runs only
     try:
         if request.action == "sign":
             return _sign(party, request)
@@ -100,11 +113,11 @@ def _make_share(party: int, request: PartyRequest) -> dict[str, Any]:
         if request.keyPolicy is None:  # every new key is governed: an ungoverned one would sign anything
             return _refused(request.walletId, cosigner_checks.PolicyRefusedError("a new key needs a signing policy"))
         try:  # before the run: a key this cosigner could not govern is never made
-            cosigner_checks.registered(request.keyPolicy.name)
+            cosigner_checks.admit_key(request.keyPolicy.name, request.hd)
         except cosigner_checks.PolicyRefusedError as exc:
             return _refused(request.walletId, exc)
     if request.action == "keygen":
-        session = mpc.keygen_session(execution_id("keygen", request.walletId, request.runId), party)
+        session = mpc.keygen_session(execution_id("keygen", request.walletId, request.runId), party, hd=request.hd)
         core = _run(party, request, session)
     else:
         if request.coreShare is None:
@@ -116,20 +129,38 @@ def _make_share(party: int, request: PartyRequest) -> dict[str, Any]:
         except (ValueError, mpc.MpcError):  # binascii.Error is a ValueError
             return {"ok": False, "code": "BAD_PARTY_REQUEST"}
     key_share = mpc.complete_key_share(core, aux_pool.open_part(request.auxId, party))
-    answer: dict[str, Any] = {"ok": True, "address": mpc.eth_address(key_share)}
+    info = mpc.share_info(key_share)
+    answer: dict[str, Any] = {"ok": True, "address": info["address"]}
+    if info["chain_code"] is not None:
+        answer["chainCode"] = info["chain_code"].hex()
     if party == shares.USER:
         policy = request.keyPolicy.name if request.keyPolicy else None
         recovery_for = None if policy is None or cosigner_checks.user_signs(policy) else policy
         answer["secret0"] = shares.seal_secret0(request.walletId, key_share, recovery_for=recovery_for)
     else:  # share B only with its mark and the policy's record of the key, all or nothing
         assert request.keyPolicy is not None  # refused before the run
-        key = cosigner_checks.NewKey(request.walletId, str(answer["address"]), request.keyPolicy.context)
+        key = cosigner_checks.NewKey(
+            request.walletId,
+            info["address"],
+            request.keyPolicy.context,
+            public_key=compressed_key(info["public_key"]),
+            chain_code=info["chain_code"],
+        )
         try:
             marks = cosigner_checks.key_items(request.keyPolicy.name, key)
         except cosigner_checks.PolicyRefusedError as exc:
             return _refused(request.walletId, exc)
         unit_of_work.commit(Plan(items=[shares.share_item(request.walletId, party, key_share), *marks]))
     return answer
+
+
+def compressed_key(public_key: bytes) -> bytes:
+    """A SEC1 public key (33 or 65 bytes) in its compressed form (33 bytes)."""
+    from eth_keys.datatypes import PublicKey
+
+    if len(public_key) == 33:
+        return public_key
+    return bytes(PublicKey(public_key[1:]).to_compressed_bytes())
 
 
 def _shown(request: PartyRequest) -> bytes | dict[str, Any]:
@@ -166,12 +197,22 @@ def _sign(party: int, request: PartyRequest) -> dict[str, Any]:
     else:
         if party == shares.COSIGNER:
             try:  # a governed key signs only what its policy allows, as this party reads the records
-                cosigner_checks.authorize(request.walletId, request.payload, digest, request.policy)
+                cosigner_checks.authorize(
+                    request.walletId, request.payload, digest, request.policy, derivation=request.derivation
+                )
             except cosigner_checks.PolicyRefusedError as exc:
                 return _refused(request.walletId, exc)
         key_share = shares.load_share(request.walletId, party)
     eid = execution_id("sign", request.walletId, request.runId)
-    session = mpc.signing_session(eid, key_share, list(request.signers), digest)
+    path = None if request.derivation is None else list(request.derivation)
+    try:
+        session = mpc.signing_session(eid, key_share, list(request.signers), digest, derivation_path=path)
+    except mpc.InvalidInputError:
+        if path is None:
+            raise
+        logger.warning("derivation path for a key without a chain code", extra={"walletId": request.walletId})
+        return {"ok": False, "code": "BAD_PARTY_REQUEST"}
+    del key_share
     _run(party, request, session)
     return {"ok": True}
 

@@ -1,6 +1,8 @@
 """The API's side of the MPC service: party 0 (share A) and the runs it starts.
 
-* `generate_key` runs 2-of-3 key generation with the cosigner and the user party;
+* `generate_key` runs 2-of-3 key generation with the cosigner and the user party (with `hd`, the key also gets a
+  chain code: its non-hardened child keys can sign, in full runs only, and `derive_public_key` gives their public
+  keys from the key's public facts);
 * `import_key` splits an existing private key as a trusted dealer and hands each
   party its core share;
 * `sign` signs a `Signable` (a transaction, a personal message or EIP-712 typed data, evm/digests.py) with
@@ -11,7 +13,8 @@
   full signing run. A caller that records the signature (a wallet's list of message signatures) hands its
   `record` plan over: it is committed in ONE transaction with the signature's audit record, so a signature is
   recorded where the caller keeps it exactly when it is audited, in one write instead of two, and the plan's
-  list counters are read while the cosigner works;
+  list counters are read while the cosigner works. With a `derivation` path it signs with that child key of an `hd`
+  key, always in a full run (a derived key never meets a presignature: docs/mpc.md);
 * `admit` tells a caller, before it takes anything for a signature (a send's nonce), whether one can be expected
   within its time: a ready presignature, or a full run whose turn in this process's run queue (at its running
   average of a full run's seconds) fits; else 503 SIGNER_BUSY with a Retry-After;
@@ -32,7 +35,7 @@ import math
 import os
 import secrets
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
@@ -44,7 +47,7 @@ from chalicelib.evm.digests import Signable
 from chalicelib.evm.typed_data import domain_fields
 from chalicelib.mpc import aux_pool, cosigner_checks, presignatures, remote, shares
 from chalicelib.mpc.mailbox import Mailbox, RunFailedError, drive
-from chalicelib.mpc.parties import execution_id
+from chalicelib.mpc.parties import HARDENED, MAX_DERIVATION_DEPTH, compressed_key, execution_id
 from chalicelib.platform import aws, clock, unit_of_work
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.deadline import remaining_s as budget_left_s
@@ -129,8 +132,14 @@ def _denied(answer: dict[str, Any]) -> MpcRunError:
 
 @dataclass(frozen=True)
 class KeyMaterial:
+    """A new key's public facts and `secret0`. `public_key` (compressed SEC1, 33 bytes) and, for an `hd` key, its
+    `chain_code` (32 bytes; None otherwise) are public: with them a domain derives the key's child public keys
+    (`derive_public_key`) without any share."""
+
     address: str
     secret0: str  # share C sealed for the user; no table stores it, only its hash
+    public_key: bytes
+    chain_code: bytes | None = None
 
 
 @contextmanager
@@ -208,26 +217,32 @@ def _timed_full_run(seconds: float) -> None:
         _full_run_s += RUN_S_WEIGHT * (seconds - _full_run_s)
 
 
-def generate_key(wallet_id: str, aux_id: str, key_policy: cosigner_checks.KeyPolicy | None = None) -> KeyMaterial:
+def generate_key(
+    wallet_id: str, aux_id: str, key_policy: cosigner_checks.KeyPolicy | None = None, hd: bool = False
+) -> KeyMaterial:
     """`key_policy`: a key governed by that signing policy (the cosigner marks it in its own table and signs only
-    what the policy allows; share C is sealed for recovery only). POLICY_REFUSED when the cosigner refuses it."""
+    what the policy allows; share C is sealed for recovery only). POLICY_REFUSED when the cosigner refuses it.
+    `hd`: the key gets a chain code (`KeyMaterial.chain_code`), so its non-hardened child keys can sign (`sign`'s
+    `derivation`); it never presigns, and the cosigner makes it only under a policy without presignatures."""
     with _run_slot():
-        return _generate_key(wallet_id, aux_id, key_policy)
+        return _generate_key(wallet_id, aux_id, key_policy, hd)
 
 
-def _generate_key(wallet_id: str, aux_id: str, key_policy: cosigner_checks.KeyPolicy | None) -> KeyMaterial:
+def _generate_key(wallet_id: str, aux_id: str, key_policy: cosigner_checks.KeyPolicy | None, hd: bool) -> KeyMaterial:
     import dompet_mpc as mpc
 
     run_id = secrets.token_hex(16)
     request: dict[str, Any] = {"action": "keygen", "runId": run_id, "walletId": wallet_id, "auxId": aux_id}
     if key_policy is not None:
         request["keyPolicy"] = key_policy.model_dump()
+    if hd:
+        request["hd"] = True
     calls = {
         COSIGNER_FUNCTION: remote.call(COSIGNER_FUNCTION, {**request, "peers": [0, 2]}),
         USER_PARTY_FUNCTION: remote.call(USER_PARTY_FUNCTION, {**request, "peers": [0, 1]}),
     }
     deadline = _deadline()
-    session = mpc.keygen_session(execution_id("keygen", wallet_id, run_id), shares.SIGNER)
+    session = mpc.keygen_session(execution_id("keygen", wallet_id, run_id), shares.SIGNER, hd=hd)
     core = _drive_party0(run_id, (1, 2), session, calls, deadline)
     key_share = mpc.complete_key_share(core, aux_pool.open_part(aux_id, shares.SIGNER))
     return _finish_key(wallet_id, key_share, _answers(calls, deadline))
@@ -272,6 +287,7 @@ def sign(
     secret0: str | None = None,
     policy: dict[str, Any] | None = None,
     record: Plan | None = None,
+    derivation: tuple[int, ...] | None = None,
 ) -> bytes:
     """65 bytes r || s || recovery id (low s) over `digests.digest_of(payload)` that `ecrecover`s to `address`.
 
@@ -281,17 +297,51 @@ def sign(
     records (policies.py); such runs sign in full. `record`: what the caller writes for the signature, committed
     with its audit record in one transaction (unit_of_work.commit) before the signature is returned; a failed
     commit returns no signature (its audit record is then written alone).
+
+    `derivation`: the non-hardened path (each index below 2**31) of the child key of `address`'s key (an `hd` key)
+    to sign with instead: always a full run, never a presignature; the other party is asked to use the same path
+    (the cosigner only for a policy that `derives`), and the signature is checked to recover to the child key,
+    `derive_public_key(KeyMaterial.public_key, KeyMaterial.chain_code, derivation)`. ValueError before any run for a
+    hardened index or a path too long; a key without a chain code, or that is not `address`'s, raises ValueError
+    before the other party is asked (audited as failed).
     """
     digest = digests.digest_of(payload)
+    if derivation is not None:
+        derivation = check_derivation(derivation)
     if policy is not None:
         secret0 = None  # a policy context is for the cosigner: the pair is A and B
-    if secret0 is None and presignatures.pools_on():
+    if derivation is None and secret0 is None and presignatures.pools_on():
         signature = _sign_presigned(wallet_id, address, payload, digest, caller, record, policy)
         if signature is not None:
             _done_without_run()
             return signature
     with _run_slot():
-        return _sign(wallet_id, address, payload, digest, caller, secret0, policy, record)
+        return _sign(wallet_id, address, payload, digest, caller, secret0, policy, record, derivation)
+
+
+def check_derivation(derivation: Sequence[int]) -> tuple[int, ...]:
+    """`derivation` as a path of non-hardened indices; ValueError for a hardened index, a non-integer or a path
+    longer than BIP32 allows."""
+    path = tuple(derivation)
+    if len(path) > MAX_DERIVATION_DEPTH:
+        raise ValueError(f"a derivation path has at most {MAX_DERIVATION_DEPTH} indices")
+    for index in path:
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < HARDENED:
+            raise ValueError(f"derivation index {index!r} is not a non-hardened index (0 <= i < 2**31)")
+    return path
+
+
+def derive_public_key(public_key: bytes, chain_code: bytes, derivation: Sequence[int]) -> bytes:
+    """The compressed SEC1 public key (33 bytes) of the child at non-hardened path `derivation` below the key
+    `public_key` (SEC1, 33 or 65 bytes) with `chain_code` (32 bytes): the key `sign(..., derivation=derivation)`
+    signs with (BIP32/SLIP-10 public derivation, by the MPC core). ValueError for anything malformed."""
+    import dompet_mpc as mpc
+
+    path = check_derivation(derivation)
+    try:
+        return mpc.derive_public_key(public_key, chain_code, list(path))
+    except mpc.InvalidInputError as exc:
+        raise ValueError(str(exc)) from None
 
 
 class _OnlineStepFailedError(Exception):
@@ -425,7 +475,7 @@ def refill_presignatures(
 ) -> int:
     """Generate presignatures with the cosigner until party A holds `target` ready ones (by default the wallet's
     demand, presignatures.target), or time runs short; returns how many were made. Only a wallet with a share A
-    here is refilled."""
+    here is refilled, and never an hd key."""
 
     def missing() -> int:
         """Asked again before each run: the wallet's demand may grow while it is refilled."""
@@ -446,6 +496,8 @@ def _presign_until(
     import dompet_mpc as mpc
 
     key_share = shares.load_share(wallet_id, shares.SIGNER)
+    if mpc.share_info(key_share)["chain_code"] is not None:
+        return 0  # an hd key never presigns (its child keys sign in full runs only): nothing to refill, ever
     made = 0
     while time_left_s() > per_run_s and missing() > 0:
         signers = [shares.SIGNER, shares.COSIGNER]
@@ -474,6 +526,7 @@ def _sign(
     secret0: str | None,
     policy: dict[str, Any] | None = None,
     record: Plan | None = None,
+    derivation: tuple[int, ...] | None = None,
 ) -> bytes:
     import dompet_mpc as mpc
 
@@ -493,31 +546,68 @@ def _sign(
         request["secret0"] = secret0
     if policy is not None:
         request["policy"] = policy
+    if derivation is not None:
+        request["derivation"] = list(derivation)
     started = clock.monotonic()
     deadline = _deadline()
     try:
-        calls = {helper: remote.call(helper, request)}
-        key_share = shares.load_share(wallet_id, shares.SIGNER)
-        session = mpc.signing_session(execution_id("sign", wallet_id, run_id), key_share, signers, digest)
+        if derivation is None:
+            calls = {helper: remote.call(helper, request)}  # the other party starts while share A is opened
+            key_share = shares.load_share(wallet_id, shares.SIGNER)
+            child = None
+        else:  # the key must be an hd key and `address`'s before anyone is asked to sign with its child
+            key_share = shares.load_share(wallet_id, shares.SIGNER)
+            child = _child_key(key_share, address, derivation)
+            calls = {helper: remote.call(helper, request)}
+        eid = execution_id("sign", wallet_id, run_id)
+        path = None if derivation is None else list(derivation)
+        session = mpc.signing_session(eid, key_share, signers, digest, derivation_path=path)
         del key_share
         signature = _drive_party0(run_id, (party,), session, calls, deadline)
         _answers(calls, deadline)
-        if not _recovers_to(signature, digest, address):
+        verified = (
+            _recovers_to(signature, digest, address) if child is None else _recovers_to_key(signature, digest, child)
+        )
+        if not verified:
             raise MpcRunError(SIGNING_FAILED, "The signature did not verify")
     except BaseException as failure:
         # The audit of a failed run must not replace the error that failed it.
         outcome = "denied" if isinstance(failure, MpcRunError) and failure.code == POLICY_DENIED else "failed"
         try:
             aws.write(
-                _audit_item(wallet_id, run_id, payload, digest, signers, caller, outcome, clock.monotonic() - started)
+                _audit_item(
+                    wallet_id,
+                    run_id,
+                    payload,
+                    digest,
+                    signers,
+                    caller,
+                    outcome,
+                    clock.monotonic() - started,
+                    derivation=derivation,
+                )
             )
         except Exception as audit_error:  # noqa: BLE001 - logged; the original error propagates
             log_failure("signing audit not written", audit_error, runId=run_id)
         raise
     seconds = clock.monotonic() - started
     _timed_full_run(seconds)
-    _commit_signed(_audit_item(wallet_id, run_id, payload, digest, signers, caller, "signed", seconds), record)
+    audit = _audit_item(wallet_id, run_id, payload, digest, signers, caller, "signed", seconds, derivation=derivation)
+    _commit_signed(audit, record)
     return signature
+
+
+def _child_key(key_share: bytes, address: str, derivation: tuple[int, ...]) -> bytes:
+    """The compressed public key of the child of share A's key at `derivation`; ValueError when that key is not
+    `address`'s or has no chain code (it was not generated with `hd`)."""
+    import dompet_mpc as mpc
+
+    info = mpc.share_info(key_share)
+    if info["address"] != address:
+        raise ValueError("the key share is not the key of this address")
+    if info["chain_code"] is None:
+        raise ValueError("the key has no chain code (not generated with hd): it signs for no derivation path")
+    return derive_public_key(info["public_key"], info["chain_code"], derivation)
 
 
 def cosigner_action(request: dict[str, Any], timeout_s: float = ACTION_TIMEOUT_S) -> dict[str, Any]:
@@ -604,11 +694,20 @@ def _answers(calls: dict[str, Future[dict[str, Any]]], deadline: float) -> dict[
 def _finish_key(wallet_id: str, key_share: bytes, answers: dict[str, dict[str, Any]]) -> KeyMaterial:
     import dompet_mpc as mpc
 
-    address = mpc.eth_address(key_share)
+    info = mpc.share_info(key_share)
+    address = info["address"]
+    chain_code = info["chain_code"]
     if {a["address"] for a in answers.values()} != {address}:
         raise MpcRunError(SIGNER_UNAVAILABLE, "The parties did not agree on the key")
+    if {a.get("chainCode") for a in answers.values()} != {None if chain_code is None else chain_code.hex()}:
+        raise MpcRunError(SIGNER_UNAVAILABLE, "The parties did not agree on the key's chain code")
     shares.store_share(wallet_id, shares.SIGNER, key_share)
-    return KeyMaterial(address=address, secret0=answers[USER_PARTY_FUNCTION]["secret0"])
+    return KeyMaterial(
+        address=address,
+        secret0=answers[USER_PARTY_FUNCTION]["secret0"],
+        public_key=compressed_key(info["public_key"]),
+        chain_code=chain_code,
+    )
 
 
 def _recovers_to(signature: bytes, digest: bytes, address: str) -> bool:
@@ -618,6 +717,17 @@ def _recovers_to(signature: bytes, digest: bytes, address: str) -> bool:
         return bool(
             KeyAPI.Signature(signature).recover_public_key_from_msg_hash(digest).to_checksum_address() == address
         )
+    except Exception:  # noqa: BLE001 - any malformed signature is simply not valid
+        return False
+
+
+def _recovers_to_key(signature: bytes, digest: bytes, public_key: bytes) -> bool:
+    """Whether `signature` over `digest` recovers to `public_key` (compressed SEC1)."""
+    from eth_keys.main import KeyAPI
+
+    try:
+        recovered = KeyAPI.Signature(signature).recover_public_key_from_msg_hash(digest)
+        return bool(recovered.to_compressed_bytes() == public_key)
     except Exception:  # noqa: BLE001 - any malformed signature is simply not valid
         return False
 
@@ -657,9 +767,11 @@ def _audit_item(
     outcome: str,
     seconds: float,
     presignature_id: str | None = None,
+    derivation: tuple[int, ...] | None = None,
 ) -> aws.TxItem:
     """The record of one signature run: what kind of thing was signed and its digest (for typed data, the domain's
-    chainId, verifyingContract and primaryType), never the message or document itself."""
+    chainId, verifyingContract and primaryType; for a child key, its derivation path), never the message or
+    document itself."""
     now = iso_now()
     item: dict[str, Any] = {
         "pk": f"WALLET#{wallet_id}",
@@ -677,6 +789,8 @@ def _audit_item(
     }
     if presignature_id:
         item["presignatureId"] = presignature_id
+    if derivation is not None:
+        item["derivation"] = list(derivation)
     if payload.typedData is not None:
         domain = domain_fields(payload.typedData)
         # Strings: a chainId may be any uint256, past what a DynamoDB number holds.

@@ -1,8 +1,12 @@
-"""The networks registry: which EVM chains the service talks to.
+"""The networks registry: which chains the service talks to, of each family (`kind`): EVM chains and Bitcoin.
 
-Loaded from the JSON file named by DOMPET_NETWORKS_FILE (`{"networks": [...]}`,
-fields below); validated at start-up, so a bad registry stops the service with a
-message naming the entry and field.
+Loaded from the JSON file named by DOMPET_NETWORKS_FILE (`{"networks": [...]}`, each entry an EVM network
+(`"kind": "evm"`, the default) or a Bitcoin network (`"kind": "bitcoin"`), fields below); validated at start-up,
+so a bad registry stops the service with a message naming the entry and field. Names and chain ids are unique
+across families: Bitcoin has no chain id, so its entries declare a number of their own (docs/custody.md).
+
+`registry().networks` are the EVM networks, which everything but custody works on; `registry().bitcoin` the
+Bitcoin networks, which only custody uses.
 
 A network supports smart accounts (ERC-4337 v0.7) when it has all of SMART_ACCOUNT_FIELDS
 and a `usdt` token; one that has some but not all stops start-up naming what is missing.
@@ -14,9 +18,11 @@ import functools
 import json
 import re
 from decimal import Decimal, InvalidOperation
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, model_validator
 
+from chalicelib.platform import aws
 from chalicelib.platform.errors import VALIDATION_ERROR, bad_request
 from chalicelib.platform.settings import SettingsError, load_settings
 
@@ -52,9 +58,21 @@ class CustodyToken(BaseModel):
         return self.tokenAddress == ""
 
 
+def _check_urls(urls: tuple[str, ...]) -> None:
+    for url in urls:
+        # Plain http only to this machine (local chains); anything remote must be https.
+        if not (url.startswith("https://") or _LOOPBACK.match(url)):
+            raise ValueError(
+                "rpcUrls/bundlerUrls/explorerUrl: each must be https:// (http:// only for 127.0.0.1/localhost)"
+            )
+
+
 class Network(BaseModel):
+    """An EVM network."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    kind: Literal["evm"] = "evm"
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$", description="Name callers use in `network`.")
     chainId: int = Field(gt=0)
     rpcUrls: tuple[str, ...] = Field(min_length=1, description="Tried in turn.")
@@ -99,12 +117,7 @@ class Network(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> Network:
-        for url in (*self.rpcUrls, *self.bundlerUrls, *([self.explorerUrl] if self.explorerUrl else [])):
-            # Plain http only to this machine (local chains); anything remote must be https.
-            if not (url.startswith("https://") or _LOOPBACK.match(url)):
-                raise ValueError(
-                    "rpcUrls/bundlerUrls/explorerUrl: each must be https:// (http:// only for 127.0.0.1/localhost)"
-                )
+        _check_urls((*self.rpcUrls, *self.bundlerUrls, *([self.explorerUrl] if self.explorerUrl else [])))
         for code, address in self.tokens.items():
             if not _is_address(address):
                 raise ValueError(f"tokens.{code}: not a 20-byte hex address")
@@ -153,26 +166,135 @@ class Network(BaseModel):
         """The USDT token of a network with smart accounts."""
         return self.tokens["usdt"]
 
+    def rpc_headers(self) -> dict[str, str]:
+        """EVM nodes take no credentials in headers (providers put their keys in the URL)."""
+        return {}
 
-class Registry(BaseModel):
+
+class FeeRateBounds(BaseModel):
+    """Sat per virtual byte a withdrawal may pay: the node's estimate, kept within these bounds."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    networks: tuple[Network, ...]
+    min: int = Field(1, ge=1, le=100_000)
+    max: int = Field(500, ge=1, le=100_000)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> FeeRateBounds:
+        if self.min > self.max:
+            raise ValueError("feeRateBounds: min is above max")
+        return self
+
+
+class BitcoinNetwork(BaseModel):
+    """A Bitcoin network, read through a btcd (or compatible) node's JSON-RPC: custody only (docs/custody.md)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["bitcoin"]
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$", description="Name callers use in `network`.")
+    chainId: int = Field(gt=0, description="The registry's number for it (Bitcoin has none); unique in the registry.")
+    chain: Literal["main", "test", "regtest"] = Field(description="Which chain: its address prefixes.")
+    rpcUrls: tuple[str, ...] = Field(min_length=1, description="Tried in turn.")
+    rpcUser: str = Field(min_length=1, max_length=100)
+    rpcPassword: str | None = Field(
+        None, min_length=1, max_length=200, description="Only for a node on this machine (a local stack)."
+    )
+    rpcPasswordSecret: str | None = Field(
+        None, pattern=r"^[a-z0-9-]{1,60}$", description="The Secrets Manager secret dompet/<stage>/<name>."
+    )
+    nativeSymbol: str = Field("BTC", min_length=1, max_length=12)
+    nativeDecimals: int = Field(8, ge=0, le=18)
+    confirmations: int = Field(1, ge=0, le=1000, description="Blocks after which a payment counts as final.")
+    feeRateBounds: FeeRateBounds = Field(default_factory=FeeRateBounds)
+    explorerUrl: str | None = Field(None, max_length=200, pattern=r"^https?://[^\s/?#]+(/[^\s?#]*)?$")
+    custodyTokens: tuple[CustodyToken, ...] = Field((), description="The coin, when custody accepts it here.")
+    custodyScanBlocks: int = Field(20, ge=1, le=1_000, description="Most blocks one watcher step reads.")
+    custodyStartBlock: int | None = Field(None, ge=0, description="Where the watcher starts (default: the head).")
+
+    @model_validator(mode="after")
+    def _check(self) -> BitcoinNetwork:
+        _check_urls((*self.rpcUrls, *([self.explorerUrl] if self.explorerUrl else [])))
+        if (self.rpcPassword is None) == (self.rpcPasswordSecret is None):
+            raise ValueError("give rpcPassword (a local node) or rpcPasswordSecret, one of them")
+        if self.rpcPassword is not None and not all(_LOOPBACK.match(url) for url in self.rpcUrls):
+            raise ValueError("rpcPassword: only for a node on this machine; use rpcPasswordSecret")
+        if any(t.tokenAddress for t in self.custodyTokens) or len(self.custodyTokens) > 1:
+            raise ValueError("custodyTokens: a Bitcoin network has one coin and no token addresses")
+        return self
+
+    @property
+    def custody(self) -> bool:
+        return bool(self.custodyTokens)
+
+    def custody_token(self, code: str) -> CustodyToken | None:
+        return next((t for t in self.custodyTokens if t.tokenCode == code), None)
+
+    def rpc_headers(self) -> dict[str, str]:
+        """HTTP basic authentication for the node (the password from Secrets Manager when deployed)."""
+        import base64
+
+        password = self.rpcPassword if self.rpcPassword is not None else _secret(str(self.rpcPasswordSecret))
+        token = base64.b64encode(f"{self.rpcUser}:{password}".encode()).decode()
+        return {"Authorization": f"Basic {token}"}
+
+
+AnyNetwork = Network | BitcoinNetwork
+
+
+def _secret(name: str) -> str:
+    return str(aws.client("secretsmanager").get_secret_value(SecretId=aws.secret_id(name))["SecretString"])
+
+
+def _kind(entry: Any) -> str:
+    """An entry's family: its `kind`, EVM when it names none."""
+    kind = entry.get("kind", "evm") if isinstance(entry, dict) else getattr(entry, "kind", "evm")
+    return str(kind)
+
+
+_Entry = Annotated[
+    Annotated[Network, Tag("evm")] | Annotated[BitcoinNetwork, Tag("bitcoin")],
+    Discriminator(_kind, custom_error_type="network_kind", custom_error_message="kind: evm or bitcoin"),
+]
+
+
+class Registry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    entries: tuple[_Entry, ...] = Field(alias="networks")
 
     @model_validator(mode="after")
     def _unique(self) -> Registry:
         for attr in ("name", "chainId"):
-            values = [getattr(n, attr) for n in self.networks]
+            values = [getattr(n, attr) for n in self.entries]
             duplicates = {v for v in values if values.count(v) > 1}
             if duplicates:
                 raise ValueError(f"duplicate network {attr}: {sorted(duplicates)}")
         return self
 
+    @property
+    def networks(self) -> tuple[Network, ...]:
+        """The EVM networks."""
+        return tuple(n for n in self.entries if isinstance(n, Network))
+
+    @property
+    def bitcoin(self) -> tuple[BitcoinNetwork, ...]:
+        return tuple(n for n in self.entries if isinstance(n, BitcoinNetwork))
+
     def by_name(self, name: str) -> Network | None:
+        """The EVM network of that name."""
         return next((n for n in self.networks if n.name == name), None)
 
     def by_chain_id(self, chain_id: int) -> Network | None:
+        """The EVM network of that chain id."""
         return next((n for n in self.networks if n.chainId == chain_id), None)
+
+    def any_by_name(self, name: str) -> AnyNetwork | None:
+        """The network of that name, of any family."""
+        return next((n for n in self.entries if n.name == name), None)
+
+    def any_by_chain_id(self, chain_id: int) -> AnyNetwork | None:
+        return next((n for n in self.entries if n.chainId == chain_id), None)
 
 
 def _is_address(value: str) -> bool:
@@ -199,6 +321,14 @@ def resolve(name: str | None, chain_id: str | None) -> Network:
         raise _chain_error(NETWORK_REQUIRED, "Give network or chainId", "network", "required when chainId is empty")
     by_name = registry().by_name(name) if name else None
     if name and by_name is None:
+        other = registry().any_by_name(name)
+        if other is not None:
+            raise _chain_error(
+                UNKNOWN_NETWORK,
+                f"{other.name} is a {other.kind} network: this serves EVM networks",
+                "network",
+                "not EVM",
+            )
         raise _chain_error(UNKNOWN_NETWORK, f"Unknown network {name[:40]!r}", "network", "not a configured network")
     by_id = None
     if chain_id:

@@ -24,7 +24,7 @@ from typing import Any
 from chalicelib.platform import clock, deadline, jsonsafe
 from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, upstream_unavailable
 from chalicelib.platform.logging import logger
-from chalicelib.platform.networks import Network
+from chalicelib.platform.networks import AnyNetwork, Network
 
 DEFAULT_TIMEOUT_S = 5.0
 MAX_RESPONSE_BYTES = 8 * 1024 * 1024
@@ -163,7 +163,7 @@ def post_json(url: str, body: Any, timeout_s: float = DEFAULT_TIMEOUT_S, headers
 
 
 def rpc_call(
-    network: Network,
+    network: AnyNetwork,
     method: str,
     params: list[Any] | None = None,
     timeout_s: float = DEFAULT_TIMEOUT_S,
@@ -181,7 +181,7 @@ def rpc_call(
 
 
 def rpc_batch(
-    network: Network, calls: Sequence[tuple[str, list[Any]]], timeout_s: float = DEFAULT_TIMEOUT_S
+    network: AnyNetwork, calls: Sequence[tuple[str, list[Any]]], timeout_s: float = DEFAULT_TIMEOUT_S
 ) -> list[Any]:
     """Several calls in one round trip (per MAX_BATCH calls); each answered in place by its result or its RpcError.
 
@@ -215,14 +215,15 @@ def _result(answer: dict[str, Any]) -> Any:
     return answer.get("result")
 
 
-def _first_answer(network: Network, payload: Any, timeout_s: float, bundler: bool = False) -> tuple[Any, int]:
+def _first_answer(network: AnyNetwork, payload: Any, timeout_s: float, bundler: bool = False) -> tuple[Any, int]:
     """The first answer of the right shape, with the position of the URL that gave it."""
     batch = isinstance(payload, list)
-    urls = network.bundlerUrls if bundler else network.rpcUrls
+    urls = network.bundlerUrls if bundler and isinstance(network, Network) else network.rpcUrls
     what = "bundler" if bundler else "RPC endpoint"
+    headers = {} if bundler else network.rpc_headers()
     for index, url in enumerate(urls):
         try:
-            answer = post_json(url, payload, timeout_s)
+            answer = post_json(url, payload, timeout_s, headers or None)
         except TransportError as exc:
             logger.warning(
                 "rpc endpoint failed",

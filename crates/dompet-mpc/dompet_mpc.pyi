@@ -48,6 +48,7 @@ class ShareInfo(TypedDict):
     threshold: int
     public_key: bytes
     address: str
+    chain_code: bytes | None  # 32 bytes for a key generated with hd=True, else None
 
 class PresignatureInfo(TypedDict):
     party_index: int
@@ -56,11 +57,30 @@ class PresignatureInfo(TypedDict):
     address: str  # EIP-55
     presignature_id: bytes  # 16 bytes, equal for every signer's share of one presignature
 
-def keygen_session(execution_id: bytes, party_index: int, n: int = 3, threshold: int = 2) -> Session: ...
+def keygen_session(execution_id: bytes, party_index: int, n: int = 3, threshold: int = 2, hd: bool = False) -> Session:
+    """Key generation; result() is this party's core share (secret). hd=True (the same for every party): the key
+    gets a chain code and can sign for its non-hardened child keys; it never presigns."""
+
 def aux_info_session(execution_id: bytes, party_index: int, primes: bytes, n: int = 3) -> Session: ...
-def signing_session(execution_id: bytes, key_share: bytes, signers: Sequence[int], digest: bytes) -> Session: ...
+def signing_session(
+    execution_id: bytes,
+    key_share: bytes,
+    signers: Sequence[int],
+    digest: bytes,
+    derivation_path: Sequence[int] | None = None,
+) -> Session:
+    """Full signing run; result() is 65 bytes r || s || recovery_id (low s).
+
+    derivation_path: sign with the BIP32/SLIP-10 child key at these non-hardened indices (< 2**31; the same on
+    every signer) of a key generated with hd=True; the result is verified against that child key
+    (derive_public_key). InvalidInputError for a key without a chain code or a hardened index.
+    """
+
 def presign_session(execution_id: bytes, key_share: bytes, signers: Sequence[int]) -> Session:
-    """Presignature generation; result() is this party's presignature share (secret, single use)."""
+    """Presignature generation; result() is this party's presignature share (secret, single use).
+
+    InvalidInputError for a key generated with hd=True: HD keys sign only in full runs.
+    """
 
 def issue_partial_signature(presignature: bytes, digest: bytes) -> bytes:
     """This party's partial signature (public) of a 32-byte digest. Use each presignature once."""
@@ -80,6 +100,10 @@ def trusted_dealer_split(private_key: bytes | bytearray, n: int = 3, threshold: 
 def public_key(share: bytes) -> bytes: ...
 def eth_address(share: bytes) -> str: ...
 def share_info(share: bytes) -> ShareInfo: ...
+def derive_public_key(public_key: bytes, chain_code: bytes, path: Sequence[int]) -> bytes:
+    """Compressed SEC1 key (33 bytes) of the non-hardened child at `path` below `public_key` (SEC1, 33 or 65 bytes)
+    with `chain_code` (32 bytes): the key signing_session(..., derivation_path=path) signs for."""
+
 def recipient(msg: bytes) -> int | None: ...
 def sender(msg: bytes) -> int: ...
 def decode_signature(sig: bytes) -> tuple[int, int, int]: ...

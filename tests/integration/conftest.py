@@ -1,7 +1,7 @@
-"""Shared integration fixtures: two local chains with ERC-4337 v0.7 and an Alto bundler each.
+"""Shared integration fixtures: two local chains with ERC-4337 v0.7 and an Alto bundler each, and a Bitcoin node.
 
 Session-scoped and not autouse: only a session with a test that requests `aa_chains` starts them
-(two anvils and two bundlers, about 10 s), once for all such tests.
+(two anvils and two bundlers, about 10 s), once for all such tests; likewise `btc_node` (btcd, under a second).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from web3 import Web3
 
-from devtools import aa, chain
+from devtools import aa, bitcoin_node, chain
 from tests.support.custody import CONFIRMATIONS as CUSTODY_CONFIRMATIONS
 from tests.support.family_s import call
 
@@ -91,6 +91,14 @@ def aa_chains() -> Iterator[AAChains]:
             )
             chains.processes[name] = (anvil, alto)
         yield chains
+
+
+@pytest.fixture(scope="session")
+def btc_node() -> Iterator[bitcoin_node.Btcd]:
+    """btcd in regtest, mined until SegWit is active (so the first coinbases are mature: fund() pays from them)."""
+    with bitcoin_node.Btcd(chain.free_port()) as node:
+        node.mine_until_segwit()
+        yield node
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ import pytest
 import requests
 
 from tests.support import stack_tokens
-from tests.support.devstack import signed
+from tests.support.devstack import evm_networks, signed
 from tests.support.operator import operator_env
 from tests.support.scripts import ROOT, dompet_sign
 
@@ -30,16 +30,17 @@ pytestmark = pytest.mark.integration
 def test_stack_file_describes_the_stack(stack):
     info = stack["info"]
     assert info["apiUrl"] == f"http://127.0.0.1:{stack['ports']['api']}"
-    assert [(n["name"], n["chainId"]) for n in info["networks"]] == [("local-a", 31337), ("local-b", 31338)]
-    for network in info["networks"]:
+    listed = [(n["name"], n["kind"], n["chainId"]) for n in info["networks"]]
+    assert listed == [("local-a", "evm", 31337), ("local-b", "evm", 31338), ("bitcoin-regtest", "bitcoin", 18443)]
+    for network in evm_networks(info):
         assert set(network["tokens"]) == {"usdt", "erc20", "erc721", "erc1155", "usdt18", "permit"}
     assert set(info["demo"]) >= {"organizationId", "clientId", "clientSecret", "appId", "appSecret"}
-    a, b = info["networks"]
+    a, b = evm_networks(info)
     assert a["tokens"]["usdt"] != b["tokens"]["usdt"]
 
 
 def test_tokens_are_deployed_on_both_chains(stack):
-    for network in stack["info"]["networks"]:
+    for network in evm_networks(stack["info"]):
         usdt = network["tokens"]["usdt"]
         answer = requests.post(
             network["rpcUrl"],
@@ -303,7 +304,7 @@ def test_smart_accounts_run_on_both_chains_with_the_kms_paymaster_signer(stack):
     )
     assert created.status_code == 200, created.text
     accounts = {a["chainId"]: a["aaAddress"] for a in created.json()["data"]["accounts"]}
-    for network, entry in zip(info["networks"], listed, strict=True):
+    for network, entry in zip(evm_networks(info), listed, strict=True):
         for field in ("entryPoint", "accountFactory", "paymaster", "poolAddress"):
             assert network[field].lower() == entry[field].lower()
         assert network["entryPoint"] == "0x0000000071727De22E5E9d8BAf0edAc6f37da032"

@@ -35,7 +35,7 @@ from web3.contract import Contract
 from devtools import chain
 from tests.support import permit
 from tests.support.concurrency import race
-from tests.support.devstack import signed
+from tests.support.devstack import evm_networks, signed
 from tests.support.operator import fill_aux_pool, operator, stack_table
 from tests.support.scripts import ROOT
 
@@ -107,7 +107,7 @@ def networks_of(info: dict[str, Any]) -> dict[str, Network]:
         "permit": "TestPermitToken",
     }
     found = {}
-    for entry in info["networks"]:
+    for entry in evm_networks(info):
         w3 = Web3(Web3.HTTPProvider(entry["rpcUrl"], request_kwargs={"timeout": 30}))
         tokens = {
             key: w3.eth.contract(address=entry["tokens"][key], abi=chain.load_artifact(name)["abi"])

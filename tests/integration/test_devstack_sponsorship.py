@@ -22,7 +22,7 @@ from eth_account.messages import encode_defunct
 from web3 import Web3
 
 from tests.support import top_ups
-from tests.support.devstack import signed
+from tests.support.devstack import evm_networks, signed
 from tests.support.operator import operator
 
 pytestmark = pytest.mark.integration
@@ -38,7 +38,7 @@ class Tenant:
         network = next(n for n in stack["info"]["networks"] if n["name"] == NETWORK)
         self.chain_id = network["chainId"]
         self.w3 = Web3(Web3.HTTPProvider(network["rpcUrl"]))
-        self.chains = {"entries": stack["info"]["networks"], "w3": {self.chain_id: self.w3}}
+        self.chains = {"entries": evm_networks(stack["info"]), "w3": {self.chain_id: self.w3}}
 
     def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> requests.Response:
         return signed(self.info, method, path, json.dumps(body).encode() if body is not None else b"")

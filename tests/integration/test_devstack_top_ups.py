@@ -13,7 +13,7 @@ from eth_account import Account
 from web3 import Web3
 
 from tests.support import top_ups
-from tests.support.devstack import signed
+from tests.support.devstack import evm_networks, signed
 
 pytestmark = pytest.mark.integration
 TOP_UP = "/api/v1/client/gasTank/topUp"
@@ -35,7 +35,7 @@ def test_a_junk_top_up_claim_never_blocks_the_real_one(stack):
     info = stack["info"]
     network = info["networks"][0]
     chain_id = network["chainId"]
-    chains = {"entries": info["networks"], "w3": {chain_id: Web3(Web3.HTTPProvider(network["rpcUrl"]))}}
+    chains = {"entries": evm_networks(info), "w3": {chain_id: Web3(Web3.HTTPProvider(network["rpcUrl"]))}}
     before_pool, before_tank = top_ups.pool_balance(chains, chain_id), tank_balance(info)
     tx_hash, sender = top_ups.transfer(chains, chain_id, 3_000_000)
 

@@ -32,6 +32,7 @@ import dompet  # noqa: E402
 from dompet import api, models, webhooks  # noqa: E402
 
 from tests.support import top_ups  # noqa: E402
+from tests.support.devstack import evm_networks  # noqa: E402
 
 pytestmark = pytest.mark.integration
 
@@ -119,12 +120,12 @@ def test_a_smart_account_and_its_user_operations_page_by_page(clients):
     record = app.call(
         api.post_smart_account, body=models.CreateSmartAccount(owner=models.OwnerRef(owner.address, "wallet"))
     )
-    assert {a.chain_id for a in record.accounts} == {n["chainId"] for n in info["networks"]}
+    assert {a.chain_id for a in record.accounts} == {n["chainId"] for n in evm_networks(info)}
     account = next(a for a in record.accounts if a.chain_id == chain_id)
     assert w3.eth.get_code(account.aa_address) == b""  # not deployed yet
 
     # The organization's gas tank pays (sponsored): a real USDT top-up on anvil, claimed through the SDK.
-    chains = {"entries": info["networks"], "w3": {chain_id: w3}}
+    chains = {"entries": evm_networks(info), "w3": {chain_id: w3}}
     tank_before = int(app.request("GET", "/api/v1/client/gasTank")["balance"])
     tx_hash, sender = top_ups.transfer(chains, chain_id, 20_000_000)
     app.request("POST", "/api/v1/client/gasTank/topUp", top_ups.request(chains, chain_id, tx_hash, sender))

@@ -16,3 +16,12 @@ def signed(info, method, path, body=b"", timestamp=None, app_id=None, secret=Non
     if body:
         headers["Content-Type"] = "application/json"
     return requests.request(method, url, headers=headers, data=body or None, timeout=10)
+
+
+def evm_networks(info: dict) -> list[dict]:
+    """The EVM entries of stack.json's `networks` (each entry has its `kind`: evm, bitcoin)."""
+    return [n for n in info["networks"] if n["kind"] == "evm"]
+
+
+def bitcoin_network(info: dict) -> dict:
+    return next(n for n in info["networks"] if n["kind"] == "bitcoin")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
+import pytest
 from boto3.dynamodb.conditions import Key
 from eth_keys import keys as eth_keys
 
@@ -12,6 +14,7 @@ from chalicelib.auth import users
 from chalicelib.auth.models import WalletPrincipal
 from chalicelib.auth.tokens import Claims, TokenKind
 from chalicelib.evm.digests import digest_of, personal_message
+from chalicelib.mpc import cosigner_checks
 from chalicelib.mpc.functions import refill_presignatures
 from chalicelib.platform import aws, resources
 from chalicelib.tenancy import service as tenancy
@@ -31,6 +34,19 @@ def refreshed(principal: WalletPrincipal) -> WalletPrincipal:
 
 def recovered_address(signature: bytes, digest: bytes) -> str:
     return str(eth_keys.Signature(signature).recover_public_key_from_msg_hash(digest).to_checksum_address())
+
+
+def recovered_public_key(signature: bytes, digest: bytes) -> bytes:
+    """The compressed SEC1 public key a signature over `digest` recovers to."""
+    return bytes(eth_keys.Signature(signature).recover_public_key_from_msg_hash(digest).to_compressed_bytes())
+
+
+def isolated_policies(monkeypatch: pytest.MonkeyPatch) -> Callable[[cosigner_checks.SigningPolicy], None]:
+    """The signing-policy registry for one test (the registry is the process's): a copy to register in, and no
+    governance remembered from other tests. Returns `register`."""
+    monkeypatch.setattr(cosigner_checks, "POLICIES", cosigner_checks.POLICIES.copy())
+    cosigner_checks._GOVERNED.clear()
+    return cosigner_checks.register
 
 
 def audit_records(wallet_id: str) -> list[dict[str, Any]]:

@@ -33,7 +33,7 @@ def user_op_stack(aa_chains, api, tenant, tmp_path, monkeypatch):
     settings.load_settings.cache_clear()
     networks.registry.cache_clear()
     erc20._info.clear()
-    entries = json.loads(path.read_text())["networks"]
+    entries = [e for e in json.loads(path.read_text())["networks"] if e.get("kind", "evm") == "evm"]
     chains = {"entries": entries, "w3": {e["chainId"]: Web3(Web3.HTTPProvider(e["rpcUrls"][0])) for e in entries}}
     yield {"network": network, "w3": chains["w3"][network["chainId"]], "chains": chains, "paymaster": paymaster}
     settings.load_settings.cache_clear()

@@ -119,3 +119,57 @@ def test_tooling_variables_are_not_settings(monkeypatch, clean_registry):
     monkeypatch.setenv("DOMPET_DEV_API_PORT", "9000")
     settings.load_settings.cache_clear()
     assert settings.load_settings().stage == "test"
+
+
+BTC = {
+    "kind": "bitcoin",
+    "name": "bitcoin-regtest",
+    "chainId": 18443,
+    "chain": "regtest",
+    "rpcUrls": ["http://127.0.0.1:18443"],
+    "rpcUser": "dompet",
+    "rpcPassword": "local",
+    "custodyTokens": [{"tokenCode": "btc", "symbol": "BTC", "decimals": 8}],
+}
+EVM = {"name": "local-a", "chainId": 31337, "rpcUrls": ["http://127.0.0.1:8545"], "nativeSymbol": "ETH"}
+
+
+def test_a_bitcoin_network_is_custody_s_only(use_networks):
+    from chalicelib.custody import tokens
+    from chalicelib.platform.errors import ApiError
+
+    use_networks([EVM, BTC])
+    registry = networks.registry()
+    assert [n.name for n in registry.networks] == ["local-a"]  # what every EVM feature works on
+    assert [n.name for n in registry.bitcoin] == ["bitcoin-regtest"]
+    with pytest.raises(ApiError) as refused:  # an EVM endpoint named a Bitcoin network
+        networks.resolve("bitcoin-regtest", None)
+    assert (refused.value.code, "bitcoin network") == ("UNKNOWN_NETWORK", "bitcoin network")
+    assert "is a bitcoin network" in refused.value.message
+    listed = {(t.network.name, t.token.tokenCode, t.blockchain_type) for t in tokens.all_accepted()}
+    assert listed == {("bitcoin-regtest", "btc", "bitcoin")}  # local-a has no custody tokens here
+    assert tokens.accepted("bitcoin-regtest", "btc").token.decimals == 8
+    authorization = registry.bitcoin[0].rpc_headers()["Authorization"]
+    assert authorization == "Basic ZG9tcGV0OmxvY2Fs"  # dompet:local
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"rpcUrls": ["https://node.example.com"]}, "only for a node on this machine"),
+        ({"rpcPassword": None}, "rpcPassword"),
+        ({"rpcPasswordSecret": "btc-rpc"}, "one of them"),
+        ({"chain": "signet"}, "chain"),
+        ({"chainId": 31337}, "duplicate network chainId"),
+        (
+            {"custodyTokens": [{"tokenCode": "btc", "symbol": "BTC", "decimals": 8, "tokenAddress": "0x" + "1" * 40}]},
+            "one coin",
+        ),
+        ({"feeRateBounds": {"min": 10, "max": 5}}, "min is above max"),
+    ],
+)
+def test_a_bad_bitcoin_network_names_the_problem(use_networks, change, expected):
+    use_networks([EVM, {**BTC, **change}])
+    with pytest.raises(settings.SettingsError) as error:
+        networks.registry()
+    assert expected in str(error.value)

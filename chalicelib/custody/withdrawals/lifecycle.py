@@ -31,6 +31,7 @@ from chalicelib.platform import aws, clock, followups, unit_of_work
 from chalicelib.platform.addresses import checksum_address
 from chalicelib.platform.amounts import format_units, parse_amount
 from chalicelib.platform.errors import ApiError, bad_request, not_found
+from chalicelib.platform.networks import Network
 from chalicelib.platform.pagination import AppendOnlyList, PageQuery, records_page
 from chalicelib.platform.transitions import create as create_record
 from chalicelib.platform.unit_of_work import Event, Plan
@@ -42,6 +43,7 @@ QUEUE = "custody-withdrawals"
 # The worker's state checks make a duplicate message harmless: no step token.
 FOLLOW_UPS = followups.FollowUp(QUEUE)
 WITHDRAWAL_NOT_FOUND = "WITHDRAWAL_NOT_FOUND"
+WITHDRAWALS_NOT_OFFERED = "WITHDRAWALS_NOT_OFFERED"
 WITHDRAWAL_LIMIT_EXCEEDED = "WITHDRAWAL_LIMIT_EXCEEDED"
 DAILY_LIMIT_EXCEEDED = "DAILY_LIMIT_EXCEEDED"
 DESTINATION_NOT_ALLOWED = "DESTINATION_NOT_ALLOWED"
@@ -66,6 +68,10 @@ def create(
 ) -> Withdrawal:
     account = accounts.of_app(app.appId, account_id)
     pair = accepted(network, token_code)
+    if not isinstance(pair.network, Network):
+        raise ApiError(
+            422, WITHDRAWALS_NOT_OFFERED, f"Withdrawals on {pair.network.name} are not offered yet (deposits are)"
+        )
     destination = checksum_address(to, "to")
     base = parse_amount(amount, pair.token.decimals)
     wallet = next((w for w in account["wallets"] if w["network"] == pair.network.name), None)

@@ -120,7 +120,7 @@ def _report(record: Withdrawal, found: Findings) -> dict[str, Any]:
 
 def _findings(record: Withdrawal) -> Findings:
     pair = accepted(record.network, record.tokenCode)
-    network = pair.network
+    network = pair.evm
     sender = record.keyAddress
     if record.nonce is None:
         return Findings(why="no nonce was ever taken for it: nothing was signed at one")

@@ -148,7 +148,7 @@ def _on_settled(tx: EvmTransaction) -> bool:
     record = withdrawals.read(tx.ref) if tx.ref else None
     if record is None or record.status != "sent" or record.txHash != tx.hash:
         return True  # ended, or on another transaction now
-    return settle(record, NodeReader(accepted(record.network, record.tokenCode).network), tx, tracked=True)
+    return settle(record, NodeReader(accepted(record.network, record.tokenCode).evm), tx, tracked=True)
 
 
 # The withdrawals' transactions (and the deployments of their deposit addresses, which go just before): the engine
@@ -163,7 +163,7 @@ def process(withdrawal_id: str) -> None:
     record = withdrawals.read(withdrawal_id)
     if record is None or record.status in Withdrawal.machine.final:
         return
-    reader = NodeReader(accepted(record.network, record.tokenCode).network)
+    reader = NodeReader(accepted(record.network, record.tokenCode).evm)
     if record.status == "sent":
         settle(record, reader)
         return
@@ -193,7 +193,7 @@ def _held(record: Withdrawal, to: str, *, remove: tuple[str, ...] = (), **change
 
 def _send(record: Withdrawal, reader: ChainReader) -> None:
     pair = accepted(record.network, record.tokenCode)
-    network = pair.network
+    network = pair.evm
     try:
         enough = _holds(reader, pair, record.fromAddress, record.amount)
         if _nonce_passed(record, reader):  # read after the holding: a payment at the nonce that lowered it shows
@@ -363,7 +363,7 @@ class Confirmation:
 
 def confirmation(pair: TokenOnNetwork, record: Withdrawal, tx: EvmTransaction, reader: ChainReader) -> Confirmation:
     """The receipt and its block read again (a reorg may have moved the transaction since the tracker saw it)."""
-    network = pair.network
+    network = pair.evm
     try:
         head = reader.head()
         receipt = reader.receipt(tx.minedHash or tx.hash)

@@ -10,6 +10,8 @@
 //! * (de)serialises shares, aux info and primes as tagged CBOR blobs ([`blob`]);
 //! * wraps the trusted dealer (key import) and derives Ethereum addresses / `ecrecover`-ready
 //!   signatures ([`eth`]);
+//! * signs with BIP32/SLIP-10 non-hardened child keys of keys generated with a chain code, in full
+//!   signing runs only (such keys never presign), and derives their public keys;
 //! * wipes secrets: serialised secrets live in [`zeroize::Zeroizing`] buffers, and GMP (which
 //!   holds cggmp21's Paillier secrets) frees through a wiping allocator ([`gmp_alloc`]);
 //! * reads OS randomness through a wiping buffer ([`rng`]);
@@ -33,9 +35,9 @@ mod python;
 pub use blob::BlobKind;
 pub use error::{ErrorKind, MpcError, Result};
 pub use protocols::{
-    aux_info, combine_signatures, complete_key_share, issue_partial_signature, keygen,
-    pregenerate_primes, presign, presignature_info, share_info, signing, trusted_dealer_split,
-    PresignatureInfo, ShareInfo,
+    aux_info, combine_signatures, complete_key_share, derive_public_key, issue_partial_signature,
+    keygen, pregenerate_primes, presign, presignature_info, share_info, signing,
+    trusted_dealer_split, PresignatureInfo, ShareInfo,
 };
 pub use session::Session;
 pub use wire::{recipient, sender, Protocol};

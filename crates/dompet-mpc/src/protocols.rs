@@ -6,6 +6,7 @@
 
 use cggmp21::generic_ec::coords::AlwaysHasAffineX;
 use cggmp21::generic_ec::{NonZero, Point, Scalar, SecretScalar};
+use cggmp21::hd_wallet::{ChainCode, ExtendedPublicKey, HdWallet, NonHardenedIndex, Slip10};
 use cggmp21::key_share::AnyKeyShare;
 use cggmp21::security_level::SecurityLevel128;
 use cggmp21::supported_curves::Secp256k1;
@@ -37,6 +38,8 @@ type SigningMsg = cggmp21::signing::msg::Msg<Curve, Sha256>;
 const MAX_PARTIES: u16 = 16;
 /// Upper bound on the execution id length (it is hashed into every proof; keep it small).
 const MAX_EXECUTION_ID_LEN: usize = 1024;
+/// Upper bound on a derivation path's length (BIP32 records a key's depth in one byte).
+const MAX_DERIVATION_DEPTH: usize = 255;
 
 /// Serialised form of [`PregeneratedPrimes`] (which itself has no serde support).
 #[derive(Serialize, Deserialize)]
@@ -95,7 +98,11 @@ fn decode_primes(primes: &[u8]) -> Result<PregeneratedPrimes<Level>> {
 }
 
 /// Distributed key generation, threshold `t` of `n`. Output: a [`BlobKind::CoreShare`].
-pub fn keygen(execution_id: &[u8], party: u16, n: u16, t: u16) -> Result<Session> {
+///
+/// `hd`: the parties also generate a chain code jointly, so the key is the master of BIP32/SLIP-10
+/// non-hardened child keys ([`signing`] with a derivation path, [`derive_public_key`]). Such a key
+/// never presigns ([`presign`] refuses it). Every party of a run must pass the same `hd`.
+pub fn keygen(execution_id: &[u8], party: u16, n: u16, t: u16, hd: bool) -> Result<Session> {
     gmp_alloc::install();
     check_execution_id(execution_id)?;
     check_group(party, n)?;
@@ -104,8 +111,10 @@ pub fn keygen(execution_id: &[u8], party: u16, n: u16, t: u16) -> Result<Session
     let machine =
         round_based::state_machine::wrap_protocol::<KeygenMsg, _>(move |mpc| async move {
             let mut rng = BufferedOsRng::new();
+            // Explicit either way: cggmp21's builder enables HD by default.
             cggmp21::keygen::<Curve>(ExecutionId::new(&eid), party, n)
                 .set_threshold(t)
+                .hd_wallet(hd)
                 .start(&mut rng, mpc)
                 .await
         });
@@ -171,13 +180,21 @@ pub fn complete_key_share(core_share: &[u8], aux_info: &[u8]) -> Result<Zeroizin
 /// Threshold signing of a 32-byte prehashed `digest` by the parties `signers` (key generation
 /// indices, exactly `t` of them, including the owner of `key_share`; order does not matter).
 ///
+/// `derivation_path`: sign with the BIP32/SLIP-10 non-hardened child key at that path (cggmp21's
+/// `set_derivation_path`) instead of the shared key. The share must have a chain code (keygen with
+/// `hd`) and every index must be below 2^31; both are checked here, before the session exists.
+/// All signers must use the same path, or the run yields no valid signature.
+///
 /// Output: 65 bytes `r || s || recovery_id`, s normalised to the lower half and recovery id
-/// matching it, so `ecrecover(digest, 27 + recovery_id, r, s)` yields the wallet address.
+/// matching it, so `ecrecover(digest, 27 + recovery_id, r, s)` yields the wallet address (with a
+/// path: the address of the child key, [`derive_public_key`]); the signature is verified against
+/// that key before it is returned.
 pub fn signing(
     execution_id: &[u8],
     key_share: &[u8],
     signers: &[u16],
     digest: &[u8],
+    derivation_path: Option<&[u32]>,
 ) -> Result<Session> {
     gmp_alloc::install();
     check_execution_id(execution_id)?;
@@ -186,16 +203,40 @@ pub fn signing(
     let party = share.i;
     let (signers, local) = check_signers(&share, signers)?;
 
-    let public_key = uncompressed(&share.shared_public_key());
+    let (path, public_key) = match derivation_path {
+        None => (None, uncompressed(&share.shared_public_key())),
+        Some(path) => {
+            let master = share.extended_public_key().ok_or_else(|| {
+                MpcError::input(
+                    "this key share has no chain code (its key was not generated with hd): \
+                     it cannot sign for a derivation path",
+                )
+            })?;
+            let path = check_path(path)?;
+            let child = derive(&master, &path)?;
+            (Some(path), uncompressed(&child))
+        }
+    };
     let data = data_to_sign(&digest);
     let eid = execution_id.to_vec();
     let parties_at_keygen = signers.clone();
     let machine =
         round_based::state_machine::wrap_protocol::<SigningMsg, _>(move |mpc| async move {
             let mut rng = BufferedOsRng::new();
-            cggmp21::signing(ExecutionId::new(&eid), local, &parties_at_keygen, &share)
+            let builder =
+                cggmp21::signing(ExecutionId::new(&eid), local, &parties_at_keygen, &share);
+            let builder = match path {
+                None => builder,
+                // The share's chain code and the indices were checked above; the error is typed
+                // `Infallible` for the indices, and the chain code cannot be missing here.
+                Some(path) => builder
+                    .set_derivation_path(path)
+                    .map_err(|_| SigningRunError::Derivation)?,
+            };
+            builder
                 .sign(&mut rng, mpc, data)
                 .await
+                .map_err(SigningRunError::Signing)
         });
     let encoder = Box::new(move |sig: cggmp21::Signature<Curve>| {
         let (r, s) = signature_bytes(&sig)?;
@@ -210,6 +251,90 @@ pub fn signing(
         machine,
         encoder,
     ))
+}
+
+/// Error of a signing run: cggmp21's, or (unreachable: checked before the run) a derivation path
+/// cggmp21 would not take. Displays exactly as cggmp21's error.
+#[derive(Debug)]
+enum SigningRunError {
+    Signing(cggmp21::signing::SigningError),
+    Derivation,
+}
+
+impl std::fmt::Display for SigningRunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Signing(err) => err.fmt(f),
+            Self::Derivation => f.write_str("derivation path refused"),
+        }
+    }
+}
+
+impl std::error::Error for SigningRunError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Signing(err) => err.source(),
+            Self::Derivation => None,
+        }
+    }
+}
+
+/// A derivation path as non-hardened indices: at most [`MAX_DERIVATION_DEPTH`] of them, each
+/// below 2^31. A threshold key has no single secret to derive hardened children from.
+fn check_path(path: &[u32]) -> Result<Vec<NonHardenedIndex>> {
+    if path.len() > MAX_DERIVATION_DEPTH {
+        return Err(MpcError::input(format!(
+            "derivation path is {} indices long, at most {MAX_DERIVATION_DEPTH} are allowed",
+            path.len()
+        )));
+    }
+    path.iter()
+        .enumerate()
+        .map(|(depth, &index)| {
+            NonHardenedIndex::try_from(index).map_err(|_| {
+                MpcError::input(format!(
+                    "derivation index {index} at position {depth} is hardened (>= 2^31): only \
+                     non-hardened derivation is possible with a threshold key"
+                ))
+            })
+        })
+        .collect()
+}
+
+/// The child public key at `path` below `master` (hd-wallet's SLIP-10 public derivation, the
+/// same cggmp21 applies when signing with that path).
+fn derive(
+    master: &ExtendedPublicKey<Curve>,
+    path: &[NonHardenedIndex],
+) -> Result<NonZero<Point<Curve>>> {
+    let child = Slip10::derive_child_public_key_with_path(master, path.iter().copied());
+    // SLIP-10 skips to the next index in the (2^-127) case of an invalid child; a zero point
+    // cannot come out, but a point type that may be zero is not taken on trust.
+    NonZero::from_point(child.public_key)
+        .ok_or_else(|| MpcError::input("derivation path leads to an invalid key"))
+}
+
+/// The compressed SEC1 public key (33 bytes) of the BIP32/SLIP-10 non-hardened child at `path`
+/// below the key `public_key` (SEC1, 33 or 65 bytes) with `chain_code` (32 bytes): the key a
+/// [`signing`] run with that `derivation_path` signs for. An empty path gives `public_key`.
+pub fn derive_public_key(public_key: &[u8], chain_code: &[u8], path: &[u32]) -> Result<[u8; 33]> {
+    catch_panic("deriving a public key", || {
+        let point = parse_point(public_key)?;
+        let chain_code: ChainCode = chain_code.try_into().map_err(|_| {
+            MpcError::input(format!(
+                "chain code must be 32 bytes, got {}",
+                chain_code.len()
+            ))
+        })?;
+        let master = ExtendedPublicKey {
+            public_key: point.into_inner(),
+            chain_code,
+        };
+        let child = derive(&master, &check_path(path)?)?;
+        let mut out = [0u8; 33];
+        out.copy_from_slice(child.to_bytes(true).as_bytes());
+        Ok(out)
+    })
 }
 
 /// Validates a signer set against a key share: exactly `t` distinct key generation indices below
@@ -327,7 +452,8 @@ mod compressed_point {
 
 /// Presignature generation by the parties `signers` (key generation indices, exactly `t` of
 /// them, including the owner of `key_share`; order does not matter): the offline, message
-/// independent part of [`signing`] (cggmp21's `generate_presignature`).
+/// independent part of [`signing`] (cggmp21's `generate_presignature`). A key share with a chain
+/// code (keygen with `hd`) is refused: HD keys sign only in full runs.
 ///
 /// Output: a secret [`BlobKind::Presignature`] for [`issue_partial_signature`]. **Use it for at
 /// most one digest**: two partial signatures over different digests from one presignature reveal
@@ -336,6 +462,14 @@ pub fn presign(execution_id: &[u8], key_share: &[u8], signers: &[u16]) -> Result
     gmp_alloc::install();
     check_execution_id(execution_id)?;
     let share: KeyShare<Curve, Level> = blob::decode(BlobKind::KeyShare, key_share)?;
+    if share.extended_public_key().is_some() {
+        // Presignatures together with additive (BIP32) derivation allow a known attack
+        // (Groth–Shoup, ePrint 2021/1330): a key that can derive children signs in full only.
+        return Err(MpcError::input(
+            "this key share has a chain code (an HD key): HD keys never presign, they sign \
+             only in full signing runs",
+        ));
+    }
     let party = share.i;
     let (signers, local) = check_signers(&share, signers)?;
 
@@ -470,17 +604,21 @@ pub fn combine_signatures<P: AsRef<[u8]>>(
 
 /// Accepts a compressed (33) or uncompressed (65 bytes) SEC1 public key; returns it uncompressed.
 fn parse_public_key(public_key: &[u8]) -> Result<[u8; 65]> {
+    Ok(uncompressed(&parse_point(public_key)?))
+}
+
+/// A compressed (33) or uncompressed (65 bytes) SEC1 public key as a point.
+fn parse_point(public_key: &[u8]) -> Result<NonZero<Point<Curve>>> {
     if public_key.len() != 33 && public_key.len() != 65 {
         return Err(MpcError::input(format!(
             "public key must be a 33- or 65-byte SEC1 encoding, got {} bytes",
             public_key.len()
         )));
     }
-    let point = Point::<Curve>::from_bytes(public_key)
+    Point::<Curve>::from_bytes(public_key)
         .ok()
         .and_then(NonZero::from_point)
-        .ok_or_else(|| MpcError::input("public key is not a valid secp256k1 point"))?;
-    Ok(uncompressed(&point))
+        .ok_or_else(|| MpcError::input("public key is not a valid secp256k1 point"))
 }
 
 fn signature_bytes(sig: &cggmp21::Signature<Curve>) -> Result<([u8; 32], [u8; 32])> {
@@ -566,9 +704,11 @@ pub fn trusted_dealer_split(private_key: &[u8], n: u16, t: u16) -> Result<Vec<Ze
             .map_err(|_| MpcError::input("private key is not below the secp256k1 group order"))?;
         let secret = NonZero::from_secret_scalar(secret)
             .ok_or_else(|| MpcError::input("private key must not be zero"))?;
+        // An imported key is no HD key (cggmp21's dealer adds a chain code by default).
         let shares = cggmp21::trusted_dealer::builder::<Curve, Level>(n)
             .set_threshold(Some(t))
             .set_shared_secret_key(secret)
+            .hd_wallet(false)
             .generate_core_shares(&mut BufferedOsRng::new())
             .map_err(|e| MpcError::protocol("trusted dealer", &e))?;
         shares
@@ -599,6 +739,9 @@ pub struct ShareInfo {
     pub public_key: [u8; 65],
     /// EIP-55 Ethereum address.
     pub address: String,
+    /// Chain code of an HD key (keygen with `hd`): with `public_key`, the extended public key
+    /// that [`derive_public_key`] derives child keys from. None for any other key.
+    pub chain_code: Option<[u8; 32]>,
 }
 
 /// Reads the public facts of a core share or key share.
@@ -606,7 +749,7 @@ pub fn share_info(share: &[u8]) -> Result<ShareInfo> {
     gmp_alloc::install();
     catch_panic("reading share", || {
         let kind = blob::kind_of(share)?;
-        let (party, n, threshold, public_key) = match kind {
+        let (party, n, threshold, public_key, extended) = match kind {
             BlobKind::CoreShare => {
                 let core: IncompleteKeyShare<Curve> = blob::decode(kind, share)?;
                 (
@@ -614,6 +757,7 @@ pub fn share_info(share: &[u8]) -> Result<ShareInfo> {
                     core.n(),
                     core.min_signers(),
                     core.shared_public_key(),
+                    core.extended_public_key(),
                 )
             }
             BlobKind::KeyShare => {
@@ -623,6 +767,7 @@ pub fn share_info(share: &[u8]) -> Result<ShareInfo> {
                     full.n(),
                     full.min_signers(),
                     full.shared_public_key(),
+                    full.extended_public_key(),
                 )
             }
             other => {
@@ -640,6 +785,7 @@ pub fn share_info(share: &[u8]) -> Result<ShareInfo> {
             threshold,
             address: eth::checksum_address(&eth::address(&public_key)),
             public_key,
+            chain_code: extended.map(|key| key.chain_code),
         })
     })
 }

@@ -163,19 +163,22 @@ impl PySession {
     }
 }
 
-/// keygen_session(execution_id, party_index, n=3, threshold=2) -> Session
+/// keygen_session(execution_id, party_index, n=3, threshold=2, hd=False) -> Session
 ///
-/// Distributed key generation; result() is this party's core share (secret).
+/// Distributed key generation; result() is this party's core share (secret). hd=True: the key
+/// also gets a chain code (every party must pass the same), so it can sign for non-hardened
+/// child keys (signing_session's derivation_path); such a key never presigns.
 #[pyfunction]
-#[pyo3(signature = (execution_id, party_index, n = 3, threshold = 2))]
+#[pyo3(signature = (execution_id, party_index, n = 3, threshold = 2, hd = false))]
 fn keygen_session(
     execution_id: &[u8],
     party_index: u16,
     n: u16,
     threshold: u16,
+    hd: bool,
 ) -> PyResult<PySession> {
     catch_panic("keygen", || {
-        protocols::keygen(execution_id, party_index, n, threshold)
+        protocols::keygen(execution_id, party_index, n, threshold, hd)
     })
     .map(PySession::wrap)
     .map_err(to_py)
@@ -203,21 +206,31 @@ fn aux_info_session(
     .map_err(to_py)
 }
 
-/// signing_session(execution_id, key_share, signers, digest) -> Session
+/// signing_session(execution_id, key_share, signers, digest, derivation_path=None) -> Session
 ///
 /// Signs a 32-byte digest with exactly `threshold` signers (key generation indices). result() is
-/// 65 bytes r || s || recovery_id, low-s; see decode_signature().
+/// 65 bytes r || s || recovery_id, low-s; see decode_signature(). derivation_path: non-hardened
+/// indices (< 2^31) of the child key to sign with, for a key generated with hd=True (the same on
+/// every signer); the result is verified against derive_public_key(...) of that path.
 #[pyfunction]
+#[pyo3(signature = (execution_id, key_share, signers, digest, derivation_path = None))]
 fn signing_session(
     py: Python<'_>,
     execution_id: &[u8],
     key_share: &[u8],
     signers: Vec<u16>,
     digest: &[u8],
+    derivation_path: Option<Vec<u32>>,
 ) -> PyResult<PySession> {
     py.detach(|| {
         catch_panic("signing", || {
-            protocols::signing(execution_id, key_share, &signers, digest)
+            protocols::signing(
+                execution_id,
+                key_share,
+                &signers,
+                digest,
+                derivation_path.as_deref(),
+            )
         })
     })
     .map(PySession::wrap)
@@ -227,7 +240,8 @@ fn signing_session(
 /// presign_session(execution_id, key_share, signers) -> Session
 ///
 /// Generates a presignature with exactly `threshold` signers (key generation indices). result()
-/// is this party's presignature share (secret, SINGLE USE) for issue_partial_signature().
+/// is this party's presignature share (secret, SINGLE USE) for issue_partial_signature(). A key
+/// generated with hd=True is refused (InvalidInputError): HD keys sign only in full runs.
 #[pyfunction]
 fn presign_session(
     py: Python<'_>,
@@ -359,8 +373,24 @@ fn eth_address(share: &[u8]) -> PyResult<String> {
     Ok(protocols::share_info(share).map_err(to_py)?.address)
 }
 
+/// derive_public_key(public_key, chain_code, path) -> bytes
+///
+/// Compressed SEC1 public key (33 bytes) of the BIP32/SLIP-10 non-hardened child at `path` below
+/// the key `public_key` (SEC1, 33 or 65 bytes) with `chain_code` (32 bytes, share_info's): the key
+/// signing_session(..., derivation_path=path) signs for. InvalidInputError for a hardened index.
+#[pyfunction]
+fn derive_public_key<'py>(
+    py: Python<'py>,
+    public_key: &[u8],
+    chain_code: &[u8],
+    path: Vec<u32>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let out = protocols::derive_public_key(public_key, chain_code, &path).map_err(to_py)?;
+    Ok(PyBytes::new(py, &out))
+}
+
 /// share_info(share) -> dict: non-secret facts about a core/key share
-/// (kind, party_index, n, threshold, public_key, address).
+/// (kind, party_index, n, threshold, public_key, address, chain_code: bytes or None).
 #[pyfunction]
 fn share_info<'py>(py: Python<'py>, share: &[u8]) -> PyResult<Bound<'py, PyDict>> {
     let info = protocols::share_info(share).map_err(to_py)?;
@@ -379,6 +409,10 @@ fn share_info<'py>(py: Python<'py>, share: &[u8]) -> PyResult<Bound<'py, PyDict>
     dict.set_item("threshold", info.threshold)?;
     dict.set_item("public_key", PyBytes::new(py, &info.public_key))?;
     dict.set_item("address", info.address)?;
+    dict.set_item(
+        "chain_code",
+        info.chain_code.map(|code| PyBytes::new(py, &code)),
+    )?;
     Ok(dict)
 }
 
@@ -445,6 +479,7 @@ fn dompet_mpc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(public_key, m)?)?;
     m.add_function(wrap_pyfunction!(eth_address, m)?)?;
     m.add_function(wrap_pyfunction!(share_info, m)?)?;
+    m.add_function(wrap_pyfunction!(derive_public_key, m)?)?;
     m.add_function(wrap_pyfunction!(recipient, m)?)?;
     m.add_function(wrap_pyfunction!(sender, m)?)?;
     m.add_function(wrap_pyfunction!(decode_signature, m)?)?;

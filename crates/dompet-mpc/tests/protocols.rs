@@ -123,7 +123,7 @@ fn fixture() -> &'static Fixture {
         eprintln!("aux info generation (3 parties): {:?}", started.elapsed());
         let started = std::time::Instant::now();
         let cores = run((0..3u16)
-            .map(|i| dompet_mpc::keygen(b"test-keygen", i, 3, 2).unwrap())
+            .map(|i| dompet_mpc::keygen(b"test-keygen", i, 3, 2, false).unwrap())
             .collect());
         eprintln!("key generation (3 parties): {:?}", started.elapsed());
         let key_shares = cores
@@ -132,6 +132,22 @@ fn fixture() -> &'static Fixture {
             .map(|(core, aux)| dompet_mpc::complete_key_share(core, aux).unwrap())
             .collect();
         Fixture { aux, key_shares }
+    })
+}
+
+/// Keys of the group of [`fixture`] (same aux info), generated with a chain code.
+fn hd_key_shares() -> &'static Vec<Zeroizing<Vec<u8>>> {
+    static SHARES: OnceLock<Vec<Zeroizing<Vec<u8>>>> = OnceLock::new();
+    SHARES.get_or_init(|| {
+        let fx = fixture();
+        let cores = run((0..3u16)
+            .map(|i| dompet_mpc::keygen(b"test-keygen-hd", i, 3, 2, true).unwrap())
+            .collect());
+        cores
+            .iter()
+            .zip(&fx.aux)
+            .map(|(core, aux)| dompet_mpc::complete_key_share(core, aux).unwrap())
+            .collect()
     })
 }
 
@@ -144,11 +160,23 @@ fn sign(
     let started = std::time::Instant::now();
     let sigs = run(signers
         .iter()
-        .map(|&i| dompet_mpc::signing(eid, &key_shares[usize::from(i)], signers, digest).unwrap())
+        .map(|&i| {
+            dompet_mpc::signing(eid, &key_shares[usize::from(i)], signers, digest, None).unwrap()
+        })
         .collect());
     assert!(sigs.windows(2).all(|w| w[0] == w[1]), "signers disagree");
     eprintln!("signing {signers:?}: {:?}", started.elapsed());
     sigs[0].to_vec()
+}
+
+/// Ethereum address of a SEC1 public key (any encoding), lower-case hex with 0x.
+fn address_of(public_key: &[u8]) -> String {
+    let key = VerifyingKey::from_sec1_bytes(public_key).unwrap();
+    let point = key.to_encoded_point(false);
+    format!(
+        "0x{}",
+        to_hex(&Keccak256::digest(&point.as_bytes()[1..])[12..])
+    )
 }
 
 /// Verifies like `ecrecover`: low s, recovery to the expected key and address.
@@ -183,6 +211,10 @@ fn keygen_then_sign_with_every_pair() {
         assert_eq!(usize::from(inf.party), i);
         assert_eq!((inf.n, inf.threshold, inf.kind), (3, 2, BlobKind::KeyShare));
         assert_eq!(inf.public_key, info[0].public_key);
+        assert_eq!(
+            inf.chain_code, None,
+            "a key generated without hd has no chain code"
+        );
     }
     for (n, pair) in [[0u16, 1], [0, 2], [1, 2]].iter().enumerate() {
         let digest: [u8; 32] = Keccak256::digest(format!("message {n}")).into();
@@ -197,8 +229,8 @@ fn signer_order_does_not_matter() {
     let fx = fixture();
     let digest = [0x42u8; 32];
     let sigs = run(vec![
-        dompet_mpc::signing(b"order", &fx.key_shares[2], &[2, 0], &digest).unwrap(),
-        dompet_mpc::signing(b"order", &fx.key_shares[0], &[0, 2], &digest).unwrap(),
+        dompet_mpc::signing(b"order", &fx.key_shares[2], &[2, 0], &digest, None).unwrap(),
+        dompet_mpc::signing(b"order", &fx.key_shares[0], &[0, 2], &digest, None).unwrap(),
     ]);
     let info = dompet_mpc::share_info(&fx.key_shares[0]).unwrap();
     check_signature(&sigs[0], &digest, &info.public_key, &info.address);
@@ -213,6 +245,7 @@ fn trusted_dealer_import_of_0x11() {
     for (i, core) in cores.iter().enumerate() {
         let info = dompet_mpc::share_info(core).unwrap();
         assert_eq!(info.address, "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A");
+        assert_eq!(info.chain_code, None, "an imported key is no HD key");
         assert_eq!(
             (usize::from(info.party), info.kind),
             (i, BlobKind::CoreShare)
@@ -274,20 +307,22 @@ fn signing_argument_validation() {
         (&[0, 1], &digest[..31]), // digest too short
     ];
     for (signers, d) in cases {
-        let err = dompet_mpc::signing(b"x", share, signers, d).unwrap_err();
+        let err = dompet_mpc::signing(b"x", share, signers, d, None).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::InvalidInput, "{signers:?}: {err}");
     }
-    assert!(dompet_mpc::signing(b"", share, &[0, 1], &digest).is_err());
-    assert!(dompet_mpc::signing(b"x", &fx.aux[0], &[0, 1], &digest).is_err());
-    assert!(dompet_mpc::signing(b"x", b"garbage", &[0, 1], &digest).is_err());
+    assert!(dompet_mpc::signing(b"", share, &[0, 1], &digest, None).is_err());
+    assert!(dompet_mpc::signing(b"x", &fx.aux[0], &[0, 1], &digest, None).is_err());
+    assert!(dompet_mpc::signing(b"x", b"garbage", &[0, 1], &digest, None).is_err());
 }
 
 #[test]
 fn bad_messages_are_errors_not_panics() {
     let fx = fixture();
     let digest = [3u8; 32];
-    let mut a = dompet_mpc::signing(b"bad-msgs", &fx.key_shares[0], &[0, 1], &digest).unwrap();
-    let mut b = dompet_mpc::signing(b"bad-msgs", &fx.key_shares[1], &[0, 1], &digest).unwrap();
+    let mut a =
+        dompet_mpc::signing(b"bad-msgs", &fx.key_shares[0], &[0, 1], &digest, None).unwrap();
+    let mut b =
+        dompet_mpc::signing(b"bad-msgs", &fx.key_shares[1], &[0, 1], &digest, None).unwrap();
 
     // Order of calls.
     assert_eq!(
@@ -304,9 +339,9 @@ fn bad_messages_are_errors_not_panics() {
     // Garbage, truncation, wrong execution, wrong protocol, wrong recipient, unknown sender:
     // all rejected without disturbing the session.
     let mut wrong_eid =
-        dompet_mpc::signing(b"other-run", &fx.key_shares[1], &[0, 1], &digest).unwrap();
+        dompet_mpc::signing(b"other-run", &fx.key_shares[1], &[0, 1], &digest, None).unwrap();
     let other_run = wrong_eid.start().unwrap()[0].clone();
-    let mut keygen = dompet_mpc::keygen(b"bad-msgs", 1, 3, 2).unwrap();
+    let mut keygen = dompet_mpc::keygen(b"bad-msgs", 1, 3, 2, false).unwrap();
     let keygen_msg = keygen.start().unwrap()[0].clone();
     let mut to_other = good.to_vec();
     to_other[16..18].copy_from_slice(&2u16.to_be_bytes());
@@ -361,8 +396,8 @@ fn duplicate_deliveries_are_ignored() {
     let fx = fixture();
     let digest = [5u8; 32];
     let mut sessions = [
-        dompet_mpc::signing(b"dup", &fx.key_shares[1], &[1, 2], &digest).unwrap(),
-        dompet_mpc::signing(b"dup", &fx.key_shares[2], &[1, 2], &digest).unwrap(),
+        dompet_mpc::signing(b"dup", &fx.key_shares[1], &[1, 2], &digest, None).unwrap(),
+        dompet_mpc::signing(b"dup", &fx.key_shares[2], &[1, 2], &digest, None).unwrap(),
     ];
     let mut queue: VecDeque<_> = sessions
         .iter_mut()
@@ -385,8 +420,8 @@ fn tampered_message_fails_the_protocol_cleanly() {
     let digest = [4u8; 32];
     let new_pair = || {
         [
-            dompet_mpc::signing(b"tamper", &fx.key_shares[0], &[0, 2], &digest).unwrap(),
-            dompet_mpc::signing(b"tamper", &fx.key_shares[2], &[0, 2], &digest).unwrap(),
+            dompet_mpc::signing(b"tamper", &fx.key_shares[0], &[0, 2], &digest, None).unwrap(),
+            dompet_mpc::signing(b"tamper", &fx.key_shares[2], &[0, 2], &digest, None).unwrap(),
         ]
     };
     // A second run with the same execution id: its messages pass every envelope check and
@@ -429,8 +464,8 @@ fn tampered_message_fails_the_protocol_cleanly() {
 fn corrupted_payload_is_rejected() {
     let fx = fixture();
     let digest = [6u8; 32];
-    let mut a = dompet_mpc::signing(b"corrupt", &fx.key_shares[0], &[0, 1], &digest).unwrap();
-    let mut b = dompet_mpc::signing(b"corrupt", &fx.key_shares[1], &[0, 1], &digest).unwrap();
+    let mut a = dompet_mpc::signing(b"corrupt", &fx.key_shares[0], &[0, 1], &digest, None).unwrap();
+    let mut b = dompet_mpc::signing(b"corrupt", &fx.key_shares[1], &[0, 1], &digest, None).unwrap();
     a.start().unwrap();
     for msg in b.start().unwrap() {
         // Flip bytes all over the payload: each variant is either rejected as undecodable
@@ -457,7 +492,7 @@ fn corrupted_payload_is_rejected() {
 #[test]
 fn debug_output_has_no_secrets() {
     let fx = fixture();
-    let s = dompet_mpc::signing(b"dbg", &fx.key_shares[0], &[0, 1], &[0u8; 32]).unwrap();
+    let s = dompet_mpc::signing(b"dbg", &fx.key_shares[0], &[0, 1], &[0u8; 32], None).unwrap();
     let text = format!("{s:?}");
     assert!(text.starts_with("Session {"), "{text}");
     assert!(text.len() < 200, "{text}");
@@ -466,12 +501,12 @@ fn debug_output_has_no_secrets() {
 #[test]
 fn execution_id_and_group_validation() {
     assert_eq!(
-        dompet_mpc::keygen(b"", 0, 3, 2).unwrap_err().kind(),
+        dompet_mpc::keygen(b"", 0, 3, 2, false).unwrap_err().kind(),
         ErrorKind::InvalidInput
     );
-    assert!(dompet_mpc::keygen(b"e", 3, 3, 2).is_err());
-    assert!(dompet_mpc::keygen(b"e", 0, 3, 1).is_err());
-    assert!(dompet_mpc::keygen(b"e", 0, 1, 1).is_err());
+    assert!(dompet_mpc::keygen(b"e", 3, 3, 2, false).is_err());
+    assert!(dompet_mpc::keygen(b"e", 0, 3, 1, false).is_err());
+    assert!(dompet_mpc::keygen(b"e", 0, 1, 1, false).is_err());
     let primes = test_primes();
     assert!(dompet_mpc::aux_info(b"e", 0, 3, b"nope").is_err());
     assert!(dompet_mpc::aux_info(b"e", 4, 3, &primes[0]).is_err());
@@ -755,11 +790,191 @@ fn presign_and_sign_messages_do_not_mix() {
     let digest = [8u8; 32];
     let mut presign = dompet_mpc::presign(b"mix", &fx.key_shares[0], &[0, 1]).unwrap();
     assert_eq!(presign.protocol(), dompet_mpc::Protocol::Presigning);
-    let mut sign = dompet_mpc::signing(b"mix", &fx.key_shares[1], &[0, 1], &digest).unwrap();
+    let mut sign = dompet_mpc::signing(b"mix", &fx.key_shares[1], &[0, 1], &digest, None).unwrap();
     presign.start().unwrap();
     let from_sign = sign.start().unwrap();
     let err = presign.handle(&from_sign[0]).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidMessage, "{err}");
     assert!(err.to_string().contains("'presigning'"), "{err}");
     assert!(!presign.failed());
+}
+
+#[test]
+fn hd_keygen_then_sign_with_a_derived_key() {
+    let shares = hd_key_shares();
+    let info: Vec<_> = shares
+        .iter()
+        .map(|s| dompet_mpc::share_info(s).unwrap())
+        .collect();
+    let chain_code = info[0].chain_code.expect("an hd key has a chain code");
+    for inf in &info {
+        assert_eq!(inf.chain_code, Some(chain_code), "one chain code per key");
+        assert_eq!(inf.public_key, info[0].public_key);
+    }
+    let master = info[0].public_key;
+    let path = [0u32, 17];
+    let child = dompet_mpc::derive_public_key(&master, &chain_code, &path).unwrap();
+    let master_compressed = VerifyingKey::from_sec1_bytes(&master)
+        .unwrap()
+        .to_encoded_point(true);
+    assert_ne!(&child[..], master_compressed.as_bytes());
+
+    for (n, pair) in [[0u16, 1], [1, 2]].iter().enumerate() {
+        let digest: [u8; 32] = Keccak256::digest(format!("hd message {n}")).into();
+        let eid = format!("test-hd-sign-{n}");
+        let sigs = run(pair
+            .iter()
+            .map(|&i| {
+                dompet_mpc::signing(
+                    eid.as_bytes(),
+                    &shares[usize::from(i)],
+                    pair,
+                    &digest,
+                    Some(&path),
+                )
+                .unwrap()
+            })
+            .collect());
+        assert!(sigs.windows(2).all(|w| w[0] == w[1]), "signers disagree");
+        check_signature(&sigs[0], &digest, &child, &address_of(&child));
+        // Not a signature of the master key.
+        let signature = Signature::from_slice(&sigs[0][..64]).unwrap();
+        let master_key = VerifyingKey::from_sec1_bytes(&master).unwrap();
+        assert!(master_key.verify_prehash(&digest, &signature).is_err());
+    }
+
+    // An empty path is the master key itself; no path at all signs with it as before.
+    assert_eq!(
+        &dompet_mpc::derive_public_key(&master, &chain_code, &[]).unwrap()[..],
+        VerifyingKey::from_sec1_bytes(&master)
+            .unwrap()
+            .to_encoded_point(true)
+            .as_bytes()
+    );
+    let digest = [0x5au8; 32];
+    let sig = sign(shares, &[0, 2], &digest, b"test-hd-master");
+    check_signature(&sig, &digest, &master, &info[0].address);
+}
+
+#[test]
+fn signers_with_different_paths_give_no_signature() {
+    let shares = hd_key_shares();
+    let digest = [0x33u8; 32];
+    let mut a =
+        dompet_mpc::signing(b"hd-mismatch", &shares[0], &[0, 1], &digest, Some(&[1])).unwrap();
+    let mut b =
+        dompet_mpc::signing(b"hd-mismatch", &shares[1], &[0, 1], &digest, Some(&[2])).unwrap();
+    let mut queue: VecDeque<_> = a.start().unwrap().into_iter().collect();
+    queue.extend(b.start().unwrap());
+    let mut failure = None;
+    while let Some(msg) = queue.pop_front() {
+        let target = if dompet_mpc::sender(&msg).unwrap() == 0 {
+            &mut b
+        } else {
+            &mut a
+        };
+        match target.handle(&msg) {
+            Ok(out) => queue.extend(out),
+            // The first failure is the protocol's; later messages meet a failed session.
+            Err(err) => failure = failure.or(Some(err)),
+        }
+    }
+    let err = failure.expect("mismatching paths must fail the run");
+    assert_eq!(err.kind(), ErrorKind::Protocol, "{err:?}");
+    assert!(!a.done() && !b.done());
+}
+
+#[test]
+fn derivation_paths_are_checked_before_the_run() {
+    let fx = fixture();
+    let hd = hd_key_shares();
+    let digest = [9u8; 32];
+    let hardened = 1u32 << 31;
+    let cases: Vec<(&str, &[u8], Vec<u32>)> = vec![
+        ("hardened", &hd[0], vec![hardened]),
+        ("hardened", &hd[0], vec![0, u32::MAX]),
+        ("at most 255", &hd[0], vec![0; 256]),
+        ("no chain code", &fx.key_shares[0], vec![0]),
+        ("no chain code", &fx.key_shares[0], vec![]),
+    ];
+    for (expected, share, path) in cases {
+        let err = dompet_mpc::signing(b"x", share, &[0, 1], &digest, Some(&path)).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidInput, "{expected}: {err}");
+        assert!(err.to_string().contains(expected), "{expected}: {err}");
+    }
+    // The largest non-hardened index is fine.
+    dompet_mpc::signing(b"x", &hd[0], &[0, 1], &digest, Some(&[hardened - 1])).unwrap();
+}
+
+#[test]
+fn hd_keys_never_presign() {
+    let hd = hd_key_shares();
+    for (i, share) in hd.iter().enumerate() {
+        let party = u16::try_from(i).unwrap();
+        let signers = if party == 0 { [0, 1] } else { [0, party] };
+        let err = dompet_mpc::presign(b"hd-presign", share, &signers).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidInput, "{err}");
+        assert!(err.to_string().contains("HD keys never presign"), "{err}");
+    }
+    // Keys without a chain code still do.
+    let fx = fixture();
+    dompet_mpc::presign(b"plain-presign", &fx.key_shares[0], &[0, 1]).unwrap();
+}
+
+#[test]
+fn derive_public_key_matches_bip32_vectors() {
+    // BIP32 test vector 2: m -> m/0 (xpub661MyMwAqRbcFW31...duB -> xpub69H7F5d8KSRgmmdJ...TPH);
+    // test vector 1: m/0H -> m/0H/1 (xpub68Gmy5EdvgibQVfP...Dnw -> xpub6ASuArnXKPbfEwhq...kwQ).
+    let cases = [
+        (
+            "03cbcaa9c98c877a26977d00825c956a238e8dddfbd322cce4f74b0b5bd6ace4a7",
+            "60499f801b896d83179a4374aeb7822aaeaceaa0db1f85ee3e904c4defbd9689",
+            0u32,
+            "02fc9e5af0ac8d9b3cecfe2a888e2117ba3d089d8585886c9c826b6b22a98d12ea",
+        ),
+        (
+            "035a784662a4a20a65bf6aab9ae98a6c068a81c52e4b032c0fb5400c706cfccc56",
+            "47fdacbd0f1097043b78c63c20c34ef4ed9a111d980047ad16282c7ae6236141",
+            1,
+            "03501e454bf00751f24b1b489aa925215d66af2234e3891c3b21a52bedb3cd711c",
+        ),
+    ];
+    for (parent, chain_code, index, child) in cases {
+        let parent = from_hex(parent);
+        let chain_code = from_hex(chain_code);
+        let derived = dompet_mpc::derive_public_key(&parent, &chain_code, &[index]).unwrap();
+        assert_eq!(to_hex(&derived), child);
+        // The uncompressed encoding of the parent gives the same child.
+        let uncompressed = VerifyingKey::from_sec1_bytes(&parent)
+            .unwrap()
+            .to_encoded_point(false);
+        let derived =
+            dompet_mpc::derive_public_key(uncompressed.as_bytes(), &chain_code, &[index]).unwrap();
+        assert_eq!(to_hex(&derived), child);
+    }
+
+    let parent = from_hex(cases[0].0);
+    let chain_code = from_hex(cases[0].1);
+    let errors = [
+        (
+            "chain code must be 32 bytes",
+            dompet_mpc::derive_public_key(&parent, &chain_code[..31], &[0]).unwrap_err(),
+        ),
+        (
+            "hardened",
+            dompet_mpc::derive_public_key(&parent, &chain_code, &[1 << 31]).unwrap_err(),
+        ),
+        (
+            "33- or 65-byte",
+            dompet_mpc::derive_public_key(&parent[1..], &chain_code, &[0]).unwrap_err(),
+        ),
+        (
+            "not a valid secp256k1 point",
+            dompet_mpc::derive_public_key(&[5u8; 33], &chain_code, &[0]).unwrap_err(),
+        ),
+    ];
+    for (expected, err) in errors {
+        assert_eq!(err.kind(), ErrorKind::InvalidInput, "{expected}: {err}");
+        assert!(err.to_string().contains(expected), "{expected}: {err}");
+    }
 }

@@ -552,7 +552,7 @@ export interface paths {
         put?: never;
         /**
          * Request a withdrawal from an account's balance
-         * @description The amount moves from `activeBalance` to `heldBalance` at once (422 `INSUFFICIENT_BALANCE` and nothing recorded when it is not there); the withdrawal is then sent on chain from the account's deposit address. Honours `Idempotency-Key`.
+         * @description The amount moves from `activeBalance` to `heldBalance` at once (422 `INSUFFICIENT_BALANCE` and nothing recorded when it is not there); the withdrawal is then sent on chain from the account's deposit address. A network whose withdrawals are not offered yet (Bitcoin, while only its deposits are) is 422 `WITHDRAWALS_NOT_OFFERED`. Honours `Idempotency-Key`.
          */
         post: operations["postCustodyWithdrawals"];
         delete?: never;
@@ -8709,7 +8709,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed. `data.code`: `IDEMPOTENCY_KEY_REUSED`, `DAILY_LIMIT_EXCEEDED`, `DESTINATION_NOT_ALLOWED`, `INSUFFICIENT_BALANCE`, `WITHDRAWAL_LIMIT_EXCEEDED`. */
+            /** @description Cannot be processed. `data.code`: `IDEMPOTENCY_KEY_REUSED`, `DAILY_LIMIT_EXCEEDED`, `DESTINATION_NOT_ALLOWED`, `INSUFFICIENT_BALANCE`, `WITHDRAWAL_LIMIT_EXCEEDED`, `WITHDRAWALS_NOT_OFFERED`. */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -115,7 +115,8 @@ def sync_detailed(
 
      The amount moves from `activeBalance` to `heldBalance` at once (422 `INSUFFICIENT_BALANCE` and
     nothing recorded when it is not there); the withdrawal is then sent on chain from the account's
-    deposit address. Honours `Idempotency-Key`.
+    deposit address. A network whose withdrawals are not offered yet (Bitcoin, while only its deposits
+    are) is 422 `WITHDRAWALS_NOT_OFFERED`. Honours `Idempotency-Key`.
 
     Args:
         idempotency_key (str | Unset):
@@ -151,7 +152,8 @@ def sync(
 
      The amount moves from `activeBalance` to `heldBalance` at once (422 `INSUFFICIENT_BALANCE` and
     nothing recorded when it is not there); the withdrawal is then sent on chain from the account's
-    deposit address. Honours `Idempotency-Key`.
+    deposit address. A network whose withdrawals are not offered yet (Bitcoin, while only its deposits
+    are) is 422 `WITHDRAWALS_NOT_OFFERED`. Honours `Idempotency-Key`.
 
     Args:
         idempotency_key (str | Unset):
@@ -182,7 +184,8 @@ async def asyncio_detailed(
 
      The amount moves from `activeBalance` to `heldBalance` at once (422 `INSUFFICIENT_BALANCE` and
     nothing recorded when it is not there); the withdrawal is then sent on chain from the account's
-    deposit address. Honours `Idempotency-Key`.
+    deposit address. A network whose withdrawals are not offered yet (Bitcoin, while only its deposits
+    are) is 422 `WITHDRAWALS_NOT_OFFERED`. Honours `Idempotency-Key`.
 
     Args:
         idempotency_key (str | Unset):
@@ -216,7 +219,8 @@ async def asyncio(
 
      The amount moves from `activeBalance` to `heldBalance` at once (422 `INSUFFICIENT_BALANCE` and
     nothing recorded when it is not there); the withdrawal is then sent on chain from the account's
-    deposit address. Honours `Idempotency-Key`.
+    deposit address. A network whose withdrawals are not offered yet (Bitcoin, while only its deposits
+    are) is 422 `WITHDRAWALS_NOT_OFFERED`. Honours `Idempotency-Key`.
 
     Args:
         idempotency_key (str | Unset):
