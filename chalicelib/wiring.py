@@ -4,7 +4,7 @@ functions and the local stack load; the operator's command, chalicelib/operator.
 A lower package asks through a `platform.hooks.Hooks`; the domain that answers defines the value; only this module
 registers it. The hooks:
 
-* `mpc.cosigner_checks.POLICIES`: the cosigner's signing policies by name: custody keys'
+* `mpc.cosigner_checks.POLICIES`: the cosigner's signing policies by name: custody keys' (EVM and Bitcoin)
   (custody/withdrawals/cosigner_check.py) and the wallets' (policies/cosigner_check.py, the apps' signed policy
   documents);
 * `mpc.cosigner_checks.ACTIONS`: the cosigner's actions other than MPC runs (policies/cosigner_check.py:
@@ -20,7 +20,7 @@ registers it. The hooks:
 
 from __future__ import annotations
 
-from chalicelib.custody.withdrawals.cosigner_check import CUSTODY_POLICY
+from chalicelib.custody.withdrawals.cosigner_check import CUSTODY_BITCOIN_POLICY, CUSTODY_POLICY
 from chalicelib.custody.withdrawals.sending import WITHDRAWAL_SENDS
 from chalicelib.evm import engine
 from chalicelib.gas_tanks.service import OWNER_TANKS
@@ -37,6 +37,7 @@ def wire() -> None:
     """Register every hook (again: each registration replaces its key's value)."""
     # Without these the cosigner refuses every governed key rather than sign.
     signing_policies.register(CUSTODY_POLICY)
+    signing_policies.register(CUSTODY_BITCOIN_POLICY)
     signing_policies.register(WALLET_POLICY)
     for name, handler in POLICY_ACTIONS.items():
         signing_policies.register_action(name, handler)

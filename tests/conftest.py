@@ -223,7 +223,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object
             "--state-dir",
             str(state),
             "--aux-sets",
-            "12",  # the wallets and custody keys the suites over HTTP create (integration, SDKs, browser), and a spare
+            "16",  # the wallets and custody keys (EVM and Bitcoin per pool) the suites over HTTP create, and spares
             # No background filler: generating sets (≈ 1.5 cores each) would compete with the suites for CPU; the
             # seeded ones are enough, and the filler has its own tests.
             "--aux-low-water",

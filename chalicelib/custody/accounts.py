@@ -1,13 +1,16 @@
-"""Custody accounts: one per (app, subId), with a deposit address on every custody network (pool_keys.py)."""
+"""Custody accounts: one per (app, subId), with deposit addresses on every custody network (pool_keys.py): one on
+each EVM network (`addressType` ""), and a native SegWit and a legacy one on each Bitcoin network, both of the
+account's child of its pool's Bitcoin key."""
 
 from __future__ import annotations
 
 import uuid
 from typing import Any
 
+from chalicelib.bitcoin import addresses as bitcoin_addresses
 from chalicelib.custody import cursor, events, pool_keys
 from chalicelib.custody.store import TABLE, busy, get
-from chalicelib.custody.tokens import NAMESPACE, custody_networks
+from chalicelib.custody.tokens import NAMESPACE, bitcoin_custody_networks, custody_networks
 from chalicelib.platform import aws, clock, unit_of_work
 from chalicelib.platform.errors import ApiError, not_found
 from chalicelib.platform.pagination import AppendOnlyList, PageQuery, records_page
@@ -28,7 +31,8 @@ def account_key(account_id: str) -> dict[str, str]:
 
 
 def address_key(chain_id: int, address: str) -> dict[str, str]:
-    return {"pk": f"ADDR#{chain_id}#{address.lower()}", "sk": "ADDR"}
+    """The address index's key: EVM addresses case-insensitive, Bitcoin ones as they are (base58 is not)."""
+    return {"pk": f"ADDR#{chain_id}#{address.lower() if address.startswith('0x') else address}", "sk": "ADDR"}
 
 
 def create(app: App, sub_id: str, pool_type: pool_keys.PoolType) -> tuple[dict[str, Any], bool]:
@@ -37,11 +41,12 @@ def create(app: App, sub_id: str, pool_type: pool_keys.PoolType) -> tuple[dict[s
     existing = by_sub(app.appId, sub_id)
     if existing is not None:
         return existing, False
-    networks = custody_networks()
+    networks, bitcoin = custody_networks(), bitcoin_custody_networks()
     if not networks:
         raise ApiError(503, NO_CUSTODY_NETWORKS, "No network is configured for custody accounts")
     cursor.ensure_cursors(networks)  # the watcher starts no later than the first address exists
-    key = pool_keys.ensure(pool_keys.scope(pool_type, app.appId, app.organizationId))
+    scope = pool_keys.scope(pool_type, app.appId, app.organizationId)
+    key = pool_keys.ensure(scope)
     account_id = str(uuid.uuid4())
     wallets: list[dict[str, Any]] = []
     for network in networks:
@@ -55,6 +60,19 @@ def create(app: App, sub_id: str, pool_type: pool_keys.PoolType) -> tuple[dict[s
                 "addressType": "",
             }
         )
+    if bitcoin:
+        child = pool_keys.bitcoin_key(pool_keys.ensure(scope, "bitcoin"), account_id)
+        for btc in bitcoin:
+            for address_type in ("native-segwit", "legacy"):
+                wallets.append(
+                    {
+                        "walletId": str(uuid.uuid5(NAMESPACE, f"wallet:{account_id}:{btc.chainId}:{address_type}")),
+                        "network": btc.name,
+                        "chainId": btc.chainId,
+                        "address": bitcoin_addresses.deposit_address(child, address_type, btc.chain),
+                        "addressType": address_type,
+                    }
+                )
     now = clock.iso_now()
     account = {
         **account_key(account_id),

@@ -74,7 +74,12 @@ def account_created(account: Mapping[str, Any]) -> dict[str, Any]:
             "poolType": account["poolType"],
         },
         "wallets": [
-            {"walletId": w["walletId"], "network": w["network"], "address": w["address"], "addressType": ""}
+            {
+                "walletId": w["walletId"],
+                "network": w["network"],
+                "address": w["address"],
+                "addressType": w["addressType"],
+            }
             for w in account["wallets"]
         ],
     }

@@ -56,7 +56,10 @@ class CustodyWallet(WireModel):
     network: str = Field(examples=["polygon-pos"])
     chainId: int = Field(examples=[137])
     address: str = Field(examples=[_EXAMPLE_DEPOSIT_ADDRESS])
-    addressType: str = Field(description="Empty for EVM networks.", examples=[""])
+    addressType: str = Field(
+        description="`native-segwit` or `legacy` on a Bitcoin network (two wallets there); empty for EVM networks.",
+        examples=[""],
+    )
 
 
 class CustodyAccount(WireModel):

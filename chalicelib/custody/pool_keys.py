@@ -35,9 +35,12 @@ from chalicelib.platform.errors import ApiError
 from chalicelib.platform.logging import logger
 
 PoolType = Literal["dedicated", "organization_owned"]
+Family = Literal["evm", "bitcoin"]
 SIGNING_POLICY = (
     "custody"  # the cosigner's policy that governs custody keys (withdrawals/cosigner_check.py, wired by wiring.wire())
 )
+# The cosigner's policy of the pools' Bitcoin keys: HD keys (non-hardened children per account) that never presign.
+BITCOIN_SIGNING_POLICY = "custody-bitcoin"
 KEYGEN_LEASE_S = 60
 WAIT_S = 25.0
 CUSTODY_KEY_PENDING = "CUSTODY_KEY_PENDING"
@@ -45,8 +48,15 @@ CUSTODY_KEY_PENDING = "CUSTODY_KEY_PENDING"
 
 @dataclass(frozen=True)
 class CustodyKey:
-    key_id: str  # the MPC wallet id of the key's shares: an account's `mpcSubId`
-    address: str  # the key's own address: owner of every deposit address of the pool
+    key_id: str  # the MPC wallet id of the key's shares: an account's `mpcSubId` (the EVM key's)
+    address: str  # the key's own address: owner of every EVM deposit address of the pool
+    public_key: bytes | None = None  # compressed; a Bitcoin key's, whose children are the accounts' keys
+    chain_code: bytes | None = None
+
+
+def key_pk(key_scope: str, family: Family) -> str:
+    """The key item of a pool's key of a chain family: `KEY#<scope>` (EVM) or `KEY#<scope>#bitcoin`."""
+    return f"KEY#{key_scope}" if family == "evm" else f"KEY#{key_scope}#{family}"
 
 
 def scope(pool_type: PoolType, app_id: str, organization_id: str) -> str:
@@ -61,25 +71,35 @@ def parse_scope(key_scope: str) -> tuple[Literal["app", "org"], str]:
     return ("app" if kind == "app" else "org"), ident
 
 
-def ensure(key_scope: str) -> CustodyKey:
-    """The pool's key, made now if it does not exist yet (waiting for a concurrent maker)."""
+def ensure(key_scope: str, family: Family = "evm") -> CustodyKey:
+    """The pool's key of a chain family, made now if it does not exist yet (waiting for a concurrent maker)."""
     deadline = clock.monotonic() + WAIT_S
     while True:
-        item = get(f"KEY#{key_scope}", "KEY")
+        item = get(key_pk(key_scope, family), "KEY")
         if item is not None and item.get("status") == "ready":
-            return CustodyKey(str(item["keyId"]), str(item["address"]))
+            return _ready(item)
         if item is None or int(item.get("until", 0)) < clock.epoch():
             key_id = uuid.uuid4().hex  # the MPC parties take 32 hex digits
-            if _reserve(key_scope, key_id, item):
-                return _make(key_scope, key_id)
+            if _reserve(key_scope, family, key_id, item):
+                return _make(key_scope, family, key_id)
         if clock.monotonic() > deadline:
             raise ApiError(503, CUSTODY_KEY_PENDING, "The custody key of this pool is being made; retry shortly")
         time.sleep(0.2)
 
 
-def _reserve(key_scope: str, key_id: str, seen: dict[str, object] | None) -> bool:
+def _ready(item: dict[str, object]) -> CustodyKey:
+    public, chain = item.get("publicKey"), item.get("chainCode")
+    return CustodyKey(
+        str(item["keyId"]),
+        str(item["address"]),
+        bytes.fromhex(str(public)) if public else None,
+        bytes.fromhex(str(chain)) if chain else None,
+    )
+
+
+def _reserve(key_scope: str, family: Family, key_id: str, seen: dict[str, object] | None) -> bool:
     item = {
-        "pk": f"KEY#{key_scope}",
+        "pk": key_pk(key_scope, family),
         "sk": "KEY",
         "status": "creating",
         "keyId": key_id,
@@ -100,7 +120,7 @@ def _reserve(key_scope: str, key_id: str, seen: dict[str, object] | None) -> boo
         return False
 
 
-def _make(key_scope: str, key_id: str) -> CustodyKey:
+def _make(key_scope: str, family: Family, key_id: str) -> CustodyKey:
     aux_id: str | None = None
     try:
         try:
@@ -112,13 +132,16 @@ def _make(key_scope: str, key_id: str) -> CustodyKey:
         try:
             # The cosigner records the key's scope in its own table and from then on signs for it only what
             # the custody policy allows; share C is sealed for recovery only.
-            material = mpc.generate_key(key_id, aux_id, KeyPolicy(name=SIGNING_POLICY, context={"scope": key_scope}))
+            policy = SIGNING_POLICY if family == "evm" else BITCOIN_SIGNING_POLICY
+            material = mpc.generate_key(
+                key_id, aux_id, KeyPolicy(name=policy, context={"scope": key_scope}), hd=family == "bitcoin"
+            )
         except mpc.MpcRunError as exc:
             raise exc.api_error() from None
         ready = aws.update(
             "key",
             TABLE,
-            {"pk": f"KEY#{key_scope}", "sk": "KEY"},
+            {"pk": key_pk(key_scope, family), "sk": "KEY"},
             # secret0 is share C sealed under the recovery key with a custody-only context (the user party never
             # signs with it): kept so an operator can recover the key if share A or B is lost.
             aws.Changes(
@@ -126,6 +149,8 @@ def _make(key_scope: str, key_id: str) -> CustodyKey:
                     "status": "ready",
                     "address": material.address,
                     "secret0": material.secret0,
+                    "publicKey": material.public_key.hex(),
+                    **({"chainCode": material.chain_code.hex()} if material.chain_code else {}),
                     "readyAt": clock.iso_now(),
                 },
                 remove=["until"],
@@ -139,7 +164,7 @@ def _make(key_scope: str, key_id: str) -> CustodyKey:
                 aws.delete(
                     "key",
                     TABLE,
-                    {"pk": f"KEY#{key_scope}", "sk": "KEY"},
+                    {"pk": key_pk(key_scope, family), "sk": "KEY"},
                     aws.Condition("keyId = :k AND #s = :c", {"#s": "status"}, {":k": key_id, ":c": "creating"}),
                 )
             )
@@ -152,9 +177,10 @@ def _make(key_scope: str, key_id: str) -> CustodyKey:
                 aux_pool.consume(aux_id)
             except Exception as exc:  # noqa: BLE001 - a leftover claimed set is skipped by claim()
                 logger.warning("aux set not deleted", extra={"auxId": aux_id, "errorType": type(exc).__name__})
-    logger.info("custody key made", extra={"keyId": key_id, "scope": key_scope})
-    mpc.stock_presignatures(key_id)
-    return CustodyKey(key_id, material.address)
+    logger.info("custody key made", extra={"keyId": key_id, "scope": key_scope, "family": family})
+    if family == "evm":
+        mpc.stock_presignatures(key_id)  # a Bitcoin key never presigns: its children sign in full runs
+    return CustodyKey(key_id, material.address, material.public_key, material.chain_code)
 
 
 def deposit_address(factory: str, key: CustodyKey, account_id: str) -> str:
@@ -164,3 +190,20 @@ def deposit_address(factory: str, key: CustodyKey, account_id: str) -> str:
 
 def salt(account_id: str) -> int:
     return uuid.UUID(account_id).int
+
+
+_INDEX = 2**31 - 1
+
+
+def bitcoin_path(account_id: str) -> tuple[int, ...]:
+    """The account's child of its pool's Bitcoin key: the account id's 128 bits as five non-hardened indices
+    (31, 31, 31, 31 and 4 bits), so no two accounts share a child. The cosigner derives it from the id itself."""
+    n = uuid.UUID(account_id).int
+    return ((n >> 97) & _INDEX, (n >> 66) & _INDEX, (n >> 35) & _INDEX, (n >> 4) & _INDEX, n & 0xF)
+
+
+def bitcoin_key(key: CustodyKey, account_id: str) -> bytes:
+    """The account's child public key (compressed) under the pool's Bitcoin key."""
+    if key.public_key is None or key.chain_code is None:
+        raise ValueError("not an HD key")
+    return mpc.derive_public_key(key.public_key, key.chain_code, bitcoin_path(account_id))

@@ -91,8 +91,19 @@ def on_key(key: NewKey) -> list[aws.TxItem]:
         "scope": scope,
         "organizationId": _organization_of(kind, ident),
         "address": key.address,
+        # A Bitcoin key's public key and chain code, from the cosigner's own share: what it derives an account's
+        # child key from when it signs for one.
+        **({"publicKey": key.public_key.hex()} if key.public_key else {}),
+        **({"chainCode": key.chain_code.hex()} if key.chain_code else {}),
     }
     return [aws.put("custody-key", COSIGNER_POLICY_TABLE, item)]
+
+
+def on_bitcoin_key(key: NewKey) -> list[aws.TxItem]:
+    """A pool's Bitcoin key: recorded as any custody key, and only as an HD key (its accounts are its children)."""
+    if key.chain_code is None or key.public_key is None:
+        raise PolicyRefusedError("a custody Bitcoin key is an HD key")
+    return on_key(key)
 
 
 def _organization_of(kind: str, ident: str) -> str:
@@ -146,6 +157,11 @@ def check_deploy(request: SigningRequest) -> None:
 # Presignatures: the same check runs in the online step, with party A's context, before the partial signature.
 CUSTODY_POLICY = cosigner_checks.SigningPolicy(
     name=pool_keys.SIGNING_POLICY, on_key=on_key, checks={"transaction": check_transaction}, presignatures=True
+)
+# The pools' Bitcoin keys: made and recorded now; no kind of payload is checked for them yet, so the cosigner signs
+# nothing with them (an unknown kind is a refusal) until Bitcoin withdrawals bring their check.
+CUSTODY_BITCOIN_POLICY = cosigner_checks.SigningPolicy(
+    name=pool_keys.BITCOIN_SIGNING_POLICY, on_key=on_bitcoin_key, checks={}, presignatures=False, derives=True
 )
 
 

@@ -23,7 +23,11 @@ class CreateWithdrawalRequest(WireModel):
     accountId: str = Field(max_length=64, examples=[_EXAMPLE_ACCOUNT_ID])
     network: str = Field(max_length=40, examples=["polygon-pos"])
     tokenCode: str = Field(max_length=20, examples=["USDT_POLYGON"])
-    to: str = Field(max_length=42, description="The recipient's address.", examples=[_EXAMPLE_RECIPIENT])
+    to: str = Field(
+        max_length=90,
+        description="The recipient's address: 0x-hex on an EVM network; on a Bitcoin network, an address of its chain.",
+        examples=[_EXAMPLE_RECIPIENT],
+    )
     amount: str = Field(max_length=100, description='Human units, a decimal string such as "12.5".', examples=["10"])
     reference: str | None = Field(
         None, min_length=1, max_length=128, description="Your reference; unique per app.", examples=["payout-77"]

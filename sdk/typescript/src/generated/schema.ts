@@ -2025,7 +2025,7 @@ export interface components {
             reference?: string | null;
             /**
              * To
-             * @description The recipient's address.
+             * @description The recipient's address: 0x-hex on an EVM network; on a Bitcoin network, an address of its chain.
              * @example 0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2
              */
             to: string;
@@ -2209,7 +2209,7 @@ export interface components {
             address: string;
             /**
              * Addresstype
-             * @description Empty for EVM networks.
+             * @description `native-segwit` or `legacy` on a Bitcoin network (two wallets there); empty for EVM networks.
              * @example
              */
             addressType: string;

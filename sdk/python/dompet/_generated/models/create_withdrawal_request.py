@@ -17,7 +17,7 @@ class CreateWithdrawalRequest:
         account_id (str):
         network (str):
         token_code (str):
-        to (str): The recipient's address.
+        to (str): The recipient's address: 0x-hex on an EVM network; on a Bitcoin network, an address of its chain.
         amount (str): Human units, a decimal string such as "12.5".
         reference (None | str | Unset): Your reference; unique per app.
     """

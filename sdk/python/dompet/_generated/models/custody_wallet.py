@@ -17,7 +17,8 @@ class CustodyWallet:
         network (str):
         chain_id (int):
         address (str):
-        address_type (str): Empty for EVM networks.
+        address_type (str): `native-segwit` or `legacy` on a Bitcoin network (two wallets there); empty for EVM
+            networks.
     """
 
     wallet_id: str

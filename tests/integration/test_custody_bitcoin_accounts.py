@@ -1,0 +1,115 @@
+"""Custody accounts on a Bitcoin network (a real btcd in regtest beside the anvil chains): each account gets a
+native SegWit and a legacy address of its own child of the pool's Bitcoin key, an HD key that never presigns and
+that the cosigner records with its chain code; `account.created` and the account list both; the coin is listed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from chalicelib.bitcoin import addresses
+from chalicelib.custody import accounts, pool_keys
+from chalicelib.custody.store import get
+from chalicelib.mpc import presignatures, shares
+from chalicelib.mpc import service as mpc
+from chalicelib.mpc.cosigner_checks import COSIGNER_POLICY_TABLE
+from chalicelib.platform import aws, networks, settings
+from tests.support.custody import outbox_events
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def btc_custody(custody, btc_node, aux_sets, monkeypatch):
+    """The custody fixture's networks plus btcd as `bitcoin-regtest` (its coin), and a third aux set: a pool's
+    first account now makes its EVM and its Bitcoin key."""
+    path = settings.load_settings().networks_file
+    registry = json.loads(path.read_text())
+    registry["networks"].append(
+        {
+            "kind": "bitcoin",
+            "name": "bitcoin-regtest",
+            "chainId": 18443,
+            "chain": "regtest",
+            "rpcUrls": [btc_node.rpc_url],
+            "rpcUser": btc_node.rpc_user,
+            "rpcPassword": btc_node.rpc_password,
+            "confirmations": 2,
+            "custodyTokens": [{"tokenCode": "btc", "symbol": "BTC", "decimals": 8}],
+        }
+    )
+    path.write_text(json.dumps(registry))
+    networks.registry.cache_clear()
+    aux_sets(3)
+    return custody
+
+
+def test_an_account_gets_a_segwit_and_a_legacy_address_of_its_own_child_key(btc_custody, btc_node):
+    signed = btc_custody["signed"]
+    listed = signed("GET", "/api/v1/custody/tokens").json_body["data"]["data"]
+    assert {
+        "network": "bitcoin-regtest",
+        "tokenCode": "btc",
+        "symbol": "BTC",
+        "decimals": 8,
+        "chainId": 18443,
+    }.items() <= next(t for t in listed if t["network"] == "bitcoin-regtest").items()
+
+    made = [signed("POST", "/api/v1/custody/accounts", {"subId": f"user-{n}"}).json_body["data"] for n in (1, 2)]
+    scope = pool_keys.scope("dedicated", btc_custody["tenant"].appId, btc_custody["tenant"].organizationId)
+    key_item = get(pool_keys.key_pk(scope, "bitcoin"), "KEY")
+    assert key_item["status"] == "ready" and len(bytes.fromhex(key_item["chainCode"])) == 32
+    master = bytes.fromhex(key_item["publicKey"])
+    seen: set[str] = set()
+    for account in made:
+        on_btc = {w["addressType"]: w for w in account["wallets"] if w["network"] == "bitcoin-regtest"}
+        assert set(on_btc) == {"native-segwit", "legacy"}
+        child = mpc.derive_public_key(
+            master, bytes.fromhex(key_item["chainCode"]), pool_keys.bitcoin_path(account["id"])
+        )
+        assert on_btc["native-segwit"]["address"] == addresses.deposit_address(child, "native-segwit", "regtest")
+        assert on_btc["legacy"]["address"] == addresses.deposit_address(child, "legacy", "regtest")
+        assert on_btc["native-segwit"]["address"].startswith("bcrt1q") and on_btc["legacy"]["address"][0] in "mn"
+        assert on_btc["native-segwit"]["walletId"] != on_btc["legacy"]["walletId"]
+        assert [w["addressType"] for w in account["wallets"] if w["network"] != "bitcoin-regtest"] == ["", ""]
+        for wallet in on_btc.values():  # the address index finds the account by either address, exactly
+            index = get(**accounts.address_key(18443, wallet["address"]))
+            assert index["accountId"] == account["id"] and index["walletId"] == wallet["walletId"]
+            seen.add(wallet["address"])
+        shown = signed("GET", f"/api/v1/custody/accounts/{account['id']}").json_body["data"]
+        assert shown["wallets"] == account["wallets"]
+        btc_node.fund(on_btc["native-segwit"]["address"], 10_000)  # a valid regtest address the node pays
+    assert len(seen) == 4  # every account has addresses of its own
+
+    events = {e["data"]["account"]["id"]: e["data"]["wallets"] for e in outbox_events("account.created")}
+    for account in made:
+        assert [(w["network"], w["addressType"], w["address"]) for w in events[account["id"]]] == [
+            (w["network"], w["addressType"], w["address"]) for w in account["wallets"]
+        ]
+
+    # The cosigner recorded the key as an HD key of the pool, from its own share; it never presigns.
+    recorded = aws.table(COSIGNER_POLICY_TABLE).get_item(Key={"pk": f"CUSTODYKEY#{key_item['keyId']}", "sk": "KEY"})[
+        "Item"
+    ]
+    assert recorded["chainCode"] == key_item["chainCode"] and recorded["scope"] == scope
+    assert presignatures.ready_ids(shares.COSIGNER, key_item["keyId"]) == []
+    assert presignatures.ready_ids(shares.SIGNER, key_item["keyId"]) == []
+
+
+def test_a_bitcoin_withdrawal_is_not_offered_yet_and_changes_nothing(btc_custody):
+    signed = btc_custody["signed"]
+    account = signed("POST", "/api/v1/custody/accounts", {"subId": "user-w"}).json_body["data"]
+    refused = signed(
+        "POST",
+        "/api/v1/custody/withdrawals",
+        {
+            "accountId": account["id"],
+            "network": "bitcoin-regtest",
+            "tokenCode": "btc",
+            "to": "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080",
+            "amount": "0.001",
+        },
+    )
+    assert refused.status_code == 422 and refused.json_body["data"]["code"] == "WITHDRAWALS_NOT_OFFERED"
+    assert outbox_events("withdraw.created") == []
