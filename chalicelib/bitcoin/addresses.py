@@ -8,10 +8,10 @@ address of another chain (or a malformed one) is refused.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from embit import script
-from embit.networks import NETWORKS
+if TYPE_CHECKING:
+    from embit import script
 
 Chain = Literal["main", "test", "regtest"]
 AddressType = Literal["native-segwit", "legacy"]
@@ -24,11 +24,13 @@ class InvalidAddressError(ValueError):
 
 def deposit_address(public_key: bytes, address_type: AddressType, chain: Chain) -> str:
     """The deposit address of a compressed public key (33 bytes)."""
+    from embit.networks import NETWORKS
+
     return str(deposit_script(public_key, address_type).address(NETWORKS[chain]))
 
 
 def deposit_script(public_key: bytes, address_type: AddressType) -> script.Script:
-    from embit import ec
+    from embit import ec, script
 
     key = ec.PublicKey.parse(public_key)
     if not key.compressed:
@@ -39,6 +41,9 @@ def deposit_script(public_key: bytes, address_type: AddressType) -> script.Scrip
 def script_of(address: str, chain: Chain) -> bytes:
     """The output script `address` pays; InvalidAddressError for a malformed address, one of another chain, or a
     kind outside DESTINATION_KINDS."""
+    from embit import script
+    from embit.networks import NETWORKS
+
     try:
         decoded = script.address_to_scriptpubkey(address)
         again = decoded.address(NETWORKS[chain])
@@ -51,6 +56,9 @@ def script_of(address: str, chain: Chain) -> bytes:
 
 def address_of(script_pubkey: bytes, chain: Chain) -> str | None:
     """The address an output script pays, or None for a script no address stands for (e.g. OP_RETURN)."""
+    from embit import script
+    from embit.networks import NETWORKS
+
     parsed = script.Script(script_pubkey)
     if parsed.script_type() not in DESTINATION_KINDS:
         return None
@@ -62,5 +70,7 @@ def address_of(script_pubkey: bytes, chain: Chain) -> str | None:
 
 def kind_of(script_pubkey: bytes) -> str | None:
     """p2wpkh, p2pkh, p2sh, p2wsh, p2tr, or None."""
+    from embit import script
+
     kind = script.Script(script_pubkey).script_type()
     return str(kind) if kind in DESTINATION_KINDS else None

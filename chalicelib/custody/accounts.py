@@ -30,9 +30,15 @@ def account_key(account_id: str) -> dict[str, str]:
     return {"pk": f"ACCOUNT#{account_id}", "sk": "ACCOUNT"}
 
 
+def canonical_address(address: str) -> str:
+    """An address as custody compares it: EVM addresses case-insensitive, Bitcoin ones as they are (base58 is
+    case-sensitive)."""
+    return address.lower() if address.startswith("0x") else address
+
+
 def address_key(chain_id: int, address: str) -> dict[str, str]:
-    """The address index's key: EVM addresses case-insensitive, Bitcoin ones as they are (base58 is not)."""
-    return {"pk": f"ADDR#{chain_id}#{address.lower() if address.startswith('0x') else address}", "sk": "ADDR"}
+    """The address index's key."""
+    return {"pk": f"ADDR#{chain_id}#{canonical_address(address)}", "sk": "ADDR"}
 
 
 def create(app: App, sub_id: str, pool_type: pool_keys.PoolType) -> tuple[dict[str, Any], bool]:
