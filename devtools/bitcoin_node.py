@@ -275,9 +275,14 @@ class Btcd:
         The transaction is sent, not mined: generate(1) confirms it. Coinbases already spent, in a block or in
         the mempool, are skipped, so calls in a row do not conflict.
         """
-        if sats <= 0:
-            raise ChainError(f"fund: {sats} sat is not a positive amount")
-        destination = _regtest_script(address)
+        return self.pay([(address, sats)])
+
+    def pay(self, payments: list[tuple[str, int]]) -> str:
+        """One transaction with an output per (regtest address, sats), in that order (as fund())."""
+        if not payments or any(sats <= 0 for _, sats in payments):
+            raise ChainError(f"pay: {payments} has no outputs or an amount that is not positive")
+        sats = sum(value for _, value in payments)
+        destinations = [TransactionOutput(value, _regtest_script(address)) for address, value in payments]
         with self._fund_lock:
             first_height = self._next_coinbase_height
             inputs: list[tuple[str, int]] = []  # (coinbase txid, sats)
@@ -285,7 +290,7 @@ class Btcd:
                 inputs.append(self._next_coinbase())
             fee = FUND_FEE_PER_INPUT * len(inputs)
             change = sum(value for _, value in inputs) - sats - fee
-            outputs = [TransactionOutput(sats, destination)]
+            outputs = list(destinations)
             if change >= _P2PKH_DUST:
                 outputs.append(TransactionOutput(change, _MINER_SCRIPT))
             tx = Transaction(

@@ -9,7 +9,7 @@ from typing import Any
 
 from chalicelib.bitcoin import addresses as bitcoin_addresses
 from chalicelib.custody import cursor, events, pool_keys
-from chalicelib.custody.store import TABLE, busy, get
+from chalicelib.custody.store import TABLE, busy, canonical_address, get
 from chalicelib.custody.tokens import NAMESPACE, bitcoin_custody_networks, custody_networks
 from chalicelib.platform import aws, clock, unit_of_work
 from chalicelib.platform.errors import ApiError, not_found
@@ -30,12 +30,6 @@ def account_key(account_id: str) -> dict[str, str]:
     return {"pk": f"ACCOUNT#{account_id}", "sk": "ACCOUNT"}
 
 
-def canonical_address(address: str) -> str:
-    """An address as custody compares it: EVM addresses case-insensitive, Bitcoin ones as they are (base58 is
-    case-sensitive)."""
-    return address.lower() if address.startswith("0x") else address
-
-
 def address_key(chain_id: int, address: str) -> dict[str, str]:
     """The address index's key."""
     return {"pk": f"ADDR#{chain_id}#{canonical_address(address)}", "sk": "ADDR"}
@@ -50,7 +44,7 @@ def create(app: App, sub_id: str, pool_type: pool_keys.PoolType) -> tuple[dict[s
     networks, bitcoin = custody_networks(), bitcoin_custody_networks()
     if not networks:
         raise ApiError(503, NO_CUSTODY_NETWORKS, "No network is configured for custody accounts")
-    cursor.ensure_cursors(networks)  # the watcher starts no later than the first address exists
+    cursor.ensure_cursors([*networks, *bitcoin])  # the watcher starts no later than the first address exists
     scope = pool_keys.scope(pool_type, app.appId, app.organizationId)
     key = pool_keys.ensure(scope)
     account_id = str(uuid.uuid4())

@@ -19,12 +19,21 @@ from chalicelib.custody.store import TABLE, get
 from chalicelib.evm.rpc import NO_ANSWER, RpcError, block_number
 from chalicelib.platform import aws, clock
 from chalicelib.platform.cache import TtlCache
-from chalicelib.platform.networks import Network
+from chalicelib.platform.networks import AnyNetwork, BitcoinNetwork
 
 LEASE_S = 60  # the function's timeout: a run that died frees its network for the next run
 
 # Networks whose cursor exists: a cursor is never deleted, so a warm function asks once.
 _made: TtlCache[int, bool] = TtlCache("custody-cursors", None)
+
+
+def chain_head(network: AnyNetwork) -> int:
+    """The height of the network's newest block, whatever its family."""
+    if isinstance(network, BitcoinNetwork):
+        from chalicelib.bitcoin import rpc as bitcoin_rpc
+
+        return bitcoin_rpc.head(network)
+    return block_number(network)
 
 
 def cursor_key(chain_id: int) -> dict[str, str]:
@@ -35,7 +44,7 @@ def read(chain_id: int) -> dict[str, Any] | None:
     return get(**cursor_key(chain_id))
 
 
-def ensure_cursor(network: Network, head: int | None = None) -> dict[str, Any]:
+def ensure_cursor(network: AnyNetwork, head: int | None = None) -> dict[str, Any]:
     """The network's cursor, made if missing: at `custodyStartBlock`, else at the head. Account creation calls
     this before its addresses exist, so no transfer to an address is ever before the watcher's start."""
     cursor = read(network.chainId)
@@ -43,7 +52,7 @@ def ensure_cursor(network: Network, head: int | None = None) -> dict[str, Any]:
         if network.custodyStartBlock is not None:
             start = network.custodyStartBlock
         else:
-            start = head if head is not None else block_number(network)
+            start = head if head is not None else chain_head(network)
         write({**cursor_key(network.chainId), "next": start, "hashes": {}, "version": 0}, None)
         cursor = read(network.chainId)
         assert cursor is not None
@@ -51,7 +60,7 @@ def ensure_cursor(network: Network, head: int | None = None) -> dict[str, Any]:
     return cursor
 
 
-def ensure_cursors(networks: list[Network]) -> None:
+def ensure_cursors(networks: list[AnyNetwork]) -> None:
     for network in networks:
         if network.chainId not in _made:
             ensure_cursor(network)
@@ -78,12 +87,12 @@ def save_head(chain_id: int, head: int) -> None:
         )
 
 
-def status(network: Network) -> dict[str, Any]:
+def status(network: AnyNetwork) -> dict[str, Any]:
     """What operators see of the watcher: cursor, head, lag."""
     cursor = read(network.chainId) or {}
     head = None
     with contextlib.suppress(*NO_ANSWER, RpcError, TypeError, ValueError):  # the status answers without a node
-        head = block_number(network)
+        head = chain_head(network)
     scanned = int(cursor["next"]) - 1 if "next" in cursor else None
     return {
         "network": network.name,

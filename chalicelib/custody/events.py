@@ -9,11 +9,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from chalicelib.custody.store import canonical_address
 from chalicelib.custody.tokens import TokenOnNetwork
 
 
-def wallet_object(account: Mapping[str, Any], pair: TokenOnNetwork) -> dict[str, Any]:
-    wallet = next(w for w in account["wallets"] if w["network"] == pair.network.name)
+def account_wallet(account: Mapping[str, Any], pair: TokenOnNetwork, address: str | None = None) -> dict[str, Any]:
+    """The account's wallet on the pair's network: the one of `address` (a network may have several address
+    types), else the network's first."""
+    return next(
+        w
+        for w in account["wallets"]
+        if w["network"] == pair.network.name
+        and (address is None or canonical_address(w["address"]) == canonical_address(address))
+    )
+
+
+def wallet_object(account: Mapping[str, Any], pair: TokenOnNetwork, address: str | None = None) -> dict[str, Any]:
+    wallet = account_wallet(account, pair, address)
     return {
         "walletId": wallet["walletId"],
         "address": wallet["address"],
@@ -33,7 +45,7 @@ def transaction_object(deposit: Mapping[str, Any], pair: TokenOnNetwork) -> dict
         "tokenSymbol": pair.token.symbol,
         "value": deposit["value"],
         "valueDecimals": pair.token.decimals,
-        "blockchainType": "evm",
+        "blockchainType": pair.blockchain_type,
     }
 
 
@@ -104,7 +116,7 @@ def wallet_pending(account: Mapping[str, Any], deposit: Mapping[str, Any], pair:
         "appId": account["appId"],
         "matchType": "wallet",
         "confirmationStatus": "pending",
-        "wallet": wallet_object(account, pair),
+        "wallet": wallet_object(account, pair, deposit["to"]),
         "transaction": transaction_object(deposit, pair),
         "token": pair.event_token(),
         "amount": pair.human(int(deposit["value"])),
@@ -161,7 +173,7 @@ def wallet_credited(account: Mapping[str, Any], deposit: Mapping[str, Any], pair
     data = {
         "appId": account["appId"],
         "matchType": "wallet",
-        "wallet": wallet_object(account, pair),
+        "wallet": wallet_object(account, pair, deposit["to"]),
         "transaction": transaction_object(deposit, pair),
         "token": pair.event_token(),
         "tokenTransfer": token_transfer(deposit, pair),
@@ -197,7 +209,7 @@ def deposit_reverted(
     return {
         "appId": account["appId"],
         "matchType": deposit["matchType"],
-        "wallet": wallet_object(account, pair),
+        "wallet": wallet_object(account, pair, deposit["to"]),
         "transaction": transaction_object(deposit, pair),
         "token": pair.event_token(),
         "tokenTransfer": token_transfer(deposit, pair),

@@ -181,6 +181,7 @@ def list_entries(call: Call) -> Reply:
     message="invoice created",
     errors={
         400: (
+            "ADDRESS_TYPE_NOT_OFFERED",
             "INVALID_AMOUNT",
             "NETWORK_MISMATCH",
             "NETWORK_NOT_CUSTODIAL",

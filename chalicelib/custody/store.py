@@ -28,6 +28,12 @@ TABLE = "custody"
 CUSTODY_BUSY = "CUSTODY_BUSY"
 
 
+def canonical_address(address: str) -> str:
+    """An address as custody keys and compares it: EVM addresses case-insensitive, others as they are (base58 is
+    case-sensitive)."""
+    return address.lower() if address.startswith("0x") else address
+
+
 def get(pk: str, sk: str) -> dict[str, Any] | None:
     item: dict[str, Any] | None = aws.table(TABLE).get_item(Key={"pk": pk, "sk": sk}, ConsistentRead=True).get("Item")
     return item

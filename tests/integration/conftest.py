@@ -132,3 +132,30 @@ def custody(aa_chains, tmp_path, monkeypatch, api, tenant, aux_sets):
     yield {"w3": w3, "chains": aa_chains, "signed": signed, "tenant": tenant}
     settings.load_settings.cache_clear()
     networks.registry.cache_clear()
+
+
+@pytest.fixture
+def btc_custody(custody, btc_node, aux_sets, monkeypatch):
+    """The custody fixture's networks plus btcd as `bitcoin-regtest` (its coin), and a third aux set: a pool's
+    first account now makes its EVM and its Bitcoin key."""
+    from chalicelib.platform import networks, settings
+
+    path = settings.load_settings().networks_file
+    registry = json.loads(path.read_text())
+    registry["networks"].append(
+        {
+            "kind": "bitcoin",
+            "name": "bitcoin-regtest",
+            "chainId": 18443,
+            "chain": "regtest",
+            "rpcUrls": [btc_node.rpc_url],
+            "rpcUser": btc_node.rpc_user,
+            "rpcPassword": btc_node.rpc_password,
+            "confirmations": 2,
+            "custodyTokens": [{"tokenCode": "btc", "symbol": "BTC", "decimals": 8}],
+        }
+    )
+    path.write_text(json.dumps(registry))
+    networks.registry.cache_clear()
+    aux_sets(3)
+    return custody

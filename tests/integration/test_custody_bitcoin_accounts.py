@@ -4,8 +4,6 @@ that the cosigner records with its chain code; `account.created` and the account
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from chalicelib.bitcoin import addresses
@@ -14,35 +12,10 @@ from chalicelib.custody.store import get
 from chalicelib.mpc import presignatures, shares
 from chalicelib.mpc import service as mpc
 from chalicelib.mpc.cosigner_checks import COSIGNER_POLICY_TABLE
-from chalicelib.platform import aws, networks, settings
+from chalicelib.platform import aws
 from tests.support.custody import outbox_events
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture
-def btc_custody(custody, btc_node, aux_sets, monkeypatch):
-    """The custody fixture's networks plus btcd as `bitcoin-regtest` (its coin), and a third aux set: a pool's
-    first account now makes its EVM and its Bitcoin key."""
-    path = settings.load_settings().networks_file
-    registry = json.loads(path.read_text())
-    registry["networks"].append(
-        {
-            "kind": "bitcoin",
-            "name": "bitcoin-regtest",
-            "chainId": 18443,
-            "chain": "regtest",
-            "rpcUrls": [btc_node.rpc_url],
-            "rpcUser": btc_node.rpc_user,
-            "rpcPassword": btc_node.rpc_password,
-            "confirmations": 2,
-            "custodyTokens": [{"tokenCode": "btc", "symbol": "BTC", "decimals": 8}],
-        }
-    )
-    path.write_text(json.dumps(registry))
-    networks.registry.cache_clear()
-    aux_sets(3)
-    return custody
 
 
 def test_an_account_gets_a_segwit_and_a_legacy_address_of_its_own_child_key(btc_custody, btc_node):

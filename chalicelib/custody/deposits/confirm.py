@@ -23,7 +23,7 @@ from chalicelib.custody.store import TABLE
 from chalicelib.custody.tokens import TRANSFER_TOPIC
 from chalicelib.evm.rpc import RpcError, quantity
 from chalicelib.platform import aws
-from chalicelib.platform.networks import Network
+from chalicelib.platform.networks import AnyNetwork, Network
 
 REORG_WATCH_BLOCKS = 64  # how long credited deposits are still re-checked
 MAX_DUE_PER_STEP = 500  # deposits re-checked per step (the rest next step)
@@ -33,6 +33,23 @@ def confirm(network: Network, report: StepReport, chain: ChainReads | None = Non
     """Re-check the deposits due at the report's head against `chain` (the network's nodes unless given):
     credit, follow or revert each."""
     reads = chain if chain is not None else NodeReads(network)
+    checks = due(network, report.head)
+    if not checks:
+        return
+    found = reads.receipts(sorted({d.txHash for d, _ in checks}))
+    heights = sorted(
+        {quantity(r["blockNumber"]) for r in found.values() if isinstance(r, dict)} | {d.blockNumber for d, _ in checks}
+    )
+    canonical = dict(zip(heights, reads.blocks(heights, full=False, allow_missing=True), strict=True))
+    for deposit, account in checks:
+        if out_of_time():
+            return
+        _check(network, report, deposit, account, found.get(deposit.txHash), canonical)
+
+
+def due(network: AnyNetwork, head: int) -> list[tuple[Deposit, dict[str, Any]]]:
+    """The watched deposits at or past the network's confirmations at `head` (at most MAX_DUE_PER_STEP), each
+    with its account; a watch whose deposit is no longer watched is dropped."""
     from boto3.dynamodb.conditions import Key
 
     request: dict[str, Any] = {
@@ -40,23 +57,19 @@ def confirm(network: Network, report: StepReport, chain: ChainReads | None = Non
         "ConsistentRead": True,
     }
     needed = max(network.confirmations, 1)
-    due: list[dict[str, Any]] = []
-    while len(due) < MAX_DUE_PER_STEP:
+    watches: list[dict[str, Any]] = []
+    while len(watches) < MAX_DUE_PER_STEP:
         answer = aws.table(TABLE).query(**request)
-        due += [w for w in answer["Items"] if report.head - int(w["blockNumber"]) + 1 >= needed]
+        watches += [w for w in answer["Items"] if head - int(w["blockNumber"]) + 1 >= needed]
         if "LastEvaluatedKey" not in answer:
             break
         request["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
-    due = due[:MAX_DUE_PER_STEP]
-    if not due:
-        return
-    records = {d.id: d for d in map(Deposit.from_item, aws.batch_get(TABLE, [deposit_key(str(w["sk"])) for w in due]))}
-    found = reads.receipts(sorted({d.txHash for d in records.values()}))
-    heights = sorted(
-        {quantity(r["blockNumber"]) for r in found.values() if isinstance(r, dict)}
-        | {d.blockNumber for d in records.values()}
-    )
-    canonical = dict(zip(heights, reads.blocks(heights, full=False, allow_missing=True), strict=True))
+    watches = watches[:MAX_DUE_PER_STEP]
+    if not watches:
+        return []
+    records = {
+        d.id: d for d in map(Deposit.from_item, aws.batch_get(TABLE, [deposit_key(str(w["sk"])) for w in watches]))
+    }
     owners = {
         str(a["id"]): a
         for a in aws.batch_get(
@@ -64,9 +77,8 @@ def confirm(network: Network, report: StepReport, chain: ChainReads | None = Non
             [{"pk": f"ACCOUNT#{i}", "sk": "ACCOUNT"} for i in sorted({d.accountId for d in records.values()})],
         )
     }
-    for watch in due:
-        if out_of_time():
-            return
+    checks = []
+    for watch in watches:
         deposit = records.get(str(watch["sk"]))
         if deposit is None or deposit.status not in WATCHED:
             with contextlib.suppress(Exception):
@@ -74,7 +86,8 @@ def confirm(network: Network, report: StepReport, chain: ChainReads | None = Non
             continue
         account = owners.get(deposit.accountId)
         if account is not None:
-            _check(network, report, deposit, account, found.get(deposit.txHash), canonical)
+            checks.append((deposit, account))
+    return checks
 
 
 def _check(

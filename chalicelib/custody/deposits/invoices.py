@@ -40,6 +40,7 @@ from chalicelib.tenancy.models import App
 INVOICE_NOT_FOUND = "INVOICE_NOT_FOUND"
 INVOICE_ALREADY_PENDING = "INVOICE_ALREADY_PENDING"
 DUPLICATE_REFERENCE = "DUPLICATE_REFERENCE"
+ADDRESS_TYPE_NOT_OFFERED = "ADDRESS_TYPE_NOT_OFFERED"  # e.g. `legacy` on an EVM network
 EXPIRING = "EXPIRING"  # pk of the pending invoices by deadline, for the expiry sweep
 
 
@@ -67,6 +68,7 @@ class Invoice(Stateful):
     reference: str
     walletId: str
     depositAddress: str
+    addressType: str = ""  # native-segwit or legacy on Bitcoin; "" on EVM
     expiresAt: str
     bufferInSeconds: int
     deadline: str  # expiresAt + bufferInSeconds
@@ -107,23 +109,40 @@ def open_key(account_id: str, pair: TokenOnNetwork) -> dict[str, str]:
 
 
 def create(
-    app: App, account_id: str, network: str, token_code: str, amount: str, reference: str, expires_in_s: int | None
+    app: App,
+    account_id: str,
+    network: str,
+    token_code: str,
+    amount: str,
+    reference: str,
+    expires_in_s: int | None,
+    address_type: str | None = None,
 ) -> Invoice:
+    """An invoice paid to the account's address on the network: of `address_type` where the network has several
+    (Bitcoin: native SegWit unless `legacy` is asked)."""
     account = accounts.of_app(app.appId, account_id)
     pair = accepted(network, token_code)
     base = parse_amount(amount, pair.token.decimals)
-    if not any(w["network"] == pair.network.name for w in account["wallets"]):
+    on_network = [w for w in account["wallets"] if w["network"] == pair.network.name]
+    if not on_network:
         raise bad_request(
             NETWORK_NOT_ON_ACCOUNT,
             f"The account was created before {pair.network.name} offered custody and has no address there",
             errors=[{"field": "network", "message": "the account has no deposit address here", "type": "network"}],
+        )
+    typed = [w for w in on_network if address_type is None or w["addressType"] == address_type]
+    if not typed:
+        raise bad_request(
+            ADDRESS_TYPE_NOT_OFFERED,
+            f"{pair.network.name} has no {address_type} deposit addresses",
+            errors=[{"field": "addressType", "message": "not an address type of this network", "type": "address_type"}],
         )
     settings = load_settings()
     now = clock.now()
     expires_at = now + dt.timedelta(seconds=expires_in_s or settings.invoice_expires_s)
     buffer_s = settings.invoice_buffer_s
     invoice_id = str(uuid.uuid4())
-    wallet = events.wallet_object(account, pair)
+    wallet = events.wallet_object(account, pair, typed[0]["address"])
     created_at = clock.iso(now)
     invoice = Invoice(
         **key(invoice_id),
@@ -138,6 +157,7 @@ def create(
         reference=reference,
         walletId=wallet["walletId"],
         depositAddress=wallet["address"],
+        addressType=typed[0]["addressType"],
         expiresAt=clock.iso(expires_at),
         bufferInSeconds=buffer_s,
         deadline=clock.iso(expires_at + dt.timedelta(seconds=buffer_s)),
@@ -212,7 +232,7 @@ def page(app_id: str, account_id: str | None, status: str | None, query: PageQue
 
 
 def public(invoice: Invoice) -> dict[str, Any]:
-    network = registry().by_name(invoice.network)
+    network = registry().any_by_name(invoice.network)
     token = network.custody_token(invoice.tokenCode) if network else None
     decimals = token.decimals if token else 0
     return {
@@ -227,6 +247,7 @@ def public(invoice: Invoice) -> dict[str, Any]:
         "reference": invoice.reference,
         "walletId": invoice.walletId,
         "depositAddress": invoice.depositAddress,
+        "addressType": invoice.addressType,
         "expiresAt": invoice.expiresAt,
         "bufferInSeconds": invoice.bufferInSeconds,
         "createdAt": invoice.createdAt,

@@ -24,7 +24,7 @@ from chalicelib.custody import events, ledger
 from chalicelib.custody.deposits import invoices
 from chalicelib.custody.deposits.invoices import Invoice
 from chalicelib.custody.deposits.records import WATCHED, Deposit, deposit_key
-from chalicelib.custody.store import TABLE, busy, get, status_page
+from chalicelib.custody.store import TABLE, busy, canonical_address, get, status_page
 from chalicelib.custody.tokens import NAMESPACE, TokenOnNetwork, accepted
 from chalicelib.platform import aws, clock, retry, unit_of_work
 from chalicelib.platform.amounts import format_units
@@ -128,7 +128,7 @@ def _seen_plan(transfer: Transfer, account: Mapping[str, Any], existing: Deposit
     tx_ref = _tx_ref(transfer, account)
     now = clock.iso_now()
     created_at = existing.createdAt if existing else now
-    wallet = events.wallet_object(account, pair)
+    wallet = events.wallet_object(account, pair, transfer.to)
     fields: dict[str, object] = {
         **deposit_key(transfer.id),
         "id": transfer.id,
@@ -235,8 +235,8 @@ def _invoice_for(account: Mapping[str, Any], transfer: Transfer, may_match: bool
     late (a wallet deposit naming it, until the next invoice of that token). Anything else is a plain wallet
     deposit."""
     invoice = _last_invoice(account, transfer.pair)
-    if invoice is None:
-        return None, False, False
+    if invoice is None or canonical_address(invoice.depositAddress) != canonical_address(transfer.to):
+        return None, False, False  # none, or the account's other address type on this network
     deadline = clock.parse_iso(invoice.deadline).timestamp()
     if transfer.block_number <= invoice.startBlock:
         return None, False, False  # mined before the invoice existed: not for it

@@ -33,6 +33,11 @@ class CreateInvoiceRequest(WireModel):
         min_length=1, max_length=128, description="Your reference; unique per app.", examples=["order-1001"]
     )
     expiresInSeconds: int | None = Field(None, ge=60, le=30 * 86_400, examples=[3600])
+    addressType: Literal["native-segwit", "legacy"] | None = Field(
+        None,
+        description="Where a network has several address types (Bitcoin): the deposit address's type; "
+        '`native-segwit` unless `legacy` is asked. Other networks have one address, of type "" (leave this out).',
+    )
 
 
 class Invoice(WireModel):
@@ -47,6 +52,9 @@ class Invoice(WireModel):
     reference: str = Field(examples=["order-1001"])
     walletId: str = Field(examples=[_EXAMPLE_WALLET_ID])
     depositAddress: str = Field(examples=[_EXAMPLE_DEPOSIT_ADDRESS])
+    addressType: str = Field(
+        "", description="`native-segwit` or `legacy` on Bitcoin; empty on EVM networks.", examples=[""]
+    )
     expiresAt: str = Field(examples=["2026-11-22T09:00:00.000Z"])
     bufferInSeconds: int = Field(examples=[300])
     createdAt: str = Field(examples=[_EXAMPLE_CREATED_AT])

@@ -19,19 +19,19 @@ them, each recorded once (deposits.seen), then the cursor moved on.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from chalicelib.custody import accounts, cursor
 from chalicelib.custody.deposits import lifecycle as deposits
-from chalicelib.custody.store import TABLE
+from chalicelib.custody.store import TABLE, canonical_address
 from chalicelib.custody.tokens import TRANSFER_TOPIC, by_address
 from chalicelib.evm.logs import LogsUnavailableError, logs_in_range
 from chalicelib.evm.rpc import RpcError, quantity, rpc_batch, rpc_call
 from chalicelib.platform import aws, clock, deadline
 from chalicelib.platform.logging import logger
-from chalicelib.platform.networks import Network
+from chalicelib.platform.networks import AnyNetwork, Network
 
 KEEP_HASHES = 128  # block hashes the cursor keeps: how deep a reorg it can step back over
 STEP_MARGIN_S = 8.0  # a step stops recording (the cursor stays) when less than this is left of the invocation
@@ -67,7 +67,7 @@ def scan(network: Network, report: StepReport) -> None:
     headers = blocks(network, range(first, last + 1), full=native)
     known_parent = hashes.get(str(first - 1))
     if known_parent is not None and headers[0]["parentHash"] != known_parent:
-        report.stepped_back = _step_back(network, saved, hashes)
+        report.stepped_back = step_back(network, saved, hashes, lambda heights: _canonical_hashes(network, heights))
         return
     for before, after in itertools.pairwise(headers):
         if after["parentHash"] != before["hash"]:
@@ -75,21 +75,26 @@ def scan(network: Network, report: StepReport) -> None:
     report.scanned_from, report.scanned_to = first, last
     transfers = _token_transfers(network, headers) + (_native_transfers(network, headers) if native else [])
     report.transfers = len(transfers)
-    matches = [m for m in _addressed(network, transfers) if _kept(network, m[0])]
+    matches = [m for m in addressed(network, transfers) if _kept(network, m[0])]
     for transfer, account in _with_receipts(network, matches):
         if out_of_time():
             raise RangeError("out of time: the range is scanned again next step (recorded deposits stay once)")
         if deposits.seen(transfer, account) in ("new", "again"):
             report.recorded += 1
-    for header in headers:
-        hashes[str(quantity(header["number"]))] = header["hash"]
+    scanned = {quantity(h["number"]): str(h["hash"]) for h in headers}
+    advance(saved, hashes, scanned, quantity(headers[-1]["timestamp"]))
+
+
+def advance(saved: dict[str, Any], hashes: dict[str, str], scanned: dict[int, str], scanned_time: int) -> None:
+    """Move the cursor past the blocks just scanned (height: hash), keeping the last KEEP_HASHES hashes."""
+    hashes = {**hashes, **{str(height): block_hash for height, block_hash in scanned.items()}}
     kept = sorted(hashes, key=int)[-KEEP_HASHES:]
     cursor.write(
         {
             **saved,
-            "next": last + 1,
+            "next": max(scanned) + 1,
             "hashes": {k: hashes[k] for k in kept},
-            "scannedTime": quantity(headers[-1]["timestamp"]),  # the expiry sweep waits for the watcher
+            "scannedTime": scanned_time,  # the expiry sweep waits for the watcher
             "version": int(saved["version"]) + 1,
             "updatedAt": clock.iso_now(),
         },
@@ -97,13 +102,23 @@ def scan(network: Network, report: StepReport) -> None:
     )
 
 
-def _step_back(network: Network, saved: dict[str, Any], hashes: dict[str, str]) -> int:
-    """The next block does not chain onto the last one scanned: find the highest kept block still canonical."""
+def _canonical_hashes(network: Network, heights: list[int]) -> list[str | None]:
+    return [b["hash"] if b is not None else None for b in blocks(network, heights, full=False, allow_missing=True)]
+
+
+def step_back(
+    network: AnyNetwork,
+    saved: dict[str, Any],
+    hashes: dict[str, str],
+    canonical_hashes: Callable[[list[int]], list[str | None]],
+) -> int:
+    """The next block does not chain onto the last one scanned: find the highest kept block still canonical
+    (`canonical_hashes`: the chain's block hash at each height, None above its head)."""
     heights = sorted((int(h) for h in hashes), reverse=True)
-    canonical = blocks(network, heights, full=False, allow_missing=True) if heights else []
+    canonical = canonical_hashes(heights) if heights else []
     fork = None
-    for height, block in zip(heights, canonical, strict=True):
-        if block is not None and block["hash"] == hashes[str(height)]:
+    for height, block_hash in zip(heights, canonical, strict=True):
+        if block_hash is not None and block_hash == hashes[str(height)]:
             fork = height
             break
     next_block = (fork + 1) if fork is not None else (min(heights) if heights else int(saved["next"]))
@@ -290,9 +305,9 @@ def _kept(network: Network, transfer: dict[str, Any]) -> bool:
     return False
 
 
-def _addressed(network: Network, transfers: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+def addressed(network: AnyNetwork, transfers: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """The transfers whose recipient is a deposit address, with its account (batch reads of the index)."""
-    recipients = sorted({t["to"].lower() for t in transfers})
+    recipients = sorted({canonical_address(t["to"]) for t in transfers})
     owners: dict[str, str] = {}
     for start in range(0, len(recipients), 100):
         keys = [accounts.address_key(network.chainId, r) for r in recipients[start : start + 100]]
@@ -304,9 +319,9 @@ def _addressed(network: Network, transfers: list[dict[str, Any]]) -> list[tuple[
         keys = [{"pk": f"ACCOUNT#{a}", "sk": "ACCOUNT"} for a in wanted[start : start + 100]]
         found.update({str(i["id"]): i for i in aws.batch_get(TABLE, keys)})
     return [
-        (t, found[owners[t["to"].lower()]])
+        (t, found[owners[canonical_address(t["to"])]])
         for t in transfers
-        if t["to"].lower() in owners and owners[t["to"].lower()] in found
+        if canonical_address(t["to"]) in owners and owners[canonical_address(t["to"])] in found
     ]
 
 

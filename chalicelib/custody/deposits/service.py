@@ -15,8 +15,9 @@ from chalicelib.custody.deposits.models import (
     InvoicePage,
     WatcherStatus,
 )
+from chalicelib.custody.tokens import custody_network
 from chalicelib.platform.errors import bad_request
-from chalicelib.platform.networks import registry, resolve
+from chalicelib.platform.networks import registry
 from chalicelib.platform.pagination import pagination
 from chalicelib.tenancy.models import App
 
@@ -30,6 +31,7 @@ def create_invoice(app: App, request: CreateInvoiceRequest) -> Invoice:
         request.amount,
         request.reference,
         request.expiresInSeconds,
+        request.addressType,
     )
     return Invoice.model_validate(invoices.public(invoice))
 
@@ -82,7 +84,7 @@ def deposit_page(app: App, query: DepositListQuery) -> DepositPage:
 
 
 def watcher_status(network_name: str) -> WatcherStatus:
-    network = resolve(network_name, None)
+    network = custody_network(network_name)
     if not network.custody:
         raise bad_request(
             "NETWORK_NOT_CUSTODIAL",
@@ -94,6 +96,6 @@ def watcher_status(network_name: str) -> WatcherStatus:
 
 def _head(chain_id: int) -> int | None:
     """The head the watcher last saw (confirmations of pending deposits are counted from it)."""
-    network = registry().by_chain_id(chain_id)
+    network = registry().any_by_chain_id(chain_id)
     known = cursor.read(chain_id) if network else None
     return int(known["head"]) if known and "head" in known else None

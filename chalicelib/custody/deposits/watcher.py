@@ -2,23 +2,31 @@
 
 One step on a network runs under its lease (cursor.py), so overlapping runs do not both scan (a rescan would still
 not duplicate anything: deposits are recorded once per id): the head, then the scan of the blocks after the
-cursor (scan.py), then the re-check of the deposits due for confirmation (confirm.py), then the head is saved
-for operators and invoices.
+cursor, then the re-check of the deposits due for confirmation, then the head is saved for operators and
+invoices. The scan and the re-check are the network family's (`FAMILIES`: EVM in scan.py and confirm.py,
+Bitcoin in bitcoin_watch.py); a new family adds its pair there, and the records, lifecycle and events stay.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 from chalicelib.custody import cursor
-from chalicelib.custody.deposits import confirm, scan
+from chalicelib.custody.deposits import bitcoin_watch, confirm, scan
 from chalicelib.custody.deposits.scan import RangeError, StepReport
-from chalicelib.custody.tokens import custody_networks
-from chalicelib.evm.rpc import NO_ANSWER, block_number
+from chalicelib.custody.tokens import all_custody_networks
+from chalicelib.evm.rpc import NO_ANSWER
 from chalicelib.platform import clock
 from chalicelib.platform.logging import logger
-from chalicelib.platform.networks import Network
+from chalicelib.platform.networks import AnyNetwork
+
+# Per network family (`kind`): its forward scan and its re-check of deposits due, each (network, report).
+FAMILIES: dict[str, tuple[Callable[[Any, StepReport], None], Callable[[Any, StepReport], None]]] = {
+    "evm": (scan.scan, confirm.confirm),
+    "bitcoin": (bitcoin_watch.scan, bitcoin_watch.confirm),
+}
 
 __all__ = ["StepReport", "run", "step"]
 
@@ -28,7 +36,7 @@ def run(time_left_s: Callable[[], float], loop_s: float, pause_s: float = 2.0) -
     reports: list[StepReport] = []
     started = clock.monotonic()
     while True:
-        for network in custody_networks():
+        for network in all_custody_networks():
             if time_left_s() < 10:
                 return reports
             try:
@@ -46,20 +54,21 @@ def run(time_left_s: Callable[[], float], loop_s: float, pause_s: float = 2.0) -
         time.sleep(pause_s)
 
 
-def step(network: Network) -> StepReport | None:
+def step(network: AnyNetwork) -> StepReport | None:
     """One step on `network`; None when another run holds its lease."""
     token = cursor.lease(network.chainId)
     if token is None:
         return None
+    scan_blocks, confirm_due = FAMILIES[network.kind]
     try:
         report = StepReport(network.name)
-        report.head = block_number(network)
+        report.head = cursor.chain_head(network)
         try:
-            scan.scan(network, report)
+            scan_blocks(network, report)
         except RangeError as exc:
             report.notes.append(str(exc))
         try:
-            confirm.confirm(network, report)
+            confirm_due(network, report)
         except RangeError as exc:  # a block of the re-check could not be read: no verdict this step
             report.notes.append(str(exc))
         cursor.save_head(network.chainId, report.head)

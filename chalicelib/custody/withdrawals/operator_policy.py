@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from chalicelib.custody import accounts
+from chalicelib.custody.store import canonical_address
 from chalicelib.custody.tokens import TokenOnNetwork
 from chalicelib.platform import amounts, aws, clock
 from chalicelib.platform.logging import logger
@@ -157,7 +157,7 @@ def set_allowlist(app_id: str, organization_id: str, enabled: bool, addresses: l
         **_allowlist_key(app_id),
         "organizationId": organization_id,
         "enabled": enabled,
-        "addresses": sorted({accounts.canonical_address(address) for address in addresses}),
+        "addresses": sorted({canonical_address(address) for address in addresses}),
         "updatedAt": clock.iso_now(),
     }
     member = {"apps": {app_id}}
