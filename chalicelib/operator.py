@@ -32,7 +32,6 @@ from chalicelib.console import accounts, audit
 from chalicelib.console.models import InviteForm, Role
 from chalicelib.custody.withdrawals import operator_policy, review
 from chalicelib.platform import aws
-from chalicelib.platform.addresses import checksum_address
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.settings import load_settings
 from chalicelib.policies import signed
@@ -164,11 +163,13 @@ def _set_allowlist(args: argparse.Namespace) -> int:
     """Only the operator sets an app's withdrawal allowlist: no function may write where it is kept. The allowlist
     records the organization the operator names, which `tenancy` (written by the API function) must agree with and
     which never changes once recorded: the cosigner binds keys to it."""
-    try:
-        addresses = [checksum_address(a, "address") for a in args.address]
-    except ApiError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
-        return 1
+    addresses: list[str] = []
+    for given in args.address:
+        valid = operator_policy.valid_destination(given)
+        if valid is None:
+            print(f"error: {given!r} is neither an EVM address nor a configured Bitcoin network's", file=sys.stderr)
+            return 1
+        addresses.append(valid)
     found = store.get_app(args.app_id)  # (the app's record only: its secret is not opened)
     if found is None:
         print(f"error: no app {args.app_id}", file=sys.stderr)

@@ -94,6 +94,17 @@ def transaction(network: BitcoinNetwork, txid: str) -> dict[str, Any] | None:
     return found if isinstance(found, dict) else None
 
 
+def raw_transaction(network: BitcoinNetwork, txid: str) -> bytes | None:
+    """The transaction serialised (its witness included), or None when the node has none."""
+    try:
+        found = rpc_call(network, "getrawtransaction", [txid, 0])
+    except RpcError as exc:
+        if exc.code in (-5, -8):
+            return None
+        raise
+    return bytes.fromhex(found) if isinstance(found, str) else None
+
+
 def fee_rate(network: BitcoinNetwork, blocks: int = 6) -> int:
     """Sat per virtual byte for confirmation within `blocks`: the node's estimate (`estimatefee`, BTC per kB),
     kept within the network's bounds; the lower bound when the node has no estimate."""

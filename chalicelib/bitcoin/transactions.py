@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from embit import script
-from embit.transaction import SIGHASH, Transaction, TransactionInput, TransactionOutput
+if TYPE_CHECKING:
+    from embit.transaction import Transaction, TransactionInput
+
+# embit is imported where it is used: an API function that never builds a Bitcoin transaction does not load it.
 
 SPENDABLE = frozenset({"p2wpkh", "p2pkh"})
 MAX_SATS = 21_000_000 * 100_000_000
@@ -31,12 +33,17 @@ class Spend:
     value: int  # satoshis
     script_pubkey: bytes  # the spent output's script (P2WPKH or P2PKH of `public_key`)
     public_key: bytes  # 33 bytes
+    # The transaction that made the output, serialised: whoever signs checks the output's amount and script
+    # against it (`check_previous`), as a PSBT's non-witness UTXO (a legacy signature does not commit to the amount).
+    previous: bytes | None = None
 
     def __post_init__(self) -> None:
         if len(bytes.fromhex(self.txid)) != 32 or not 0 <= self.vout < 2**32 or not 0 < self.value <= MAX_SATS:
             raise ValueError("a spend is a 32-byte txid, an output index and a positive amount")
         if len(self.public_key) != 33:
             raise ValueError("a spend's key is a compressed public key")
+        from embit import script
+
         kind = script.Script(self.script_pubkey).script_type()
         expected = {"p2wpkh": script.p2wpkh, "p2pkh": script.p2pkh}
         if kind not in SPENDABLE or expected[kind](_key(self.public_key)).data != self.script_pubkey:
@@ -44,7 +51,26 @@ class Spend:
 
     @property
     def segwit(self) -> bool:
+        from embit import script
+
         return bool(script.Script(self.script_pubkey).script_type() == "p2wpkh")
+
+    def check_previous(self) -> None:
+        """ValueError unless `previous` is the transaction `txid` names and its output `vout` is this amount paid
+        to this script."""
+        if self.previous is None:
+            raise ValueError("the spent output's transaction is missing")
+        from embit.transaction import Transaction
+
+        try:
+            made = Transaction.parse(self.previous)
+        except Exception:  # noqa: BLE001 - embit raises several types for malformed bytes
+            raise ValueError("the spent output's transaction does not parse") from None
+        if bytes(made.txid()).hex() != self.txid or self.vout >= len(made.vout):
+            raise ValueError("the spent output's transaction is not the one its txid names")
+        output = made.vout[self.vout]
+        if output.value != self.value or bytes(output.script_pubkey.data) != self.script_pubkey:
+            raise ValueError("the spent output is not this amount paid to this script")
 
 
 @dataclass(frozen=True)
@@ -78,8 +104,17 @@ class UnsignedBitcoinTx:
     def fee(self) -> int:
         return sum(i.value for i in self.inputs) - sum(o.value for o in self.outputs)
 
+    @property
+    def payment_id(self) -> str:
+        """The unsigned transaction's id: the same for every signature of the same inputs and outputs (the signed
+        transaction's txid equals it when every input is SegWit)."""
+        return bytes(self._embit().txid()).hex()
+
     def sighash(self, index: int) -> bytes:
         """The 32-byte signing hash of input `index` (BIP 143 for P2WPKH, legacy for P2PKH; SIGHASH_ALL)."""
+        from embit import script
+        from embit.transaction import SIGHASH
+
         spend = self.inputs[index]
         tx = self._embit()
         if spend.segwit:
@@ -91,6 +126,8 @@ class UnsignedBitcoinTx:
         """The signed transaction from one 65-byte signature (r || s || recovery id) per input, in order."""
         if len(signatures) != len(self.inputs):
             raise ValueError("one signature per input")
+        from embit.transaction import SIGHASH
+
         return self._signed([_der(s) + bytes([SIGHASH.ALL]) for s in signatures])
 
     def vsize(self) -> int:
@@ -108,6 +145,7 @@ class UnsignedBitcoinTx:
                     "value": str(i.value),
                     "scriptPubKey": i.script_pubkey.hex(),
                     "publicKey": i.public_key.hex(),
+                    **({"previousTx": i.previous.hex()} if i.previous is not None else {}),
                 }
                 for i in self.inputs
             ],
@@ -126,6 +164,7 @@ class UnsignedBitcoinTx:
                         int(str(i["value"])),
                         bytes.fromhex(str(i["scriptPubKey"])),
                         bytes.fromhex(str(i["publicKey"])),
+                        bytes.fromhex(str(i["previousTx"])) if "previousTx" in i else None,
                     )
                     for i in body["inputs"]
                 ),
@@ -139,6 +178,9 @@ class UnsignedBitcoinTx:
             raise ValueError(f"malformed Bitcoin transaction: {type(exc).__name__}") from None
 
     def _embit(self) -> Transaction:
+        from embit import script
+        from embit.transaction import Transaction, TransactionInput, TransactionOutput
+
         return Transaction(
             version=self.version,
             vin=[TransactionInput(bytes.fromhex(i.txid), i.vout) for i in self.inputs],
@@ -147,6 +189,9 @@ class UnsignedBitcoinTx:
         )
 
     def _signed(self, signatures: Sequence[bytes]) -> SignedBitcoinTx:
+        from embit import script
+        from embit.transaction import Transaction
+
         tx = self._embit()
         for position, (spend, signature) in enumerate(zip(self.inputs, signatures, strict=True)):
             if spend.segwit:
@@ -164,6 +209,28 @@ class UnsignedBitcoinTx:
         return SignedBitcoinTx(raw=raw, txid=bytes(tx.txid()).hex(), vsize=(base * 3 + len(raw) + 3) // 4)
 
 
+def input_payload(tx: UnsignedBitcoinTx, index: int) -> dict[str, Any]:
+    """What a party signing input `index` is shown (an mpc payload's `bitcoinInput`): the whole transaction."""
+    return {"transaction": tx.wire(), "index": index}
+
+
+def input_of(body: Mapping[str, Any]) -> tuple[UnsignedBitcoinTx, int]:
+    """The transaction and the input index of a `bitcoinInput` payload; ValueError for anything malformed."""
+    try:
+        tx, index = UnsignedBitcoinTx.from_wire(body["transaction"]), int(body["index"])
+    except (KeyError, TypeError):
+        raise ValueError("a Bitcoin input payload is a transaction and an input index") from None
+    if not 0 <= index < len(tx.inputs):
+        raise ValueError("no such input")
+    return tx, index
+
+
+def input_digest(body: Mapping[str, Any]) -> bytes:
+    """The signing hash of a `bitcoinInput` payload, computed from the transaction itself."""
+    tx, index = input_of(body)
+    return tx.sighash(index)
+
+
 @dataclass(frozen=True)
 class SignedBitcoinTx:
     raw: bytes
@@ -172,6 +239,8 @@ class SignedBitcoinTx:
 
 
 def _without_witness(tx_input: TransactionInput) -> TransactionInput:
+    from embit.transaction import TransactionInput
+
     return TransactionInput(tx_input.txid, tx_input.vout, script_sig=tx_input.script_sig, sequence=tx_input.sequence)
 
 

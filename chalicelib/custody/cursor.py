@@ -15,6 +15,7 @@ import contextlib
 import secrets
 from typing import Any
 
+from chalicelib.bitcoin import rpc as bitcoin_rpc
 from chalicelib.custody.store import TABLE, get
 from chalicelib.evm.rpc import NO_ANSWER, RpcError, block_number
 from chalicelib.platform import aws, clock
@@ -30,8 +31,6 @@ _made: TtlCache[int, bool] = TtlCache("custody-cursors", None)
 def chain_head(network: AnyNetwork) -> int:
     """The height of the network's newest block, whatever its family."""
     if isinstance(network, BitcoinNetwork):
-        from chalicelib.bitcoin import rpc as bitcoin_rpc
-
         return bitcoin_rpc.head(network)
     return block_number(network)
 

@@ -9,7 +9,7 @@ from chalice import Blueprint, Rate
 
 from chalicelib.custody.deposits import invoices, watcher
 from chalicelib.custody.withdrawals import lifecycle as withdrawals
-from chalicelib.custody.withdrawals import sending
+from chalicelib.custody.withdrawals import worker
 from chalicelib.platform import deadline, resources
 from chalicelib.platform.consumers import scheduled, sqs_batch
 from chalicelib.platform.settings import load_settings
@@ -33,7 +33,7 @@ def expire_invoices(event: Any) -> None:
 
 @bp.on_sqs_message(queue=resources.queue_name(load_settings().stage, withdrawals.QUEUE), batch_size=1)
 def send_withdrawals(event: Any) -> Any:
-    return sqs_batch("send_withdrawals", event, lambda body: sending.process(str(body["withdrawalId"])))
+    return sqs_batch("send_withdrawals", event, lambda body: worker.process(str(body["withdrawalId"])))
 
 
 @bp.schedule(Rate(5, unit=Rate.MINUTES))

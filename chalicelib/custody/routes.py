@@ -331,15 +331,16 @@ def get_watcher(call: Call) -> Reply:
             "DESTINATION_NOT_ALLOWED",
             "INSUFFICIENT_BALANCE",
             "WITHDRAWAL_LIMIT_EXCEEDED",
-            "WITHDRAWALS_NOT_OFFERED",
         ),
         503: ("CUSTODY_BUSY", "LIST_BUSY"),
     },
     idempotent=True,
     description="The amount moves from `activeBalance` to `heldBalance` at once (422 `INSUFFICIENT_BALANCE` and "
     "nothing recorded when it is not there); the withdrawal is then sent on chain from the account's deposit "
-    "address. A network whose withdrawals are not offered yet (Bitcoin, while only its deposits are) is 422 "
-    "`WITHDRAWALS_NOT_OFFERED`. Honours `Idempotency-Key`.",
+    "address. On Bitcoin it spends the account's confirmed outputs (reserved at once), pays exactly `amount` to "
+    "`to` (P2WPKH, P2PKH, P2SH, P2WSH or P2TR), sends the change back to the account's native SegWit address, and "
+    "`fee` (the network fee, at the node's fee rate within the network's bounds) is held and debited with the "
+    "amount. Honours `Idempotency-Key`.",
 )
 def create_withdrawal(call: Call) -> Reply:
     return Reply(withdrawals.create_withdrawal(call.principal, call.body), "withdrawal created")

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from chalicelib.evm.transactions import UnsignedTx, signing_hash
 from chalicelib.evm.typed_data import hashes as typed_data_hashes
 
-Kind = Literal["transaction", "personal_message", "typed_data"]
+Kind = Literal["transaction", "personal_message", "typed_data", "bitcoin_input"]
 _HEX_BYTES = r"^0x([0-9a-fA-F]{2})*$"
 
 
@@ -29,10 +29,18 @@ class Signable(BaseModel):
     transaction: dict[str, Any] | None = None  # UnsignedTx.wire()
     message: str | None = None  # 0x-hex of the message bytes
     typedData: dict[str, Any] | None = None
+    # One input of a Bitcoin transaction (bitcoin/transactions.input_payload), hashed by mpc/payloads.py: this
+    # module hashes EVM payloads only.
+    bitcoinInput: dict[str, Any] | None = None
 
     @model_validator(mode="after")
     def _one_body(self) -> Signable:
-        bodies = {"transaction": self.transaction, "personal_message": self.message, "typed_data": self.typedData}
+        bodies = {
+            "transaction": self.transaction,
+            "personal_message": self.message,
+            "typed_data": self.typedData,
+            "bitcoin_input": self.bitcoinInput,
+        }
         if [kind for kind, body in bodies.items() if body is not None] != [self.kind]:
             raise ValueError(f"a {self.kind} payload carries exactly its own body")
         return self
@@ -58,6 +66,8 @@ def digest_of(payload: Signable) -> bytes:
         return signing_hash(UnsignedTx.from_wire(payload.transaction))
     if payload.kind == "personal_message":
         return personal_message_hash(_message_bytes(payload))
+    if payload.kind != "typed_data":
+        raise ValueError(f"a {payload.kind} payload is not an EVM payload")
     assert payload.typedData is not None
     return typed_data_hashes(payload.typedData).digest
 

@@ -29,9 +29,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from chalicelib.evm.digests import Signable, digest_of
+from chalicelib.evm.digests import Signable
 from chalicelib.mpc import aux_pool, cosigner_checks, presignatures, shares
 from chalicelib.mpc.mailbox import Mailbox, RunFailedError, drive
+from chalicelib.mpc.payloads import digest_of
 from chalicelib.platform import aws, clock, unit_of_work
 from chalicelib.platform.invocation import running_as
 from chalicelib.platform.logging import logger

@@ -5,16 +5,16 @@
   keys from the key's public facts);
 * `import_key` splits an existing private key as a trusted dealer and hands each
   party its core share;
-* `sign` signs a `Signable` (a transaction, a personal message or EIP-712 typed data, evm/digests.py) with
-  share A and either the cosigner (share B) or, when the caller presents the user's `secret0`, the user party
-  (share C), and writes an audit record either way. The other party is shown the payload, not a digest: it
-  hashes it itself and refuses a digest that is not the payload's. With the cosigner it first tries the online
-  step of a stocked presignature (milliseconds); an empty pool, or any failure of that step, falls back to the
-  full signing run. A caller that records the signature (a wallet's list of message signatures) hands its
+* `sign` signs a `Signable` (a transaction, a personal message, EIP-712 typed data: evm/digests.py; or a Bitcoin
+  input: mpc/payloads.py) with share A and either the cosigner (share B) or, when the caller presents the user's
+  `secret0`, the user party (share C), and writes an audit record either way. The other party is shown the payload,
+  not a digest: it hashes it itself and refuses a digest that is not the payload's. With the cosigner it first tries
+  the online step of a stocked presignature (milliseconds); an empty pool, or any failure of that step, falls back
+  to the full signing run. A caller that records the signature (a wallet's list of message signatures) hands its
   `record` plan over: it is committed in ONE transaction with the signature's audit record, so a signature is
-  recorded where the caller keeps it exactly when it is audited, in one write instead of two, and the plan's
-  list counters are read while the cosigner works. With a `derivation` path it signs with that child key of an `hd`
-  key, always in a full run (a derived key never meets a presignature: docs/mpc.md);
+  recorded where the caller keeps it exactly when it is audited, in one write instead of two, and the plan's list
+  counters are read while the cosigner works. With a `derivation` path it signs with that child key of an `hd` key,
+  always in a full run (a derived key never meets a presignature: docs/mpc.md);
 * `admit` tells a caller, before it takes anything for a signature (a send's nonce), whether one can be expected
   within its time: a ready presignature, or a full run whose turn in this process's run queue (at its running
   average of a full run's seconds) fits; else 503 SIGNER_BUSY with a Retry-After;
@@ -42,10 +42,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
-from chalicelib.evm import digests
 from chalicelib.evm.digests import Signable
 from chalicelib.evm.typed_data import domain_fields
-from chalicelib.mpc import aux_pool, cosigner_checks, presignatures, remote, shares
+from chalicelib.mpc import aux_pool, cosigner_checks, payloads, presignatures, remote, shares
 from chalicelib.mpc.mailbox import Mailbox, RunFailedError, drive
 from chalicelib.mpc.parties import HARDENED, MAX_DERIVATION_DEPTH, compressed_key, execution_id
 from chalicelib.platform import aws, clock, unit_of_work
@@ -289,7 +288,7 @@ def sign(
     record: Plan | None = None,
     derivation: tuple[int, ...] | None = None,
 ) -> bytes:
-    """65 bytes r || s || recovery id (low s) over `digests.digest_of(payload)` that `ecrecover`s to `address`.
+    """65 bytes r || s || recovery id (low s) over `payloads.digest_of(payload)` that `ecrecover`s to `address`.
 
     ValueError (TypedDataError for typed data) before any run when the payload is malformed. The caller checks
     `secret0` against the wallet first; here it is only passed on to the user party, which alone can open it.
@@ -305,7 +304,7 @@ def sign(
     hardened index or a path too long; a key without a chain code, or that is not `address`'s, raises ValueError
     before the other party is asked (audited as failed).
     """
-    digest = digests.digest_of(payload)
+    digest = payloads.digest_of(payload)
     if derivation is not None:
         derivation = check_derivation(derivation)
     if policy is not None:

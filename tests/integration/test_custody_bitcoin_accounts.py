@@ -68,21 +68,3 @@ def test_an_account_gets_a_segwit_and_a_legacy_address_of_its_own_child_key(btc_
     assert recorded["chainCode"] == key_item["chainCode"] and recorded["scope"] == scope
     assert presignatures.ready_ids(shares.COSIGNER, key_item["keyId"]) == []
     assert presignatures.ready_ids(shares.SIGNER, key_item["keyId"]) == []
-
-
-def test_a_bitcoin_withdrawal_is_not_offered_yet_and_changes_nothing(btc_custody):
-    signed = btc_custody["signed"]
-    account = signed("POST", "/api/v1/custody/accounts", {"subId": "user-w"}).json_body["data"]
-    refused = signed(
-        "POST",
-        "/api/v1/custody/withdrawals",
-        {
-            "accountId": account["id"],
-            "network": "bitcoin-regtest",
-            "tokenCode": "btc",
-            "to": "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080",
-            "amount": "0.001",
-        },
-    )
-    assert refused.status_code == 422 and refused.json_body["data"]["code"] == "WITHDRAWALS_NOT_OFFERED"
-    assert outbox_events("withdraw.created") == []

@@ -108,7 +108,7 @@ def party_request(wallet_id: str, action: str, payload: Signable | None, digest:
 def lying_party_a(monkeypatch: pytest.MonkeyPatch, shown: Signable) -> None:
     """A compromised API function: it shows the parties `shown` but asks for the digest of something else."""
     real = digests.digest_of
-    monkeypatch.setattr(mpc_service.digests, "digest_of", lambda payload: real(digests.personal_message(b"pay me")))
+    monkeypatch.setattr(mpc_service.payloads, "digest_of", lambda payload: real(digests.personal_message(b"pay me")))
     assert real(shown) != real(digests.personal_message(b"pay me"))
 
 

@@ -159,10 +159,10 @@ def test_a_failed_withdrawal_moves_only_while_kept_for_review(aws_env: None) -> 
 def test_a_worker_holds_the_withdrawal_at_the_attempt_it_claimed(aws_env: None) -> None:
     record = withdrawal("pending", attempts=0)
     put(record)
-    first = sending._claim(Withdrawal.from_item(stored(record)))
+    first = sending.claim(Withdrawal.from_item(stored(record)))
     assert first is not None and first.status == "sending" and first.attempts == 1
-    assert sending._claim(record) is None  # a second worker, from the same reading: lost
-    second = sending._claim(first.model_copy(update={"leaseUntil": 0}))  # the first one's lease ran out
+    assert sending.claim(record) is None  # a second worker, from the same reading: lost
+    second = sending.claim(first.model_copy(update={"leaseUntil": 0}))  # the first one's lease ran out
     assert second is not None and second.attempts == 2
     with pytest.raises(aws.ConditionFailedError):  # the first worker's hold is gone: its move to `sent` fails
         aws.write(sending._held(first, "sent", txHash="0xabc", sentAt="2024-01-02T00:00:00.000Z"))

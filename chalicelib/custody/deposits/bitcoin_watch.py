@@ -5,7 +5,8 @@ Scan: the hashes of the next blocks in one batch (`getblockhash`), then each blo
 (`getblock <hash> 2`: one call per block), chained onto the hashes the cursor kept (else the cursor steps back
 over the reorg, as on EVM). Every output is turned into its address (embit, for the network's chain) and the
 distinct addresses are looked up in the address index (one batch read per 100): the cost grows with the blocks'
-outputs, never with the number of deposit addresses. A deposit is keyed by (txid, output index): several outputs
+outputs, never with the number of deposit addresses. Outputs of the withdrawals' own transactions (their change) are
+not deposits. A deposit is keyed by (txid, output index): several outputs
 of one transaction to one account are several deposits, each credited once. A deposit is first seen in its first
 block (pending), not in the mempool.
 
@@ -22,12 +23,14 @@ import itertools
 from typing import Any
 
 from chalicelib.bitcoin import addresses, rpc
-from chalicelib.custody import cursor
+from chalicelib.custody import cursor, utxos
 from chalicelib.custody.deposits import lifecycle as deposits
 from chalicelib.custody.deposits.confirm import REORG_WATCH_BLOCKS, due
 from chalicelib.custody.deposits.records import Deposit
 from chalicelib.custody.deposits.scan import RangeError, StepReport, addressed, advance, out_of_time, step_back
+from chalicelib.custody.store import TABLE
 from chalicelib.custody.tokens import TokenOnNetwork
+from chalicelib.platform import aws
 from chalicelib.platform.networks import BitcoinNetwork
 
 
@@ -59,7 +62,11 @@ def scan(network: BitcoinNetwork, report: StepReport) -> None:
             if address is not None and output.value > 0:
                 outputs.append({"to": address, "output": output, "block": block})
     report.transfers = len(outputs)
-    for found, account in addressed(network, outputs):
+    matched = addressed(network, outputs)
+    ours = _own_spends(network, {found["output"].txid for found, _ in matched})
+    for found, account in matched:
+        if found["output"].txid in ours:
+            continue  # a withdrawal's change back to the account: the account's already
         if out_of_time():
             raise RangeError("out of time: the range is scanned again next step (recorded deposits stay once)")
         output, block = found["output"], found["block"]
@@ -78,6 +85,15 @@ def scan(network: BitcoinNetwork, report: StepReport) -> None:
         if deposits.seen(transfer, account) in ("new", "again"):
             report.recorded += 1
     advance(saved, hashes, {b.height: b.hash for b in blocks}, blocks[-1].time)
+
+
+def _own_spends(network: BitcoinNetwork, txids: set[str]) -> set[str]:
+    """Which of `txids` are withdrawals' own transactions (recorded before their broadcast)."""
+    keys = [utxos.spend_key(network.chainId, txid) for txid in sorted(txids)]
+    found: set[str] = set()
+    for start in range(0, len(keys), 100):
+        found |= {str(item["pk"]).rsplit("#", 1)[1] for item in aws.batch_get(TABLE, keys[start : start + 100])}
+    return found
 
 
 def confirm(network: BitcoinNetwork, report: StepReport) -> None:

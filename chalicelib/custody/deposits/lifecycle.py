@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from chalicelib.custody import events, ledger
+from chalicelib.custody import events, ledger, utxos
 from chalicelib.custody.deposits import invoices
 from chalicelib.custody.deposits.invoices import Invoice
 from chalicelib.custody.deposits.records import WATCHED, Deposit, deposit_key
@@ -375,6 +375,20 @@ def _credit_plan(deposit: Deposit, account: Mapping[str, Any], confirmations: in
     )
     # Still watched for a while: a reorg deeper than the confirmations is caught and corrected (never deleted).
     watch = _watch(pair.network.chainId, deposit.id, deposit.blockNumber, "credited")
+    if pair.blockchain_type == "bitcoin":  # on a UTXO chain the output is now the account's to spend
+        wallet = events.account_wallet(account, pair, deposit.to)
+        items.append(
+            utxos.add_item(
+                "utxo",
+                pair.network.chainId,
+                deposit.accountId,
+                deposit.txHash,
+                int(deposit.ordinal),
+                value,
+                deposit.to,
+                str(wallet["addressType"]),
+            )
+        )
     return Plan([credited, watch, posting.item, *items], [posting.entry], event, replan_on=posting.replan_on)
 
 
@@ -424,6 +438,12 @@ def _revert_plan(deposit: Deposit, account: Mapping[str, Any]) -> Plan:
     if not after_credit and deposit.invoiceId and deposit.matchType == "invoice":
         # The invoice is free again: another payment may match it, or it expires after its deadline.
         items.append(invoices.unmatch_item(deposit.invoiceId, deposit.id))
+    if after_credit and pair.blockchain_type == "bitcoin":
+        items.append(
+            utxos.remove_item(
+                "utxo", utxos.utxo_key(pair.network.chainId, deposit.accountId, deposit.txHash, int(deposit.ordinal))
+            )
+        )
     if after_credit:
         logger.error(
             "credited deposit left the chain: correcting entry posted",

@@ -46,11 +46,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from chalicelib.bitcoin import addresses as bitcoin_addresses
+from chalicelib.bitcoin import transactions as bitcoin_transactions
 from chalicelib.custody import pool_keys
 from chalicelib.custody.store import get
 from chalicelib.custody.tokens import accepted
 from chalicelib.custody.withdrawals import lifecycle as withdrawals
 from chalicelib.custody.withdrawals import operator_policy
+from chalicelib.custody.withdrawals.bitcoin_spends import DUST_SATS, change_script
 from chalicelib.evm import abi
 from chalicelib.evm.aa.counterfactual import factory_data
 from chalicelib.evm.digests import Signable
@@ -60,7 +63,7 @@ from chalicelib.mpc import cosigner_checks
 from chalicelib.mpc.cosigner_checks import COSIGNER_POLICY_TABLE, NewKey, PolicyRefusedError, SigningRequest
 from chalicelib.platform import aws, clock, unit_of_work
 from chalicelib.platform.cache import TtlCache
-from chalicelib.platform.networks import Network, registry
+from chalicelib.platform.networks import AnyNetwork, BitcoinNetwork, Network, registry
 from chalicelib.platform.unit_of_work import Plan
 from chalicelib.policies.document import PolicyDocument, PolicyDocumentError
 from chalicelib.policies.facts import TransactionFacts
@@ -74,6 +77,8 @@ MAX_DEPLOYS = 3  # deployment signatures per withdrawal (a retry may need one mo
 
 # (scope, organization) of each key: written once, at its generation.
 _SCOPES: TtlCache[str, tuple[str, str]] = TtlCache("custody-key-scopes", None, 4096)
+# A Bitcoin key's (public key, chain code) as this cosigner recorded them at its generation.
+_HD_KEYS: TtlCache[str, tuple[bytes, bytes]] = TtlCache("custody-hd-keys", None, 4096)
 # What `tenancy` said of an app's organization: only a claim checked against the key's own record.
 _ORGANIZATIONS: TtlCache[str, str] = TtlCache("custody-app-organizations", None, 4096)
 
@@ -141,7 +146,7 @@ def check_withdrawal(request: SigningRequest) -> None:
         raise PolicyRefusedError("not a call of the account's deposit address")
     if tx.value != 0 or tx.data != expected_call(record):
         raise PolicyRefusedError("the call does not pay exactly the withdrawal's amount to its address")
-    _once(record, tx, request, network)
+    _once(record, request, network, tx.nonce, _payment(tx))
 
 
 def check_deploy(request: SigningRequest) -> None:
@@ -158,10 +163,98 @@ def check_deploy(request: SigningRequest) -> None:
 CUSTODY_POLICY = cosigner_checks.SigningPolicy(
     name=pool_keys.SIGNING_POLICY, on_key=on_key, checks={"transaction": check_transaction}, presignatures=True
 )
-# The pools' Bitcoin keys: made and recorded now; no kind of payload is checked for them yet, so the cosigner signs
-# nothing with them (an unknown kind is a refusal) until Bitcoin withdrawals bring their check.
+
+
+def check_bitcoin_input(request: SigningRequest) -> None:
+    """One input of a Bitcoin withdrawal's transaction, signed with the account's child key. The cosigner
+    computes the input's signing hash from the transaction, derives the child key from its own record of the
+    pool key and the withdrawal's account id, checks every spent output against its own transaction (amount and
+    script), that the outputs pay exactly the withdrawal's amount to its address and the rest only to the
+    account's native SegWit address, and that the fee is the withdrawal's and within the network's bounds; then
+    the app's custody document, once per withdrawal (one unsigned transaction, `_once`)."""
+    if request.context.get("purpose") != "withdrawal":
+        raise PolicyRefusedError("unknown purpose")
+    scope, organization = _scope(request.wallet_id)
+    try:
+        tx, index = bitcoin_transactions.input_of(request.payload.bitcoinInput or {})
+        digest = tx.sighash(index)
+    except ValueError:
+        raise PolicyRefusedError("a malformed Bitcoin transaction") from None
+    if digest != request.digest:
+        raise PolicyRefusedError("the digest is not the input's signing hash")
+    record = get(**withdrawals.key(str(request.context.get("id", ""))[:64]))
+    if record is None or record.get("keyId") != request.wallet_id:
+        raise PolicyRefusedError("no withdrawal of this key")
+    if record["status"] != "sending":
+        raise PolicyRefusedError(f"the withdrawal is {record['status']}")
+    network = registry().any_by_chain_id(int(record["chainId"]))
+    if (
+        not isinstance(network, BitcoinNetwork)
+        or network.name != record.get("network")
+        or network.custody_token(str(record.get("tokenCode", ""))) is None
+    ):
+        raise PolicyRefusedError("not a coin this network accepts")
+    record["organizationId"] = _check_scope(scope, organization, str(record.get("appId", "")))
+    child = _child_key(request, str(record["accountId"]))
+    for spend in tx.inputs:
+        if spend.public_key != child:
+            raise PolicyRefusedError("an input is not the account's")
+        try:
+            spend.check_previous()
+        except ValueError as exc:
+            raise PolicyRefusedError(f"an input's output is not what it claims: {exc}") from None
+    _check_bitcoin_outputs(tx, record, network, child)
+    _once(record, request, network, 0, tx.payment_id)
+
+
+def _child_key(request: SigningRequest, account_id: str) -> bytes:
+    """The account's child key, derived from the pool key as this cosigner recorded it at its generation; the path
+    asked for must be the account's."""
+    try:
+        path = pool_keys.bitcoin_path(account_id)
+    except ValueError:
+        raise PolicyRefusedError("not an account id") from None
+    if request.derivation != path:
+        raise PolicyRefusedError("not the account's derivation path")
+    known = _HD_KEYS.get(request.wallet_id)
+    if known is None:
+        item = (
+            aws.table(COSIGNER_POLICY_TABLE).get_item(Key=_key_item(request.wallet_id), ConsistentRead=True).get("Item")
+        )
+        if item is None or not item.get("publicKey") or not item.get("chainCode"):
+            raise PolicyRefusedError("the key was not recorded as an HD key at its generation")
+        known = _HD_KEYS.put(request.wallet_id, (bytes.fromhex(item["publicKey"]), bytes.fromhex(item["chainCode"])))
+    return pool_keys.bitcoin_key(pool_keys.CustodyKey(request.wallet_id, request.address, *known), account_id)
+
+
+def _check_bitcoin_outputs(
+    tx: bitcoin_transactions.UnsignedBitcoinTx, record: dict[str, Any], network: BitcoinNetwork, child: bytes
+) -> None:
+    try:
+        recipient = bitcoin_addresses.script_of(str(record["to"]), network.chain)
+    except bitcoin_addresses.InvalidAddressError:
+        raise PolicyRefusedError("the withdrawal's address is not one of this network") from None
+    change = change_script(child)
+    if recipient == change:
+        raise PolicyRefusedError("the withdrawal pays the account itself")
+    paid = [o for o in tx.outputs if o.script_pubkey == recipient]
+    if len(paid) != 1 or paid[0].value != int(record["amountInDecimals"]):
+        raise PolicyRefusedError("the transaction does not pay exactly the withdrawal's amount to its address")
+    if len(tx.outputs) > 2 or any(o.script_pubkey not in (recipient, change) for o in tx.outputs):
+        raise PolicyRefusedError("an output pays someone other than the recipient and the account's change address")
+    if str(tx.fee) != str(record.get("fee")):
+        raise PolicyRefusedError("the fee is not the withdrawal's")
+    if tx.fee > network.feeRateBounds.max * tx.vsize() + DUST_SATS:
+        raise PolicyRefusedError("the fee is above the network's bounds")
+
+
+# The pools' Bitcoin keys: HD keys whose children are the accounts' keys, signing one input at a time in full runs.
 CUSTODY_BITCOIN_POLICY = cosigner_checks.SigningPolicy(
-    name=pool_keys.BITCOIN_SIGNING_POLICY, on_key=on_bitcoin_key, checks={}, presignatures=False, derives=True
+    name=pool_keys.BITCOIN_SIGNING_POLICY,
+    on_key=on_bitcoin_key,
+    checks={"bitcoin_input": check_bitcoin_input},
+    presignatures=False,
+    derives=True,
 )
 
 
@@ -306,7 +399,7 @@ def deploy_call(owner: str, account_id: str) -> bytes:
     return factory_data(owner, pool_keys.salt(account_id))
 
 
-def _custody_policy(record: dict[str, Any], network: Network) -> tuple[PolicyDocument, TransactionFacts]:
+def _custody_policy(record: dict[str, Any], network: AnyNetwork) -> tuple[PolicyDocument, TransactionFacts]:
     """The app's custody document as the cosigner reads the operator's inputs, and the payment it judges (the
     record's, which the transaction was checked to pay exactly)."""
     pair = accepted(network.name, str(record["tokenCode"]))
@@ -332,9 +425,12 @@ _REASONS = {  # the rules a custody document refuses with (operator_policy.docum
 }
 
 
-def _once(record: dict[str, Any], tx: UnsignedTx, request: SigningRequest, network: Network) -> None:
+def _once(record: dict[str, Any], request: SigningRequest, network: AnyNetwork, nonce: int, payment: str) -> None:
     """At most one nonce per withdrawal, ever: two signed transactions with the same nonce cannot both be mined,
-    so the withdrawal is paid at most once even if the API function broadcast a signature it never recorded.
+    so the withdrawal is paid at most once even if the API function broadcast a signature it never recorded. (On
+    Bitcoin the nonce is 0 and the payment is the unsigned transaction's id: its inputs and outputs. Its inputs
+    are signed one by one, all for that one payment; a transaction spending the same outputs otherwise is refused,
+    and two spending the same outputs cannot both be mined.)
     The app's custody policy judges the payment against the cosigner's OWN totals of the day for its app and for
     its key (network and token), each in turn; the withdrawal's first signature adds its amount to both in the same
     transaction: the API function cannot rewrite them, and no choice of app id gets a key past its own total. A
@@ -345,9 +441,8 @@ def _once(record: dict[str, Any], tx: UnsignedTx, request: SigningRequest, netwo
     key = {"pk": f"SIGNED#{record['id']}", "sk": "SIGNED"}
     table = aws.table(COSIGNER_POLICY_TABLE)
     item = table.get_item(Key=key, ConsistentRead=True).get("Item")
-    payment = _payment(tx)
     if item is not None:
-        if int(item["nonce"]) != tx.nonce:
+        if int(item["nonce"]) != nonce:
             raise PolicyRefusedError("this withdrawal was signed at another nonce")
         if item.get("payment") != payment:  # the record was rewritten since: never another payment at the nonce
             raise PolicyRefusedError("this withdrawal was signed for another payment")
@@ -367,7 +462,7 @@ def _once(record: dict[str, Any], tx: UnsignedTx, request: SigningRequest, netwo
             aws.put(
                 "signed",
                 COSIGNER_POLICY_TABLE,
-                {**key, "nonce": tx.nonce, "from": request.address, "amount": str(amount), "payment": payment},
+                {**key, "nonce": nonce, "from": request.address, "amount": str(amount), "payment": payment},
             )
         ]
         for name, total_key in totals.items():
@@ -388,7 +483,7 @@ def _once(record: dict[str, Any], tx: UnsignedTx, request: SigningRequest, netwo
         if not exc.condition_failed("signed"):
             raise
         again = table.get_item(Key=key, ConsistentRead=True).get("Item")  # signed meanwhile by another run
-        if again is None or int(again["nonce"]) != tx.nonce:  # at its nonce only
+        if again is None or int(again["nonce"]) != nonce:  # at its nonce only
             raise PolicyRefusedError("this withdrawal was signed at another nonce") from None
         if again.get("payment") != payment:
             raise PolicyRefusedError("this withdrawal was signed for another payment") from None

@@ -21,17 +21,19 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from chalicelib.custody import accounts, ledger
+from chalicelib.bitcoin import addresses as bitcoin_addresses
+from chalicelib.bitcoin import rpc as bitcoin_rpc
+from chalicelib.custody import accounts, ledger, pool_keys, utxos
 from chalicelib.custody.accounts import NETWORK_NOT_ON_ACCOUNT
-from chalicelib.custody.store import TABLE, busy, get, status_page
+from chalicelib.custody.store import TABLE, busy, canonical_address, get, status_page
 from chalicelib.custody.tokens import TokenOnNetwork, accepted
-from chalicelib.custody.withdrawals import operator_policy
+from chalicelib.custody.withdrawals import bitcoin_spends, operator_policy
 from chalicelib.custody.withdrawals.records import UNFINISHED, Withdrawal
 from chalicelib.platform import aws, clock, followups, unit_of_work
 from chalicelib.platform.addresses import checksum_address
 from chalicelib.platform.amounts import format_units, parse_amount
 from chalicelib.platform.errors import ApiError, bad_request, not_found
-from chalicelib.platform.networks import Network
+from chalicelib.platform.networks import BitcoinNetwork
 from chalicelib.platform.pagination import AppendOnlyList, PageQuery, records_page
 from chalicelib.platform.transitions import create as create_record
 from chalicelib.platform.unit_of_work import Event, Plan
@@ -43,7 +45,6 @@ QUEUE = "custody-withdrawals"
 # The worker's state checks make a duplicate message harmless: no step token.
 FOLLOW_UPS = followups.FollowUp(QUEUE)
 WITHDRAWAL_NOT_FOUND = "WITHDRAWAL_NOT_FOUND"
-WITHDRAWALS_NOT_OFFERED = "WITHDRAWALS_NOT_OFFERED"
 WITHDRAWAL_LIMIT_EXCEEDED = "WITHDRAWAL_LIMIT_EXCEEDED"
 DAILY_LIMIT_EXCEEDED = "DAILY_LIMIT_EXCEEDED"
 DESTINATION_NOT_ALLOWED = "DESTINATION_NOT_ALLOWED"
@@ -68,20 +69,24 @@ def create(
 ) -> Withdrawal:
     account = accounts.of_app(app.appId, account_id)
     pair = accepted(network, token_code)
-    if not isinstance(pair.network, Network):
-        raise ApiError(
-            422, WITHDRAWALS_NOT_OFFERED, f"Withdrawals on {pair.network.name} are not offered yet (deposits are)"
-        )
-    destination = checksum_address(to, "to")
+    bitcoin = pair.network if isinstance(pair.network, BitcoinNetwork) else None
+    destination = _bitcoin_destination(bitcoin, to) if bitcoin else checksum_address(to, "to")
     base = parse_amount(amount, pair.token.decimals)
-    wallet = next((w for w in account["wallets"] if w["network"] == pair.network.name), None)
-    if wallet is None:
+    if bitcoin and base < bitcoin_spends.DUST_SATS:
+        raise bad_request(
+            "INVALID_AMOUNT",
+            f"Below the smallest amount a Bitcoin output may pay ({bitcoin_spends.DUST_SATS} sat)",
+            errors=[{"field": "amount", "message": "below the dust threshold", "type": "amount"}],
+        )
+    on_network = [w for w in account["wallets"] if w["network"] == pair.network.name]
+    if not on_network:
         raise bad_request(
             NETWORK_NOT_ON_ACCOUNT,
             f"The account has no address on {pair.network.name}",
             errors=[{"field": "network", "message": "the account has no deposit address here", "type": "network"}],
         )
-    if destination.lower() == str(wallet["address"]).lower():
+    wallet = on_network[0]  # on Bitcoin the native SegWit address: where the change goes
+    if any(canonical_address(destination) == canonical_address(str(w["address"])) for w in on_network):
         raise bad_request(
             "INVALID_ADDRESS",
             "`to` is the account's own deposit address",
@@ -114,18 +119,48 @@ def create(
         updatedAt=now,
         reference=reference or None,
     )
+    if bitcoin:
+        key_item = pool_keys.ensure(pool_keys.scope(account["poolType"], app.appId, app.organizationId), "bitcoin")
+        child = pool_keys.bitcoin_key(key_item, account_id)
+        fee_rate = bitcoin_rpc.fee_rate(bitcoin)
+        record = record.model_copy(
+            update={
+                "keyId": key_item.key_id,
+                "keyAddress": key_item.address,
+                "childKey": child.hex(),
+                "feeRate": fee_rate,
+            }
+        )
+
+    made: dict[str, Withdrawal] = {}  # the record as the committed plan wrote it
 
     def plan() -> Plan:
+        held, reserved = record, []
+        if bitcoin:  # the outputs it spends, reserved in this very write (two withdrawals never take one)
+            spending = bitcoin_spends.choose(
+                bitcoin,
+                utxos.available(pair.network.chainId, account_id),
+                bytes.fromhex(str(record.childKey)),
+                destination,
+                base,
+                int(record.feeRate or 1),
+            )
+            inputs = [{k: o[k] for k in ("txid", "vout", "value", "address", "addressType")} for o in spending.inputs]
+            held = record.model_copy(
+                update={"inputs": inputs, "change": str(spending.change), "fee": str(spending.fee)}
+            )
+            reserved = [utxos.reserve_item(f"utxo-{n}", o, withdrawal_id) for n, o in enumerate(spending.inputs)]
         daily = _daily(app.appId, pair, policy, paid)  # the policy's refusals come before the balance's
         balance, entry = ledger.post(
             account_id,
             pair,
-            ledger.Movement(active=-base, held=base),
+            ledger.Movement(active=-held.debit, held=held.debit),
             "hold",
             "withdrawal requested",
             ("withdrawal", withdrawal_id),
         )
-        items = [create_record(record), balance, daily]
+        made["record"] = held
+        items = [create_record(held), balance, daily, *reserved]
         if reference:
             items.append(
                 aws.put(
@@ -139,18 +174,32 @@ def create(
             (app_list(app.appId), {"withdrawalId": withdrawal_id, "createdAt": now}),
             (account_list(app.appId, account_id), {"withdrawalId": withdrawal_id, "createdAt": now}),
         ]
-        event = Event(app.appId, "withdraw.created", f"withdraw.created:{withdrawal_id}", event_data(record, pair))
-        return Plan(items, lists, event, effect={"withdrawalId": withdrawal_id}, replan_on=BALANCE_ITEMS)
+        event = Event(app.appId, "withdraw.created", f"withdraw.created:{withdrawal_id}", event_data(held, pair))
+        replan = BALANCE_ITEMS | {f"utxo-{n}" for n in range(len(reserved))}
+        return Plan(items, lists, event, effect={"withdrawalId": withdrawal_id}, replan_on=frozenset(replan))
 
     try:
-        # concurrent withdrawals of one account re-plan on the balance they raced for
+        # concurrent withdrawals of one account re-plan on the balance (or the outputs) they raced for
         unit_of_work.commit(plan, attempts=30, on_busy=busy)
     except aws.TransactionCancelledError as exc:
         if exc.condition_failed("reference"):
             raise ApiError(409, "DUPLICATE_REFERENCE", "A withdrawal of this app already has this reference") from None
         raise
     enqueue(withdrawal_id)
-    return record
+    return made["record"]
+
+
+def _bitcoin_destination(network: BitcoinNetwork, to: str) -> str:
+    """`to` if it is a standard address of the network's chain; 400 INVALID_ADDRESS otherwise."""
+    try:
+        bitcoin_addresses.script_of(to, network.chain)
+    except bitcoin_addresses.InvalidAddressError as exc:
+        raise bad_request(
+            "INVALID_ADDRESS",
+            f"`to` is not a Bitcoin address of {network.name}",
+            errors=[{"field": "to", "message": str(exc), "type": "address"}],
+        ) from None
+    return to
 
 
 def _daily(app_id: str, pair: TokenOnNetwork, policy: PolicyDocument, paid: TransactionFacts) -> aws.TxItem:
@@ -195,7 +244,7 @@ def event_data(record: Withdrawal, pair: TokenOnNetwork, **extra: Any) -> dict[s
     released = extra.get("released")
     money = {
         "tokenCode": pair.token.tokenCode,
-        "amount": pair.human(amount),
+        "amount": pair.human(record.debit),
         "referenceType": "withdrawal",
         "referenceId": record.id,
     }

@@ -22,14 +22,18 @@ day, counted in totals its caller keeps: the API its own per app, the cosigner i
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
+from chalicelib.bitcoin.addresses import InvalidAddressError, script_of
 from chalicelib.custody.store import canonical_address
 from chalicelib.custody.tokens import TokenOnNetwork
 from chalicelib.platform import amounts, aws, clock
+from chalicelib.platform.addresses import checksum_address
+from chalicelib.platform.errors import ApiError
 from chalicelib.platform.logging import logger
-from chalicelib.platform.networks import CustodyToken, Network, registry
+from chalicelib.platform.networks import AnyNetwork, CustodyToken, Network, registry
 from chalicelib.platform.settings import load_settings
 from chalicelib.policies.document import NATIVE, PolicyDocument
 from chalicelib.policies.engine import Decision, Usage, evaluate
@@ -59,8 +63,9 @@ ALLOWLIST = "transactions.destinations.allow"
 _ERC20_TRANSFER = "0xa9059cbb"
 
 
-def document(app_id: str, organization_id: str, network: Network) -> PolicyDocument:
-    """The app's custody document on `network`: limits name assets of one network (its native coin is "native")."""
+def document(app_id: str, organization_id: str, network: AnyNetwork) -> PolicyDocument:
+    """The app's custody document on `network`: limits name assets of one network (its native coin is "native");
+    the allowlist's addresses of the network's family, as the engine names them (`policy_address`)."""
     configured: dict[str, dict[str, str]] = json.loads(load_settings().withdrawal_limits)
     per_withdrawal: dict[str, str] = {}
     per_day: dict[str, str] = {}
@@ -77,14 +82,47 @@ def document(app_id: str, organization_id: str, network: Network) -> PolicyDocum
         transactions["maxValuePer24h"] = per_day
     listed = allowlist(app_id, organization_id)
     if listed["enabled"]:
-        transactions["destinations"] = {"allow": listed["addresses"]}
+        transactions["destinations"] = {
+            "allow": sorted({policy_address(network, a) for a in listed["addresses"] if _of_family(network, a)})
+        }
     return PolicyDocument.parse({"version": VERSION, **({"transactions": transactions} if transactions else {})})
+
+
+def policy_address(network: AnyNetwork, address: str) -> str:
+    """A destination as the policy engine names it. The engine speaks EVM addresses: an EVM address is itself (in
+    lower case); another family's address is named by a stand-in, the first 20 bytes of its tagged SHA-256 (one
+    per address and network: an allowlist that lists it allows exactly it). Stand-ins never leave the judging:
+    the allowlist keeps the addresses themselves."""
+    if isinstance(network, Network):
+        return address.lower()
+    return "0x" + hashlib.sha256(f"dompet-destination:{network.name}:{address}".encode()).hexdigest()[:40]
+
+
+def _of_family(network: AnyNetwork, address: str) -> bool:
+    if isinstance(network, Network):
+        return address.startswith("0x")
+    try:
+        script_of(address, network.chain)
+    except InvalidAddressError:
+        return False
+    return True
+
+
+def valid_destination(address: str) -> str | None:
+    """`address` as the allowlist keeps it: an EVM address (checksummed) or an address of a configured Bitcoin
+    network's chain; None for anything else."""
+    if address.startswith("0x"):
+        try:
+            return checksum_address(address, "address")
+        except ApiError:
+            return None
+    return address if any(_of_family(n, address) for n in registry().bitcoin) else None
 
 
 def payment(pair: TokenOnNetwork, to: str, amount: int) -> TransactionFacts:
     """What a withdrawal pays, as the engine reads a payment: the coin sent to `to`, or the token's
     `transfer(to, amount)`. (The deposit account's `execute` call around it is checked by the cosigner itself.)"""
-    recipient = to.lower()
+    recipient = policy_address(pair.network, to)
     transfer = Transfer(_asset(pair.token), amount, recipient)
     if pair.token.native:
         return TransactionFacts(pair.network.chainId, recipient, amount, None, False, (transfer,), True)
@@ -157,7 +195,7 @@ def set_allowlist(app_id: str, organization_id: str, enabled: bool, addresses: l
         **_allowlist_key(app_id),
         "organizationId": organization_id,
         "enabled": enabled,
-        "addresses": sorted({canonical_address(address) for address in addresses}),
+        "addresses": sorted({canonical_address(a): a for a in addresses}.values(), key=canonical_address),
         "updatedAt": clock.iso_now(),
     }
     member = {"apps": {app_id}}

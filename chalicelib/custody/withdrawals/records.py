@@ -12,7 +12,7 @@ message lost, dead-lettered, or its worker died).
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from chalicelib.custody.store import TABLE, status_keys
 from chalicelib.platform import aws, followups
@@ -83,10 +83,24 @@ class Withdrawal(Stateful):
     failedAt: str | None = None
     released: bool | None = None  # on `failed`: False while kept for review (its amount still held)
     reviewedAt: str | None = None
+    # A UTXO network's (Bitcoin): the account's outputs it spends (reserved with the request: txid, vout, value,
+    # address, addressType), the change back to the account, the fee rate (sat/vB), the account's child key, and
+    # the signed transaction once made (broadcast again as it is, never signed anew once recorded).
+    inputs: list[dict[str, Any]] | None = None
+    change: str | None = None
+    feeRate: int | None = None
+    childKey: str | None = None
+    rawTx: str | None = None
 
     @property
     def amount(self) -> int:
         return int(self.amountInDecimals)
+
+    @property
+    def debit(self) -> int:
+        """What the withdrawal takes from the account: the amount, and on Bitcoin the network fee (on EVM the
+        pool's gas wallet pays the gas: `fee` is 0)."""
+        return self.amount + int(self.fee)
 
     @property
     def kept_for_review(self) -> bool:

@@ -170,13 +170,13 @@ def process(withdrawal_id: str) -> None:
     if record.status == "sending" and (record.leaseUntil or 0) > clock.epoch():
         withdrawals.enqueue(withdrawal_id, 30)  # another worker holds it: look again later
         return
-    claimed = _claim(record)
+    claimed = claim(record)
     if claimed is None:
         return
     _send(claimed, reader)
 
 
-def _claim(record: Withdrawal) -> Withdrawal | None:
+def claim(record: Withdrawal) -> Withdrawal | None:
     """`pending` (or `sending` after its lease ran out) → `sending` under this worker's lease, at the attempt read."""
     changes: dict[str, Any] = {"attempts": record.attempts + 1, "leaseUntil": clock.epoch() + LEASE_S}
     try:
@@ -224,9 +224,9 @@ def _send(record: Withdrawal, reader: ChainReader) -> None:
             extra={"withdrawalId": record.id, "hash": sent.signed.hash, "confirmed": sent.confirmed},
         )  # from here the engine's tracker follows its transaction and reports it (`_on_settled`)
     except (ApiError, MpcRunError) as exc:
-        _retry_or_fail(record, exc.code, exc.message)
+        retry_or_fail(record, exc.code, exc.message)
     except WithdrawalTakenError as exc:
-        _retry_or_fail(record, exc.code, str(exc))
+        retry_or_fail(record, exc.code, str(exc))
 
 
 def _holds(reader: ChainReader, pair: TokenOnNetwork, address: str, amount: int) -> bool:
@@ -249,7 +249,7 @@ def _keep(record: Withdrawal, why: str) -> None:
     fail(record, "needs_review", release=False)
 
 
-def _retry_or_fail(record: Withdrawal, code: str, message: str) -> None:
+def retry_or_fail(record: Withdrawal, code: str, message: str) -> None:
     if code == "POLICY_REFUSED":
         # The cosigner read the records differently: never paid, kept held for an operator to look at.
         logger.error("withdrawal refused by the cosigner's policy", extra={"withdrawalId": record.id, "alert": True})
@@ -433,7 +433,7 @@ NONCE_UNUSED = ("insufficient_funds_on_chain", "gas_wallet_unfunded", "policy_re
 KEPT = ("failedReason", "failedAt", "released")  # a withdrawal kept for review and then paid is not a failed one
 
 
-def succeed(record: Withdrawal, tx: dict[str, Any]) -> bool:
+def succeed(record: Withdrawal, tx: dict[str, Any], also: list[aws.TxItem] | None = None) -> bool:
     """Paid: `success` in one transaction with the `debit` entry and `withdraw.success`. `tx` is the paying
     transaction (hash, blockNumber, blockHash). From `sent` (the worker), or from a withdrawal kept for review
     (an operator, review.py). False when the withdrawal moved on meanwhile."""
@@ -447,7 +447,7 @@ def succeed(record: Withdrawal, tx: dict[str, Any]) -> bool:
         balance, entry = ledger.post(
             record.accountId,
             pair,
-            ledger.Movement(held=-record.amount),
+            ledger.Movement(held=-record.debit),
             "debit",
             "withdrawal paid on chain",
             ("withdrawal", record.id),
@@ -470,7 +470,7 @@ def succeed(record: Withdrawal, tx: dict[str, Any]) -> bool:
             transaction=_transaction(record, pair, tx),
         )
         event = Event(record.appId, "withdraw.success", f"withdraw.success:{record.id}", data)
-        items = [change, balance, *_end_reservation(record, False)]
+        items = [change, balance, *_end_reservation(record, False), *(also or [])]
         return Plan(items, [entry], event, replan_on=frozenset({"balance"}))
 
     try:
@@ -479,7 +479,7 @@ def succeed(record: Withdrawal, tx: dict[str, Any]) -> bool:
         return False
 
 
-def fail(record: Withdrawal, reason: str, release: bool = True) -> bool:
+def fail(record: Withdrawal, reason: str, release: bool = True, also: list[aws.TxItem] | None = None) -> bool:
     """Definitively not paid: `failed` with `withdraw.failed`, and (unless kept for review) the hold goes back to
     activeBalance in the same transaction. A kept one (`released` false) is released by an operator through here
     too (review.py): its second `withdraw.failed` has the id's revision suffix `:r1`. False when the withdrawal
@@ -501,13 +501,14 @@ def fail(record: Withdrawal, reason: str, release: bool = True) -> bool:
                 **reviewed,
             ),
             *_end_reservation(record, reason in NONCE_UNUSED),
+            *(also or []),
         ]
         lists = []
         if release:
             balance, entry = ledger.post(
                 record.accountId,
                 pair,
-                ledger.Movement(active=record.amount, held=-record.amount),
+                ledger.Movement(active=record.debit, held=-record.debit),
                 "release",
                 f"withdrawal failed: {reason}",
                 ("withdrawal", record.id),
@@ -550,6 +551,6 @@ def _transaction(record: Withdrawal, pair: TokenOnNetwork, tx: dict[str, Any]) -
         "tokenSymbol": pair.token.symbol,
         "value": record.amountInDecimals,
         "valueDecimals": pair.token.decimals,
-        "blockchainType": "evm",
+        "blockchainType": pair.blockchain_type,
         "blockNumber": int(tx["blockNumber"]),
     }
