@@ -9,19 +9,15 @@ Used by the dev stack (`make dev`) and the integration tests. The contracts come
 from __future__ import annotations
 
 import atexit
-import contextlib
 import json
-import os
-import signal
 import subprocess
 import tempfile
 import time
 import urllib.error
 from pathlib import Path
-from types import TracebackType
-from typing import IO, TYPE_CHECKING, Any, Self
+from typing import IO, TYPE_CHECKING, Any
 
-from devtools.chain import LOCAL_CHAIN_IDS, NODE_MODULES, ChainError, _port_is_free, _rpc
+from devtools.chain import LOCAL_CHAIN_IDS, NODE_MODULES, ChainError, ChildProcess, _port_is_free, _rpc
 
 if TYPE_CHECKING:
     from web3 import Web3
@@ -174,7 +170,7 @@ def _alto_command() -> list[str]:
     return ["node", str(ALTO_PACKAGE / bin_entry)]
 
 
-class Alto:
+class Alto(ChildProcess):
     """A running Alto bundler for ENTRY_POINT in front of rpc_url; stop() (or leaving the `with` block) ends it.
 
     Output goes to log_path (appended) if given, otherwise to a temporary file kept only to explain a
@@ -267,41 +263,13 @@ class Alto:
         """Whether the Alto process is still alive."""
         return self._process.poll() is None
 
-    def log_tail(self, max_bytes: int = 4000) -> str:
-        """The end of Alto's output, for error messages."""
-        if self._log.closed:
-            return ""
-        fd = self._log.fileno()
-        size = os.fstat(fd).st_size
-        # pread leaves the file offset alone; Alto shares this open file.
-        return os.pread(fd, max_bytes, max(0, size - max_bytes)).decode(errors="replace")
-
     def stop(self, timeout_s: float = 5.0) -> None:
         """Terminate Alto (SIGTERM, then SIGKILL after timeout_s) and reap it. Idempotent."""
         if self._stopped:
             return
         self._stopped = True
         atexit.unregister(self.stop)
-        self._signal_group(signal.SIGTERM)
-        try:
-            self._process.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            self._signal_group(signal.SIGKILL)
-            self._process.wait()
-        self._signal_group(signal.SIGKILL)  # anything node left behind in the group
-        self._log.close()
-
-    def _signal_group(self, sig: signal.Signals) -> None:
-        with contextlib.suppress(ProcessLookupError):  # the group is already gone
-            os.killpg(self._process.pid, sig)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
+        self._end(timeout_s)
 
     def __repr__(self) -> str:
         return f"Alto(url={self.url!r}, rpc_url={self.rpc_url!r})"

@@ -27,15 +27,14 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from types import TracebackType
-from typing import IO, Any, Self
+from typing import IO, Any
 
 from embit import ec, script
 from embit.networks import NETWORKS
 from embit.script import Script
 from embit.transaction import SIGHASH, Transaction, TransactionInput, TransactionOutput
 
-from devtools.chain import ChainError, _port_is_free, free_port
+from devtools.chain import ChainError, ChildProcess, _port_is_free, free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN_DIR = ROOT / ".local" / "bin"
@@ -106,105 +105,17 @@ def _stamp() -> str | None:
         return None
 
 
-class Btcd:
-    """A running btcd in regtest on 127.0.0.1; stop() (or leaving the `with` block) ends it.
+class BtcdClient:
+    """JSON-RPC to a btcd in regtest (one this process started, or the local stack's, from `.local/stack.json`), and
+    payments from the miner's mature coinbases (the chain's well-known funding key)."""
 
-    Its chain (wiped by btcd at every start) and btcd's own log live in state_dir, a temporary directory
-    (removed at stop) unless given. btcd's output goes to log_path (appended) if given, otherwise to a temporary
-    file kept to explain a failure. The RPC credentials are generated per node.
-    """
-
-    def __init__(
-        self,
-        rpc_port: int,
-        p2p_port: int | None = None,
-        state_dir: Path | None = None,
-        log_path: Path | None = None,
-        timeout_s: float = 30.0,
-    ) -> None:
-        binary = ensure_btcd()
-        p2p_port = free_port() if p2p_port is None else p2p_port
-        for port in (rpc_port, p2p_port):
-            if not _port_is_free(port):  # another node there would answer the readiness check
-                raise ChainError(f"port {port} on 127.0.0.1 is already in use")
-        self.rpc_port = rpc_port
-        self.p2p_port = p2p_port
-        self.rpc_url = f"http://127.0.0.1:{rpc_port}"
-        self.rpc_user = "dompet-" + secrets.token_hex(4)
-        self.rpc_password = secrets.token_urlsafe(24)
-        self._auth = "Basic " + base64.b64encode(f"{self.rpc_user}:{self.rpc_password}".encode()).decode()
-        self._own_state_dir = state_dir is None
-        self.state_dir = Path(tempfile.mkdtemp(prefix="btcd-")) if state_dir is None else state_dir
-        self.state_dir.mkdir(parents=True, exist_ok=True)
-        config = self.state_dir / "btcd.conf"
-        config.touch()
-        command = [
-            str(binary),
-            "--regtest",
-            "--notls",
-            f"--configfile={config}",
-            f"--datadir={self.state_dir / 'data'}",
-            f"--logdir={self.state_dir / 'logs'}",
-            f"--rpclisten=127.0.0.1:{rpc_port}",
-            f"--listen=127.0.0.1:{p2p_port}",
-            f"--rpcuser={self.rpc_user}",
-            f"--rpcpass={self.rpc_password}",
-            "--rejectnonstd",
-            "--txindex",
-            "--addrindex",
-            f"--miningaddr={MINER_ADDRESS}",
-        ]
-        self._log: IO[bytes]
-        if log_path is None:
-            self._log = tempfile.TemporaryFile(mode="a+b")  # noqa: SIM115 - closed in stop()
-        else:
-            log_path.parent.mkdir(parents=True, exist_ok=True)
-            self._log = log_path.open("a+b")
-        # btcd creates an empty ~/.btcd (the passwd entry's home, not $HOME) even when told every path.
-        home_dir = Path(pwd.getpwuid(os.getuid()).pw_dir) / ".btcd"
-        home_dir_existed = home_dir.exists()
-        self._process = subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # Ctrl-C in a terminal reaches only the owner, which decides the order
-        )
-        self._stopped = False
-        self._timer: threading.Thread | None = None
-        self._timer_stop = threading.Event()
+    def __init__(self, rpc_url: str, rpc_user: str, rpc_password: str) -> None:
+        self.rpc_url = rpc_url
+        self.rpc_user = rpc_user
+        self.rpc_password = rpc_password
+        self._auth = "Basic " + base64.b64encode(f"{rpc_user}:{rpc_password}".encode()).decode()
         self._fund_lock = threading.Lock()
         self._next_coinbase_height = 1
-        atexit.register(self.stop)  # a safety net for owners that exit without stopping us
-        try:
-            self._wait_ready(timeout_s)
-        except BaseException:
-            self.stop()
-            raise
-        if not home_dir_existed:
-            with contextlib.suppress(OSError):  # not empty, or another node's: leave it
-                home_dir.rmdir()
-
-    @property
-    def pid(self) -> int:
-        return self._process.pid
-
-    def _wait_ready(self, timeout_s: float) -> None:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            if self._process.poll() is not None:
-                raise ChainError(
-                    f"btcd on port {self.rpc_port} exited with {self._process.returncode} before answering:\n"
-                    + self.log_tail()
-                )
-            try:
-                self.rpc("getblockcount", timeout_s=2)
-                return
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                pass
-            if time.monotonic() > deadline:
-                raise ChainError(f"btcd at {self.rpc_url} did not answer within {timeout_s:.0f} s:\n{self.log_tail()}")
-            time.sleep(0.05)
 
     def rpc(self, method: str, *params: Any, timeout_s: float = 60) -> Any:
         """A JSON-RPC call (positional parameters: btcd takes no named ones); errors raise BtcdRpcError."""
@@ -252,22 +163,6 @@ class Btcd:
         if first is None or int(first["confirmations"]) < COINBASE_MATURITY:
             raise ChainError(f"btcd at height {height}: the coinbase of block 1 is not mature: {first}")
         return height
-
-    def mine_every(self, interval_s: float) -> None:
-        """Mine one block every interval_s seconds on a thread of its own, until stop()."""
-        if interval_s <= 0 or self._timer is not None:
-            return
-
-        def run() -> None:
-            while not self._timer_stop.wait(interval_s):
-                try:
-                    self.generate(1)
-                except (ChainError, OSError) as exc:  # a node that is going away; say it and keep the beat
-                    if not self._timer_stop.is_set():
-                        print(f"[dompet] btcd block timer: {exc}", file=sys.stderr, flush=True)
-
-        self._timer = threading.Thread(target=run, name="btcd-block-timer", daemon=True)
-        self._timer.start()
 
     def fund(self, address: str, sats: int) -> str:
         """Pay sats to a regtest address from the miner's mature coinbases (change back to the miner); the txid.
@@ -329,17 +224,120 @@ class Btcd:
         block = self.rpc("getblock", self.rpc("getblockhash", height), 1)
         return str(block["tx"][0])
 
-    def log_tail(self, max_bytes: int = 4000) -> str:
-        """The end of btcd's output, for error messages."""
-        if self._log.closed:
-            return ""
-        fd = self._log.fileno()
-        size = os.fstat(fd).st_size
-        # pread leaves the file offset alone; btcd shares this open file.
-        return os.pread(fd, max_bytes, max(0, size - max_bytes)).decode(errors="replace")
+
+class Btcd(BtcdClient, ChildProcess):
+    """A running btcd in regtest on 127.0.0.1; stop() (or leaving the `with` block) ends it.
+
+    Its chain (wiped by btcd at every start) and btcd's own log live in state_dir, a temporary directory
+    (removed at stop) unless given. btcd's output goes to log_path (appended) if given, otherwise to a temporary
+    file kept to explain a failure. The RPC credentials are generated per node.
+    """
+
+    def __init__(
+        self,
+        rpc_port: int,
+        p2p_port: int | None = None,
+        state_dir: Path | None = None,
+        log_path: Path | None = None,
+        timeout_s: float = 30.0,
+    ) -> None:
+        binary = ensure_btcd()
+        p2p_port = free_port() if p2p_port is None else p2p_port
+        for port in (rpc_port, p2p_port):
+            if not _port_is_free(port):  # another node there would answer the readiness check
+                raise ChainError(f"port {port} on 127.0.0.1 is already in use")
+        super().__init__(f"http://127.0.0.1:{rpc_port}", "dompet-" + secrets.token_hex(4), secrets.token_urlsafe(24))
+        self.rpc_port = rpc_port
+        self.p2p_port = p2p_port
+        self._own_state_dir = state_dir is None
+        self.state_dir = Path(tempfile.mkdtemp(prefix="btcd-")) if state_dir is None else state_dir
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        config = self.state_dir / "btcd.conf"
+        config.touch()
+        command = [
+            str(binary),
+            "--regtest",
+            "--notls",
+            f"--configfile={config}",
+            f"--datadir={self.state_dir / 'data'}",
+            f"--logdir={self.state_dir / 'logs'}",
+            f"--rpclisten=127.0.0.1:{rpc_port}",
+            f"--listen=127.0.0.1:{p2p_port}",
+            f"--rpcuser={self.rpc_user}",
+            f"--rpcpass={self.rpc_password}",
+            "--rejectnonstd",
+            "--txindex",
+            "--addrindex",
+            f"--miningaddr={MINER_ADDRESS}",
+        ]
+        self._log: IO[bytes]
+        if log_path is None:
+            self._log = tempfile.TemporaryFile(mode="a+b")  # noqa: SIM115 - closed in stop()
+        else:
+            log_path.parent.mkdir(parents=True, exist_ok=True)
+            self._log = log_path.open("a+b")
+        # btcd creates an empty ~/.btcd (the passwd entry's home, not $HOME) even when told every path.
+        home_dir = Path(pwd.getpwuid(os.getuid()).pw_dir) / ".btcd"
+        home_dir_existed = home_dir.exists()
+        self._process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # Ctrl-C in a terminal reaches only the owner, which decides the order
+        )
+        self._stopped = False
+        self._timer: threading.Thread | None = None
+        self._timer_stop = threading.Event()
+        atexit.register(self.stop)  # a safety net for owners that exit without stopping us
+        try:
+            self._wait_ready(timeout_s)
+        except BaseException:
+            self.stop()
+            raise
+        if not home_dir_existed:
+            with contextlib.suppress(OSError):  # not empty, or another node's: leave it
+                home_dir.rmdir()
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    def _wait_ready(self, timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if self._process.poll() is not None:
+                raise ChainError(
+                    f"btcd on port {self.rpc_port} exited with {self._process.returncode} before answering:\n"
+                    + self.log_tail()
+                )
+            try:
+                self.rpc("getblockcount", timeout_s=2)
+                return
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            if time.monotonic() > deadline:
+                raise ChainError(f"btcd at {self.rpc_url} did not answer within {timeout_s:.0f} s:\n{self.log_tail()}")
+            time.sleep(0.05)
+
+    def mine_every(self, interval_s: float) -> None:
+        """Mine one block every interval_s seconds on a thread of its own, until stop()."""
+        if interval_s <= 0 or self._timer is not None:
+            return
+
+        def run() -> None:
+            while not self._timer_stop.wait(interval_s):
+                try:
+                    self.generate(1)
+                except (ChainError, OSError) as exc:  # a node that is going away; say it and keep the beat
+                    if not self._timer_stop.is_set():
+                        print(f"[dompet] btcd block timer: {exc}", file=sys.stderr, flush=True)
+
+        self._timer = threading.Thread(target=run, name="btcd-block-timer", daemon=True)
+        self._timer.start()
 
     def stop(self, timeout_s: float = 10.0) -> None:
-        """Stop btcd (the `stop` RPC, then SIGTERM, then SIGKILL, each after timeout_s) and reap it. Idempotent."""
+        """Stop btcd (the `stop` RPC, else SIGTERM; SIGKILL after timeout_s) and reap it. Idempotent."""
         if self._stopped:
             return
         self._stopped = True
@@ -347,35 +345,14 @@ class Btcd:
         self._timer_stop.set()
         if self._timer is not None:
             self._timer.join()
+        first: signal.Signals | None = signal.SIGTERM
         if self._process.poll() is None:
-            try:
+            with contextlib.suppress(ChainError, OSError):  # not answering: the signal instead
                 self.rpc("stop", timeout_s=2)
-                signals = [signal.SIGTERM, signal.SIGKILL]
-            except (ChainError, OSError):  # not answering: straight to the signals
-                signals = [signal.SIGKILL]
-                self._signal_group(signal.SIGTERM)
-            for sig in signals:
-                try:
-                    self._process.wait(timeout=timeout_s)
-                    break
-                except subprocess.TimeoutExpired:
-                    self._signal_group(sig)
-            self._process.wait()
-        self._log.close()
+                first = None
+        self._end(timeout_s, first)
         if self._own_state_dir:
             shutil.rmtree(self.state_dir, ignore_errors=True)
-
-    def _signal_group(self, sig: signal.Signals) -> None:
-        with contextlib.suppress(ProcessLookupError):  # already gone
-            os.killpg(self._process.pid, sig)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
 
     def __repr__(self) -> str:
         return f"Btcd(rpc_url={self.rpc_url!r})"

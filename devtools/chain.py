@@ -99,7 +99,52 @@ def _anvil_command() -> list[str]:
     raise ChainError(f"anvil is not installed in {NODE_MODULES}: run `make deps`")
 
 
-class Anvil:
+class ChildProcess:
+    """A process this one started in its own process group, its output appended to `_log`: what the local
+    chain, bundler and Bitcoin node have in common (their end, their log, `with`)."""
+
+    _process: subprocess.Popen[bytes]
+    _log: IO[bytes]
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def log_tail(self, max_bytes: int = 4000) -> str:
+        """The end of the process's output, for error messages."""
+        if self._log.closed:
+            return ""
+        fd = self._log.fileno()
+        size = os.fstat(fd).st_size
+        # pread leaves the file offset alone; the process shares this open file.
+        return os.pread(fd, max_bytes, max(0, size - max_bytes)).decode(errors="replace")
+
+    def _end(self, timeout_s: float, first: signal.Signals | None = signal.SIGTERM) -> None:
+        """Signal the group `first` (None: the process was asked to stop another way), SIGKILL it after timeout_s,
+        reap the process, SIGKILL whatever is left in its group, and close the log."""
+        if first is not None:
+            self._signal_group(first)
+        try:
+            self._process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            self._signal_group(signal.SIGKILL)
+            self._process.wait()
+        self._signal_group(signal.SIGKILL)  # e.g. a wrapper's child, which we cannot wait for
+        self._log.close()
+
+    def _signal_group(self, sig: signal.Signals) -> None:
+        with contextlib.suppress(ProcessLookupError):  # the group is already gone
+            os.killpg(self._process.pid, sig)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+class Anvil(ChildProcess):
     """A running anvil on 127.0.0.1; stop() (or leaving the `with` block) ends it.
 
     Output goes to log_path (appended) if given; otherwise anvil runs with --quiet into a temporary
@@ -156,42 +201,13 @@ class Anvil:
                 raise ChainError(f"anvil at {self.rpc_url} did not answer within {timeout_s:.0f} s:\n{self.log_tail()}")
             time.sleep(0.05)
 
-    def log_tail(self, max_bytes: int = 4000) -> str:
-        """The end of anvil's output, for error messages."""
-        if self._log.closed:
-            return ""
-        fd = self._log.fileno()
-        size = os.fstat(fd).st_size
-        # pread leaves the file offset alone; anvil shares this open file.
-        return os.pread(fd, max_bytes, max(0, size - max_bytes)).decode(errors="replace")
-
     def stop(self, timeout_s: float = 5.0) -> None:
         """Terminate anvil (SIGTERM, then SIGKILL after timeout_s) and reap it. Idempotent."""
         if self._stopped:
             return
         self._stopped = True
         atexit.unregister(self.stop)
-        self._signal_group(signal.SIGTERM)
-        try:
-            self._process.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            self._signal_group(signal.SIGKILL)
-            self._process.wait()
-        # Anything left in the group is the .bin wrapper's anvil child, which we cannot wait for.
-        self._signal_group(signal.SIGKILL)
-        self._log.close()
-
-    def _signal_group(self, sig: signal.Signals) -> None:
-        with contextlib.suppress(ProcessLookupError):  # the group is already gone
-            os.killpg(self._process.pid, sig)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
+        self._end(timeout_s)
 
     def __repr__(self) -> str:
         return f"Anvil(rpc_url={self.rpc_url!r}, chain_id={self.chain_id})"

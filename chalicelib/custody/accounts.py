@@ -42,7 +42,7 @@ def create(app: App, sub_id: str, pool_type: pool_keys.PoolType) -> tuple[dict[s
     if existing is not None:
         return existing, False
     networks, bitcoin = custody_networks(), bitcoin_custody_networks()
-    if not networks:
+    if not networks and not bitcoin:
         raise ApiError(503, NO_CUSTODY_NETWORKS, "No network is configured for custody accounts")
     cursor.ensure_cursors([*networks, *bitcoin])  # the watcher starts no later than the first address exists
     scope = pool_keys.scope(pool_type, app.appId, app.organizationId)

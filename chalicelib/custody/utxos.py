@@ -3,7 +3,8 @@
 An output enters the set when its deposit is credited (in the credit's own transaction) or when a withdrawal that
 paid change back to the account succeeds; a withdrawal reserves the outputs it spends when it is requested (in
 the request's transaction, each conditional on being available: two withdrawals never reserve one output) and
-removes them when it succeeds (a withdrawal held for review keeps them reserved).
+removes them when it succeeds (a withdrawal held for review keeps them reserved until an operator settles it, or
+releases it and them).
 
 Keys: `UTXO#<chainId>#<accountId>` / `<txid>:<vout>`, with `value` (satoshis), `address`, `addressType`,
 `state` (`available` | `reserved`) and, while reserved, `withdrawalId`. `SPEND#<chainId>#<txid>` / `SPEND`: a
@@ -67,6 +68,17 @@ def reserve_item(name: str, output: dict[str, Any], withdrawal_id: str) -> aws.T
         {"pk": output["pk"], "sk": output["sk"]},
         aws.Changes(set={"state": "reserved", "withdrawalId": withdrawal_id}),
         aws.Condition("#s = :available", {"#s": "state"}, {":available": "available"}),
+    )
+
+
+def release_item(name: str, key: dict[str, str], withdrawal_id: str) -> aws.TxItem:
+    """Back to available: the withdrawal that reserved it ended without spending it (an operator's release)."""
+    return aws.update(
+        name,
+        TABLE,
+        key,
+        aws.Changes(set={"state": "available"}, remove=["withdrawalId"]),
+        aws.Condition("withdrawalId = :w", values={":w": withdrawal_id}),
     )
 
 

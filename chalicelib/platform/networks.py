@@ -23,6 +23,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, model_validator
 
 from chalicelib.platform import aws
+from chalicelib.platform.cache import TtlCache
 from chalicelib.platform.errors import VALIDATION_ERROR, bad_request
 from chalicelib.platform.settings import SettingsError, load_settings
 
@@ -201,7 +202,9 @@ class BitcoinNetwork(BaseModel):
         None, min_length=1, max_length=200, description="Only for a node on this machine (a local stack)."
     )
     rpcPasswordSecret: str | None = Field(
-        None, pattern=r"^[a-z0-9-]{1,60}$", description="The Secrets Manager secret dompet/<stage>/<name>."
+        None,
+        pattern=r"^[a-z0-9-]{1,60}$",
+        description="The node's password: this key of the JSON object in the secret dompet/<stage>/node-credentials.",
     )
     nativeSymbol: str = Field("BTC", min_length=1, max_length=12)
     nativeDecimals: int = Field(8, ge=0, le=18)
@@ -242,8 +245,20 @@ class BitcoinNetwork(BaseModel):
 AnyNetwork = Network | BitcoinNetwork
 
 
+NODE_CREDENTIALS = "node-credentials"  # the secret: a JSON object of node passwords by the registry's key
+_PASSWORDS: TtlCache[str, str] = TtlCache("node-passwords", 300)  # a rotated password is read within minutes
+
+
 def _secret(name: str) -> str:
-    return str(aws.client("secretsmanager").get_secret_value(SecretId=aws.secret_id(name))["SecretString"])
+    """The password `name` in the node credentials secret."""
+    known = _PASSWORDS.get(name)
+    if known is None:
+        answer = aws.client("secretsmanager").get_secret_value(SecretId=aws.secret_id(NODE_CREDENTIALS))
+        passwords = json.loads(answer["SecretString"])
+        if not isinstance(passwords, dict) or not isinstance(passwords.get(name), str):
+            raise SettingsError(f"the {NODE_CREDENTIALS} secret has no password {name!r}")
+        known = _PASSWORDS.put(name, passwords[name])
+    return known
 
 
 def _kind(entry: Any) -> str:

@@ -281,6 +281,11 @@ SECRETS: tuple[Secret, ...] = (
         name="webhook-signing-keys",
         purpose="Seeds of the per-app Ed25519 webhook signing keys (current plus those in their grace period).",
     ),
+    Secret(
+        name="node-credentials",
+        purpose="Passwords of the chain nodes that take one (a Bitcoin node's RPC), a JSON object by the key a "
+        "network names in the registry (rpcPasswordSecret).",
+    ),
 )
 
 BUCKETS: tuple[Bucket, ...] = (
@@ -301,6 +306,7 @@ FUNCTIONS: tuple[Function, ...] = (
             Grant("key", "app-secrets", "encrypt_decrypt"),  # encrypt: apps and secrets made in the console
             Grant("key", "sessions", "encrypt_decrypt"),
             Grant("secret", "jwt-signing-keys", "read"),
+            Grant("secret", "node-credentials", "read"),  # Bitcoin nodes: fee rates, the watcher's status
             Grant("table", "wallets", "read_write"),
             Grant("table", "signer-shares", "read_write"),
             Grant("table", "aux-pool", "read_write"),
@@ -339,6 +345,7 @@ FUNCTIONS: tuple[Function, ...] = (
             Grant("table", "webhooks", "read_write"),
             Grant("queue", "webhook-deliveries", "write"),
             Grant("queue", "custody-withdrawals", "read_write"),
+            Grant("secret", "node-credentials", "read"),  # a Bitcoin withdrawal's node
             Grant("table", "wallet-transactions", "read_write"),
             Grant("table", "nonces", "read_write"),
             Grant("queue", "tx-tracker", "write"),
@@ -367,6 +374,7 @@ FUNCTIONS: tuple[Function, ...] = (
             Grant("table", "custody", "read_write"),
             Grant("table", "webhooks", "read_write"),  # deposit and invoice events (outbox)
             Grant("queue", "webhook-deliveries", "write"),
+            Grant("secret", "node-credentials", "read"),  # Bitcoin nodes
         ),
         timeout_s=60,
     ),

@@ -68,3 +68,24 @@ def test_an_account_gets_a_segwit_and_a_legacy_address_of_its_own_child_key(btc_
     assert recorded["chainCode"] == key_item["chainCode"] and recorded["scope"] == scope
     assert presignatures.ready_ids(shares.COSIGNER, key_item["keyId"]) == []
     assert presignatures.ready_ids(shares.SIGNER, key_item["keyId"]) == []
+
+
+def test_a_registry_with_custody_on_bitcoin_only_makes_bitcoin_accounts(btc_custody):
+    import json
+
+    from chalicelib.platform import networks, settings
+
+    path = settings.load_settings().networks_file
+    registry = json.loads(path.read_text())
+    for entry in registry["networks"]:
+        if entry.get("kind", "evm") == "evm":
+            entry.pop("custodyTokens", None)
+    path.write_text(json.dumps(registry))
+    networks.registry.cache_clear()
+    answer = btc_custody["signed"]("POST", "/api/v1/custody/accounts", {"subId": "bitcoin-only"})
+    assert answer.status_code == 200, answer.json_body
+    wallets = answer.json_body["data"]["wallets"]
+    assert [(w["network"], w["addressType"]) for w in wallets] == [
+        ("bitcoin-regtest", "native-segwit"),
+        ("bitcoin-regtest", "legacy"),
+    ]

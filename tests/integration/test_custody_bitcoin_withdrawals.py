@@ -6,6 +6,7 @@ checks, and the transaction is recorded before its broadcast. Effects are checke
 
 from __future__ import annotations
 
+import json
 import secrets
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
@@ -269,3 +270,32 @@ def test_the_cosigner_refuses_any_other_output_set(btc_custody, btc_node):
     with pytest.raises(PolicyRefusedError, match="another payment"):  # and then no other one for it
         other = Pay(honest.outputs[1].script_pubkey, honest.outputs[1].value - 1)
         ask(UnsignedBitcoinTx(honest.inputs, (honest.outputs[0], other)), fee=int(record["fee"]) + 1)
+
+
+def test_a_withdrawal_the_cosigner_refuses_is_held_then_released_by_the_operators_review(
+    btc_custody, btc_node, monkeypatch
+):
+    from chalicelib.custody.withdrawals import review
+    from chalicelib.platform import settings
+
+    account, _ = funded(btc_custody, btc_node, "btc-review", [("native-segwit", 100_000)])
+    created = request(btc_custody, account, "0.0005", fresh_address()).json_body["data"]
+    # The operator lowers the limit after the request: the cosigner judges by the limit as it stands.
+    monkeypatch.setenv("DOMPET_WITHDRAWAL_LIMITS", json.dumps({"btc": {"perWithdrawal": "0.0001"}}))
+    settings.load_settings.cache_clear()
+    worker.process(created["id"])
+    record = get(**withdrawals.key(created["id"]))
+    assert (record["status"], record["failedReason"], record["released"]) == ("failed", "policy_refused", False)
+    assert utxos.available(18443, account["id"]) == []  # still reserved while it is held
+    assert sats(btc_custody, account, "heldBalance") == 50_000 + int(record["fee"])
+
+    found = review.inspect(created["id"])
+    assert found["verdict"] == "not_paid" and "never signed" in found["why"]
+    with pytest.raises(review.ReviewRefusedError):
+        review.settle(created["id"])
+    review.release(created["id"])
+    assert sats(btc_custody, account) == 100_000 and sats(btc_custody, account, "heldBalance") == 0
+    [back] = utxos.available(18443, account["id"])
+    assert int(back["value"]) == 100_000
+    [failed, released] = outbox_events("withdraw.failed")
+    assert failed["data"]["withdrawal"]["reason"] == "policy_refused" and "release" in released["data"]

@@ -20,7 +20,7 @@ import pytest
 import requests
 
 from tests.support import stack_tokens
-from tests.support.devstack import evm_networks, signed
+from tests.support.devstack import WebhookReceiver, evm_networks, signed
 from tests.support.operator import operator_env
 from tests.support.scripts import ROOT, dompet_sign
 
@@ -178,47 +178,20 @@ def test_wallet_create_download_and_recover(stack):
 
 
 def test_webhook_test_event_arrives_signed_within_30_s(stack):
-    import base64
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
-    received = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):
-            received.append((dict(self.headers), self.rfile.read(int(self.headers["Content-Length"]))))
-            self.send_response(204)
-            self.end_headers()
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with WebhookReceiver() as receiver:
         info = stack["info"]
-        url = f"http://127.0.0.1:{server.server_address[1]}/hook"
-        body = json.dumps({"url": url}).encode()
-        put = signed(info, "PUT", "/api/v1/webhooks/settings", body)
+        put = signed(info, "PUT", "/api/v1/webhooks/settings", json.dumps({"url": receiver.url}).encode())
         assert put.status_code == 200, put.text
         started = time.monotonic()
         queued = signed(info, "POST", "/api/v1/webhooks/test")
         assert queued.status_code == 200, queued.text
         event_id = queued.json()["data"]["id"]
-        while not received and time.monotonic() - started < 30:
+        while not receiver.received and time.monotonic() - started < 30:
             time.sleep(0.2)
-        assert received, "the test event did not arrive within 30 s"
-        headers, raw = received[0]
+        assert receiver.received, "the test event did not arrive within 30 s"
+        headers, raw = receiver.received[0]
         assert headers["X-Service-Event-Id"] == event_id == json.loads(raw)["id"]
-        key = signed(info, "GET", "/api/v1/webhooks/public-key").json()["data"]["publicKey"]
-        content = f"{event_id}.{headers['X-Service-Timestamp']}.".encode() + raw
-        Ed25519PublicKey.from_public_bytes(base64.b64decode(key)).verify(
-            base64.b64decode(headers["X-Service-Signature"]), content
-        )
-    finally:
-        server.shutdown()
+        assert [e["id"] for e in receiver.verified(info)] == [event_id]  # signed with the app's key
 
 
 def test_custody_deposit_is_seen_and_credited_by_the_local_watcher(stack):

@@ -173,3 +173,25 @@ def test_a_bad_bitcoin_network_names_the_problem(use_networks, change, expected)
     with pytest.raises(settings.SettingsError) as error:
         networks.registry()
     assert expected in str(error.value)
+
+
+def test_a_deployed_bitcoin_node_s_password_comes_from_the_node_credentials_secret(use_networks, aws_env):
+    """The functions that talk to Bitcoin nodes read it (their calls are checked against their grants by the IAM
+    test, tests/iam_recorder.py)."""
+    from chalicelib.platform import aws
+    from chalicelib.platform.invocation import running_as
+
+    remote = {**BTC, "rpcUrls": ["https://btc.example.com"], "rpcPassword": None, "rpcPasswordSecret": "btc-main"}
+    use_networks([EVM, remote])
+    aws.client("secretsmanager").put_secret_value(
+        SecretId=aws.secret_id(networks.NODE_CREDENTIALS), SecretString=json.dumps({"btc-main": "s3cret"})
+    )
+    network = networks.registry().bitcoin[0]
+    for function in ("api_handler", "watch_deposits", "send_withdrawals"):
+        networks._PASSWORDS.clear()
+        with running_as(function):
+            assert network.rpc_headers() == {"Authorization": "Basic ZG9tcGV0OnMzY3JldA=="}  # dompet:s3cret
+    use_networks([EVM, {**remote, "rpcPasswordSecret": "btc-other"}])
+    networks._PASSWORDS.clear()
+    with pytest.raises(settings.SettingsError, match="no password 'btc-other'"):
+        networks.registry().bitcoin[0].rpc_headers()

@@ -161,11 +161,11 @@ def settle(record: Withdrawal) -> bool:
         _check_later(record)
         return False
     return sending.succeed(
-        record, {"hash": record.txHash, "blockNumber": height, "blockHash": mined_in}, _settled(record)
+        record, {"hash": record.txHash, "blockNumber": height, "blockHash": mined_in}, settled(record)
     )
 
 
-def _settled(record: Withdrawal) -> list[aws.TxItem]:
+def settled(record: Withdrawal) -> list[aws.TxItem]:
     """The spent outputs leave the account's set; the change output (the second, when there is change) joins it."""
     assert record.txHash is not None
     items = [
@@ -189,6 +189,16 @@ def _settled(record: Withdrawal) -> list[aws.TxItem]:
             )
         )
     return items
+
+
+def released(record: Withdrawal) -> list[aws.TxItem]:
+    """The outputs a withdrawal reserved, given back: it ended without a transaction that could spend them."""
+    return [
+        utxos.release_item(
+            f"released-{n}", utxos.utxo_key(record.chainId, record.accountId, str(i["txid"]), int(i["vout"])), record.id
+        )
+        for n, i in enumerate(record.inputs or [])
+    ]
 
 
 def _check_later(record: Withdrawal) -> None:

@@ -489,5 +489,11 @@ def _once(record: dict[str, Any], request: SigningRequest, network: AnyNetwork, 
             raise PolicyRefusedError("this withdrawal was signed for another payment") from None
 
 
+def signed_for(withdrawal_id: str) -> bool:
+    """Whether the cosigner ever signed for the withdrawal (its one payment is recorded with the first signature)."""
+    key = {"pk": f"SIGNED#{withdrawal_id}", "sk": "SIGNED"}
+    return "Item" in aws.table(COSIGNER_POLICY_TABLE).get_item(Key=key, ConsistentRead=True)
+
+
 def _key_item(wallet_id: str) -> dict[str, str]:
     return {"pk": f"CUSTODYKEY#{wallet_id}", "sk": "KEY"}

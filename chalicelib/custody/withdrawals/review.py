@@ -13,6 +13,10 @@ The chain decides (`verdict`):
   Only then it is released.
 * `undecided`: anything else (the nonce not used yet: a signature at it could still pay; too few confirmations;
   the transaction at the nonce not found); neither is allowed.
+
+On Bitcoin there is no nonce: `paid` when the withdrawal's recorded transaction is in a main-chain block with the
+confirmations (settled with the account's spendable outputs updated); `not_paid` when the cosigner never signed an
+input of it (released with the outputs it reserved); `undecided` otherwise.
 """
 
 from __future__ import annotations
@@ -20,15 +24,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from chalicelib.bitcoin import rpc as bitcoin_rpc
 from chalicelib.custody.store import indexed_page
 from chalicelib.custody.tokens import TokenOnNetwork, accepted
+from chalicelib.custody.withdrawals import bitcoin_sending, sending
 from chalicelib.custody.withdrawals import lifecycle as withdrawals
-from chalicelib.custody.withdrawals import sending
-from chalicelib.custody.withdrawals.cosigner_check import expected_call
+from chalicelib.custody.withdrawals.cosigner_check import expected_call, signed_for
 from chalicelib.custody.withdrawals.records import Withdrawal
 from chalicelib.evm.rpc import RpcError, block_number, quantity, rpc_call, transaction_count
+from chalicelib.platform import aws
 from chalicelib.platform.errors import ApiError
-from chalicelib.platform.networks import Network
+from chalicelib.platform.networks import BitcoinNetwork, Network
 
 OTHERS_LIMIT = 10_000  # withdrawals of the account read for another claim on the nonce
 MOVED_ON = "nothing done: the withdrawal moved on meanwhile"
@@ -63,7 +69,7 @@ def settle(withdrawal_id: str) -> dict[str, Any]:
     _must_be_kept(record, found)
     if found.verdict != "paid" or found.paying is None:
         raise ReviewRefusedError(f"not settled: the chain does not show it paid ({found.why})", _report(record, found))
-    if not sending.succeed(record, found.paying):
+    if not sending.succeed(record, found.paying, _on_success(record)):
         raise ReviewRefusedError(
             "not settled: the withdrawal moved on meanwhile", _report(_record(withdrawal_id), found)
         )
@@ -79,11 +85,43 @@ def release(withdrawal_id: str) -> dict[str, Any]:
     if found.verdict != "not_paid":
         shown = "it paid" if found.verdict == "paid" else "that nothing can pay it any more"
         raise ReviewRefusedError(f"not released: the chain does not show {shown} ({found.why})", _report(record, found))
-    if not sending.fail(record, record.failedReason or "needs_review"):
+    if not sending.fail(record, record.failedReason or "needs_review", also=_on_release(record)):
         raise ReviewRefusedError(
             "not released: the withdrawal moved on meanwhile", _report(_record(withdrawal_id), found)
         )
     return _report(_record(withdrawal_id), found)
+
+
+def _on_success(record: Withdrawal) -> list[aws.TxItem]:
+    """What a settled withdrawal changes besides its own record: on Bitcoin, the account's spendable outputs."""
+    return bitcoin_sending.settled(record) if record.inputs else []
+
+
+def _on_release(record: Withdrawal) -> list[aws.TxItem]:
+    return bitcoin_sending.released(record) if record.inputs else []
+
+
+def _bitcoin_findings(record: Withdrawal, network: BitcoinNetwork) -> Findings:
+    """On Bitcoin: paid when its recorded transaction is in a main-chain block with the confirmations; not paid
+    when the cosigner never signed an input of it (no transaction of it can exist); undecided otherwise."""
+    chain: dict[str, Any] = {"network": network.name, "txHash": record.txHash, "mined": False}
+    if record.txHash:
+        found = bitcoin_rpc.transaction(network, record.txHash)
+        mined_in = found.get("blockhash") if found else None
+        chain["known"] = found is not None
+        if found is not None and mined_in:
+            head = bitcoin_rpc.head(network)
+            height = head - int(found.get("confirmations", 0)) + 1
+            canonical = bitcoin_rpc.block_hashes(network, [height])[0] == mined_in
+            chain.update({"mined": canonical, "blockNumber": height, "confirmations": head - height + 1})
+            if canonical and head - height + 1 >= max(network.confirmations, 1):
+                paid = {"hash": record.txHash, "blockNumber": height, "blockHash": mined_in}
+                return Findings("paid", "its recorded transaction is mined with the confirmations", chain, paid)
+            return Findings(why="its transaction is not deep enough in the main chain yet", chain=chain)
+    if not signed_for(record.id):
+        return Findings("not_paid", "the cosigner never signed an input of it: no transaction of it exists", chain)
+    why = "the cosigner signed for it and its transaction is not mined: broadcast its rawTx, or wait"
+    return Findings(why=why, chain=chain)
 
 
 def _record(withdrawal_id: str) -> Withdrawal:
@@ -120,6 +158,11 @@ def _report(record: Withdrawal, found: Findings) -> dict[str, Any]:
 
 def _findings(record: Withdrawal) -> Findings:
     pair = accepted(record.network, record.tokenCode)
+    if isinstance(pair.network, BitcoinNetwork):
+        try:
+            return _bitcoin_findings(record, pair.network)
+        except (RpcError, ApiError, KeyError, TypeError, ValueError) as exc:
+            return Findings(why=f"the node could not say: {str(exc)[:200]}", chain={"txHash": record.txHash})
     network = pair.evm
     sender = record.keyAddress
     if record.nonce is None:

@@ -552,7 +552,7 @@ export interface paths {
         put?: never;
         /**
          * Request a withdrawal from an account's balance
-         * @description The amount moves from `activeBalance` to `heldBalance` at once (422 `INSUFFICIENT_BALANCE` and nothing recorded when it is not there); the withdrawal is then sent on chain from the account's deposit address. A network whose withdrawals are not offered yet (Bitcoin, while only its deposits are) is 422 `WITHDRAWALS_NOT_OFFERED`. Honours `Idempotency-Key`.
+         * @description The amount moves from `activeBalance` to `heldBalance` at once (422 `INSUFFICIENT_BALANCE` and nothing recorded when it is not there); the withdrawal is then sent on chain from the account's deposit address. On Bitcoin it spends the account's confirmed outputs (reserved at once), pays exactly `amount` to `to` (P2WPKH, P2PKH, P2SH, P2WSH or P2TR), sends the change back to the account's native SegWit address, and `fee` (the network fee, at the node's fee rate within the network's bounds) is held and debited with the amount. Honours `Idempotency-Key`.
          */
         post: operations["postCustodyWithdrawals"];
         delete?: never;
@@ -1956,6 +1956,12 @@ export interface components {
              */
             accountId: string;
             /**
+             * Addresstype
+             * @description Where a network has several address types (Bitcoin): the deposit address's type; `native-segwit` unless `legacy` is asked. Other networks have one address, of type "" (leave this out).
+             * @default null
+             */
+            addressType?: ("native-segwit" | "legacy") | null;
+            /**
              * Amount
              * @description Human units, a decimal string such as "12.5".
              * @example 25.5
@@ -2967,6 +2973,13 @@ export interface components {
              * @example e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e
              */
             accountId: string;
+            /**
+             * Addresstype
+             * @description `native-segwit` or `legacy` on Bitcoin; empty on EVM networks.
+             * @default
+             * @example
+             */
+            addressType?: string;
             /**
              * Amount
              * @example 25.5
@@ -7847,6 +7860,7 @@ export interface operations {
                      *         "data": [
                      *           {
                      *             "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+                     *             "addressType": "",
                      *             "amount": "25.5",
                      *             "amountInDecimals": "25500000",
                      *             "bufferInSeconds": 300,
@@ -7986,6 +8000,7 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+                     *         "addressType": "",
                      *         "amount": "25.5",
                      *         "amountInDecimals": "25500000",
                      *         "bufferInSeconds": 300,
@@ -8020,7 +8035,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_IDEMPOTENCY_KEY`, `INVALID_AMOUNT`, `NETWORK_MISMATCH`, `NETWORK_NOT_CUSTODIAL`, `NETWORK_NOT_ON_ACCOUNT`, `NETWORK_REQUIRED`, `UNKNOWN_NETWORK`, `UNKNOWN_TOKEN`. */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_IDEMPOTENCY_KEY`, `ADDRESS_TYPE_NOT_OFFERED`, `INVALID_AMOUNT`, `NETWORK_MISMATCH`, `NETWORK_NOT_CUSTODIAL`, `NETWORK_NOT_ON_ACCOUNT`, `NETWORK_REQUIRED`, `UNKNOWN_NETWORK`, `UNKNOWN_TOKEN`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8124,6 +8139,7 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "accountId": "e5a7c9b1-3d5f-4b7a-9c1e-3f5a7b9d1c3e",
+                     *         "addressType": "",
                      *         "amount": "25.5",
                      *         "amountInDecimals": "25500000",
                      *         "bufferInSeconds": 300,
@@ -8709,7 +8725,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed. `data.code`: `IDEMPOTENCY_KEY_REUSED`, `DAILY_LIMIT_EXCEEDED`, `DESTINATION_NOT_ALLOWED`, `INSUFFICIENT_BALANCE`, `WITHDRAWAL_LIMIT_EXCEEDED`, `WITHDRAWALS_NOT_OFFERED`. */
+            /** @description Cannot be processed. `data.code`: `IDEMPOTENCY_KEY_REUSED`, `DAILY_LIMIT_EXCEEDED`, `DESTINATION_NOT_ALLOWED`, `INSUFFICIENT_BALANCE`, `WITHDRAWAL_LIMIT_EXCEEDED`. */
             422: {
                 headers: {
                     [name: string]: unknown;

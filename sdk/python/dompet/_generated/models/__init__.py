@@ -17,6 +17,9 @@ from .contract_rule import ContractRule
 from .create_account_request import CreateAccountRequest
 from .create_account_request_pooltype import CreateAccountRequestPooltype
 from .create_invoice_request import CreateInvoiceRequest
+from .create_invoice_request_address_type_type_0 import (
+    CreateInvoiceRequestAddressTypeType0,
+)
 from .create_smart_account import CreateSmartAccount
 from .create_wallet_request import CreateWalletRequest
 from .create_withdrawal_request import CreateWithdrawalRequest
@@ -326,6 +329,7 @@ __all__ = (
     "CreateAccountRequest",
     "CreateAccountRequestPooltype",
     "CreateInvoiceRequest",
+    "CreateInvoiceRequestAddressTypeType0",
     "CreateSmartAccount",
     "CreateWalletRequest",
     "CreateWithdrawalRequest",

@@ -30,6 +30,7 @@ class Invoice:
         expires_at (str):
         buffer_in_seconds (int):
         created_at (str):
+        address_type (str | Unset): `native-segwit` or `legacy` on Bitcoin; empty on EVM networks. Default: ''.
         paid_at (None | str | Unset):
         failed_at (None | str | Unset):
         expired_at (None | str | Unset):
@@ -53,6 +54,7 @@ class Invoice:
     expires_at: str
     buffer_in_seconds: int
     created_at: str
+    address_type: str | Unset = ""
     paid_at: None | str | Unset = UNSET
     failed_at: None | str | Unset = UNSET
     expired_at: None | str | Unset = UNSET
@@ -90,6 +92,8 @@ class Invoice:
         buffer_in_seconds = self.buffer_in_seconds
 
         created_at = self.created_at
+
+        address_type = self.address_type
 
         paid_at: None | str | Unset
         if isinstance(self.paid_at, Unset):
@@ -153,6 +157,8 @@ class Invoice:
                 "createdAt": created_at,
             }
         )
+        if address_type is not UNSET:
+            field_dict["addressType"] = address_type
         if paid_at is not UNSET:
             field_dict["paidAt"] = paid_at
         if failed_at is not UNSET:
@@ -200,6 +206,8 @@ class Invoice:
         buffer_in_seconds = d.pop("bufferInSeconds")
 
         created_at = d.pop("createdAt")
+
+        address_type = d.pop("addressType", UNSET)
 
         def _parse_paid_at(data: object) -> None | str | Unset:
             if data is None:
@@ -281,6 +289,7 @@ class Invoice:
             expires_at=expires_at,
             buffer_in_seconds=buffer_in_seconds,
             created_at=created_at,
+            address_type=address_type,
             paid_at=paid_at,
             failed_at=failed_at,
             expired_at=expired_at,

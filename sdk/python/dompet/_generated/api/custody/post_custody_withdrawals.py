@@ -115,8 +115,10 @@ def sync_detailed(
 
      The amount moves from `activeBalance` to `heldBalance` at once (422 `INSUFFICIENT_BALANCE` and
     nothing recorded when it is not there); the withdrawal is then sent on chain from the account's
-    deposit address. A network whose withdrawals are not offered yet (Bitcoin, while only its deposits
-    are) is 422 `WITHDRAWALS_NOT_OFFERED`. Honours `Idempotency-Key`.
+    deposit address. On Bitcoin it spends the account's confirmed outputs (reserved at once), pays
+    exactly `amount` to `to` (P2WPKH, P2PKH, P2SH, P2WSH or P2TR), sends the change back to the
+    account's native SegWit address, and `fee` (the network fee, at the node's fee rate within the
+    network's bounds) is held and debited with the amount. Honours `Idempotency-Key`.
 
     Args:
         idempotency_key (str | Unset):
@@ -152,8 +154,10 @@ def sync(
 
      The amount moves from `activeBalance` to `heldBalance` at once (422 `INSUFFICIENT_BALANCE` and
     nothing recorded when it is not there); the withdrawal is then sent on chain from the account's
-    deposit address. A network whose withdrawals are not offered yet (Bitcoin, while only its deposits
-    are) is 422 `WITHDRAWALS_NOT_OFFERED`. Honours `Idempotency-Key`.
+    deposit address. On Bitcoin it spends the account's confirmed outputs (reserved at once), pays
+    exactly `amount` to `to` (P2WPKH, P2PKH, P2SH, P2WSH or P2TR), sends the change back to the
+    account's native SegWit address, and `fee` (the network fee, at the node's fee rate within the
+    network's bounds) is held and debited with the amount. Honours `Idempotency-Key`.
 
     Args:
         idempotency_key (str | Unset):
@@ -184,8 +188,10 @@ async def asyncio_detailed(
 
      The amount moves from `activeBalance` to `heldBalance` at once (422 `INSUFFICIENT_BALANCE` and
     nothing recorded when it is not there); the withdrawal is then sent on chain from the account's
-    deposit address. A network whose withdrawals are not offered yet (Bitcoin, while only its deposits
-    are) is 422 `WITHDRAWALS_NOT_OFFERED`. Honours `Idempotency-Key`.
+    deposit address. On Bitcoin it spends the account's confirmed outputs (reserved at once), pays
+    exactly `amount` to `to` (P2WPKH, P2PKH, P2SH, P2WSH or P2TR), sends the change back to the
+    account's native SegWit address, and `fee` (the network fee, at the node's fee rate within the
+    network's bounds) is held and debited with the amount. Honours `Idempotency-Key`.
 
     Args:
         idempotency_key (str | Unset):
@@ -219,8 +225,10 @@ async def asyncio(
 
      The amount moves from `activeBalance` to `heldBalance` at once (422 `INSUFFICIENT_BALANCE` and
     nothing recorded when it is not there); the withdrawal is then sent on chain from the account's
-    deposit address. A network whose withdrawals are not offered yet (Bitcoin, while only its deposits
-    are) is 422 `WITHDRAWALS_NOT_OFFERED`. Honours `Idempotency-Key`.
+    deposit address. On Bitcoin it spends the account's confirmed outputs (reserved at once), pays
+    exactly `amount` to `to` (P2WPKH, P2PKH, P2SH, P2WSH or P2TR), sends the change back to the
+    account's native SegWit address, and `fee` (the network fee, at the node's fee rate within the
+    network's bounds) is held and debited with the amount. Honours `Idempotency-Key`.
 
     Args:
         idempotency_key (str | Unset):
