@@ -23,11 +23,19 @@ import itertools
 from typing import Any
 
 from chalicelib.bitcoin import addresses, rpc
-from chalicelib.custody import cursor, utxos
+from chalicelib.custody import utxos
 from chalicelib.custody.deposits import lifecycle as deposits
 from chalicelib.custody.deposits.confirm import REORG_WATCH_BLOCKS, due
 from chalicelib.custody.deposits.records import Deposit
-from chalicelib.custody.deposits.scan import RangeError, StepReport, addressed, advance, out_of_time, step_back
+from chalicelib.custody.deposits.scan import (
+    RangeError,
+    StepReport,
+    addressed,
+    advance,
+    next_range,
+    out_of_time,
+    step_back,
+)
 from chalicelib.custody.store import TABLE
 from chalicelib.custody.tokens import TokenOnNetwork
 from chalicelib.platform import aws
@@ -36,12 +44,10 @@ from chalicelib.platform.networks import BitcoinNetwork
 
 def scan(network: BitcoinNetwork, report: StepReport) -> None:
     """Scan the blocks after the cursor up to the report's head, and move the cursor on."""
-    saved = cursor.ensure_cursor(network, report.head)
-    first = int(saved["next"])
-    last = min(report.head, first + network.custodyScanBlocks - 1)
-    if last < first:
+    scanned = next_range(network, report)
+    if scanned is None:
         return
-    hashes: dict[str, str] = {str(k): str(v) for k, v in dict(saved.get("hashes", {})).items()}
+    saved, first, last, hashes = scanned.saved, scanned.first, scanned.last, scanned.hashes
     block_hashes = rpc.block_hashes(network, list(range(first, last + 1)))
     if any(h is None for h in block_hashes):
         raise RangeError("a block of the range could not be read")

@@ -55,14 +55,32 @@ class RangeError(Exception):
     """The chain moved under the step (a log of a block that is not the header we read): retry later."""
 
 
-def scan(network: Network, report: StepReport) -> None:
-    """Scan the blocks after the cursor up to the head the report holds, and move the cursor on."""
+@dataclass(frozen=True)
+class Range:
+    """The blocks a step scans: `first` to `last`, after the cursor as `saved` (its kept hashes by height)."""
+
+    saved: dict[str, Any]
+    first: int
+    last: int
+    hashes: dict[str, str]
+
+
+def next_range(network: AnyNetwork, report: StepReport) -> Range | None:
+    """The blocks after the cursor up to the report's head (at most `custodyScanBlocks`); None when caught up."""
     saved = cursor.ensure_cursor(network, report.head)
     first = int(saved["next"])
     last = min(report.head, first + network.custodyScanBlocks - 1)
     if last < first:
+        return None
+    return Range(saved, first, last, {str(k): str(v) for k, v in dict(saved.get("hashes", {})).items()})
+
+
+def scan(network: Network, report: StepReport) -> None:
+    """Scan the blocks after the cursor up to the head the report holds, and move the cursor on."""
+    scanned = next_range(network, report)
+    if scanned is None:
         return
-    hashes: dict[str, str] = {str(k): str(v) for k, v in dict(saved.get("hashes", {})).items()}
+    saved, first, last, hashes = scanned.saved, scanned.first, scanned.last, scanned.hashes
     native = any(t.native for t in network.custodyTokens)
     headers = blocks(network, range(first, last + 1), full=native)
     known_parent = hashes.get(str(first - 1))
@@ -81,8 +99,8 @@ def scan(network: Network, report: StepReport) -> None:
             raise RangeError("out of time: the range is scanned again next step (recorded deposits stay once)")
         if deposits.seen(transfer, account) in ("new", "again"):
             report.recorded += 1
-    scanned = {quantity(h["number"]): str(h["hash"]) for h in headers}
-    advance(saved, hashes, scanned, quantity(headers[-1]["timestamp"]))
+    seen_hashes = {quantity(h["number"]): str(h["hash"]) for h in headers}
+    advance(saved, hashes, seen_hashes, quantity(headers[-1]["timestamp"]))
 
 
 def advance(saved: dict[str, Any], hashes: dict[str, str], scanned: dict[int, str], scanned_time: int) -> None:
