@@ -10,15 +10,14 @@ number of deposit addresses.
 Setup (not timed). One btcd in regtest, mined past SegWit's activation (height 432: the coinbases of the first
 ~330 blocks are mature, 50 BTC each, and pay the deposits); moto in process with every resource bootstrapped; one
 tenant whose app has a webhook URL (each event also gets its delivery record and SQS message, as in production).
-The registry holds the Bitcoin network `bitcoin-regtest` (chain id 18443, the coin `btc`, the watcher starting
-at the next block) and an EVM custody network that is never read (account creation needs one; its deposit
-address is computed without a node).
+The registry holds one network, the Bitcoin network `bitcoin-regtest` (chain id 18443, the coin `btc`, the
+watcher starting at the next block).
 
-Deposit addresses: ONE real account is made by `accounts.create` (the pools' EVM and Bitcoin keys, MPC key
-generation in process from cached aux-info sets); the others are written directly into the `custody` table with
-batch writes: a copy of the real ACCOUNT item with a new id, subId and wallets (its Bitcoin wallets are the native
-SegWit and the legacy address of a random compressed key of its own, `deposit_address`), and the two
-`ADDR#18443#<address>` index items, which is all the watcher reads of an account. Making 10 000 accounts through
+Deposit addresses: ONE real account is made by `accounts.create` (it makes the pool's EVM and Bitcoin keys, MPC
+key generation in process from cached aux-info sets); the others are written directly into the `custody` table
+with batch writes: a copy of the real ACCOUNT item with a new id, subId and wallets (the native SegWit and the
+legacy address of a random compressed key of its own, `deposit_address`), and the two `ADDR#18443#<address>`
+index items, which is all the watcher reads of an account. Making 10 000 accounts through
 the API would cost a transaction each and measure nothing of the watcher.
 
 Deposits: `--deposits` outputs per phase, each to a different account that had no deposit before (alternately
@@ -72,12 +71,8 @@ import local_env
 from custody_bench import Phase, calls, calls_per_phase, moto_queries_read_one_partition, rate, run_step, timers
 from instrument import DYNAMODB_WRITES, progress
 
-ROOT = local_env.ROOT
-
 CHAIN_ID = 18443
 NETWORK = "bitcoin-regtest"
-EVM_NETWORK = "bench-evm"  # account creation needs an EVM custody network; nothing reads its chain here
-EVM_CHAIN_ID = 31337
 ADDRESS_TYPES = ("native-segwit", "legacy")
 BENCH_NAMESPACE = uuid.UUID("0b6d1e0c-5a0f-4f3e-9e0a-2c1d3b4a5f61")
 
@@ -141,11 +136,11 @@ def bitcoin_public_key(i: int) -> bytes:
     return bytes(ec.PrivateKey(secret).get_public_key().sec())
 
 
-def register(template: dict[str, Any], evm_factory: str, owner: Any, start: int, count: int) -> list[Address]:
+def register(template: dict[str, Any], start: int, count: int) -> list[Address]:
     """`count` more accounts like `template` (items written directly, see the module docstring); their Bitcoin
     addresses, per account its native SegWit one then its legacy one."""
     from chalicelib.bitcoin.addresses import AddressType, deposit_address
-    from chalicelib.custody import accounts, pool_keys
+    from chalicelib.custody import accounts
     from chalicelib.custody.store import TABLE
     from chalicelib.custody.tokens import NAMESPACE
     from chalicelib.platform import aws, clock
@@ -156,15 +151,11 @@ def register(template: dict[str, Any], evm_factory: str, owner: Any, start: int,
             account_id = str(uuid.uuid5(BENCH_NAMESPACE, f"account:{i}"))
             public_key = bitcoin_public_key(i)
             wallets = []
-            for wallet in template["wallets"]:
-                if wallet["network"] == NETWORK:
-                    address_type: AddressType = "legacy" if wallet["addressType"] == "legacy" else "native-segwit"
-                    wallet_id = f"wallet:{account_id}:{CHAIN_ID}:{address_type}"
-                    address = deposit_address(public_key, address_type, "regtest")
-                else:  # the EVM wallet, as account creation makes it (not indexed: nothing here reads it)
-                    wallet_id = f"wallet:{account_id}:{wallet['chainId']}"
-                    address = pool_keys.deposit_address(evm_factory, owner, account_id)
-                wallets.append({**wallet, "walletId": str(uuid.uuid5(NAMESPACE, wallet_id)), "address": address})
+            for wallet in template["wallets"]:  # its native SegWit and its legacy address
+                address_type: AddressType = "legacy" if wallet["addressType"] == "legacy" else "native-segwit"
+                wallet_id = uuid.uuid5(NAMESPACE, f"wallet:{account_id}:{CHAIN_ID}:{address_type}")
+                address = deposit_address(public_key, address_type, "regtest")
+                wallets.append({**wallet, "walletId": str(wallet_id), "address": address})
             writer.put_item(
                 Item={
                     **template,
@@ -176,8 +167,6 @@ def register(template: dict[str, Any], evm_factory: str, owner: Any, start: int,
                 }
             )
             for wallet in wallets:
-                if wallet["network"] != NETWORK:
-                    continue
                 writer.put_item(
                     Item={
                         **accounts.address_key(CHAIN_ID, wallet["address"]),
@@ -264,7 +253,7 @@ def per(value: float, count: float, digits: int = 2) -> str:
     return f"{value / count:,.{digits}f}" if count else "—"
 
 
-def table(phases: list[Phase], confirm_part: Part | None) -> None:
+def table(phases: list[Phase], confirm_part: Part) -> None:
     print(
         "| phase | accounts (Bitcoin addresses) | steps | blocks scanned | outputs read | deposits | seconds "
         "| JSON-RPC calls (round trips) | RPC calls per block | RPC calls per deposit | DynamoDB reads / writes "
@@ -285,7 +274,7 @@ def table(phases: list[Phase], confirm_part: Part | None) -> None:
             f"| {per(rpc_calls, deposits, 3)} | {int(reads):,} / {int(writes):,} | {per(reads, deposits)} "
             f"| {per(writes, deposits)} | {int(phase.total('other_aws')):,} | {per(seconds * 1000, deposits, 1)} |"
         )
-        if confirm_part is not None and phase.label.startswith("confirmation"):
+        if phase.label.startswith("confirmation"):
             print(
                 f"| of which its confirmation part | {phase.addresses // 2:,} ({phase.addresses:,}) | | | "
                 f"| {deposits:,} credited "
@@ -335,23 +324,6 @@ def main() -> None:
 
         calls.count_aws(aws._session())  # before any client is made: clients copy the handlers
         calls.count_rpc(transport)
-        unused = "http://127.0.0.1:9"
-        evm_entry = {
-            "name": EVM_NETWORK,
-            "chainId": EVM_CHAIN_ID,
-            "rpcUrls": [unused],
-            "nativeSymbol": "ETH",
-            "tokens": {"usdt": "0x" + "11" * 20},
-            "entryPoint": "0x0000000071727De22E5E9d8BAf0edAc6f37da032",
-            "accountFactory": "0x" + "22" * 20,
-            "paymaster": "0x" + "33" * 20,
-            "bundlerUrls": [unused],
-            "poolAddress": "0x" + "44" * 20,
-            "usdtDecimals": 6,
-            "nativeToGasTankRate": "2000",
-            "custodyStartBlock": 0,
-            "custodyTokens": [{"tokenCode": "eth", "symbol": "ETH", "decimals": 18, "tokenAddress": ""}],
-        }
         bitcoin_entry = {
             "kind": "bitcoin",
             "name": NETWORK,
@@ -365,7 +337,7 @@ def main() -> None:
             "custodyStartBlock": height + 1,
             "custodyTokens": [{"tokenCode": "btc", "symbol": "BTC", "decimals": 8}],
         }
-        local_env.use_networks("bitcoin-watcher", [evm_entry, bitcoin_entry])
+        local_env.use_networks("bitcoin-watcher", [bitcoin_entry])
         settings.load_settings.cache_clear()
         networks.registry.cache_clear()
 
@@ -375,7 +347,7 @@ def main() -> None:
             aux_cache.fill_pool(2)  # the pool's EVM key and its Bitcoin key
 
         import app as composition_root  # noqa: F401 (registers the cosigner's signing policies, the recorder of events)
-        from chalicelib.custody import accounts, pool_keys
+        from chalicelib.custody import accounts
         from chalicelib.custody.deposits import bitcoin_watch, watcher
         from chalicelib.custody.deposits import lifecycle as deposits
         from chalicelib.tenancy import service as tenancy
@@ -388,8 +360,7 @@ def main() -> None:
         timers.wrap(deposits, "seen", "record")
         watcher.FAMILIES["bitcoin"] = (bitcoin_watch.scan, bitcoin_watch.confirm)  # the timed ones
         network = networks.registry().any_by_name(NETWORK)
-        evm = networks.registry().by_name(EVM_NETWORK)
-        assert network is not None and evm is not None and evm.accountFactory is not None
+        assert network is not None
 
         with calls.pause():
             credentials = tenancy.create_tenant("Bitcoin watcher bench")
@@ -400,8 +371,7 @@ def main() -> None:
             keygen_started = time.perf_counter()
             real, created = accounts.create(found.app, "bench-real", "dedicated")
             keygen_s = time.perf_counter() - keygen_started
-        assert created and {w["addressType"] for w in real["wallets"] if w["network"] == NETWORK} == set(ADDRESS_TYPES)
-        owner = pool_keys.CustodyKey(str(real["mpcSubId"]), str(real["ownerAddress"]))
+        assert created and sorted(w["addressType"] for w in real["wallets"]) == sorted(ADDRESS_TYPES)
         written: list[Address] = []  # the written accounts' addresses, two per account
         register_s = 0.0
 
@@ -409,7 +379,7 @@ def main() -> None:
             nonlocal register_s
             started = time.perf_counter()
             accounts_before = len(written) // 2 + 1
-            added = register(real, evm.accountFactory or "", owner, accounts_before - 1, total - accounts_before)
+            added = register(real, accounts_before - 1, total - accounts_before)
             register_s += time.perf_counter() - started
             written.extend(added)
             progress(f"{len(written) // 2 + 1:,} accounts ({len(written) + 2:,} Bitcoin deposit addresses) registered")

@@ -514,6 +514,9 @@ def main() -> None:
 
         timers.wrap(scan, "scan", "scan")
         timers.wrap(confirmation, "confirm", "confirm")
+        from chalicelib.custody.deposits import watcher
+
+        watcher.FAMILIES["evm"] = (scan.scan, confirmation.confirm)  # the timed ones (the table holds the originals)
         timers.wrap(
             deposits,
             "seen",

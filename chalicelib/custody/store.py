@@ -8,8 +8,11 @@ Keys (pk / sk):
 * `INVOICE#<id>` / `INVOICE`, `OPEN#<accountId>#<network>#<tokenCode>` / `OPEN`, `REF#<appId>#<reference>` /
   `REF`, `EXPIRING` / `<deadline>#<invoiceId>`: invoices;
 * `DEPOSIT#<id>` / `DEPOSIT`, `WATCH#<chainId>` / `<depositId>` (deposits the watcher re-checks),
+  `TXREF#<accountId>#<chainId>#<txHash>` / `TXREF` (the account's first deposit of a transaction),
   `CURSOR#<chainId>` / `CURSOR`, `LEASE#<chainId>` / `LEASE`: the watcher;
 * `WITHDRAWAL#<id>` / `WITHDRAWAL`: withdrawals;
+* `UTXO#<chainId>#<accountId>` / `<txid>:<vout>`, `SPEND#<chainId>#<txid>` / `SPEND`: an account's spendable
+  outputs on a UTXO network and the withdrawals' own transactions (utxos.py);
 * lists (pagination.AppendOnlyList): `ACCOUNTS#<appId>`, `INVOICES#<appId>`, `INVOICES#<appId>#<accountId>`,
   `DEPOSITS#<appId>`, `DEPOSITS#<appId>#<accountId>`, `DEPOSITS#<appId>#<invoiceId>`, `WITHDRAWALS#<appId>`,
   `WITHDRAWALS#<appId>#<accountId>`, `ENTRIES#<accountId>`;

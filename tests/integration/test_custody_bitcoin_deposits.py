@@ -46,7 +46,13 @@ def test_deposits_to_both_address_types_are_pending_then_credited_once_per_outpu
     assert report.recorded == 4 and report.credited == 0
     assert balance(btc_custody, account) == ("0.00177", "0")
 
-    pending = [e["data"] for e in outbox_events("deposit.wallet.pending_confirmation")]
+    raw_pending = outbox_events("deposit.wallet.pending_confirmation")
+    ours = {wallets["native-segwit"]["walletId"], wallets["legacy"]["walletId"]}
+    # The account's first output of a transaction keeps the txid as its reference, a later one `<txid>:<n>`.
+    assert sorted(e["id"].split(":", 2)[2] for e in raw_pending if e["id"].split(":")[1] in ours) == sorted(
+        [first, second, f"{second}:2"]
+    )
+    pending = [e["data"] for e in raw_pending]
     mine = sorted(
         (e["transaction"]["txHash"], e["wallet"]["address"], e["transaction"]["value"])
         for e in pending

@@ -125,7 +125,7 @@ def _seen_plan(transfer: Transfer, account: Mapping[str, Any], existing: Deposit
     app_id = str(account["appId"])
     invoice, matched, late = _invoice_for(account, transfer, match)
     revision = existing.rev + 1 if existing else 0
-    tx_ref = _tx_ref(transfer, account)
+    tx_ref, first_of_tx = _tx_ref(transfer, account, existing)
     now = clock.iso_now()
     created_at = existing.createdAt if existing else now
     wallet = events.wallet_object(account, pair, transfer.to)
@@ -176,6 +176,8 @@ def _seen_plan(transfer: Transfer, account: Mapping[str, Any], existing: Deposit
         ("deposit", transfer.id),
     )
     items = [record, _watch(pair.network.chainId, transfer.id, transfer.block_number, "pending"), posting.item]
+    if first_of_tx is not None:
+        items.append(first_of_tx)
     lists = [posting.entry]
     if existing is None:
         lists += [
@@ -201,23 +203,28 @@ def _seen_plan(transfer: Transfer, account: Mapping[str, Any], existing: Deposit
             f"deposit.wallet.pending_confirmation:{wallet['walletId']}:{tx_ref}{_rev(revision)}",
             data,
         )
-    return Plan(items, lists, event, replan_on=posting.replan_on)
+    # Another run recorded another deposit of the transaction to the account first: this one is not the first.
+    return Plan(items, lists, event, replan_on=posting.replan_on | {"txref"})
 
 
-def _tx_ref(transfer: Transfer, account: Mapping[str, Any]) -> str:
-    """`<txHash>` as the reference API's ids have it. One transaction may pay one account several times (several
-    logs): the first of them keeps `<txHash>`, each later one `<txHash>:<n>` (n: its log's position in the
-    transaction), so each has its own event."""
-    if transfer.ordinal in ("native", "0"):
-        return transfer.tx_hash
-    earlier = [
-        deposit_key(deposit_id(transfer.pair.network.chainId, transfer.tx_hash, str(n)))
-        for n in range(int(transfer.ordinal))
-    ]
-    for start in range(0, len(earlier), 100):
-        if any(d["accountId"] == account["id"] for d in aws.batch_get(TABLE, earlier[start : start + 100])):
-            return f"{transfer.tx_hash}:{transfer.ordinal}"
-    return transfer.tx_hash
+def _tx_ref(transfer: Transfer, account: Mapping[str, Any], existing: Deposit | None) -> tuple[str, aws.TxItem | None]:
+    """`<txHash>` as the reference API's ids have it, and the write that claims it. One transaction may pay one
+    account several times (several logs, several Bitcoin outputs): the first of them recorded keeps `<txHash>`,
+    each later one `<txHash>:<n>` (n: its position in the transaction), so each has its own event. The first one
+    writes the account's marker of the transaction (`TXREF#…`, conditional: a concurrent run re-plans), so a
+    later one reads one item, however many outputs the transaction has. A deposit seen again keeps its ref."""
+    if existing is not None:
+        return existing.txRef, None
+    if transfer.ordinal == "native":
+        return transfer.tx_hash, None
+    marker = tx_ref_key(str(account["id"]), transfer.pair.network.chainId, transfer.tx_hash)
+    if get(**marker) is not None:
+        return f"{transfer.tx_hash}:{transfer.ordinal}", None
+    return transfer.tx_hash, aws.put("txref", TABLE, {**marker, "depositId": transfer.id})
+
+
+def tx_ref_key(account_id: str, chain_id: int, tx_hash: str) -> dict[str, str]:
+    return {"pk": f"TXREF#{account_id}#{chain_id}#{tx_hash.lower()}", "sk": "TXREF"}
 
 
 def _rev(revision: int) -> str:
