@@ -19,6 +19,10 @@ from chalicelib.platform.transport import RpcError, rpc_batch, rpc_call
 __all__ = ["Block", "BlockOutput", "RpcError"]
 
 
+# A full mainnet block at verbosity 2 (every transaction decoded, with its hex) runs to tens of megabytes.
+BLOCK_MAX_BYTES = 128 * 1024 * 1024
+
+
 def sats(btc: Any) -> int:
     """A node's BTC amount (a JSON number) in satoshis, exactly."""
     return int((Decimal(str(btc)) * 100_000_000).quantize(Decimal(1), rounding=ROUND_HALF_EVEN))
@@ -36,6 +40,7 @@ class BlockOutput:
     vout: int
     value: int  # satoshis
     script_pubkey: bytes
+    coinbase: bool = False  # a block reward: spendable only after 100 blocks
 
 
 @dataclass(frozen=True)
@@ -55,13 +60,18 @@ def block_hashes(network: BitcoinNetwork, heights: Sequence[int]) -> list[str | 
 
 def block_at(network: BitcoinNetwork, block_hash: str) -> Block:
     """The block with every transaction's outputs (verbosity 2: btcd puts them under `rawtx`, Core under `tx`)."""
-    body = rpc_call(network, "getblock", [block_hash, 2], timeout_s=30.0)
+    body = rpc_call(network, "getblock", [block_hash, 2], timeout_s=30.0, max_bytes=BLOCK_MAX_BYTES)
     outputs: list[BlockOutput] = []
     for tx in body.get("rawtx") or body.get("tx") or []:
+        coinbase = any("coinbase" in spent for spent in tx.get("vin", []))
         for out in tx.get("vout", []):
             outputs.append(
                 BlockOutput(
-                    str(tx["txid"]), int(out["n"]), sats(out["value"]), bytes.fromhex(out["scriptPubKey"]["hex"])
+                    str(tx["txid"]),
+                    int(out["n"]),
+                    sats(out["value"]),
+                    bytes.fromhex(out["scriptPubKey"]["hex"]),
+                    coinbase,
                 )
             )
     return Block(

@@ -1,6 +1,6 @@
 """Custody accounts: one per (app, subId), with deposit addresses on every custody network (pool_keys.py): one on
 each EVM network (`addressType` ""), and a native SegWit and a legacy one on each Bitcoin network, both of the
-account's child of its pool's Bitcoin key."""
+account's child of its pool's Bitcoin key on that network."""
 
 from __future__ import annotations
 
@@ -61,8 +61,9 @@ def create(app: App, sub_id: str, pool_type: pool_keys.PoolType) -> tuple[dict[s
             }
         )
     if bitcoin:
-        child = pool_keys.bitcoin_key(pool_keys.ensure(scope, "bitcoin"), account_id)
+        bitcoin_key = pool_keys.ensure(scope, "bitcoin")
         for btc in bitcoin:
+            child = pool_keys.bitcoin_key(bitcoin_key, account_id, btc.chainId)  # one key per account and network
             for address_type in ("native-segwit", "legacy"):
                 wallets.append(
                     {

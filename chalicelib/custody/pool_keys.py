@@ -195,15 +195,19 @@ def salt(account_id: str) -> int:
 _INDEX = 2**31 - 1
 
 
-def bitcoin_path(account_id: str) -> tuple[int, ...]:
-    """The account's child of its pool's Bitcoin key: the account id's 128 bits as five non-hardened indices
-    (31, 31, 31, 31 and 4 bits), so no two accounts share a child. The cosigner derives it from the id itself."""
+def bitcoin_path(account_id: str, chain_id: int) -> tuple[int, ...]:
+    """The account's child of its pool's Bitcoin key on one network: the network's registry number, then the
+    account id's 128 bits as five non-hardened indices (31, 31, 31, 31 and 4 bits), so no two accounts, and no two
+    networks, share a child (an output on one network can never be spent under another network's limits). The
+    cosigner derives it from the withdrawal's network and account id itself."""
+    if not 0 < chain_id <= _INDEX:
+        raise ValueError("a Bitcoin network's chainId is a non-hardened index")
     n = uuid.UUID(account_id).int
-    return ((n >> 97) & _INDEX, (n >> 66) & _INDEX, (n >> 35) & _INDEX, (n >> 4) & _INDEX, n & 0xF)
+    return (chain_id, (n >> 97) & _INDEX, (n >> 66) & _INDEX, (n >> 35) & _INDEX, (n >> 4) & _INDEX, n & 0xF)
 
 
-def bitcoin_key(key: CustodyKey, account_id: str) -> bytes:
-    """The account's child public key (compressed) under the pool's Bitcoin key."""
+def bitcoin_key(key: CustodyKey, account_id: str, chain_id: int) -> bytes:
+    """The account's child public key (compressed) under the pool's Bitcoin key, on one network."""
     if key.public_key is None or key.chain_code is None:
         raise ValueError("not an HD key")
-    return mpc.derive_public_key(key.public_key, key.chain_code, bitcoin_path(account_id))
+    return mpc.derive_public_key(key.public_key, key.chain_code, bitcoin_path(account_id, chain_id))

@@ -331,6 +331,7 @@ def get_watcher(call: Call) -> Reply:
             "DESTINATION_NOT_ALLOWED",
             "INSUFFICIENT_BALANCE",
             "WITHDRAWAL_LIMIT_EXCEEDED",
+            "WITHDRAWAL_TOO_FRAGMENTED",
         ),
         503: ("CUSTODY_BUSY", "LIST_BUSY"),
     },

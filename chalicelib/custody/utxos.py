@@ -7,7 +7,8 @@ removes them when it succeeds (a withdrawal held for review keeps them reserved 
 releases it and them).
 
 Keys: `UTXO#<chainId>#<accountId>` / `<txid>:<vout>`, with `value` (satoshis), `address`, `addressType`,
-`state` (`available` | `reserved`) and, while reserved, `withdrawalId`. `SPEND#<chainId>#<txid>` / `SPEND`: a
+`state` (`available` | `reserved` | `gone`: a reorg took it away after its credit) and, while reserved,
+`withdrawalId`. `SPEND#<chainId>#<txid>` / `SPEND`: a
 withdrawal's own transaction, recorded before its broadcast, so the watcher never takes its change for a deposit.
 """
 
@@ -26,14 +27,16 @@ def utxo_key(chain_id: int, account_id: str, txid: str, vout: int) -> dict[str, 
 
 
 def spend_key(chain_id: int, txid: str) -> dict[str, str]:
-    """A withdrawal's own transaction (written before its broadcast): its change is not a deposit."""
+    """A withdrawal's own transaction (written before its broadcast, with the account it spends from): its change
+    back to that account is not a deposit."""
     return {"pk": f"SPEND#{chain_id}#{txid}", "sk": "SPEND"}
 
 
 def add_item(
     name: str, chain_id: int, account_id: str, txid: str, vout: int, value: int, address: str, address_type: str
 ) -> aws.TxItem:
-    """The output, available (a second add of the same output is a failed condition: it is the same output)."""
+    """The output, available (a second add of the same output is a failed condition, unless a reorg took it away:
+    `gone`)."""
     item = {
         **utxo_key(chain_id, account_id, txid, vout),
         "txid": txid,
@@ -43,7 +46,9 @@ def add_item(
         "addressType": address_type,
         "state": "available",
     }
-    return aws.put(name, TABLE, item)
+    return aws.put(
+        name, TABLE, item, aws.Condition("attribute_not_exists(pk) OR #s = :gone", {"#s": "state"}, {":gone": "gone"})
+    )
 
 
 def available(chain_id: int, account_id: str) -> list[dict[str, Any]]:
@@ -87,6 +92,7 @@ def spend_item(name: str, key: dict[str, str], withdrawal_id: str) -> aws.TxItem
     return aws.delete(name, TABLE, key, aws.Condition("withdrawalId = :w", values={":w": withdrawal_id}))
 
 
-def remove_item(name: str, key: dict[str, str]) -> aws.TxItem:
-    """Gone from the chain (its deposit reverted after its credit)."""
-    return aws.delete(name, TABLE, key, None)
+def gone_item(name: str, key: dict[str, str]) -> aws.TxItem:
+    """Gone from the chain (its deposit reverted after its credit): never spendable again, while a withdrawal that
+    reserved it keeps its reservation (its transaction, if signed, can no longer be mined: an operator's review)."""
+    return aws.update(name, TABLE, key, aws.Changes(set={"state": "gone"}), None)

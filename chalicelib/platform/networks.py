@@ -194,7 +194,12 @@ class BitcoinNetwork(BaseModel):
 
     kind: Literal["bitcoin"]
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$", description="Name callers use in `network`.")
-    chainId: int = Field(gt=0, description="The registry's number for it (Bitcoin has none); unique in the registry.")
+    chainId: int = Field(
+        gt=0,
+        lt=2**31,
+        description="The registry's number for it (Bitcoin has none); unique in the registry. Never change it: "
+        "the accounts' keys on the network are derived from it.",
+    )
     chain: Literal["main", "test", "regtest"] = Field(description="Which chain: its address prefixes.")
     rpcUrls: tuple[str, ...] = Field(min_length=1, description="Tried in turn.")
     rpcUser: str = Field(min_length=1, max_length=100)

@@ -107,7 +107,13 @@ def _pool() -> Any:
     return manager
 
 
-def post_json(url: str, body: Any, timeout_s: float = DEFAULT_TIMEOUT_S, headers: dict[str, str] | None = None) -> Any:
+def post_json(
+    url: str,
+    body: Any,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    headers: dict[str, str] | None = None,
+    max_bytes: int = MAX_RESPONSE_BYTES,
+) -> Any:
     """POST `body` as JSON and return the JSON answer, within one total timeout (and the request's budget).
 
     urllib3's own timeouts bound each socket operation; the total (connecting, sending, the headers and a
@@ -141,10 +147,10 @@ def post_json(url: str, body: Any, timeout_s: float = DEFAULT_TIMEOUT_S, headers
         )
         if response.status != 200:
             raise TransportError(f"HTTP {response.status}")
-        data = response.read(MAX_RESPONSE_BYTES + 1)
+        data = response.read(max_bytes + 1)
         if call.expired:
             raise failure("timed out")
-        if len(data) > MAX_RESPONSE_BYTES:
+        if len(data) > max_bytes:
             raise TransportError("answer too large")
         answer = jsonsafe.loads(data)
         ok = True
@@ -168,11 +174,13 @@ def rpc_call(
     params: list[Any] | None = None,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     bundler: bool = False,
+    max_bytes: int = MAX_RESPONSE_BYTES,
 ) -> Any:
     """Call `method` on the first RPC URL (or, with `bundler`, ERC-4337 bundler URL) that answers; a node error is
-    raised (RpcError), not retried elsewhere."""
+    raised (RpcError), not retried elsewhere. `max_bytes`: the largest answer taken (a whole block is larger than
+    most)."""
     payload = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params or []}
-    answer, endpoint = _first_answer(network, payload, timeout_s, bundler)
+    answer, endpoint = _first_answer(network, payload, timeout_s, bundler, max_bytes)
     try:
         return _result(answer)
     except RpcError as exc:
@@ -215,7 +223,13 @@ def _result(answer: dict[str, Any]) -> Any:
     return answer.get("result")
 
 
-def _first_answer(network: AnyNetwork, payload: Any, timeout_s: float, bundler: bool = False) -> tuple[Any, int]:
+def _first_answer(
+    network: AnyNetwork,
+    payload: Any,
+    timeout_s: float,
+    bundler: bool = False,
+    max_bytes: int = MAX_RESPONSE_BYTES,
+) -> tuple[Any, int]:
     """The first answer of the right shape, with the position of the URL that gave it."""
     batch = isinstance(payload, list)
     urls = network.bundlerUrls if bundler and isinstance(network, Network) else network.rpcUrls
@@ -223,7 +237,7 @@ def _first_answer(network: AnyNetwork, payload: Any, timeout_s: float, bundler: 
     headers = {} if bundler else network.rpc_headers()
     for index, url in enumerate(urls):
         try:
-            answer = post_json(url, payload, timeout_s, headers or None)
+            answer = post_json(url, payload, timeout_s, headers or None, max_bytes)
         except TransportError as exc:
             logger.warning(
                 "rpc endpoint failed",

@@ -152,6 +152,7 @@ def btc_custody(custody, btc_node, aux_sets, monkeypatch):
             "rpcUser": btc_node.rpc_user,
             "rpcPassword": btc_node.rpc_password,
             "confirmations": 2,
+            "feeRateBounds": {"min": 1, "max": 100},
             "custodyTokens": [{"tokenCode": "btc", "symbol": "BTC", "decimals": 8}],
         }
     )

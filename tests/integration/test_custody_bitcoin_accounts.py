@@ -39,7 +39,7 @@ def test_an_account_gets_a_segwit_and_a_legacy_address_of_its_own_child_key(btc_
         on_btc = {w["addressType"]: w for w in account["wallets"] if w["network"] == "bitcoin-regtest"}
         assert set(on_btc) == {"native-segwit", "legacy"}
         child = mpc.derive_public_key(
-            master, bytes.fromhex(key_item["chainCode"]), pool_keys.bitcoin_path(account["id"])
+            master, bytes.fromhex(key_item["chainCode"]), pool_keys.bitcoin_path(account["id"], 18443)
         )
         assert on_btc["native-segwit"]["address"] == addresses.deposit_address(child, "native-segwit", "regtest")
         assert on_btc["legacy"]["address"] == addresses.deposit_address(child, "legacy", "regtest")

@@ -56,8 +56,7 @@ def funded(btc_custody, btc_node, sub_id, payments):
     account = create_account(btc_custody, sub_id)
     wallets = {w["addressType"]: w["address"] for w in account["wallets"] if w["network"] == NETWORK}
     step()
-    for address_type, sats in payments:
-        btc_node.fund(wallets[address_type], sats)
+    btc_node.pay([(wallets[address_type], sats) for address_type, sats in payments])
     btc_node.generate(2)
     step()
     return account, wallets
@@ -243,7 +242,7 @@ def test_the_cosigner_refuses_any_other_output_set(btc_custody, btc_node):
         (*honest.outputs[:1], Pay(honest.outputs[1].script_pubkey, honest.outputs[1].value - 10000)),
     )
     stranger = create_account(btc_custody, "btc-stranger")
-    path = pool_keys.bitcoin_path(record["accountId"])
+    path = pool_keys.bitcoin_path(record["accountId"], 18443)
     context = {"purpose": "withdrawal", "id": record["id"]}
 
     def ask(tx, derivation=path, fee=None):
@@ -261,7 +260,8 @@ def test_the_cosigner_refuses_any_other_output_set(btc_custody, btc_node):
         (other_change, {}, "someone other"),
         (greedy, {"fee": greedy.fee}, "above the network's bounds"),
         (lying, {}, "not what it claims"),
-        (honest, {"derivation": pool_keys.bitcoin_path(stranger["id"])}, "derivation path"),
+        (honest, {"derivation": pool_keys.bitcoin_path(stranger["id"], 18443)}, "derivation path"),
+        (honest, {"derivation": pool_keys.bitcoin_path(record["accountId"], 18444)}, "derivation path"),
     )
     for tx, extra, reason in cases:
         with pytest.raises(PolicyRefusedError, match=reason):
@@ -299,3 +299,38 @@ def test_a_withdrawal_the_cosigner_refuses_is_held_then_released_by_the_operator
     assert int(back["value"]) == 100_000
     [failed, released] = outbox_events("withdraw.failed")
     assert failed["data"]["withdrawal"]["reason"] == "policy_refused" and "release" in released["data"]
+
+
+def test_a_withdrawal_to_another_custody_account_is_that_accounts_deposit(btc_custody, btc_node):
+    """The withdrawal's change back to its own account is not a deposit; its payment to another custody account's
+    address is that account's deposit, credited like any other."""
+    payer, _ = funded(btc_custody, btc_node, "btc-sender", [("native-segwit", 120_000)])
+    payee = create_account(btc_custody, "btc-payee")
+    to = next(w["address"] for w in payee["wallets"] if w["addressType"] == "legacy")
+    created = request(btc_custody, payer, "0.0004", to).json_body["data"]
+    txid = run(created["id"], btc_node)["txHash"]
+    btc_node.generate(2)
+    step()
+    step()
+    credited = [
+        e["data"] for e in outbox_events("deposit.wallet.credited") if e["data"]["transaction"]["txHash"] == txid
+    ]
+    assert [(c["wallet"]["address"], c["transaction"]["value"]) for c in credited] == [(to, "40000")]
+    assert sats(btc_custody, payee) == 40_000
+    [back] = utxos.available(18443, payer["id"])  # the change, once, as the payer's own output
+    assert back["txid"] == txid and int(back["value"]) == sats(btc_custody, payer)
+
+
+def test_more_outputs_than_one_withdrawal_signs_is_refused_before_anything_changes(btc_custody, btc_node):
+    account, _ = funded(btc_custody, btc_node, "btc-dust", [("native-segwit", 10_000)] * 11)
+    refused = request(btc_custody, account, "0.00105", fresh_address())
+    assert refused.status_code == 422 and refused.json_body["data"]["code"] == "WITHDRAWAL_TOO_FRAGMENTED"
+    assert len(utxos.available(18443, account["id"])) == 11 and sats(btc_custody, account) == 110_000
+    assert request(btc_custody, account, "0.0009", fresh_address()).status_code == 200  # ten of them do
+
+
+def test_a_block_reward_is_not_a_spendable_deposit(btc_custody, btc_node):
+    network = networks.registry().any_by_name(NETWORK)
+    [block_hash] = btc_node.generate(1)
+    block = bitcoin_rpc.block_at(network, block_hash)
+    assert block.outputs and all(o.coinbase for o in block.outputs if o.txid == block.outputs[0].txid)

@@ -6,7 +6,7 @@ Scan: the hashes of the next blocks in one batch (`getblockhash`), then each blo
 over the reorg, as on EVM). Every output is turned into its address (embit, for the network's chain) and the
 distinct addresses are looked up in the address index (one batch read per 100): the cost grows with the blocks'
 outputs, never with the number of deposit addresses. Outputs of the withdrawals' own transactions (their change) are
-not deposits. A deposit is keyed by (txid, output index): several outputs
+not deposits (its outputs to any other account are). A deposit is keyed by (txid, output index): several outputs
 of one transaction to one account are several deposits, each credited once. A deposit is first seen in its first
 block (pending), not in the mempool.
 
@@ -65,14 +65,15 @@ def scan(network: BitcoinNetwork, report: StepReport) -> None:
     for block in blocks:
         for output in block.outputs:
             address = addresses.address_of(output.script_pubkey, network.chain)
-            if address is not None and output.value > 0:
+            # A block reward paid to a deposit address is not a deposit: it could not be spent for 100 blocks.
+            if address is not None and output.value > 0 and not output.coinbase:
                 outputs.append({"to": address, "output": output, "block": block})
     report.transfers = len(outputs)
     matched = addressed(network, outputs)
-    ours = _own_spends(network, {found["output"].txid for found, _ in matched})
+    spenders = _own_spends(network, {found["output"].txid for found, _ in matched})
     for found, account in matched:
-        if found["output"].txid in ours:
-            continue  # a withdrawal's change back to the account: the account's already
+        if spenders.get(found["output"].txid) == account["id"]:
+            continue  # a withdrawal's change back to its own account: the account's already
         if out_of_time():
             raise RangeError("out of time: the range is scanned again next step (recorded deposits stay once)")
         output, block = found["output"], found["block"]
@@ -93,12 +94,14 @@ def scan(network: BitcoinNetwork, report: StepReport) -> None:
     advance(saved, hashes, {b.height: b.hash for b in blocks}, blocks[-1].time)
 
 
-def _own_spends(network: BitcoinNetwork, txids: set[str]) -> set[str]:
-    """Which of `txids` are withdrawals' own transactions (recorded before their broadcast)."""
+def _own_spends(network: BitcoinNetwork, txids: set[str]) -> dict[str, str]:
+    """Which of `txids` are withdrawals' own transactions (recorded before their broadcast), with the account each
+    spends from: its outputs to that account are the change; to any other account they are deposits."""
     keys = [utxos.spend_key(network.chainId, txid) for txid in sorted(txids)]
-    found: set[str] = set()
+    found: dict[str, str] = {}
     for start in range(0, len(keys), 100):
-        found |= {str(item["pk"]).rsplit("#", 1)[1] for item in aws.batch_get(TABLE, keys[start : start + 100])}
+        for item in aws.batch_get(TABLE, keys[start : start + 100]):
+            found[str(item["pk"]).rsplit("#", 1)[1]] = str(item["accountId"])
     return found
 
 

@@ -447,7 +447,7 @@ def _revert_plan(deposit: Deposit, account: Mapping[str, Any]) -> Plan:
         items.append(invoices.unmatch_item(deposit.invoiceId, deposit.id))
     if after_credit and pair.blockchain_type == "bitcoin":
         items.append(
-            utxos.remove_item(
+            utxos.gone_item(
                 "utxo", utxos.utxo_key(pair.network.chainId, deposit.accountId, deposit.txHash, int(deposit.ordinal))
             )
         )

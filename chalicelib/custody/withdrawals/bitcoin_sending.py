@@ -12,13 +12,15 @@ Bitcoin key, records it, broadcasts it, and settles the withdrawal once it has t
 * `sent`: the node's `getrawtransaction` (txindex) says where it is. In a block on the main chain with the
   network's confirmations: `success` (the amount and the fee leave the held balance, the spent outputs leave
   the account's set and the change joins it, `withdraw.success`), in one transaction. Unknown to the node (dropped,
-  or a reorg's casualty): broadcast again as it is; refused MAX_BROADCASTS times (its inputs spent by another
-  transaction): `failed` with `needs_review`, kept held for an operator.
+  or a reorg's casualty): broadcast again as it is; refused while an output it spends is spent by another
+  transaction, on MAX_CONFLICTS checks: `failed` with `needs_review`, kept held for an operator (any other refusal,
+  or no node answering, is tried again).
 """
 
 from __future__ import annotations
 
 import contextlib
+from typing import Any, Literal
 
 from chalicelib.bitcoin import rpc
 from chalicelib.bitcoin.transactions import input_payload
@@ -38,8 +40,9 @@ from chalicelib.platform.networks import BitcoinNetwork
 from chalicelib.platform.transitions import transition
 
 CHECK_DELAYS_S = (5, 10, 20, 30, 60, 120, 300)
-MAX_BROADCASTS = 10  # refusals of the recorded transaction before it is held for review
+MAX_CONFLICTS = 3  # refusals with an output spent elsewhere, seen on separate checks, before it is held for review
 ALREADY_KNOWN = ("already have transaction", "already in block chain", "already exists", "txn-already")
+ALREADY_KNOWN_CODES = (-27,)  # Bitcoin Core: RPC_VERIFY_ALREADY_IN_CHAIN
 
 
 def process(withdrawal_id: str) -> None:
@@ -77,7 +80,7 @@ def _send(record: Withdrawal) -> None:
         tx = bitcoin_spends.unsigned(
             network, list(record.inputs or []), child, record.to, record.amount, int(record.change or 0), previous
         )
-        path = pool_keys.bitcoin_path(record.accountId)
+        path = pool_keys.bitcoin_path(record.accountId, record.chainId)
         context = {"purpose": "withdrawal", "id": record.id}
         signatures = [
             mpc.sign(
@@ -94,6 +97,9 @@ def _send(record: Withdrawal) -> None:
     except (ApiError, MpcRunError) as exc:
         sending.retry_or_fail(record, exc.code, exc.message)
         return
+    except rpc.RpcError as exc:  # the node refused a read: tried again
+        sending.retry_or_fail(record, f"NODE_ERROR_{exc.code}", str(exc))
+        return
     now = clock.iso_now()
     try:
         aws.transact(
@@ -106,26 +112,46 @@ def _send(record: Withdrawal) -> None:
                     rawTx=signed.raw.hex(),
                     sentAt=now,
                 ),
-                aws.put("marker", TABLE, {**utxos.spend_key(record.chainId, signed.txid), "withdrawalId": record.id}),
+                aws.put(
+                    "marker",
+                    TABLE,
+                    {
+                        **utxos.spend_key(record.chainId, signed.txid),
+                        "withdrawalId": record.id,
+                        "accountId": record.accountId,
+                    },
+                ),
             ]
         )
     except aws.TransactionCancelledError:
         return  # another worker took it meanwhile: its own transaction stands, this one was never broadcast
     logger.info("bitcoin withdrawal signed", extra={"withdrawalId": record.id, "txid": signed.txid})
-    _broadcast(network, record.id, signed.raw)
+    _broadcast(network, record.id, signed.raw)  # whatever it answers, the check that follows decides
     withdrawals.enqueue(record.id, CHECK_DELAYS_S[0])
 
 
-def _broadcast(network: BitcoinNetwork, withdrawal_id: str, raw: bytes) -> str | None:
-    """None once the node has the transaction; else its refusal."""
+def _broadcast(network: BitcoinNetwork, withdrawal_id: str, raw: bytes) -> Literal["sent", "refused", "unreachable"]:
+    """`sent` once the node has the transaction; `refused` by the node; `unreachable`: no node answered."""
     try:
         rpc.broadcast(network, raw)
     except rpc.RpcError as exc:
-        if any(known in str(exc).lower() for known in ALREADY_KNOWN):
-            return None
+        if exc.code in ALREADY_KNOWN_CODES or any(known in str(exc).lower() for known in ALREADY_KNOWN):
+            return "sent"
         logger.warning("bitcoin broadcast refused", extra={"withdrawalId": withdrawal_id, "code": exc.code})
-        return str(exc)
-    return None
+        return "refused"
+    except ApiError:
+        return "unreachable"
+    return "sent"
+
+
+def _conflicted(network: BitcoinNetwork, record: Withdrawal) -> bool:
+    """Whether an output the withdrawal spends is spent (in a block or the mempool) by another transaction: then
+    its own can never be mined. A refusal for anything else (a node that restarted, its mempool's minimum fee) is
+    tried again."""
+    for spent in record.inputs or []:
+        if rpc.unspent(network, str(spent["txid"]), int(spent["vout"]), mempool=True) is None:
+            return True
+    return False
 
 
 def settle(record: Withdrawal) -> bool:
@@ -140,14 +166,17 @@ def settle(record: Withdrawal) -> bool:
         _check_later(record)
         return False
     mined_in = found.get("blockhash") if found else None
-    if found is None:
-        refusal = _broadcast(network, record.id, bytes.fromhex(record.rawTx))
-        if refusal is not None and (record.checks or 0) + 1 >= MAX_BROADCASTS:
-            logger.error(
-                "bitcoin withdrawal's transaction refused again and again; held for review",
-                extra={"withdrawalId": record.id, "alert": True},
-            )
-            return sending.fail(record, "needs_review", release=False)
+    if found is None:  # dropped, or never reached the node: the same bytes again
+        if _broadcast(network, record.id, bytes.fromhex(record.rawTx)) == "refused" and _conflicted(network, record):
+            conflicts = (record.conflicts or 0) + 1
+            if conflicts >= MAX_CONFLICTS:
+                logger.error(
+                    "bitcoin withdrawal's outputs spent by another transaction; held for review",
+                    extra={"withdrawalId": record.id, "alert": True},
+                )
+                return sending.fail(record, "needs_review", release=False)
+            _check_later(record, conflicts=conflicts)
+            return False
         _check_later(record)
         return False
     if not mined_in:
@@ -160,49 +189,11 @@ def settle(record: Withdrawal) -> bool:
     if head - height + 1 < max(network.confirmations, 1):
         _check_later(record)
         return False
-    return sending.succeed(
-        record, {"hash": record.txHash, "blockNumber": height, "blockHash": mined_in}, settled(record)
-    )
+    return sending.succeed(record, {"hash": record.txHash, "blockNumber": height, "blockHash": mined_in})
 
 
-def settled(record: Withdrawal) -> list[aws.TxItem]:
-    """The spent outputs leave the account's set; the change output (the second, when there is change) joins it."""
-    assert record.txHash is not None
-    items = [
-        utxos.spend_item(
-            f"spent-{n}", utxos.utxo_key(record.chainId, record.accountId, str(i["txid"]), int(i["vout"])), record.id
-        )
-        for n, i in enumerate(record.inputs or [])
-    ]
-    change = int(record.change or 0)
-    if change:
-        items.append(
-            utxos.add_item(
-                "change",
-                record.chainId,
-                record.accountId,
-                record.txHash,
-                1,
-                change,
-                record.fromAddress,
-                "native-segwit",
-            )
-        )
-    return items
-
-
-def released(record: Withdrawal) -> list[aws.TxItem]:
-    """The outputs a withdrawal reserved, given back: it ended without a transaction that could spend them."""
-    return [
-        utxos.release_item(
-            f"released-{n}", utxos.utxo_key(record.chainId, record.accountId, str(i["txid"]), int(i["vout"])), record.id
-        )
-        for n, i in enumerate(record.inputs or [])
-    ]
-
-
-def _check_later(record: Withdrawal) -> None:
+def _check_later(record: Withdrawal, **changes: Any) -> None:
     checks = (record.checks or 0) + 1
     with contextlib.suppress(aws.ConditionFailedError):
-        aws.write(transition(record, "sent", checks=checks))
+        aws.write(transition(record, "sent", checks=checks, **changes))
     withdrawals.enqueue(record.id, followups.stepped(CHECK_DELAYS_S, checks))

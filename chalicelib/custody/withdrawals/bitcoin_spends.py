@@ -19,7 +19,11 @@ from chalicelib.platform.errors import ApiError
 from chalicelib.platform.networks import BitcoinNetwork
 
 DUST_SATS = 546  # the highest dust threshold of a standard output: smaller change goes to the fee
-MAX_INPUTS = 50  # outputs one withdrawal may spend (a transaction item each in the request's write)
+CHANGE_OUTPUT_VBYTES = 31  # a P2WPKH output: what a transaction left without change saves
+# Outputs one withdrawal may spend: each is signed in a full threshold run (about a second of two parties' CPU), all
+# within one worker invocation.
+MAX_INPUTS = 10
+WITHDRAWAL_TOO_FRAGMENTED = "WITHDRAWAL_TOO_FRAGMENTED"
 
 
 @dataclass(frozen=True)
@@ -77,7 +81,7 @@ def choose(
     network: BitcoinNetwork, available: list[dict[str, Any]], child_key: bytes, to: str, amount: int, fee_rate: int
 ) -> Spending:
     """The outputs that pay `amount` to `to` and the fee; 422 INSUFFICIENT_BALANCE when the account's confirmed
-    outputs do not cover them (or would take more than MAX_INPUTS)."""
+    outputs do not cover them, 422 WITHDRAWAL_TOO_FRAGMENTED when they would take more than MAX_INPUTS."""
     picked: list[dict[str, Any]] = []
     for output in sorted(available, key=lambda o: (-int(str(o["value"])), str(o["sk"]))):
         picked.append(output)
@@ -91,7 +95,12 @@ def choose(
             if total - amount >= without:
                 return Spending(picked, 0, total - amount, fee_rate)  # the rest is below dust: it goes to the fee
         if len(picked) == MAX_INPUTS:
-            break
+            raise ApiError(
+                422,
+                WITHDRAWAL_TOO_FRAGMENTED,
+                f"The amount and the fee need more than {MAX_INPUTS} of the account's confirmed outputs; withdraw "
+                "less at a time",
+            )
     raise ApiError(
         422, INSUFFICIENT_BALANCE, "Not enough confirmed BTC at the account's addresses for the amount and the fee"
     )

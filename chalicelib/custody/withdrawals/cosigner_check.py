@@ -53,7 +53,7 @@ from chalicelib.custody.store import get
 from chalicelib.custody.tokens import accepted
 from chalicelib.custody.withdrawals import lifecycle as withdrawals
 from chalicelib.custody.withdrawals import operator_policy
-from chalicelib.custody.withdrawals.bitcoin_spends import DUST_SATS, change_script
+from chalicelib.custody.withdrawals.bitcoin_spends import CHANGE_OUTPUT_VBYTES, DUST_SATS, change_script
 from chalicelib.evm import abi
 from chalicelib.evm.aa.counterfactual import factory_data
 from chalicelib.evm.digests import Signable
@@ -195,7 +195,7 @@ def check_bitcoin_input(request: SigningRequest) -> None:
     ):
         raise PolicyRefusedError("not a coin this network accepts")
     record["organizationId"] = _check_scope(scope, organization, str(record.get("appId", "")))
-    child = _child_key(request, str(record["accountId"]))
+    child = _child_key(request, str(record["accountId"]), network.chainId)
     for spend in tx.inputs:
         if spend.public_key != child:
             raise PolicyRefusedError("an input is not the account's")
@@ -207,11 +207,11 @@ def check_bitcoin_input(request: SigningRequest) -> None:
     _once(record, request, network, 0, tx.payment_id)
 
 
-def _child_key(request: SigningRequest, account_id: str) -> bytes:
-    """The account's child key, derived from the pool key as this cosigner recorded it at its generation; the path
-    asked for must be the account's."""
+def _child_key(request: SigningRequest, account_id: str, chain_id: int) -> bytes:
+    """The account's child key on the network, derived from the pool key as this cosigner recorded it at its
+    generation; the path asked for must be the account's on that network."""
     try:
-        path = pool_keys.bitcoin_path(account_id)
+        path = pool_keys.bitcoin_path(account_id, chain_id)
     except ValueError:
         raise PolicyRefusedError("not an account id") from None
     if request.derivation != path:
@@ -224,7 +224,7 @@ def _child_key(request: SigningRequest, account_id: str) -> bytes:
         if item is None or not item.get("publicKey") or not item.get("chainCode"):
             raise PolicyRefusedError("the key was not recorded as an HD key at its generation")
         known = _HD_KEYS.put(request.wallet_id, (bytes.fromhex(item["publicKey"]), bytes.fromhex(item["chainCode"])))
-    return pool_keys.bitcoin_key(pool_keys.CustodyKey(request.wallet_id, request.address, *known), account_id)
+    return pool_keys.bitcoin_key(pool_keys.CustodyKey(request.wallet_id, request.address, *known), account_id, chain_id)
 
 
 def _check_bitcoin_outputs(
@@ -244,7 +244,9 @@ def _check_bitcoin_outputs(
         raise PolicyRefusedError("an output pays someone other than the recipient and the account's change address")
     if str(tx.fee) != str(record.get("fee")):
         raise PolicyRefusedError("the fee is not the withdrawal's")
-    if tx.fee > network.feeRateBounds.max * tx.vsize() + DUST_SATS:
+    # Without change the transaction is smaller, and what change would have been (below dust) went to the fee.
+    vsize = tx.vsize() + (0 if len(tx.outputs) == 2 else CHANGE_OUTPUT_VBYTES)
+    if tx.fee > network.feeRateBounds.max * vsize + DUST_SATS:
         raise PolicyRefusedError("the fee is above the network's bounds")
 
 

@@ -121,7 +121,7 @@ def create(
     )
     if bitcoin:
         key_item = pool_keys.ensure(pool_keys.scope(account["poolType"], app.appId, app.organizationId), "bitcoin")
-        child = pool_keys.bitcoin_key(key_item, account_id)
+        child = pool_keys.bitcoin_key(key_item, account_id, bitcoin.chainId)
         fee_rate = bitcoin_rpc.fee_rate(bitcoin)
         record = record.model_copy(
             update={
@@ -136,6 +136,7 @@ def create(
 
     def plan() -> Plan:
         held, reserved = record, []
+        daily = _daily(app.appId, pair, policy, paid)  # the policy's refusals come before the balance's
         if bitcoin:  # the outputs it spends, reserved in this very write (two withdrawals never take one)
             spending = bitcoin_spends.choose(
                 bitcoin,
@@ -150,7 +151,6 @@ def create(
                 update={"inputs": inputs, "change": str(spending.change), "fee": str(spending.fee)}
             )
             reserved = [utxos.reserve_item(f"utxo-{n}", o, withdrawal_id) for n, o in enumerate(spending.inputs)]
-        daily = _daily(app.appId, pair, policy, paid)  # the policy's refusals come before the balance's
         balance, entry = ledger.post(
             account_id,
             pair,
@@ -190,7 +190,10 @@ def create(
 
 
 def _bitcoin_destination(network: BitcoinNetwork, to: str) -> str:
-    """`to` if it is a standard address of the network's chain; 400 INVALID_ADDRESS otherwise."""
+    """`to` if it is a standard address of the network's chain (a bech32 address written in capitals, as QR codes
+    do, in lower case); 400 INVALID_ADDRESS otherwise."""
+    if to.isupper() and to.startswith(("BC1", "TB1", "BCRT1")):
+        to = to.lower()
     try:
         bitcoin_addresses.script_of(to, network.chain)
     except bitcoin_addresses.InvalidAddressError as exc:

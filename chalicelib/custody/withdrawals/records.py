@@ -91,6 +91,7 @@ class Withdrawal(Stateful):
     feeRate: int | None = None
     childKey: str | None = None
     rawTx: str | None = None
+    conflicts: int | None = None  # checks that found an output it spends spent by another transaction
 
     @property
     def amount(self) -> int:

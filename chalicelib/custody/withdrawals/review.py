@@ -27,12 +27,11 @@ from typing import Any
 from chalicelib.bitcoin import rpc as bitcoin_rpc
 from chalicelib.custody.store import indexed_page
 from chalicelib.custody.tokens import TokenOnNetwork, accepted
-from chalicelib.custody.withdrawals import bitcoin_sending, sending
 from chalicelib.custody.withdrawals import lifecycle as withdrawals
+from chalicelib.custody.withdrawals import sending
 from chalicelib.custody.withdrawals.cosigner_check import expected_call, signed_for
 from chalicelib.custody.withdrawals.records import Withdrawal
 from chalicelib.evm.rpc import RpcError, block_number, quantity, rpc_call, transaction_count
-from chalicelib.platform import aws
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.networks import BitcoinNetwork, Network
 
@@ -69,7 +68,7 @@ def settle(withdrawal_id: str) -> dict[str, Any]:
     _must_be_kept(record, found)
     if found.verdict != "paid" or found.paying is None:
         raise ReviewRefusedError(f"not settled: the chain does not show it paid ({found.why})", _report(record, found))
-    if not sending.succeed(record, found.paying, _on_success(record)):
+    if not sending.succeed(record, found.paying):
         raise ReviewRefusedError(
             "not settled: the withdrawal moved on meanwhile", _report(_record(withdrawal_id), found)
         )
@@ -85,20 +84,11 @@ def release(withdrawal_id: str) -> dict[str, Any]:
     if found.verdict != "not_paid":
         shown = "it paid" if found.verdict == "paid" else "that nothing can pay it any more"
         raise ReviewRefusedError(f"not released: the chain does not show {shown} ({found.why})", _report(record, found))
-    if not sending.fail(record, record.failedReason or "needs_review", also=_on_release(record)):
+    if not sending.fail(record, record.failedReason or "needs_review"):
         raise ReviewRefusedError(
             "not released: the withdrawal moved on meanwhile", _report(_record(withdrawal_id), found)
         )
     return _report(_record(withdrawal_id), found)
-
-
-def _on_success(record: Withdrawal) -> list[aws.TxItem]:
-    """What a settled withdrawal changes besides its own record: on Bitcoin, the account's spendable outputs."""
-    return bitcoin_sending.settled(record) if record.inputs else []
-
-
-def _on_release(record: Withdrawal) -> list[aws.TxItem]:
-    return bitcoin_sending.released(record) if record.inputs else []
 
 
 def _bitcoin_findings(record: Withdrawal, network: BitcoinNetwork) -> Findings:

@@ -38,7 +38,7 @@ import contextlib
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from chalicelib.custody import ledger
+from chalicelib.custody import ledger, utxos
 from chalicelib.custody.store import busy
 from chalicelib.custody.tokens import TRANSFER_TOPIC, TokenOnNetwork, accepted
 from chalicelib.custody.withdrawals import lifecycle as withdrawals
@@ -433,7 +433,7 @@ NONCE_UNUSED = ("insufficient_funds_on_chain", "gas_wallet_unfunded", "policy_re
 KEPT = ("failedReason", "failedAt", "released")  # a withdrawal kept for review and then paid is not a failed one
 
 
-def succeed(record: Withdrawal, tx: dict[str, Any], also: list[aws.TxItem] | None = None) -> bool:
+def succeed(record: Withdrawal, tx: dict[str, Any]) -> bool:
     """Paid: `success` in one transaction with the `debit` entry and `withdraw.success`. `tx` is the paying
     transaction (hash, blockNumber, blockHash). From `sent` (the worker), or from a withdrawal kept for review
     (an operator, review.py). False when the withdrawal moved on meanwhile."""
@@ -470,7 +470,7 @@ def succeed(record: Withdrawal, tx: dict[str, Any], also: list[aws.TxItem] | Non
             transaction=_transaction(record, pair, tx),
         )
         event = Event(record.appId, "withdraw.success", f"withdraw.success:{record.id}", data)
-        items = [change, balance, *_end_reservation(record, False), *(also or [])]
+        items = [change, balance, *_end_reservation(record, False), *_outputs_spent(record)]
         return Plan(items, [entry], event, replan_on=frozenset({"balance"}))
 
     try:
@@ -479,7 +479,7 @@ def succeed(record: Withdrawal, tx: dict[str, Any], also: list[aws.TxItem] | Non
         return False
 
 
-def fail(record: Withdrawal, reason: str, release: bool = True, also: list[aws.TxItem] | None = None) -> bool:
+def fail(record: Withdrawal, reason: str, release: bool = True) -> bool:
     """Definitively not paid: `failed` with `withdraw.failed`, and (unless kept for review) the hold goes back to
     activeBalance in the same transaction. A kept one (`released` false) is released by an operator through here
     too (review.py): its second `withdraw.failed` has the id's revision suffix `:r1`. False when the withdrawal
@@ -501,7 +501,7 @@ def fail(record: Withdrawal, reason: str, release: bool = True, also: list[aws.T
                 **reviewed,
             ),
             *_end_reservation(record, reason in NONCE_UNUSED),
-            *(also or []),
+            *(_outputs_released(record) if release else []),
         ]
         lists = []
         if release:
@@ -526,6 +526,45 @@ def fail(record: Withdrawal, reason: str, release: bool = True, also: list[aws.T
         return unit_of_work.commit(plan, on_busy=busy) is not None
     except aws.TransactionCancelledError:  # moved on meanwhile
         return False
+
+
+def _outputs_spent(record: Withdrawal) -> list[aws.TxItem]:
+    """On a UTXO network, a paid withdrawal's outputs: the spent ones leave the account's set, the change (its
+    transaction's second output, when there is change) joins it."""
+    if not record.inputs or record.txHash is None:
+        return []
+    items = [
+        utxos.spend_item(
+            f"spent-{n}", utxos.utxo_key(record.chainId, record.accountId, str(i["txid"]), int(i["vout"])), record.id
+        )
+        for n, i in enumerate(record.inputs or [])
+    ]
+    change = int(record.change or 0)
+    if change:
+        items.append(
+            utxos.add_item(
+                "change",
+                record.chainId,
+                record.accountId,
+                record.txHash,
+                1,
+                change,
+                record.fromAddress,
+                "native-segwit",
+            )
+        )
+    return items
+
+
+def _outputs_released(record: Withdrawal) -> list[aws.TxItem]:
+    """On a UTXO network, the outputs a released withdrawal reserved, given back: it ended without a transaction
+    that could spend them."""
+    return [
+        utxos.release_item(
+            f"released-{n}", utxos.utxo_key(record.chainId, record.accountId, str(i["txid"]), int(i["vout"])), record.id
+        )
+        for n, i in enumerate(record.inputs or [])
+    ]
 
 
 def _reviewed(record: Withdrawal, now: str) -> dict[str, Any]:
