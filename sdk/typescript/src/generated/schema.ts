@@ -8725,7 +8725,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed. `data.code`: `IDEMPOTENCY_KEY_REUSED`, `DAILY_LIMIT_EXCEEDED`, `DESTINATION_NOT_ALLOWED`, `INSUFFICIENT_BALANCE`, `WITHDRAWAL_LIMIT_EXCEEDED`. */
+            /** @description Cannot be processed. `data.code`: `IDEMPOTENCY_KEY_REUSED`, `DAILY_LIMIT_EXCEEDED`, `DESTINATION_NOT_ALLOWED`, `INSUFFICIENT_BALANCE`, `WITHDRAWAL_LIMIT_EXCEEDED`, `WITHDRAWAL_TOO_FRAGMENTED`. */
             422: {
                 headers: {
                     [name: string]: unknown;
