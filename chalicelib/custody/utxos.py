@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from boto3.dynamodb.conditions import Key
-
 from chalicelib.custody.store import TABLE
 from chalicelib.platform import aws
 
@@ -53,6 +51,8 @@ def add_item(
 
 def available(chain_id: int, account_id: str) -> list[dict[str, Any]]:
     """The account's outputs no withdrawal has reserved (a consistent read of the whole set)."""
+    from boto3.dynamodb.conditions import Key  # boto3 loads on first use, not at the function's import
+
     request: dict[str, Any] = {
         "KeyConditionExpression": Key("pk").eq(f"UTXO#{chain_id}#{account_id}"),
         "ConsistentRead": True,
