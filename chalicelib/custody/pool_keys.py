@@ -87,6 +87,12 @@ def ensure(key_scope: str, family: Family = "evm") -> CustodyKey:
         time.sleep(0.2)
 
 
+def made(key_scope: str, family: Family) -> CustodyKey | None:
+    """The pool's key of a chain family if it is made (never makes one: for what only an existing key serves)."""
+    item = get(key_pk(key_scope, family), "KEY")
+    return _ready(item) if item is not None and item.get("status") == "ready" else None
+
+
 def _ready(item: dict[str, object]) -> CustodyKey:
     public, chain = item.get("publicKey"), item.get("chainCode")
     return CustodyKey(

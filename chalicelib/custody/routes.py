@@ -333,6 +333,7 @@ def get_watcher(call: Call) -> Reply:
             "WITHDRAWAL_LIMIT_EXCEEDED",
             "WITHDRAWAL_TOO_FRAGMENTED",
         ),
+        502: ("UPSTREAM_UNAVAILABLE",),  # a Bitcoin withdrawal asks the node for its fee rate
         503: ("CUSTODY_BUSY", "LIST_BUSY"),
     },
     idempotent=True,

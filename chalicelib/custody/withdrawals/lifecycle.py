@@ -80,11 +80,7 @@ def create(
         )
     on_network = [w for w in account["wallets"] if w["network"] == pair.network.name]
     if not on_network:
-        raise bad_request(
-            NETWORK_NOT_ON_ACCOUNT,
-            f"The account has no address on {pair.network.name}",
-            errors=[{"field": "network", "message": "the account has no deposit address here", "type": "network"}],
-        )
+        raise _not_on_account(pair)
     wallet = on_network[0]  # on Bitcoin the native SegWit address: where the change goes
     if any(canonical_address(destination) == canonical_address(str(w["address"])) for w in on_network):
         raise bad_request(
@@ -120,7 +116,9 @@ def create(
         reference=reference or None,
     )
     if bitcoin:
-        key_item = pool_keys.ensure(pool_keys.scope(account["poolType"], app.appId, app.organizationId), "bitcoin")
+        key_item = pool_keys.made(pool_keys.scope(account["poolType"], app.appId, app.organizationId), "bitcoin")
+        if key_item is None:  # the account's addresses are of this key: it exists whenever they do
+            raise _not_on_account(pair)
         child = pool_keys.bitcoin_key(key_item, account_id, bitcoin.chainId)
         fee_rate = bitcoin_rpc.fee_rate(bitcoin)
         record = record.model_copy(
@@ -187,6 +185,14 @@ def create(
         raise
     enqueue(withdrawal_id)
     return made["record"]
+
+
+def _not_on_account(pair: TokenOnNetwork) -> ApiError:
+    return bad_request(
+        NETWORK_NOT_ON_ACCOUNT,
+        f"The account has no address on {pair.network.name}",
+        errors=[{"field": "network", "message": "the account has no deposit address here", "type": "network"}],
+    )
 
 
 def _bitcoin_destination(network: BitcoinNetwork, to: str) -> str:

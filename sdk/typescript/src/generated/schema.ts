@@ -8743,6 +8743,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `CUSTODY_BUSY`, `LIST_BUSY`, `DEADLINE_EXCEEDED`. */
             503: {
                 headers: {

@@ -83,6 +83,11 @@ def _parse_response(
 
         return response_500
 
+    if response.status_code == 502:
+        response_502 = ErrorEnvelope.from_dict(response.json())
+
+        return response_502
+
     if response.status_code == 503:
         response_503 = ErrorEnvelope.from_dict(response.json())
 
