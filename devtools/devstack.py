@@ -29,6 +29,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCAL_PERIODS: dict[str, float] = {"watch_deposits": 3, "expire_invoices": 10}  # s; EventBridge: 1 min
+# The deployed refill searches real safe primes: on a development machine's two cores it would starve requests,
+# while the local filler (devtools/aux_cache.py) keeps the pool stocked from cached sets.
+LOCAL_SKIPPED = {"refill_aux_pool": "the local aux filler stocks the pool"}
 STAGE = "local"
 REGION = "us-east-1"
 NETWORKS = (("local-a", 31337), ("local-b", 31338))
@@ -185,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
         from app import app
         from devtools.workers import WorkerRunner
 
-        workers = WorkerRunner(app, region=REGION, periods=LOCAL_PERIODS)
+        workers = WorkerRunner(app, region=REGION, periods=LOCAL_PERIODS, skipped=LOCAL_SKIPPED)
         workers.start()
         running.callback(workers.stop)
         for line in workers.describe():

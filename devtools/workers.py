@@ -94,10 +94,12 @@ class WorkerRunner:
         poll_wait_s: int = 1,
         periods: dict[str, float] | None = None,
         timeouts: dict[str, float] | None = None,
+        skipped: dict[str, str] | None = None,
     ) -> None:
         """`periods`: seconds between runs of named schedules, instead of their rate (e.g. the deposit watcher
         every few seconds locally, where EventBridge's one-minute minimum does not apply). `timeouts`: seconds
-        per named function instead of its `timeout_s` in resources.py (tests)."""
+        per named function instead of its `timeout_s` in resources.py (tests). `skipped`: schedules not run here,
+        each with the reason `describe` gives."""
         from chalice.app import ScheduledEventConfig, SQSEventConfig
 
         self.periods = periods or {}
@@ -106,7 +108,9 @@ class WorkerRunner:
         self.poll_wait_s = poll_wait_s
         self.app = app
         self.queues = [s for s in app.event_sources if isinstance(s, SQSEventConfig)]
-        self.schedules = [s for s in app.event_sources if isinstance(s, ScheduledEventConfig)]
+        self.skipped = skipped or {}
+        scheduled = [s for s in app.event_sources if isinstance(s, ScheduledEventConfig)]
+        self.schedules = [s for s in scheduled if s.name not in self.skipped]
         self._next_run: dict[str, float] = {}
         self._overrunning: dict[str, threading.Thread] = {}
         self._stop = threading.Event()
@@ -298,6 +302,7 @@ class WorkerRunner:
             text = expression.to_string() if hasattr(expression, "to_string") else str(expression)
             runs = f"timeout {self.timeout_s(s.name):.0f} s" if rate_seconds(expression) else "run by hand"
             lines.append(f"{text} -> {s.handler_string} ({runs})")
+        lines += [f"{name}: not run here ({why})" for name, why in self.skipped.items()]
         return lines
 
 

@@ -111,6 +111,22 @@ def test_rate_schedules_fire_once_per_period():
     assert ticks == ["Scheduled Event"]
 
 
+def test_a_skipped_schedule_never_runs_and_says_why():
+    ticks.clear()
+    runner = WorkerRunner(worker_app, region="us-east-1", skipped={"every_five_minutes": "not here"})
+    assert runner.run_due_schedules(1000.0 + 300) == [] and ticks == []
+    assert "every_five_minutes: not run here (not here)" in runner.describe()
+
+
+def test_the_local_stack_leaves_the_safe_prime_refill_to_its_filler():
+    from app import app
+    from devtools.devstack import LOCAL_PERIODS, LOCAL_SKIPPED
+
+    runner = WorkerRunner(app, region="us-east-1", periods=LOCAL_PERIODS, skipped=LOCAL_SKIPPED)
+    assert "refill_aux_pool" not in {s.name for s in runner.schedules}
+    assert "watch_deposits" in {s.name for s in runner.schedules}
+
+
 def test_rate_parsing():
     assert rate_seconds(Rate(1, unit=Rate.DAYS)) == 86_400
     assert rate_seconds("rate(3 hours)") == 3 * 3600
