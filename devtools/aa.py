@@ -235,10 +235,6 @@ class Alto(ChildProcess):
             self.stop()
             raise
 
-    @property
-    def pid(self) -> int:
-        return self._process.pid
-
     def _wait_ready(self, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
         while True:
@@ -262,14 +258,6 @@ class Alto(ChildProcess):
     def running(self) -> bool:
         """Whether the Alto process is still alive."""
         return self._process.poll() is None
-
-    def stop(self, timeout_s: float = 5.0) -> None:
-        """Terminate Alto (SIGTERM, then SIGKILL after timeout_s) and reap it. Idempotent."""
-        if self._stopped:
-            return
-        self._stopped = True
-        atexit.unregister(self.stop)
-        self._end(timeout_s)
 
     def __repr__(self) -> str:
         return f"Alto(url={self.url!r}, rpc_url={self.rpc_url!r})"

@@ -299,10 +299,6 @@ class Btcd(BtcdClient, ChildProcess):
             with contextlib.suppress(OSError):  # not empty, or another node's: leave it
                 home_dir.rmdir()
 
-    @property
-    def pid(self) -> int:
-        return self._process.pid
-
     def _wait_ready(self, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
         while True:

@@ -105,9 +105,19 @@ class ChildProcess:
 
     _process: subprocess.Popen[bytes]
     _log: IO[bytes]
+    _stopped: bool
 
-    def stop(self) -> None:
-        raise NotImplementedError
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    def stop(self, timeout_s: float = 5.0) -> None:
+        """Terminate the process (SIGTERM, then SIGKILL after timeout_s) and reap it. Idempotent."""
+        if self._stopped:
+            return
+        self._stopped = True
+        atexit.unregister(self.stop)
+        self._end(timeout_s)
 
     def log_tail(self, max_bytes: int = 4000) -> str:
         """The end of the process's output, for error messages."""
@@ -200,14 +210,6 @@ class Anvil(ChildProcess):
             if time.monotonic() > deadline:
                 raise ChainError(f"anvil at {self.rpc_url} did not answer within {timeout_s:.0f} s:\n{self.log_tail()}")
             time.sleep(0.05)
-
-    def stop(self, timeout_s: float = 5.0) -> None:
-        """Terminate anvil (SIGTERM, then SIGKILL after timeout_s) and reap it. Idempotent."""
-        if self._stopped:
-            return
-        self._stopped = True
-        atexit.unregister(self.stop)
-        self._end(timeout_s)
 
     def __repr__(self) -> str:
         return f"Anvil(rpc_url={self.rpc_url!r}, chain_id={self.chain_id})"
