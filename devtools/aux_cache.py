@@ -36,6 +36,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from chalicelib.platform import priority
+
 ROOT = Path(__file__).resolve().parents[1]
 TEST_PRIMES = ROOT / "crates" / "dompet-mpc" / "testdata" / "insecure_test_primes.hex"
 CACHE = ROOT / ".cache" / "insecure-aux"
@@ -258,7 +260,7 @@ class LocalAuxFiller:
                     cwd=ROOT,
                     stdout=subprocess.DEVNULL,
                     stderr=errors,
-                    start_new_session=True,
+                    process_group=0,  # killed as a group; in the stack's session, where its low priority counts
                 )
             try:
                 while child.poll() is None:
@@ -341,6 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     wallets.add_argument("--stack", type=Path, default=ROOT / ".local" / "stack.json")
     args = parser.parse_args(argv)
     if args.command == "generate":
+        priority.lower_current_thread(priority.IDLE_NICE)  # beside a stack: its requests and refills come first
         folder = args.folder or cache_folder()
         folder.mkdir(parents=True, exist_ok=True)
         print(generate_into(folder))

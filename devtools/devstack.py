@@ -238,7 +238,7 @@ def _aws_env(moto_port: int, state_dir: Path) -> dict[str, str]:
         "DOMPET_WEBHOOK_RETRY_SCHEDULE_S": "5,10,20,60,300",
         # A small presignature stock per wallet (each costs ≈ 2 s of proofs on this machine's two cores).
         "DOMPET_PRESIGN_POOL_FLOOR": os.environ.get("DOMPET_PRESIGN_POOL_FLOOR", "1"),
-        "DOMPET_PRESIGN_POOL_CEILING": os.environ.get("DOMPET_PRESIGN_POOL_CEILING", "8"),
+        "DOMPET_PRESIGN_POOL_CEILING": os.environ.get("DOMPET_PRESIGN_POOL_CEILING", "16"),
         # One watcher pass per run, runs every few seconds (LOCAL_PERIODS) on the watcher's own worker thread.
         "DOMPET_WATCH_LOOP_S": "0",
     }
@@ -356,13 +356,15 @@ def _chalice_local(port: int, log_path: Path) -> subprocess.Popen[bytes]:
     log = log_path.open("ab")
     # `chalice local` without autoreload (it watches the whole tree, and the logs under .local change all the
     # time), answering an unknown path with the envelope as API Gateway's gateway responses do (devtools/local_api.py).
-    # Its own process group, so that a stop reaches everything it started.
+    # Its own process group, so that a stop reaches everything it started; the stack's session, so that Linux's
+    # autogroup scheduling weighs the API and the workers' background threads (niced: chalicelib/platform/priority.py)
+    # against each other rather than as two equal groups.
     return subprocess.Popen(
         [sys.executable, "-m", "devtools.local_api", "--host", "127.0.0.1", "--port", str(port), "--stage", STAGE],
         cwd=ROOT,
         stdout=log,
         stderr=subprocess.STDOUT,
-        start_new_session=True,
+        process_group=0,
     )
 
 

@@ -25,7 +25,13 @@ from chalice.app import Chalice
 from chalice.cli import run_local_server
 from chalice.cli.factory import CLIFactory
 from chalice.config import Config
-from chalice.local import ChaliceRequestHandler, LocalDevServer, LocalGateway, LocalGatewayException
+from chalice.local import (
+    ChaliceRequestHandler,
+    LocalDevServer,
+    LocalGateway,
+    LocalGatewayException,
+    ThreadedHTTPServer,
+)
 
 from infra.gateway_responses import NO_ROUTE
 
@@ -58,9 +64,14 @@ class _RequestHandler(ChaliceRequestHandler):
         BaseHTTPRequestHandler.__init__(self, request, client_address, server)
 
 
+class _Server(ThreadedHTTPServer):
+    # socketserver's default backlog (5) resets connections when a client opens more at once (16 sends).
+    request_queue_size = 128
+
+
 class _Factory(CLIFactory):  # type: ignore[misc]
     def create_local_server(self, app_obj: Chalice, config: Config, host: str, port: int) -> LocalDevServer:
-        return LocalDevServer(app_obj, config, host, port, handler_cls=_RequestHandler)
+        return LocalDevServer(app_obj, config, host, port, handler_cls=_RequestHandler, server_cls=_Server)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from chalicelib.platform import resources
+from chalicelib.platform import priority, resources
 from chalicelib.platform.invocation import running_as
 
 log = logging.getLogger("dompet.workers")
@@ -190,8 +190,11 @@ class WorkerRunner:
             source.name, memory_limit_in_mb=self._memory_mb(source.name), deadline=time.monotonic() + timeout_s
         )
         outcome: dict[str, Any] = {}
+        background = self._background(source.name)
 
         def call() -> None:
+            if background:  # on one machine with the API: requests first
+                priority.lower_current_thread()
             try:
                 outcome["result"] = self._handler(source)(event, context)
             except Exception as exc:  # noqa: BLE001 - handed to the caller's thread, as Lambda reports it
@@ -215,6 +218,13 @@ class WorkerRunner:
             return float(resources.function(name).timeout_s)
         except KeyError:
             return DEFAULT_TIMEOUT_S
+
+    @staticmethod
+    def _background(name: str) -> bool:
+        try:
+            return resources.function(name).background_concurrency is not None
+        except KeyError:
+            return False
 
     @staticmethod
     def _memory_mb(name: str) -> int:

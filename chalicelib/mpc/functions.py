@@ -32,7 +32,11 @@ def user_party(event: dict[str, Any], context: Any) -> dict[str, Any]:
     return parties.user_party(event)
 
 
-@bp.on_sqs_message(queue=resources.queue_name(load_settings().stage, "presign-refill"), batch_size=1)
+@bp.on_sqs_message(
+    queue=resources.queue_name(load_settings().stage, "presign-refill"),
+    batch_size=1,
+    maximum_concurrency=resources.function("refill_presignatures").background_concurrency,
+)
 def refill_presignatures(event: Any) -> Any:
     def refill(body: dict[str, Any]) -> None:
         def time_left_s() -> float:
@@ -40,7 +44,9 @@ def refill_presignatures(event: Any) -> Any:
             return float("inf") if left is None else left
 
         wallet_id = str(body["walletId"])
-        service.refill_presignatures(wallet_id, time_left_s, PRESIGN_RUN_BUDGET_S)
+        at_least = body.get("atLeast")
+        at_least = at_least if isinstance(at_least, int) else 0  # a new wallet's first stock (bounded by the refill)
+        service.refill_presignatures(wallet_id, time_left_s, PRESIGN_RUN_BUDGET_S, at_least=at_least)
         if not body.get("followUp"):
             presignatures.request_follow_up(wallet_id)
 

@@ -286,9 +286,19 @@ def release_refill(wallet_id: str) -> None:
     aws.write(aws.delete("refill-lease", TABLE[SIGNER], {"pk": f"WALLET#{wallet_id}", "sk": REFILL_LEASE_SK}))
 
 
-def request_refill(wallet_id: str) -> None:
+def request_refill(wallet_id: str, at_least: int = 0) -> None:
+    """Ask the refill function to stock the wallet to its target, and to `at_least` (a new wallet's first stock)."""
     _refill_asked.put(wallet_id, True)
-    aws.send_message(REFILL_QUEUE, {"walletId": wallet_id})
+    body: dict[str, Any] = {"walletId": wallet_id}
+    if at_least > 0:
+        body["atLeast"] = at_least
+    aws.send_message(REFILL_QUEUE, body)
+
+
+def first_stock() -> int:
+    """What a new wallet's pool is stocked with before it signs: at most the ceiling."""
+    settings = load_settings()
+    return min(settings.presign_first_stock, settings.presign_pool_ceiling)
 
 
 def request_follow_up(wallet_id: str) -> None:
@@ -320,10 +330,11 @@ def after_use(wallet_id: str, ready: int) -> None:
 
 
 def target(wallet_id: str) -> int:
-    """The stock the wallet's pool is refilled to: its signatures in the last `presign_demand_window_s` (every run,
-    full or from a presignature, as the signing audit records them), between the floor and the ceiling. A wallet
-    that signs in bursts keeps a burst's worth ready; an idle one falls back to the floor, and what it holds beyond
-    expires (`presign_ttl_s`)."""
+    """The stock the wallet's pool is refilled to: `presign_demand_factor` times its signatures in the last
+    `presign_demand_window_s` (every run, full or from a presignature, as the signing audit records them), between
+    the floor and the ceiling. A wallet that signs in bursts keeps more than a burst's worth ready (the next burst
+    may be larger, and a refill during it competes with it); an idle one falls back to the floor, and what it holds
+    beyond expires (`presign_ttl_s`)."""
     from boto3.dynamodb.conditions import Key
 
     settings = load_settings()
@@ -337,7 +348,7 @@ def target(wallet_id: str) -> int:
         "Limit": ceiling,  # no target exceeds it: counting stops there
     }
     demand = int(aws.table(AUDIT_TABLE).query(**query)["Count"])
-    return max(floor, min(ceiling, demand))
+    return max(floor, min(ceiling, demand * settings.presign_demand_factor))
 
 
 def _data_key(party: int, wallet_id: str, create: bool) -> DataKey:

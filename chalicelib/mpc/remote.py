@@ -14,11 +14,15 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from chalicelib.mpc import parties
-from chalicelib.platform import aws
+from chalicelib.platform import aws, priority
 from chalicelib.platform.logging import logger
 from chalicelib.platform.settings import load_settings
 
 _pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="mpc-party")  # one per concurrent run
+# In process, a party called from background work (a local refill) runs at that work's lower priority too.
+_background_pool = ThreadPoolExecutor(
+    max_workers=4, thread_name_prefix="mpc-party-background", initializer=priority.lower_current_thread
+)
 
 
 class PartyUnavailableError(Exception):
@@ -28,7 +32,8 @@ class PartyUnavailableError(Exception):
 def call(function: str, payload: dict[str, Any]) -> Future[dict[str, Any]]:
     body = json.dumps(payload)
     if load_settings().party_transport == "in_process":
-        return _pool.submit(_in_process, function, body)
+        pool = _background_pool if priority.current_thread_lowered() else _pool
+        return pool.submit(_in_process, function, body)
     return _pool.submit(_invoke, function, body)
 
 

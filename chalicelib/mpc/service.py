@@ -73,6 +73,10 @@ _full_run_s = FULL_RUN_S
 # Full runs admitted but not yet at a slot (between admission and the run: the nonce, the records), by thread, with
 # when the admission lapses: counted as queued, so a burst admitted at once is not all told the queue is empty.
 _admitted: dict[int, float] = {}
+# Signatures admitted on a wallet's ready presignatures, by thread: the wallet and when the admission lapses. Each
+# counts against the pool's hint until its signature has tried to take one, so a burst of concurrent requests is
+# admitted on the pool only as far as the pool goes; the rest are judged as the full runs they will be.
+_admitted_presigned: dict[int, tuple[str, float]] = {}
 
 COSIGNER_FUNCTION = "cosigner"
 USER_PARTY_FUNCTION = "user_party"
@@ -171,7 +175,7 @@ def admission_s(wallet_id: str, time_left_s: float | None, *, pooled: bool = Tru
     """None when a signature of the wallet can be expected within `time_left_s` (None: no budget): a ready
     presignature (`pooled`: the signature may use one), or a full run whose turn and run fit; else the seconds
     after which asking again may be admitted."""
-    if time_left_s is None or _presigned_likely(wallet_id, pooled):
+    if time_left_s is None or _presigned_likely(wallet_id, pooled, time_left_s, admit=False):
         return None
     return _full_run_admission(time_left_s, admit=False)
 
@@ -179,15 +183,35 @@ def admission_s(wallet_id: str, time_left_s: float | None, *, pooled: bool = Tru
 def admit(wallet_id: str, time_left_s: float | None, *, pooled: bool = True) -> None:
     """503 SIGNER_BUSY with a Retry-After when `admission_s` says the signature cannot come in time. An admitted
     full run counts as queued from now until it reaches a slot (or its time is up)."""
-    if time_left_s is None or _presigned_likely(wallet_id, pooled):
+    if time_left_s is None or _presigned_likely(wallet_id, pooled, time_left_s, admit=True):
         return
     wait_s = _full_run_admission(time_left_s, admit=True)
     if wait_s is not None:
         raise RetryLaterError(SIGNER_BUSY, "The signing service is busy; retry after the time given", wait_s)
 
 
-def _presigned_likely(wallet_id: str, pooled: bool) -> bool:
-    return pooled and presignatures.pools_on() and presignatures.ready_hint(wallet_id) > 0
+def _presigned_likely(wallet_id: str, pooled: bool, time_left_s: float, admit: bool) -> bool:
+    """Whether the wallet's pool likely has a presignature for this signature: more ready than the signatures of
+    this process already admitted on it (`admit`: this one is then counted too, until it tries to take one)."""
+    if not (pooled and presignatures.pools_on()):
+        return False
+    ready = presignatures.ready_hint(wallet_id)
+    now, me = clock.monotonic(), threading.get_ident()
+    with _queue_lock:
+        for thread, (_wallet, until) in list(_admitted_presigned.items()):
+            if until <= now or thread == me:
+                del _admitted_presigned[thread]
+        counted = sum(1 for wallet, _until in _admitted_presigned.values() if wallet == wallet_id)
+        if ready <= counted:
+            return False
+        if admit:
+            _admitted_presigned[me] = (wallet_id, now + time_left_s)
+    return True
+
+
+def _presigned_admission_over() -> None:
+    with _queue_lock:
+        _admitted_presigned.pop(threading.get_ident(), None)
 
 
 def _full_run_admission(time_left_s: float, admit: bool) -> float | None:
@@ -310,7 +334,10 @@ def sign(
     if policy is not None:
         secret0 = None  # a policy context is for the cosigner: the pair is A and B
     if derivation is None and secret0 is None and presignatures.pools_on():
-        signature = _sign_presigned(wallet_id, address, payload, digest, caller, record, policy)
+        try:
+            signature = _sign_presigned(wallet_id, address, payload, digest, caller, record, policy)
+        finally:
+            _presigned_admission_over()  # it took one, or found none: the hint says what is left
         if signature is not None:
             _done_without_run()
             return signature
@@ -429,11 +456,12 @@ def _ask_refill(wallet_id: str, ready: int) -> None:
 
 
 def stock_presignatures(wallet_id: str) -> None:
-    """A first stock of presignatures for a new key (its floor), so its first signatures need no full run."""
+    """A first stock of presignatures for a new key (`presign_first_stock`), made by the refill function off the
+    request path, so its first signatures need no full run."""
     if not presignatures.pools_on():
         return
     try:
-        presignatures.request_refill(wallet_id)
+        presignatures.request_refill(wallet_id, presignatures.first_stock())
     except Exception as exc:  # noqa: BLE001 - the key exists; its first signature runs in full and asks again
         log_failure("presignature refill not queued", exc, walletId=wallet_id)
 
@@ -470,16 +498,21 @@ def _put_back(wallet_id: str, presignature_id: str, share: bytes) -> None:
 
 
 def refill_presignatures(
-    wallet_id: str, time_left_s: Callable[[], float], per_run_s: float, target: int | None = None
+    wallet_id: str,
+    time_left_s: Callable[[], float],
+    per_run_s: float,
+    target: int | None = None,
+    at_least: int = 0,
 ) -> int:
     """Generate presignatures with the cosigner until party A holds `target` ready ones (by default the wallet's
-    demand, presignatures.target), or time runs short; returns how many were made. Only a wallet with a share A
-    here is refilled, and never an hd key."""
+    demand, presignatures.target, and at least `at_least`, a new wallet's first stock, within the ceiling), or time
+    runs short; returns how many were made. Only a wallet with a share A here is refilled, and never an hd key."""
+    at_least = min(at_least, presignatures.first_stock())
 
     def missing() -> int:
         """Asked again before each run: the wallet's demand may grow while it is refilled."""
         wanted = presignatures.target(wallet_id) if target is None else target
-        return wanted - len(presignatures.ready_ids(shares.SIGNER, wallet_id))
+        return max(wanted, at_least) - len(presignatures.ready_ids(shares.SIGNER, wallet_id))
 
     if missing() <= 0 or not presignatures.lease_refill(wallet_id, time_left_s()):
         return 0  # stocked, or another refill of this wallet is running

@@ -92,6 +92,10 @@ class Function:
     consumes: tuple[str, ...] = ()  # queues whose messages trigger it (one SQS event source each)
     timeout_s: int = 28  # below API Gateway's 29 s for the API; longer for background work
     memory_mb: int = 512  # Lambda's CPU share grows with memory; the MPC parties need it
+    # Background work that requests never wait for: on AWS its SQS event source runs at most this many at once
+    # (so its calls to shared functions, the cosigner, keep room for requests); locally it runs at a lower CPU
+    # priority than the API (devtools/workers.py).
+    background_concurrency: int | None = None
 
 
 TABLES: tuple[Table, ...] = (
@@ -529,6 +533,7 @@ FUNCTIONS: tuple[Function, ...] = (
         consumes=("presign-refill",),
         timeout_s=120,
         memory_mb=1769,  # one full vCPU: ≈ 0.75 s of proofs per presignature
+        background_concurrency=10,  # each refill holds one cosigner invocation at a time
     ),
     Function(
         name="refill_aux_pool",
@@ -541,6 +546,7 @@ FUNCTIONS: tuple[Function, ...] = (
         ),
         timeout_s=900,
         memory_mb=3008,  # two vCPUs: the three parties' prime searches and proofs run in parallel
+        background_concurrency=1,  # a schedule: one run at a time
     ),
     Function(
         name="rotate_signing_keys",

@@ -101,6 +101,20 @@ class Settings(BaseModel):
         description="The most ready presignatures a wallet's pool is refilled to, however fast it signs "
         "(0: no pools, every signature a full run).",
     )
+    presign_first_stock: int = Field(
+        4,
+        ge=0,
+        le=200,
+        description="Ready presignatures a new wallet is stocked with (off the request path, at most the ceiling), "
+        "so its first sends need no full run before it shows any demand.",
+    )
+    presign_demand_factor: int = Field(
+        3,
+        ge=1,
+        le=10,
+        description="A wallet's pool is refilled to this many times its signatures in the demand window (at most "
+        "the ceiling): a burst may grow before the next pause.",
+    )
     presign_demand_window_s: int = Field(
         900,
         ge=60,

@@ -412,6 +412,9 @@ def test_queue_consumers_read_the_stacks_queue(template: Template) -> None:
             assert arn == {"Fn::GetAtt": [_resource_id(template, "test", "queue", queue), "Arn"]}, function.name
             assert event["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"], function.name
             assert event["Properties"]["BatchSize"] == batch_sizes[function.name], function.name
+            # Background consumers run at most their bound at once (resources.py), the others as SQS scales them.
+            scaling = event["Properties"].get("ScalingConfig", {}).get("MaximumConcurrency")
+            assert scaling == function.background_concurrency, function.name
     # Trackers and deliveries take ten messages at a time; a presignature refill or a custody withdrawal (seconds of
     # proofs each) takes one.
     assert {name: size for name, size in batch_sizes.items() if size != 10} == {

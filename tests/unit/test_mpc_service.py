@@ -300,3 +300,54 @@ def test_admission_refuses_only_a_full_run_that_cannot_fit(wallet, monkeypatch):
         assert service.admission_s(wallet_id, 4.0) is None
         assert service.admission_s(wallet_id, 4.0, pooled=False) is not None
     assert service._queued == 0
+
+
+def test_concurrent_requests_are_admitted_on_the_pool_only_as_far_as_it_goes(wallet, monkeypatch):
+    """Sixteen sends at once must not all count on the same two presignatures: each admitted on the pool counts
+    against its hint until its signature has tried to take one; the others are judged as the full runs they will
+    be (here, with every run slot busy, a fast 503 SIGNER_BUSY)."""
+    import threading
+
+    from chalicelib.mpc import presignatures, service
+    from chalicelib.platform.errors import RetryLaterError
+
+    principal, _ = wallet
+    wallet_id = principal.user.walletId
+    monkeypatch.setattr(service, "_full_run_s", 3.0)
+    monkeypatch.setattr(presignatures, "pools_on", lambda: True)
+    monkeypatch.setattr(presignatures, "ready_hint", lambda _: 2)
+    outcomes: dict[int, str] = {}
+    go_on = threading.Event()
+
+    def request(n: int, then_sign: bool) -> None:
+        try:
+            service.admit(wallet_id, 4.0)
+        except RetryLaterError as refused:
+            outcomes[n] = refused.code
+            return
+        outcomes[n] = "admitted"
+        if then_sign:
+            go_on.wait(10)
+            service._presigned_admission_over()  # what sign() does once it tried to take one
+
+    with contextlib.ExitStack() as held:
+        for _ in range(service.RUN_SLOTS):  # every slot busy: a full run cannot fit in 4 s
+            held.enter_context(service._run_slot())
+        first = [threading.Thread(target=request, args=(n, True)) for n in range(2)]
+        for thread in first:
+            thread.start()
+        while len(outcomes) < 2:
+            threading.Event().wait(0.01)
+        late = threading.Thread(target=request, args=(2, False))
+        late.start()
+        late.join(10)
+        assert outcomes == {0: "admitted", 1: "admitted", 2: "SIGNER_BUSY"}
+        assert service.admission_s(wallet_id, 4.0) is not None  # the pool is spoken for
+        go_on.set()
+        for thread in first:
+            thread.join(10)
+        again = threading.Thread(target=request, args=(3, False))
+        again.start()
+        again.join(10)
+        assert outcomes[3] == "admitted"  # the first two have signed: the hint is the pool again
+    service._admitted_presigned.clear()

@@ -50,7 +50,7 @@ def stocked(tenant, aux_sets, pool_settings):
     principal = refreshed(principal)
     wallet_id = principal.user.walletId
     (message,) = refill_messages()
-    assert message == {"walletId": wallet_id}
+    assert message == {"walletId": wallet_id, "atLeast": 2}  # the first stock, within the ceiling (2)
     assert run_refill_function(message) == {"batchItemFailures": []}  # the Lambda handler, as SQS calls it
     assert len(ready(shares.SIGNER, wallet_id)) == 2
     return principal, created, wallet_id
@@ -65,7 +65,7 @@ def test_creation_queues_a_first_stock_and_the_refill_fills_both_parties(tenant,
     principal = principal_for(tenant, "new")
     provisioning.create(principal, None)
     wallet_id = refreshed(principal).user.walletId
-    assert refill_messages() == [{"walletId": wallet_id}]
+    assert refill_messages() == [{"walletId": wallet_id, "atLeast": 2}]
     assert mpc_service.refill_presignatures(wallet_id, lambda: 100.0, 1.0, target=2) == 2
     assert mpc_service.refill_presignatures(wallet_id, lambda: 100.0, 1.0, target=2) == 0  # stocked: nothing to do
     ids = ready(shares.SIGNER, wallet_id)
@@ -346,6 +346,7 @@ def demand_settings(monkeypatch):
     monkeypatch.setenv("DOMPET_PRESIGN_POOL_FLOOR", "1")
     monkeypatch.setenv("DOMPET_PRESIGN_POOL_CEILING", "5")
     monkeypatch.setenv("DOMPET_PRESIGN_DEMAND_WINDOW_S", "900")
+    monkeypatch.setenv("DOMPET_PRESIGN_DEMAND_FACTOR", "1")
     settings.load_settings.cache_clear()
     yield
     settings.load_settings.cache_clear()
@@ -379,6 +380,39 @@ def test_a_pools_target_follows_its_wallets_recent_signatures_between_floor_and_
         assert presignatures.target(wallet_id) == 2
     finally:
         clock.reset()
+
+
+def test_a_pools_target_is_its_demand_times_the_factor_within_the_ceiling(tenant, demand_settings, monkeypatch):
+    from chalicelib.platform import settings
+
+    monkeypatch.setenv("DOMPET_PRESIGN_DEMAND_FACTOR", "2")
+    monkeypatch.setenv("DOMPET_PRESIGN_POOL_CEILING", "9")
+    settings.load_settings.cache_clear()
+    wallet_id = "d" * 32
+    assert presignatures.target(wallet_id) == 1  # no demand: the floor, not twice it
+    _signed(wallet_id, 3)
+    assert presignatures.target(wallet_id) == 6  # a burst of 3 keeps 6 ready: the next one may be larger
+    _signed(wallet_id, 2)
+    assert presignatures.target(wallet_id) == 9  # 10 wanted: the ceiling bounds it
+
+
+def test_a_new_wallet_is_stocked_with_its_first_stock_above_the_floor(tenant, aux_sets, demand_settings, monkeypatch):
+    from chalicelib.platform import settings
+
+    monkeypatch.setenv("DOMPET_PRESIGN_FIRST_STOCK", "4")
+    settings.load_settings.cache_clear()
+    aux_sets(1)
+    principal = principal_for(tenant, "first-stock")
+    provisioning.create(principal, None)
+    wallet_id = refreshed(principal).user.walletId
+    (message,) = refill_messages()
+    assert message == {"walletId": wallet_id, "atLeast": 4}
+    assert presignatures.target(wallet_id) == 1  # it has shown no demand: its floor is 1...
+    assert run_refill_function(message) == {"batchItemFailures": []}
+    assert len(ready(shares.SIGNER, wallet_id)) == 4  # ...and it holds 4 for its first sends all the same
+    assert sorted(ready(shares.COSIGNER, wallet_id)) == sorted(ready(shares.SIGNER, wallet_id))
+    # A message cannot ask beyond the first stock (the queue is not trusted with the pool's size).
+    assert mpc_service.refill_presignatures(wallet_id, lambda: 100.0, 1.0, at_least=50) == 0
 
 
 def test_the_refill_stocks_a_wallet_to_its_demand(stocked, demand_settings):

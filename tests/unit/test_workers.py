@@ -8,7 +8,7 @@ import threading
 import boto3
 from chalice import Chalice, Rate
 
-from chalicelib.platform import resources
+from chalicelib.platform import priority, resources
 from devtools.workers import WorkerRunner, rate_seconds
 
 received: list[str] = []
@@ -173,13 +173,15 @@ remaining_ms: dict[str, int] = {}
 
 @lanes_app.schedule(Rate(15, unit=Rate.MINUTES))
 def refill_aux_pool(event):
-    import dompet_mpc
+    import hashlib
 
     remaining_ms["refill_aux_pool"] = event.context.get_remaining_time_in_millis()
     refill_started.set()
     try:
-        while not refill_release.is_set():  # the refill's own CPU-bound work (Rust), for as long as the test wants
-            dompet_mpc.pregenerate_primes()
+        # CPU-bound work outside the GIL, as the prime search's Rust is, in short steps: the test ends it soon
+        # after it lets go (one real prime search takes a minute and cannot be interrupted).
+        while not refill_release.is_set():
+            hashlib.pbkdf2_hmac("sha256", b"refill", b"salt", 100_000)
     finally:
         refill_done.set()
 
@@ -253,3 +255,51 @@ def test_every_event_source_of_the_service_has_its_function_timeout():
     runner = WorkerRunner(app, region="us-east-1")
     for source in runner.queues + runner.schedules:
         assert runner.timeout_s(source.name) == resources.function(source.name).timeout_s
+
+
+priority_app = Chalice("priority-test")
+lowered: dict[str, bool] = {}
+
+
+@priority_app.schedule(Rate(1, unit=Rate.MINUTES), name="refill_presignatures")
+def background_job(event):
+    lowered["refill_presignatures"] = priority.current_thread_lowered()
+
+
+@priority_app.schedule(Rate(1, unit=Rate.MINUTES), name="watch_deposits")
+def request_side_job(event):
+    lowered["watch_deposits"] = priority.current_thread_lowered()
+
+
+def test_background_functions_run_below_the_apis_priority():
+    """On the local stack the functions are threads beside the API: a refill (background in resources.py) runs
+    niced, and so does a party it calls in process; the watcher and the API run at the normal priority."""
+    from chalicelib.mpc import remote
+
+    lowered.clear()
+    runner = WorkerRunner(priority_app, region="us-east-1")
+    for source in runner.schedules:
+        runner.invoke_scheduled(source)
+    assert lowered == {"refill_presignatures": True, "watch_deposits": False}
+    assert not priority.current_thread_lowered()
+
+    calls: dict[str, bool] = {}
+
+    def party(_body):
+        return {"lowered": priority.current_thread_lowered()}
+
+    original = remote._handlers
+    remote._handlers = lambda: {"cosigner": party}  # type: ignore[assignment]
+    try:
+        calls["api"] = remote.call("cosigner", {}).result(10)["lowered"]
+
+        def from_background() -> None:
+            priority.lower_current_thread()
+            calls["refill"] = remote.call("cosigner", {}).result(10)["lowered"]
+
+        thread = threading.Thread(target=from_background)
+        thread.start()
+        thread.join(10)
+    finally:
+        remote._handlers = original  # type: ignore[assignment]
+    assert calls == {"api": False, "refill": True}
