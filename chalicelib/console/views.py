@@ -19,7 +19,7 @@ from datetime import UTC, timedelta
 from typing import Any, TypeVar
 
 from chalice import Blueprint
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from chalicelib.auth.users import User
 from chalicelib.console import apps
@@ -47,6 +47,7 @@ from chalicelib.platform.errors import ApiError, not_found
 from chalicelib.platform.networks import registry
 from chalicelib.platform.pagination import MAX_LIMIT, PageQuery
 from chalicelib.platform.path_ids import PathId
+from chalicelib.platform.wire import WireModel
 from chalicelib.policies import service as policies
 from chalicelib.policies.models import PolicyView
 from chalicelib.smart_accounts import service as smart_accounts
@@ -246,7 +247,7 @@ def smart_accounts_page(call: PageCall) -> Reply:
 # --- user operations --------------------------------------------------------------------------------------------
 
 
-class UserOpFilters(BaseModel):
+class UserOpFilters(WireModel):
     """The user-operations page's query: each filter optional (an empty field is no filter)."""
 
     model_config = ConfigDict(extra="forbid")

@@ -11,16 +11,17 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import ConfigDict, model_validator
 
 from chalicelib.evm.transactions import UnsignedTx, signing_hash
 from chalicelib.evm.typed_data import hashes as typed_data_hashes
+from chalicelib.platform.wire import WireModel
 
 Kind = Literal["transaction", "personal_message", "typed_data", "bitcoin_input"]
 _HEX_BYTES = r"^0x([0-9a-fA-F]{2})*$"
 
 
-class Signable(BaseModel):
+class Signable(WireModel):
     """Exactly one of `transaction`, `message`, `typedData`: the one its `kind` names."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)

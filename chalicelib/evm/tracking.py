@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from chalicelib.evm import nonces
 from chalicelib.evm.transactions import SignedTx, UnsignedTx
@@ -47,6 +47,7 @@ from chalicelib.platform.networks import Network
 from chalicelib.platform.pagination import AppendOnlyList, PageQuery
 from chalicelib.platform.transitions import ABSENT, Machine, Move, Stateful, moved, transition
 from chalicelib.platform.unit_of_work import Plan
+from chalicelib.platform.wire import WireModel
 
 TABLE = "wallet-transactions"
 QUEUE = "tx-tracker"
@@ -70,7 +71,7 @@ class SendExpiredError(RetryLaterError):
         super().__init__(SEND_EXPIRED, "The send took too long and was abandoned before its broadcast; retry", 1)
 
 
-class Attempt(BaseModel):
+class Attempt(WireModel):
     """One replacement at the record's nonce: its hash, fees and why it was signed."""
 
     model_config = ConfigDict(extra="ignore")

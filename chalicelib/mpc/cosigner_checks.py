@@ -42,12 +42,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from chalicelib.evm.digests import Signable
 from chalicelib.platform import aws
 from chalicelib.platform.cache import TtlCache
 from chalicelib.platform.hooks import Hooks
+from chalicelib.platform.wire import WireModel
 
 COSIGNER_POLICY_TABLE = "cosigner-policy"  # the cosigner's own table: governed keys and what each policy keeps
 NAME = r"^[a-z][a-z0-9_-]{0,31}$"
@@ -64,7 +65,7 @@ class PolicyRefusedError(Exception):
         self.rule = rule
 
 
-class KeyPolicy(BaseModel):
+class KeyPolicy(WireModel):
     """Party A's request that a new key be governed by policy `name`; `context` is for the policy's `on_key`."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)

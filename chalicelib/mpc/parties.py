@@ -27,7 +27,7 @@ import base64
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 
 from chalicelib.evm.digests import Signable
 from chalicelib.mpc import aux_pool, cosigner_checks, presignatures, shares
@@ -38,6 +38,7 @@ from chalicelib.platform.invocation import running_as
 from chalicelib.platform.logging import logger
 from chalicelib.platform.settings import load_settings
 from chalicelib.platform.unit_of_work import Plan
+from chalicelib.platform.wire import WireModel
 
 HEX32 = r"^[0-9a-f]{32}$"
 PRESIGNATURES_OFF = "NO_PRESIGNATURES"  # a party code, never an API error
@@ -46,7 +47,7 @@ MAX_DERIVATION_DEPTH = 255  # BIP32 keeps a key's depth in one byte
 ChildIndex = Annotated[int, Field(strict=True, ge=0, lt=HARDENED)]
 
 
-class PartyRequest(BaseModel):
+class PartyRequest(WireModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     action: Literal["keygen", "import", "sign", "presign", "partial"]

@@ -51,7 +51,9 @@ class Pagination(WireModel):
 
 
 class Page(BaseModel, Generic[T]):
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    """The generic page: each route's page subclasses it with its item (a WireModel, built on first use)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, defer_build=True)
 
     data: list[T]
     pagination: Pagination

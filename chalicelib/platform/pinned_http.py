@@ -22,17 +22,20 @@ from __future__ import annotations
 import contextlib
 import functools
 import heapq
-import http.client
 import itertools
 import select
 import socket
-import ssl
 import threading
 import time
 from collections.abc import Callable, Mapping
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from chalicelib.platform import clock, egress
+
+if TYPE_CHECKING:
+    import http.client
+    import ssl
 
 MAX_READ = 4096  # the answer's body is read only this far: the status is the answer
 
@@ -47,6 +50,8 @@ def post(
     """POST `body` to `url` within `timeout_s`: (status, None) on a 2xx, else (status or None, error).
 
     `headers` may be a callable, called once the URL passed the check (e.g. a signature with a timestamp)."""
+    import http.client  # with ssl, on first use: most of a cold start's callers never post
+
     with _Cutoff(clock.monotonic() + timeout_s) as cutoff:
         try:
             target = egress.allowed_target(url, timeout_s=cutoff.left())  # the lookup is part of the deadline
@@ -57,7 +62,7 @@ def post(
         given = headers() if callable(headers) else headers
         try:
             connection = _POOL.take(target, cutoff) or _connect(target, cutoff)
-        except (OSError, ssl.SSLError, TimeoutError) as exc:
+        except (OSError, TimeoutError) as exc:  # ssl.SSLError is an OSError
             return None, cutoff.error(exc)
         kept = False
         try:
@@ -67,7 +72,7 @@ def post(
             if cutoff.passed():
                 return None, "TimeoutError"  # the answer came, but after the deadline
             kept = _POOL.keep(target, connection, response)
-        except (OSError, http.client.HTTPException, ssl.SSLError, ValueError) as exc:
+        except (OSError, http.client.HTTPException, ValueError) as exc:
             return None, cutoff.error(exc)
         finally:
             if not kept:
@@ -249,6 +254,8 @@ def _shutdown(sock: socket.socket) -> None:
 def _connect(target: egress.Target, cutoff: _Cutoff) -> http.client.HTTPConnection:
     """A connection (TLS done) to the first checked address that accepts one, each address getting an equal
     share of what is left for its TCP connect."""
+    import http.client
+
     failure: Exception = OSError("no address")
     addresses = target.addresses
     for index, address in enumerate(addresses):
@@ -266,7 +273,7 @@ def _connect(target: egress.Target, cutoff: _Cutoff) -> http.client.HTTPConnecti
                 cutoff.watch(sock)
                 sock.do_handshake()
             sock.settimeout(cutoff.left())
-        except (OSError, ssl.SSLError) as exc:
+        except OSError as exc:  # ssl.SSLError included
             sock.close()
             failure = exc
             continue
@@ -279,4 +286,6 @@ def _connect(target: egress.Target, cutoff: _Cutoff) -> http.client.HTTPConnecti
 @functools.cache
 def _tls() -> ssl.SSLContext:
     """Certificates are checked for the URL's host name (the connection goes to a checked address)."""
+    import ssl
+
     return ssl.create_default_context()

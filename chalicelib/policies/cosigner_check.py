@@ -41,7 +41,7 @@ import binascii
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 
 from chalicelib.evm.digests import Signable
 from chalicelib.evm.transactions import UnsignedTx
@@ -52,6 +52,7 @@ from chalicelib.platform.clock import iso_now
 from chalicelib.platform.logging import logger
 from chalicelib.platform.networks import registry
 from chalicelib.platform.unit_of_work import Plan
+from chalicelib.platform.wire import WireModel
 from chalicelib.policies import signed, store, usage
 from chalicelib.policies.document import INVALID_POLICY, MAX_POLICY_BYTES, POLICY_TOO_LARGE, PolicyDocumentError
 from chalicelib.policies.document import PolicyDocument as Document
@@ -297,7 +298,7 @@ def _key(key: Mapping[str, str]) -> tuple[str, str]:
 # --- actions ---------------------------------------------------------------------------------------------------
 
 
-class _Request(BaseModel):
+class _Request(WireModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     action: str

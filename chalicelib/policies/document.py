@@ -13,12 +13,13 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AfterValidator, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
 from chalicelib.platform.addresses import ADDRESS_PATTERN, checksum_address
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.networks import registry
+from chalicelib.platform.wire import WireModel
 
 __all__ = [
     "INVALID_POLICY",
@@ -100,7 +101,7 @@ Selector = Annotated[str, AfterValidator(_selector)]
 Asset = Annotated[str, AfterValidator(_asset)]
 
 
-class _Part(BaseModel):
+class _Part(WireModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 

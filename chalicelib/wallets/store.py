@@ -17,12 +17,11 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Literal
 
-from pydantic import BaseModel
-
 from chalicelib.auth import users
 from chalicelib.auth.users import User
 from chalicelib.platform import aws, clock, unit_of_work
 from chalicelib.platform.unit_of_work import Plan
+from chalicelib.platform.wire import WireModel
 
 PENDING_TTL_S = 120  # a creation that has not finished by then (its Lambda died) no longer blocks the user
 
@@ -33,7 +32,7 @@ class BindingConflictError(Exception):
         self.reason = reason
 
 
-class BoundWallet(BaseModel):
+class BoundWallet(WireModel):
     """The wallet a user is bound to, as the user's record names it: `walletId` and `walletAddress` are written
     there in the same transaction that binds or moves the wallet, so reading the user is enough to know it."""
 
