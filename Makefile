@@ -8,9 +8,20 @@ VENDORED := chalicelib/system/vendored/manifest.json
 TS_SDK := sdk/typescript/node_modules/.installed
 MPC_SOURCES := $(MPC)/Cargo.toml $(MPC)/Cargo.lock $(wildcard $(MPC)/src/*.rs)
 
-.PHONY: dev test deps lint fmt clean vendor sdk
+.PHONY: dev test deps installed lint fmt clean vendor sdk
 
-deps: $(VENV)/.installed node_modules/.installed $(VENV)/.mpc-built $(CHROMIUM) $(VENDORED) $(TS_SDK) .local/bin/btcd
+# Bytecode is cached (__pycache__, ignored by git): the local stack, its workers and the suite's subprocesses start
+# Python many times, and each would compile the service's modules again.
+unexport PYTHONDONTWRITEBYTECODE
+
+# Independent install steps run side by side (pip, npm, apt, then cargo and go as soon as the venv exists); a step's
+# output is printed when it ends. apt steps take turns through one lock (dpkg allows one at a time).
+deps:
+	@$(MAKE) --no-print-directory --jobs=4 --output-sync=target installed
+
+installed: $(VENV)/.installed node_modules/.installed $(VENV)/.mpc-built $(CHROMIUM) $(VENDORED) $(TS_SDK) .local/bin/btcd
+
+APT := flock /tmp/dompet-apt.lock
 
 $(VENV)/.installed: requirements.txt requirements-dev.lock
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +32,7 @@ $(VENV)/.installed: requirements.txt requirements-dev.lock
 # The threshold-ECDSA core (Rust, cggmp21) as the `dompet_mpc` extension module. GMP is built from
 # source by gmp-mpfr-sys and cached in ~/.cache/gmp-mpfr-sys; its configure needs m4.
 $(VENV)/.mpc-built: $(VENV)/.installed $(MPC_SOURCES)
-	@command -v m4 >/dev/null || (apt-get update -qq && apt-get install -y -qq m4 >/dev/null)
+	@command -v m4 >/dev/null || $(APT) sh -c 'apt-get update -qq && apt-get install -y -qq m4 >/dev/null'
 	# VIRTUAL_ENV chooses where maturin installs: always this checkout's venv, whatever the caller activated.
 	VIRTUAL_ENV="$(abspath $(VENV))" PATH="$(abspath $(BIN)):$$PATH" $(BIN)/maturin develop --release --quiet -m $(MPC)/Cargo.toml
 	touch $@
@@ -34,7 +45,7 @@ $(VENV)/.mpc-built: $(VENV)/.installed $(MPC_SOURCES)
 
 # Headless Chromium for the browser tests (Playwright drives Debian's build; browsers are not downloaded).
 $(CHROMIUM):
-	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium chromium-driver >/dev/null
+	$(APT) sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium chromium-driver >/dev/null'
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
@@ -55,7 +66,7 @@ dev: deps
 
 test: deps
 	cargo test --release --quiet --manifest-path $(MPC)/Cargo.toml
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --durations=30  # the slowest tests, for docs/performance.md
 
 lint: deps
 	$(BIN)/ruff check .

@@ -26,7 +26,7 @@ def largest_imports(count: int) -> list[tuple[float, str]]:
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", "import app"],
         cwd=ROOT,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "0"},
+        env={name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"},
         capture_output=True,
         text=True,
         check=True,

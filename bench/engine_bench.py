@@ -115,6 +115,8 @@ def call(method: str, url: str, secret: str, body: dict[str, Any] | None = None,
             status, raw, retry_after = response.status, response.read(), response.headers.get("Retry-After")
     except urllib.error.HTTPError as error:
         status, raw, retry_after = error.code, error.read(), error.headers.get("Retry-After")
+    except OSError as error:  # the connection failed or was reset: no answer (status 0), counted as such
+        status, raw, retry_after = 0, json.dumps({"data": {"code": type(error).__name__}}).encode(), None
     ms = (time.perf_counter() - started) * 1000
     return Answer(status, json.loads(raw or b"{}"), retry_after, ms)
 
@@ -138,6 +140,20 @@ def retrying(request: Any, send: Send) -> Answer:
         send.retries += 1
         send.refusals.append(answer.code)
         time.sleep(float(answer.retry_after))
+
+
+def new_wallet(info: dict[str, Any], label: str) -> tuple[str, str]:
+    """A new user's wallet (login, then create, retried while busy), funded on the stack's first network: its
+    address and wallet token."""
+    api, secret = info["apiUrl"], info["demo"]["clientSecret"]
+    login = call("POST", f"{api}/api/v1/auth/login", secret, {"subId": f"{label}-{uuid.uuid4().hex[:8]}"})
+    access = login.body["data"]["accessToken"]
+    created = retrying(lambda: call("POST", f"{api}/api/v1/account/create", secret, {}, access), Send(-1))
+    if created.status != 200:
+        raise RuntimeError(f"account/create: {created.status} {created.body}")
+    wallet, token = str(created.body["data"]["address"]), str(created.body["data"]["walletToken"])
+    rpc(info["networks"][0]["rpcUrl"], "anvil_setBalance", [wallet, hex(10**21)])
+    return wallet, token
 
 
 # The stack this bench starts, stopped whatever happens.
@@ -189,17 +205,21 @@ def _descendants(pid: int) -> dict[int, bytes]:
 
 
 @contextlib.contextmanager
-def started_stack(timers: dict[str, str]) -> Iterator[tuple[dict[str, Any], Path, Callable[[], float]]]:
-    """A stack of the bench's own, stopped on the way out whatever happens; its state folder (logs) stays."""
-    state = Path(tempfile.mkdtemp(prefix="engine-bench-"))
+def started_stack(
+    settings: dict[str, str], aux_sets: int = 2, prefix: str = "engine-bench-", aux_low_water: int = 0
+) -> Iterator[tuple[dict[str, Any], Path, Callable[[], float]]]:
+    """A stack of the bench's own with `settings` (DOMPET_* variables; the rest are `make dev`'s), `aux_sets`
+    wallets creatable and its aux filler's low-water mark (0: no filler), stopped on the way out whatever happens;
+    its state folder (logs) stays."""
+    state = Path(tempfile.mkdtemp(prefix=prefix))
     from devtools.chain import free_port
 
     ports = [free_port() for _ in range(4)]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "DOMPET_"))}
-    env.update(STACK_ENV | timers)
+    env.update(settings)
     command = [sys.executable, "-m", "devtools.devstack", "--api-port", str(ports[0]), "--moto-port", str(ports[1])]
     command += ["--chain-ports", f"{ports[2]},{ports[3]}", "--state-dir", str(state)]
-    command += ["--aux-sets", "2", "--aux-low-water", "0"]  # one wallet and a spare; no background filler
+    command += ["--aux-sets", str(aux_sets), "--aux-low-water", str(aux_low_water)]
     log = (state / "devstack.out").open("wb")
     # A session of its own: a terminal's Ctrl-C reaches only this bench, which then stops the stack in order.
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -262,7 +282,7 @@ def main() -> int:
     state: Path | None = None
     code = 1
     try:
-        with started_stack(TIMERS[args.timers]) as (info, state, stack_cpu):
+        with started_stack(STACK_ENV | TIMERS[args.timers]) as (info, state, stack_cpu):
             code = run(info, args.total, args.burst, args.timers, stack_cpu)
     finally:
         if state is not None and code == 0:
@@ -279,13 +299,7 @@ def run(info: dict[str, Any], total: int, burst: int, timers: str, stack_cpu: Ca
     network = info["networks"][0]
     chain = network["rpcUrl"]
 
-    login = call("POST", f"{api}/api/v1/auth/login", secret, {"subId": f"engine-bench-{uuid.uuid4().hex[:8]}"})
-    access = login.body["data"]["accessToken"]
-    created = retrying(lambda: call("POST", f"{api}/api/v1/account/create", secret, {}, access), Send(-1))
-    if created.status != 200:
-        raise RuntimeError(f"account/create: {created.status} {created.body}")
-    wallet, token = created.body["data"]["address"], created.body["data"]["walletToken"]
-    rpc(chain, "anvil_setBalance", [wallet, hex(10**21)])
+    wallet, token = new_wallet(info, "engine-bench")
     progress(f"wallet {wallet} funded on {network['name']}; {total} sends in bursts of {burst}")
 
     def send(index: int) -> Send:
