@@ -199,10 +199,10 @@ def _presigned_likely(wallet_id: str, pooled: bool, time_left_s: float, admit: b
     now, me = clock.monotonic(), threading.get_ident()
     with _queue_lock:
         for thread, (_wallet, until) in list(_admitted_presigned.items()):
-            if until <= now or thread == me:
+            if until <= now:
                 del _admitted_presigned[thread]
-        counted = sum(1 for wallet, _until in _admitted_presigned.values() if wallet == wallet_id)
-        if ready <= counted:
+        others = (wallet for thread, (wallet, _until) in _admitted_presigned.items() if thread != me)
+        if ready <= sum(1 for wallet in others if wallet == wallet_id):
             return False
         if admit:
             _admitted_presigned[me] = (wallet_id, now + time_left_s)

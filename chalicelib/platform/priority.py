@@ -1,5 +1,6 @@
-"""CPU priority of background work where it shares a machine with requests (the local stack, whose functions are
-threads of one process). Linux gives every thread its own nice value, and threads inherit their creator's."""
+"""CPU priority of background work where it shares a machine with requests (the local stack: the API in one process,
+every other function a thread of another, both in one session). Linux gives every thread its own nice value, and
+threads inherit their creator's; nice values count between the threads of one session (autogroup scheduling)."""
 
 from __future__ import annotations
 

@@ -271,7 +271,7 @@ def request_side_job(event):
     lowered["watch_deposits"] = priority.current_thread_lowered()
 
 
-def test_background_functions_run_below_the_apis_priority():
+def test_background_functions_run_below_the_apis_priority(monkeypatch):
     """On the local stack the functions are threads beside the API: a refill (background in resources.py) runs
     niced, and so does a party it calls in process; the watcher and the API run at the normal priority."""
     from chalicelib.mpc import remote
@@ -288,18 +288,14 @@ def test_background_functions_run_below_the_apis_priority():
     def party(_body):
         return {"lowered": priority.current_thread_lowered()}
 
-    original = remote._handlers
-    remote._handlers = lambda: {"cosigner": party}  # type: ignore[assignment]
-    try:
-        calls["api"] = remote.call("cosigner", {}).result(10)["lowered"]
+    monkeypatch.setattr(remote, "_handlers", lambda: {"cosigner": party})
+    calls["api"] = remote.call("cosigner", {}).result(10)["lowered"]
 
-        def from_background() -> None:
-            priority.lower_current_thread()
-            calls["refill"] = remote.call("cosigner", {}).result(10)["lowered"]
+    def from_background() -> None:
+        priority.lower_current_thread()
+        calls["refill"] = remote.call("cosigner", {}).result(10)["lowered"]
 
-        thread = threading.Thread(target=from_background)
-        thread.start()
-        thread.join(10)
-    finally:
-        remote._handlers = original  # type: ignore[assignment]
+    thread = threading.Thread(target=from_background)
+    thread.start()
+    thread.join(10)
     assert calls == {"api": False, "refill": True}
