@@ -73,6 +73,7 @@ lint: deps
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/python -m devtools.import_graph
+	$(BIN)/python -m devtools.route_table --check
 	cargo fmt --check --manifest-path $(MPC)/Cargo.toml
 	cargo clippy --release --quiet --manifest-path $(MPC)/Cargo.toml --all-targets -- -D warnings
 

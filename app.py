@@ -1,52 +1,34 @@
-"""Dompet: creates the Chalice app, wires the hooks (chalicelib/wiring.py) and registers the blueprints, nothing
-else."""
+"""Dompet: creates the Chalice app and declares its routes (chalicelib/route_table.py) and functions
+(resources.FUNCTIONS), nothing else.
 
-from chalice import Chalice
+This import is every Lambda function's cold start, so it loads no route or worker module: each is imported, after
+the hooks are wired (chalicelib/wiring.py), by the first event that needs it (chalicelib/platform/lazy_app.py). A
+function's handler string is `app.<name>`, the module attributes declared at the end.
+"""
 
-from chalicelib.auth.routes import bp as auth
-from chalicelib.console.audit_routes import bp as audit_log
-from chalicelib.console.pages import bp as console
-from chalicelib.console.views import bp as console_views
-from chalicelib.custody.functions import bp as custody_workers
-from chalicelib.custody.routes import bp as custody
-from chalicelib.evm.functions import bp as tx_tracker
-from chalicelib.gas_tanks.functions import bp as gas_tank_checks
-from chalicelib.gas_tanks.routes import bp as gas_tanks
-from chalicelib.mpc.functions import bp as mpc_parties
+import importlib
+
+from chalicelib.platform import resources
+from chalicelib.platform.lazy_app import LazyChalice
 from chalicelib.platform.networks import registry
 from chalicelib.platform.router import platform_bp
 from chalicelib.platform.settings import load_settings
-from chalicelib.policies.routes import bp as policies
-from chalicelib.smart_accounts.routes import bp as smart_accounts
-from chalicelib.system.routes import bp as system
-from chalicelib.user_ops.functions import bp as user_op_tracker
-from chalicelib.user_ops.routes import bp as user_ops
-from chalicelib.wallets.routes import bp as wallets
-from chalicelib.webhooks.functions import bp as webhook_workers
-from chalicelib.webhooks.routes import bp as webhooks
-from chalicelib.wiring import wire
+from chalicelib.route_table import ROUTES
+from chalicelib.system.assets import BINARY_MEDIA_TYPES
 
-load_settings()  # a bad setting stops start-up here, naming the variable
+
+def _wire() -> None:
+    # The wiring imports every domain that answers a hook; it runs before the first handler, not at import.
+    importlib.import_module("chalicelib.wiring").wire()
+
+
+settings = load_settings()  # a bad setting stops start-up here, naming the variable
 registry()
-wire()  # every hook (chalicelib/wiring.py)
 
-app = Chalice(app_name="dompet")
+app = LazyChalice("dompet", prepare=_wire)
 app.register_blueprint(platform_bp)
-app.register_blueprint(system)
-app.register_blueprint(auth)
-app.register_blueprint(wallets)
-app.register_blueprint(mpc_parties)
-app.register_blueprint(tx_tracker)
-app.register_blueprint(smart_accounts)
-app.register_blueprint(gas_tanks)
-app.register_blueprint(gas_tank_checks)
-app.register_blueprint(user_ops)
-app.register_blueprint(user_op_tracker)
-app.register_blueprint(webhooks)
-app.register_blueprint(webhook_workers)
-app.register_blueprint(custody)
-app.register_blueprint(custody_workers)
-app.register_blueprint(policies)
-app.register_blueprint(audit_log)
-app.register_blueprint(console)
-app.register_blueprint(console_views)
+# Chalice base64-encodes a body (and API Gateway decodes it) only for a media type in `binary_types`, which `chalice
+# package` also writes into the API definition: the vendored assets of /docs and the console.
+app.api.binary_types.extend(t for t in BINARY_MEDIA_TYPES if t not in app.api.binary_types)
+app.declare_routes(ROUTES)
+globals().update(app.declare_functions(resources.FUNCTIONS, settings.stage))

@@ -346,12 +346,14 @@ def main() -> None:
             bootstrap.initialise()
             aux_cache.fill_pool(2)  # the pool's EVM key and its Bitcoin key
 
-        import app as composition_root  # noqa: F401 (registers the cosigner's signing policies, the recorder of events)
         from chalicelib.custody import accounts
         from chalicelib.custody.deposits import bitcoin_watch, watcher
         from chalicelib.custody.deposits import lifecycle as deposits
         from chalicelib.tenancy import service as tenancy
         from chalicelib.webhooks import settings as webhook_settings
+        from chalicelib.wiring import wire
+
+        wire()  # the cosigner's signing policies, the recorder of events (as app.py's first event does)
 
         local_env.moto_queues_keep_nothing({aws.queue("webhook-deliveries")})
         timers.wrap(bitcoin_watch, "scan", "scan")

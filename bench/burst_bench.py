@@ -58,8 +58,10 @@ class RefillWorker:
         self.thread.start()
 
     def _run(self) -> None:
-        from chalicelib.mpc.functions import refill_presignatures
+        from app import app
         from chalicelib.platform import aws
+
+        refill_presignatures = app.handler_map["refill_presignatures"]  # as Lambda calls it
 
         sqs = aws.client("sqs")
         url = sqs.get_queue_url(QueueName=aws.queue("presign-refill"))["QueueUrl"]

@@ -500,12 +500,14 @@ def main() -> None:
             bootstrap.initialise()
             aux_cache.fill_pool(1)
 
-        import app as composition_root  # noqa: F401 (registers the cosigner's signing policies, the recorder of events)
         from chalicelib.custody import accounts, pool_keys, store
         from chalicelib.custody import cursor as watcher_cursor
         from chalicelib.custody.deposits import confirm as confirmation
         from chalicelib.custody.deposits import lifecycle as deposits
         from chalicelib.custody.deposits import scan
+        from chalicelib.wiring import wire
+
+        wire()  # the cosigner's signing policies, the recorder of events (as app.py's first event does)
 
         local_env.moto_queues_keep_nothing({aws.queue("webhook-deliveries")})
         from chalicelib.tenancy import service as tenancy

@@ -49,7 +49,7 @@ ORDER = (
 ROOMS = {"custody": ("deposits", "withdrawals")}
 FRONT = ("routes", "functions")
 # Modules at chalicelib's root: the composition of the packages, above all of them.
-ENTRY_POINTS = ("wiring", "operator")
+ENTRY_POINTS = ("wiring", "operator", "route_table")
 LOWER = ORDER[:4]
 
 

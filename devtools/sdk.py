@@ -42,8 +42,10 @@ METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
 
 def document() -> dict[str, Any]:
     """The document `/openapi.json` serves, built from the app's registered routes."""
-    from app import app  # noqa: F401 - registers the blueprints the document is built from
+    from app import app
     from chalicelib.system.routes import _openapi_json
+
+    app.load_all()  # the routes' modules, whose blueprints the document is built from
 
     loaded: dict[str, Any] = json.loads(_openapi_json())
     return loaded

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from chalice import Blueprint, Rate, Response
+from chalice import Blueprint, Response
 
 from chalicelib.auth import guards, jwt_keys, service
 from chalicelib.auth.models import LoginRequest, RefreshRequest, SessionInfo, TokenPair, WhoAmI
@@ -90,7 +90,6 @@ def jwks() -> Response:
     )
 
 
-@bp.schedule(Rate(1, unit=Rate.DAYS))
 def rotate_signing_keys(event: Any) -> None:
     # The same schedule (and first-deploy trigger) initialises and rotates.
     scheduled("rotate_signing_keys", event, jwt_keys.rotate)

@@ -5,19 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalice import Blueprint, Rate
-
 from chalicelib.custody.deposits import invoices, watcher
 from chalicelib.custody.withdrawals import lifecycle as withdrawals
 from chalicelib.custody.withdrawals import worker
-from chalicelib.platform import deadline, resources
+from chalicelib.platform import deadline
 from chalicelib.platform.consumers import scheduled, sqs_batch
 from chalicelib.platform.settings import load_settings
 
-bp = Blueprint(__name__)
 
-
-@bp.schedule(Rate(1, unit=Rate.MINUTES))
 def watch_deposits(event: Any) -> None:
     scheduled(
         "watch_deposits",
@@ -26,16 +21,13 @@ def watch_deposits(event: Any) -> None:
     )
 
 
-@bp.schedule(Rate(1, unit=Rate.MINUTES))
 def expire_invoices(event: Any) -> None:
     scheduled("expire_invoices", event, invoices.expire_due)
 
 
-@bp.on_sqs_message(queue=resources.queue_name(load_settings().stage, withdrawals.QUEUE), batch_size=1)
 def send_withdrawals(event: Any) -> Any:
     return sqs_batch("send_withdrawals", event, lambda body: worker.process(str(body["withdrawalId"])))
 
 
-@bp.schedule(Rate(5, unit=Rate.MINUTES))
 def requeue_withdrawals(event: Any) -> None:
     scheduled("requeue_withdrawals", event, withdrawals.requeue_stale)

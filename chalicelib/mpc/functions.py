@@ -7,14 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalice import Blueprint, Rate
-
 from chalicelib.mpc import aux_pool, parties, presignatures, service
-from chalicelib.platform import deadline, resources
+from chalicelib.platform import deadline
 from chalicelib.platform.consumers import scheduled, sqs_batch
 from chalicelib.platform.settings import load_settings
-
-bp = Blueprint(__name__)
 
 # The refill job stops starting new sets when less than this is left of its 900 s.
 REFILL_SET_BUDGET_S = 240.0
@@ -22,21 +18,14 @@ REFILL_SET_BUDGET_S = 240.0
 PRESIGN_RUN_BUDGET_S = 10.0
 
 
-@bp.lambda_function(name="cosigner")
 def cosigner(event: dict[str, Any], context: Any) -> dict[str, Any]:
     return parties.cosigner(event)
 
 
-@bp.lambda_function(name="user_party")
 def user_party(event: dict[str, Any], context: Any) -> dict[str, Any]:
     return parties.user_party(event)
 
 
-@bp.on_sqs_message(
-    queue=resources.queue_name(load_settings().stage, "presign-refill"),
-    batch_size=1,
-    maximum_concurrency=resources.function("refill_presignatures").background_concurrency,
-)
 def refill_presignatures(event: Any) -> Any:
     def refill(body: dict[str, Any]) -> None:
         def time_left_s() -> float:
@@ -53,7 +42,6 @@ def refill_presignatures(event: Any) -> Any:
     return sqs_batch("refill_presignatures", event, refill)
 
 
-@bp.schedule(Rate(15, unit=Rate.MINUTES))
 def refill_aux_pool(event: Any) -> None:
     def time_left_s() -> float:
         return float(event.context.get_remaining_time_in_millis()) / 1000

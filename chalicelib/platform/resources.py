@@ -96,6 +96,12 @@ class Function:
     # (so its calls to shared functions, the cosigner, keep room for requests); locally it runs at a lower CPU
     # priority than the API (devtools/workers.py).
     background_concurrency: int | None = None
+    # What runs it, declared by app.py (platform/lazy_app.py): the module whose function of this name handles its
+    # events (imported on the first one); the schedule, a Chalice expression, or else the SQS source's batch size
+    # for `consumes`, or else a function invoked directly. The API function's handlers are its routes.
+    entry: str = ""
+    schedule: str | None = None
+    batch_size: int = 1
 
 
 TABLES: tuple[Table, ...] = (
@@ -342,6 +348,8 @@ FUNCTIONS: tuple[Function, ...] = (
     ),
     Function(
         name="send_withdrawals",
+        entry="chalicelib.custody.functions",
+        batch_size=1,
         purpose="SQS: sends a custody withdrawal from the account's deposit address (party A of the custody key with "
         "the cosigner, whose policy checks it), then settles it: debit on success, release on failure.",
         grants=(
@@ -367,11 +375,15 @@ FUNCTIONS: tuple[Function, ...] = (
     ),
     Function(
         name="requeue_withdrawals",
+        entry="chalicelib.custody.functions",
+        schedule="rate(5 minutes)",
         purpose="Scheduled: queues custody withdrawals that stopped moving (a lost or dead-lettered message).",
         grants=(Grant("table", "custody", "read_write"), Grant("queue", "custody-withdrawals", "write")),
     ),
     Function(
         name="watch_deposits",
+        entry="chalicelib.custody.functions",
+        schedule="rate(1 minute)",
         purpose="Scheduled: per custody network, scans new blocks for transfers to deposit addresses (one lease and "
         "cursor per network), confirms or reverts pending deposits, credits them with their events.",
         grants=(
@@ -384,6 +396,8 @@ FUNCTIONS: tuple[Function, ...] = (
     ),
     Function(
         name="expire_invoices",
+        entry="chalicelib.custody.functions",
+        schedule="rate(1 minute)",
         purpose="Scheduled: expires pending invoices past expiresAt + bufferInSeconds with their event.",
         grants=(
             Grant("table", "custody", "read_write"),
@@ -393,6 +407,8 @@ FUNCTIONS: tuple[Function, ...] = (
     ),
     Function(
         name="deliver_webhook",
+        entry="chalicelib.webhooks.functions",
+        batch_size=10,
         purpose="SQS: one webhook delivery attempt (sign, POST, record); re-queues retries, dead-letters failures.",
         grants=(
             Grant("table", "webhooks", "read_write"),
@@ -405,12 +421,16 @@ FUNCTIONS: tuple[Function, ...] = (
     ),
     Function(
         name="sweep_webhooks",
+        entry="chalicelib.webhooks.functions",
+        schedule="rate(1 minute)",
         purpose="Scheduled: queues deliveries that are due but not queued (crash after commit, long retry delays).",
         # read_write: it moves a due delivery's `dueAt` past a lease before queueing it (found by the IAM test).
         grants=(Grant("table", "webhooks", "read_write"), Grant("queue", "webhook-deliveries", "write")),
     ),
     Function(
         name="track_transaction",
+        entry="chalicelib.evm.functions",
+        batch_size=10,
         purpose="SQS: follows a sent transaction to mined, failed, dropped or cancelled; re-prices it while the chain "
         "prices it out and fills the nonce gaps under it (party A of its key with the cosigner, whose policy checks "
         "each replacement and gap fill); tells its owner (a custody withdrawal) until it is done with it; re-queues "
@@ -438,6 +458,8 @@ FUNCTIONS: tuple[Function, ...] = (
     ),
     Function(
         name="requeue_transactions",
+        entry="chalicelib.evm.functions",
+        schedule="rate(5 minutes)",
         purpose="Scheduled: queues a tracker step of each unsettled transaction whose follow-ups went quiet (a "
         "message lost, dead-lettered, or never sent after the send's commit).",
         # read_write: it moves a record's `dueAt` past a lease before queueing it.
@@ -445,6 +467,8 @@ FUNCTIONS: tuple[Function, ...] = (
     ),
     Function(
         name="check_top_up",
+        entry="chalicelib.gas_tanks.functions",
+        batch_size=10,
         purpose="SQS: verifies a delayed top-up on chain and credits it once (with its `gasTank.topped_up` event); "
         "re-queues while unconfirmed.",
         grants=(
@@ -458,6 +482,8 @@ FUNCTIONS: tuple[Function, ...] = (
     ),
     Function(
         name="requeue_top_up_checks",
+        entry="chalicelib.gas_tanks.functions",
+        schedule="rate(5 minutes)",
         purpose="Scheduled: queues a check of each pending top-up whose checks went quiet (a message lost, "
         "dead-lettered, or never sent after the top-up's commit).",
         # read_write: it moves a top-up's `dueAt` past a lease before queueing it.
@@ -465,6 +491,8 @@ FUNCTIONS: tuple[Function, ...] = (
     ),
     Function(
         name="track_user_op",
+        entry="chalicelib.user_ops.functions",
+        batch_size=10,
         purpose="SQS: follows a submitted user operation to success, failed or expired; settles its gas-tank charge.",
         grants=(
             Grant("table", "user-ops", "read_write"),
@@ -479,6 +507,8 @@ FUNCTIONS: tuple[Function, ...] = (
     ),
     Function(
         name="requeue_user_ops",
+        entry="chalicelib.user_ops.functions",
+        schedule="rate(5 minutes)",
         purpose="Scheduled: queues a check of each user operation in flight whose tracker went quiet (a message "
         "lost, dead-lettered, or never sent after the submit's commit).",
         # read_write: it moves an operation's `dueAt` past a lease before queueing it.
@@ -486,6 +516,7 @@ FUNCTIONS: tuple[Function, ...] = (
     ),
     Function(
         name="cosigner",
+        entry="chalicelib.mpc.functions",
         purpose="MPC party B: holds key share B; joins key generation, signing and presigning sessions started by "
         "the API or the presignature refill, and issues its partial signature from one of its presignatures, each "
         "signature of a governed key only as its signing policy allows (custody; user wallets: their apps' signed "
@@ -507,6 +538,7 @@ FUNCTIONS: tuple[Function, ...] = (
     ),
     Function(
         name="user_party",
+        entry="chalicelib.mpc.functions",
         purpose="MPC party C: the only holder of the recovery key; seals share C into secret0 and signs with it "
         "(a custody key's share C is sealed for recovery only: it never signs with it).",
         grants=(
@@ -519,6 +551,8 @@ FUNCTIONS: tuple[Function, ...] = (
     ),
     Function(
         name="refill_presignatures",
+        entry="chalicelib.mpc.functions",
+        batch_size=1,
         purpose="SQS: tops a wallet's (or custody key's) presignature pool up to its recent demand, running "
         "presigning with the cosigner (party A here holds share A only, like the API).",
         grants=(
@@ -537,6 +571,8 @@ FUNCTIONS: tuple[Function, ...] = (
     ),
     Function(
         name="refill_aux_pool",
+        entry="chalicelib.mpc.functions",
+        schedule="rate(15 minutes)",
         purpose="Scheduled: generates auxiliary info (safe primes, Paillier keys) for future wallets.",
         grants=(
             Grant("table", "aux-pool", "read_write"),
@@ -550,11 +586,15 @@ FUNCTIONS: tuple[Function, ...] = (
     ),
     Function(
         name="rotate_signing_keys",
+        entry="chalicelib.auth.routes",
+        schedule="rate(1 day)",
         purpose="Scheduled: rotates the JWT signing key and retires keys past their grace period.",
         grants=(Grant("secret", "jwt-signing-keys", "read_write"),),
     ),
     Function(
         name="rotate_webhook_keys",
+        entry="chalicelib.webhooks.functions",
+        schedule="rate(1 day)",
         purpose="Scheduled (and once at deployment): initialises and rotates the webhook signing key set. The "
         "functions that sign deliveries only read it.",
         grants=(Grant("secret", "webhook-signing-keys", "read_write"),),

@@ -4,14 +4,13 @@ from the vendored bundle under /docs/assets/)."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
-from chalice import Blueprint, Chalice, Response
+from chalice import Blueprint, Response
 from pydantic import Field
 
 from chalicelib.auth import guards
 from chalicelib.evm.rpc import quantity, rpc_call
-from chalicelib.platform import aws, clock, openapi, resources
+from chalicelib.platform import aws, clock, lazy_app, openapi, resources
 from chalicelib.platform.cache import TtlCache
 from chalicelib.platform.errors import NOT_FOUND, ApiError
 from chalicelib.platform.networks import Network, registry
@@ -22,18 +21,7 @@ from chalicelib.platform.wire import WireModel
 from chalicelib.system import assets
 from chalicelib.system.docs_page import CONTENT_SECURITY_POLICY, render
 
-
-class _SystemBlueprint(Blueprint):
-    """Registering it also makes the app's API return the vendored assets as bytes: Chalice base64-encodes a body
-    (and API Gateway decodes it) only for a media type in `app.api.binary_types`, which `chalice package` also
-    writes into the API definition as its binary media types."""
-
-    def register(self, app: Chalice, options: dict[str, Any]) -> None:
-        super().register(app, options)
-        app.api.binary_types.extend(t for t in assets.BINARY_MEDIA_TYPES if t not in app.api.binary_types)
-
-
-bp = _SystemBlueprint(__name__)
+bp = Blueprint(__name__)
 
 NOT_READY = assets.NOT_READY
 VERSION = "0.1.0"
@@ -127,6 +115,7 @@ documents: TtlCache[str, str] = TtlCache("api-documents", None)
 
 def _openapi_json() -> str:
     def build() -> str:
+        lazy_app.load_all(bp.current_app)  # the document describes every route, not only those served so far
         registered = {(path, method) for path, methods in bp.current_app.routes.items() for method in methods}
         return json.dumps(openapi.build(version=VERSION, registered=registered))
 

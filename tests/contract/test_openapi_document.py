@@ -22,8 +22,10 @@ from tests.contract.error_codes import RaiseSite, Scanner
 
 
 def _served() -> dict[str, Any]:
-    from app import app  # noqa: F401 - registers the blueprints the document is built from
+    from app import app
     from chalicelib.system.routes import _openapi_json
+
+    app.load_all()  # the routes' modules, whose blueprints the document is built from
 
     return dict(json.loads(_openapi_json()))
 
@@ -239,6 +241,7 @@ NOT_ANSWERED: dict[tuple[str, str], dict[tuple[int, str], str]] = {
 def _answerable(spec: RouteSpec) -> tuple[set[tuple[int, str]], list[RaiseSite]]:
     from app import app
 
+    app.load_all()
     handler = app.routes[spec.path][spec.method].view_function.__wrapped__  # type: ignore[attr-defined]
     _, sites = SCANNER.reach([handler, spec.guard] if spec.guard else [handler])
     computed = _computed_sites()

@@ -199,8 +199,10 @@ def _post(http: Any, tenant: Any, path: str, body: dict[str, Any], tokens: dict[
 
 def _served_document() -> dict[str, Any]:
     """The document /openapi.json serves (built from the registered routes, no AWS call)."""
-    from app import app  # noqa: F401 - registers the blueprints the document is built from
+    from app import app
     from chalicelib.system.routes import _openapi_json
+
+    app.load_all()  # the routes' modules, whose blueprints the document is built from
 
     return dict(json.loads(_openapi_json()))
 

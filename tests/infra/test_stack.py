@@ -328,6 +328,17 @@ def test_functions_are_exactly_the_defined_ones(template: Template) -> None:
     )
 
 
+def test_every_function_runs_from_app_py_which_wires_the_hooks(template: Template) -> None:
+    """Lambda imports the module its handler names: app.py, whose placeholders wire the hooks before the first
+    event (a worker module named directly would run with none, and the cosigner would refuse every governed key)."""
+    from infra.stack import sam_logical_id
+
+    functions = template.find_resources("AWS::Serverless::Function")
+    for function in resources.FUNCTIONS:
+        handler = functions[sam_logical_id(function.name)]["Properties"]["Handler"]
+        assert handler == ("app.app" if function.name == "api_handler" else f"app.{function.name}"), function.name
+
+
 def test_undefined_function_fails_the_synth(synthesized: dict[str, dict[str, Any]]) -> None:
     from infra.stack import sam_logical_id
 

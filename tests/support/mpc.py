@@ -15,7 +15,6 @@ from chalicelib.auth.models import WalletPrincipal
 from chalicelib.auth.tokens import Claims, TokenKind
 from chalicelib.evm.digests import digest_of, personal_message
 from chalicelib.mpc import cosigner_checks
-from chalicelib.mpc.functions import refill_presignatures
 from chalicelib.platform import aws, resources
 from chalicelib.tenancy import service as tenancy
 
@@ -80,7 +79,9 @@ def run_refill_function(body: dict[str, Any]) -> Any:
         "eventSourceARN": f"arn:aws:sqs:us-east-1:123456789012:{aws.queue('presign-refill')}",
         "awsRegion": "us-east-1",
     }
-    return refill_presignatures({"Records": [record]}, _LambdaContext())
+    from app import app
+
+    return app.handler_map["refill_presignatures"]({"Records": [record]}, _LambdaContext())  # as Lambda calls it
 
 
 def refill_messages(follow_ups: bool = False) -> list[dict[str, Any]]:

@@ -35,6 +35,7 @@ def test_every_route_with_a_path_parameter_declares_each_one() -> None:
     its path and no declaration is caught here even if it bypassed the router."""
     from app import app
 
+    app.load_all()
     with_params = 0
     for path, methods in app.routes.items():
         for method in methods:

@@ -130,7 +130,9 @@ DECLARED: set[str] = set()
 
 
 def _service_models() -> list[type[BaseModel]]:
-    import app  # noqa: F401 - imports every route's models
+    from app import app
+
+    app.load_all()  # every route's models
 
     for module in pkgutil.walk_packages(chalicelib.__path__, "chalicelib."):
         if module.name.endswith(".models"):
