@@ -128,6 +128,9 @@ class SigningPolicy:
     # Keys of the cosigner's own table (COSIGNER_POLICY_TABLE) the check will read for (wallet id, payload, digest):
     # an online step reads them with its own, in one batch (SigningRequest.prefetched).
     prefetch: Callable[[str, Signable, bytes], Sequence[Mapping[str, str]]] | None = None
+    # Whose hourly presignature budget a key's presignatures count against (wallets: their client), from the
+    # cosigner's own records; None: no budget (presignatures.take_budget).
+    presign_budget: Callable[[str], str | None] | None = None
 
 
 # A cosigner action: the request (JSON, its `action` included) -> the answer ({"ok": ...}); refusals are answers.

@@ -42,6 +42,7 @@ from chalicelib.platform.wire import WireModel
 
 HEX32 = r"^[0-9a-f]{32}$"
 PRESIGNATURES_OFF = "NO_PRESIGNATURES"  # a party code, never an API error
+PRESIGN_BUDGET_SPENT = "PRESIGN_BUDGET_SPENT"  # a party code: the key's budget scope made its hour's presignatures
 HARDENED = 2**31  # BIP32: indices from here on are hardened, which a threshold key cannot derive
 MAX_DERIVATION_DEPTH = 255  # BIP32 keeps a key's depth in one byte
 ChildIndex = Annotated[int, Field(strict=True, ge=0, lt=HARDENED)]
@@ -225,8 +226,14 @@ def _presign(request: PartyRequest) -> dict[str, Any]:
 
     if request.signers != (shares.SIGNER, shares.COSIGNER):
         return {"ok": False, "code": "BAD_PARTY_REQUEST"}  # presignatures serve the send pair only
-    if not _presigns(cosigner_checks.governance(request.walletId)):
+    governed = cosigner_checks.governance(request.walletId)
+    if governed is None or not _presigns(governed):
         return _no_presignatures()
+    budget = cosigner_checks.registered(governed.policy).presign_budget
+    scope = budget(request.walletId) if budget is not None else None
+    if scope is not None and not presignatures.take_budget(scope):
+        logger.info("presignature budget spent", extra={"walletId": request.walletId, "scope": scope})
+        return {"ok": False, "code": PRESIGN_BUDGET_SPENT, "reason": "this key's presignature budget is spent"}
     key_share = shares.load_share(request.walletId, shares.COSIGNER)
     session = mpc.presign_session(execution_id("presign", request.walletId, request.runId), key_share, request.signers)
     del key_share

@@ -11,7 +11,9 @@ under a per-wallet data key that only its own KMS key unwraps:
 * `WALLET#<walletId>` / `READY#<presignatureId>`: a ready share, sealed (`nonce`, `ct`; the context
   `{purpose: presignature, walletId, party, presignatureId}` bound as associated data);
 * `WALLET#<walletId>` / `USED#<presignatureId>`: the record that it was used, with the `digest` it signed (no share),
-  or that it was burned unused past its `expiresAt` (`expired`, no digest).
+  or that it was burned unused past its `expiresAt` (`expired`, no digest);
+* `BUDGET#<scope>` / `HOUR#<n>` (party B only): how many presignatures the cosigner started in clock hour `n` for the
+  keys of a budget scope (a wallet's client, `take_budget`).
 
 Consuming a share is one conditional transaction: the ready item is deleted (it must exist) and the used record
 written (it must not), and only then is the share that was read opened. So a share serves exactly one digest, two
@@ -275,6 +277,28 @@ def lease_refill(wallet_id: str, seconds: float) -> bool:
                 TABLE[SIGNER],
                 {"pk": f"WALLET#{wallet_id}", "sk": REFILL_LEASE_SK, "leaseUntil": until, "expiresAt": until + 3600},
                 aws.Condition("attribute_not_exists(pk) OR leaseUntil < :now", values={":now": now}),
+            )
+        )
+    except aws.ConditionFailedError:
+        return False
+    return True
+
+
+def take_budget(scope: str) -> bool:
+    """The cosigner counts one presignature of `scope` in this clock hour, if the hour has room for it
+    (`DOMPET_PRESIGN_CLIENT_HOURLY`, 0: no bound): one conditional update, so concurrent refills never overspend."""
+    limit = load_settings().presign_client_hourly
+    if limit == 0:
+        return True
+    hour = epoch() // 3600
+    try:
+        aws.write(
+            aws.update(
+                "presign-budget",
+                TABLE[COSIGNER],
+                {"pk": f"BUDGET#{scope}", "sk": f"HOUR#{hour}"},
+                aws.Changes(add={"made": 1}, set={"expiresAt": (hour + 2) * 3600}),
+                aws.Condition("attribute_not_exists(made) OR made < :limit", values={":limit": limit}),
             )
         )
     except aws.ConditionFailedError:

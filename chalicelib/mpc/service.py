@@ -46,7 +46,13 @@ from chalicelib.evm.digests import Signable
 from chalicelib.evm.typed_data import domain_fields
 from chalicelib.mpc import aux_pool, cosigner_checks, payloads, presignatures, remote, shares
 from chalicelib.mpc.mailbox import Mailbox, RunFailedError, drive
-from chalicelib.mpc.parties import HARDENED, MAX_DERIVATION_DEPTH, compressed_key, execution_id
+from chalicelib.mpc.parties import (
+    HARDENED,
+    MAX_DERIVATION_DEPTH,
+    PRESIGN_BUDGET_SPENT,
+    compressed_key,
+    execution_id,
+)
 from chalicelib.platform import aws, clock, unit_of_work
 from chalicelib.platform.clock import iso_now
 from chalicelib.platform.deadline import remaining_s as budget_left_s
@@ -535,12 +541,19 @@ def _presign_until(
         signers = [shares.SIGNER, shares.COSIGNER]
         run_id = secrets.token_hex(16)
         request = {"action": "presign", "runId": run_id, "walletId": wallet_id, "peers": [0], "signers": signers}
-        with _run_slot():
-            deadline = _deadline()
-            calls = {COSIGNER_FUNCTION: remote.call(COSIGNER_FUNCTION, request)}
-            session = mpc.presign_session(execution_id("presign", wallet_id, run_id), key_share, signers)
-            share = _drive_party0(run_id, (shares.COSIGNER,), session, calls, deadline)
-            answer = _answers(calls, deadline)[COSIGNER_FUNCTION]
+        try:
+            with _run_slot():
+                deadline = _deadline()
+                calls = {COSIGNER_FUNCTION: remote.call(COSIGNER_FUNCTION, request)}
+                session = mpc.presign_session(execution_id("presign", wallet_id, run_id), key_share, signers)
+                share = _drive_party0(run_id, (shares.COSIGNER,), session, calls, deadline)
+                answer = _answers(calls, deadline)[COSIGNER_FUNCTION]
+        except MpcRunError as stopped:
+            if stopped.code != PRESIGN_BUDGET_SPENT:
+                raise
+            # Not a failure: the wallet's client made its hour's presignatures; the next use asks again.
+            logger.info("presignature refill stopped by the budget", extra={"walletId": wallet_id, "made": made})
+            return made
         presignature_id = mpc.presignature_info(share)["presignature_id"].hex()
         if answer.get("presignatureId") != presignature_id:
             raise MpcRunError(SIGNER_UNAVAILABLE, "The parties did not agree on the presignature")
@@ -702,6 +715,8 @@ def _refusal(calls: dict[str, Future[dict[str, Any]]]) -> MpcRunError | None:
             return _denied(answer)
         if answer.get("code") == POLICY_REFUSED:
             return MpcRunError(POLICY_REFUSED, "The cosigner's policy refused to sign this transaction")
+        if answer.get("code") == PRESIGN_BUDGET_SPENT:
+            return MpcRunError(PRESIGN_BUDGET_SPENT, "The cosigner's presignature budget for this key is spent")
     return None
 
 
@@ -718,6 +733,8 @@ def _answers(calls: dict[str, Future[dict[str, Any]]], deadline: float) -> dict[
                 raise _denied(answer)
             if answer.get("code") == POLICY_REFUSED:
                 raise MpcRunError(POLICY_REFUSED, "The cosigner's policy refused this key or signature")
+            if answer.get("code") == PRESIGN_BUDGET_SPENT:
+                raise MpcRunError(PRESIGN_BUDGET_SPENT, "The cosigner's presignature budget for this key is spent")
             raise MpcRunError(SIGNER_UNAVAILABLE, "The signing parties could not complete the run")
         answers[name] = answer
     return answers

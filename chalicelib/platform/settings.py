@@ -121,6 +121,14 @@ class Settings(BaseModel):
         le=86_400,
         description="A wallet's pool is refilled to its signatures in this window, between the floor and the ceiling.",
     )
+    presign_client_hourly: int = Field(
+        3600,
+        ge=0,
+        le=1_000_000,
+        description="The most presignatures the cosigner makes per clock hour for the wallets of one client (each "
+        "costs about 2 s of CPU across the two parties); past it their pools wait for the next hour and their sends "
+        "sign in full runs. 0: no bound.",
+    )
     presign_ttl_s: int = Field(
         86_400,
         ge=300,

@@ -138,6 +138,13 @@ def prefetch(wallet_id: str, payload: Signable, digest: bytes) -> list[dict[str,
     return keys
 
 
+def presign_budget(wallet_id: str) -> str | None:
+    """A wallet's presignatures count against its client's hourly budget (the client the cosigner recorded at the
+    wallet's key generation; the few wallets without one, which sign nothing anyway, share one budget)."""
+    client_id = store.wallet_client(wallet_id)
+    return f"client:{client_id}" if client_id is not None else "client:unknown"
+
+
 WALLET_POLICY = cosigner_checks.SigningPolicy(
     name=WALLET_POLICY_NAME,
     on_key=on_key,
@@ -145,6 +152,7 @@ WALLET_POLICY = cosigner_checks.SigningPolicy(
     presignatures=True,
     user_signs=True,
     prefetch=prefetch,
+    presign_budget=presign_budget,
 )
 
 

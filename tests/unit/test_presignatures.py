@@ -482,3 +482,48 @@ def test_a_refill_that_was_asked_for_looks_again_once_after_the_asks_it_held_bac
     assert run_refill_function(found[0]) == {"batchItemFailures": []}  # stocked: nothing made, no further look
     clock.travel(presignatures.REFILL_ASK_EVERY_S + 2)
     assert refill_messages(follow_ups=True) == [] and refill_messages() == []
+
+
+@pytest.fixture
+def hourly_budget(monkeypatch):
+    from chalicelib.platform import settings
+
+    monkeypatch.setenv("DOMPET_PRESIGN_POOL_FLOOR", "1")
+    monkeypatch.setenv("DOMPET_PRESIGN_POOL_CEILING", "5")
+    monkeypatch.setenv("DOMPET_PRESIGN_CLIENT_HOURLY", "3")
+    settings.load_settings.cache_clear()
+    yield
+    settings.load_settings.cache_clear()
+
+
+def _new_wallet(tenant: Any, sub_id: str) -> str:
+    principal = principal_for(tenant, sub_id)
+    provisioning.create(principal, None)
+    return refreshed(principal).user.walletId
+
+
+def test_a_clients_wallets_share_the_cosigners_hourly_presignature_budget(tenant, aux_sets, hourly_budget, monkeypatch):
+    from chalicelib.tenancy import service as tenancy
+
+    aux_sets(3)
+    first, second = _new_wallet(tenant, "first"), _new_wallet(tenant, "second")
+    elsewhere = _new_wallet(tenancy.create_tenant("Other"), "third")
+    refill_messages()  # the first-stock asks, run by hand below
+
+    assert mpc_service.refill_presignatures(first, lambda: 100.0, 1.0, target=2) == 2
+    # The client's third presignature of the hour, then the cosigner refuses: the refill stops without failing.
+    assert mpc_service.refill_presignatures(second, lambda: 100.0, 1.0, target=2) == 1
+    assert len(ready(shares.SIGNER, second)) == 1 and len(ready(shares.COSIGNER, second)) == 1
+    assert run_refill_function({"walletId": second}) == {"batchItemFailures": []}  # as SQS calls it: no retry
+    assert len(ready(shares.COSIGNER, second)) == 1
+    # The cosigner keeps the count in its own table: a request straight to it (a compromised API) is refused too.
+    refused = parties.cosigner(
+        {"action": "presign", "runId": "ab" * 16, "walletId": second, "peers": [0], "signers": [0, 1]}
+    )
+    assert refused == {"ok": False, "code": parties.PRESIGN_BUDGET_SPENT, "reason": refused["reason"]}
+    # Another client's wallets have their own budget; the client's sends still sign (in full runs).
+    assert mpc_service.refill_presignatures(elsewhere, lambda: 100.0, 1.0, target=1) == 1
+    # The next clock hour has room again.
+    hour_later = presignatures.epoch() + 3600
+    monkeypatch.setattr(presignatures, "epoch", lambda: hour_later)
+    assert mpc_service.refill_presignatures(second, lambda: 100.0, 1.0, target=2) == 1
