@@ -182,6 +182,13 @@ ROUTES: tuple[R, ...] = (
         "chalicelib.wallets.routes",
         "send_transaction",
     ),
+    R(
+        "POST",
+        "/api/v1/wallet/sign-authorization",
+        ("application/json",),
+        "chalicelib.wallets.routes",
+        "sign_authorization",
+    ),
     R("POST", "/api/v1/wallet/sign-message", ("application/json",), "chalicelib.wallets.routes", "sign_message"),
     R("POST", "/api/v1/wallet/sign-typed-data", ("application/json",), "chalicelib.wallets.routes", "sign_typed_data"),
     R("GET", "/api/v1/wallet/signatures", ("*/*",), "chalicelib.wallets.routes", "list_signatures"),

@@ -56,8 +56,8 @@ from chalicelib.platform.wire import WireModel
 from chalicelib.policies import signed, store, usage
 from chalicelib.policies.document import INVALID_POLICY, MAX_POLICY_BYTES, POLICY_TOO_LARGE, PolicyDocumentError
 from chalicelib.policies.document import PolicyDocument as Document
-from chalicelib.policies.engine import Decision, Usage, evaluate
-from chalicelib.policies.facts import Facts, FactsError, TransactionFacts, TypedDataFacts, facts_of
+from chalicelib.policies.engine import Decision, Usage, any_chain_refusal, evaluate
+from chalicelib.policies.facts import AuthorizationFacts, Facts, FactsError, TransactionFacts, TypedDataFacts, facts_of
 from chalicelib.policies.store import register_policy_key
 from chalicelib.tenancy import store as tenancy
 from chalicelib.wallets.governance import WALLET_POLICY_NAME
@@ -148,7 +148,7 @@ def presign_budget(wallet_id: str) -> str | None:
 WALLET_POLICY = cosigner_checks.SigningPolicy(
     name=WALLET_POLICY_NAME,
     on_key=on_key,
-    checks={"transaction": check, "personal_message": check, "typed_data": check},
+    checks={"transaction": check, "personal_message": check, "typed_data": check, "authorization": check},
     presignatures=True,
     user_signs=True,
     prefetch=prefetch,
@@ -164,6 +164,8 @@ def decide(documents: Sequence[Document], facts: Facts, spent: Usage) -> Decisio
     """Every document's decision, the first refusal winning; an allow names the last document's rule."""
     chain_ids = _chain_ids()
     decision = Decision(True, "default", NO_POLICY_REASON)
+    if not documents and isinstance(facts, AuthorizationFacts):
+        return any_chain_refusal(facts) or decision
     for document in documents:
         decision = evaluate(document, facts, spent, chain_ids)
         if not decision.allowed:
@@ -434,9 +436,7 @@ def policy_evaluate(event: dict[str, Any]) -> dict[str, Any]:
             item = aws.table(store.TABLE).get_item(Key=usage.usage_key(request.walletId), ConsistentRead=True)
             spent = usage.usage(usage.window_of(item.get("Item")), clock.epoch())
     stored = store.get_policy(client_id, request.appId)
-    if stored is None:
-        return {"ok": True, "allowed": True, "rule": "default", "reason": NO_POLICY_REASON}
-    decision = decide([stored.document], facts, spent)
+    decision = decide([] if stored is None else [stored.document], facts, spent)
     return {"ok": True, "allowed": decision.allowed, "rule": decision.rule, "reason": decision.reason}
 
 

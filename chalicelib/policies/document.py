@@ -26,6 +26,7 @@ __all__ = [
     "MAX_POLICY_BYTES",
     "NATIVE",
     "POLICY_TOO_LARGE",
+    "AuthorizationRules",
     "ContractRule",
     "Destinations",
     "MessageRules",
@@ -156,12 +157,20 @@ class MessageRules(_Part):
     typedData: list[TypedDataRule] | None = None
 
 
+class AuthorizationRules(_Part):
+    """EIP-7702 authorizations: which delegates the wallet may hand its account to, and whether for any chain."""
+
+    delegates: list[Address] | None = None
+    anyChain: bool = False
+
+
 class PolicyDocument(_Part):
     version: int = Field(ge=1, le=_MAX_JSON_INT)
     default: Literal["allow", "deny"] = "allow"
     networks: list[str] | None = None
     transactions: TransactionRules | None = None
     messages: MessageRules | None = None
+    authorizations: AuthorizationRules | None = None
 
     @classmethod
     def parse(cls, obj: Any, *, networks: Collection[str] | None = None) -> PolicyDocument:

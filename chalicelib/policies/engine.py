@@ -7,6 +7,12 @@ typed data, which the cosigner does not read, is allowed under a daily cap or an
 `messages.typedData` entry that matches it. `rule` names the deciding rule by its path in the document
 (`transactions.maxValuePer24h.native`), so that a refusal can be traced to the line that caused it; `reason` is one
 sentence for a person, without payload contents beyond addresses and amounts.
+
+An EIP-7702 authorization hands the whole account to the delegate's code, which may then move anything: revoking
+one (the zero address) is always allowed; one for any chain (chain id 0) only under `authorizations.anyChain`
+(without `authorizations`, `default` refuses it even when it allows everything else); `networks` bounds the chain of
+any other; a `delegates` list decides alone; and under a daily cap or an allow list only a listed delegate is
+allowed, never the default (as for typed data the cosigner cannot read).
 """
 
 from __future__ import annotations
@@ -15,9 +21,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from chalicelib.policies.document import NATIVE, PolicyDocument, TransactionRules
-from chalicelib.policies.facts import Facts, PersonalMessageFacts, TransactionFacts, Transfer, TypedDataFacts
+from chalicelib.policies.facts import (
+    ZERO_ADDRESS,
+    AuthorizationFacts,
+    Facts,
+    PersonalMessageFacts,
+    TransactionFacts,
+    Transfer,
+    TypedDataFacts,
+)
 
-__all__ = ["RAW_HASH_BYTES", "Decision", "Usage", "evaluate"]
+__all__ = ["RAW_HASH_BYTES", "Decision", "Usage", "any_chain_refusal", "evaluate"]
 
 RAW_HASH_BYTES = 32  # a personal message this long may be the hash of anything (a user operation, a transaction)
 
@@ -43,6 +57,8 @@ def evaluate(document: PolicyDocument, facts: Facts, usage: Usage, chain_ids: Ma
         return _transaction(document, facts, usage, chain_ids)
     if isinstance(facts, PersonalMessageFacts):
         return _personal(document, facts)
+    if isinstance(facts, AuthorizationFacts):
+        return _authorization(document, facts, chain_ids)
     return _typed_data(document, facts, usage, chain_ids)
 
 
@@ -292,3 +308,42 @@ def _typed_data(
     if entries is None:
         return _default(document, "typed data")
     return _deny("messages.typedData", "No typed-data rule of the policy matches this document.")
+
+
+def any_chain_refusal(facts: AuthorizationFacts) -> Decision | None:
+    """With no policy document at all: an authorization for any chain is still refused (`default`)."""
+    if facts.chain_id == 0 and facts.delegate != ZERO_ADDRESS:
+        return _deny("default", "An authorization for any chain (chain id 0) needs a policy that allows it (anyChain).")
+    return None
+
+
+def _authorization(document: PolicyDocument, facts: AuthorizationFacts, chain_ids: Mapping[str, int]) -> Decision:
+    if facts.delegate == ZERO_ADDRESS:
+        return _allow("authorizations.revoke", "Revoking a delegation (to the zero address) is always allowed.")
+    rules = document.authorizations
+    if facts.chain_id == 0:
+        if rules is None:
+            return _deny(
+                "default",
+                "An authorization for any chain (chain id 0) is valid on every chain, and the policy has no "
+                "authorizations rule that allows it.",
+            )
+        if not rules.anyChain:
+            return _deny(
+                "authorizations.anyChain",
+                "An authorization for any chain (chain id 0) is valid on every chain, and the policy does not allow "
+                "it.",
+            )
+    elif document.networks is not None and facts.chain_id not in _chains(document, chain_ids):
+        return _deny("networks", f"The policy does not allow authorizations on chain {facts.chain_id}.")
+    if rules is not None and rules.delegates is not None:
+        if facts.delegate in rules.delegates:
+            return _allow("authorizations.delegates", "The policy allows delegating to this contract.")
+        return _deny("authorizations.delegates", f"The delegate {facts.delegate} is not on the policy's list.")
+    if _guards_value(document):
+        return _deny(
+            "authorizations.delegates",
+            "A delegation lets the delegate's code move anything from the wallet, and the policy limits value per 24 "
+            "hours or destinations: only a delegate listed in authorizations.delegates is allowed.",
+        )
+    return _default(document, "authorization")

@@ -20,11 +20,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from chalicelib.evm import abi
-from chalicelib.evm.digests import Signable
+from chalicelib.evm.digests import Signable, authorization_tuple
 from chalicelib.evm.transactions import UnsignedTx
 from chalicelib.evm.typed_data import read
 
 __all__ = [
+    "ZERO_ADDRESS",
+    "AuthorizationFacts",
     "Facts",
     "FactsError",
     "PersonalMessageFacts",
@@ -82,7 +84,24 @@ class TypedDataFacts:
     revokes: tuple[str, ...] = ()
 
 
-Facts = TransactionFacts | PersonalMessageFacts | TypedDataFacts
+@dataclass(frozen=True)
+class AuthorizationFacts:
+    chain_id: int  # 0: valid on any chain
+    delegate: str  # lowercase; the zero address revokes a delegation
+    nonce: int
+
+
+ZERO_ADDRESS = "0x" + "00" * 20
+
+Facts = TransactionFacts | PersonalMessageFacts | TypedDataFacts | AuthorizationFacts
+
+
+def _authorization_facts(payload: Signable) -> AuthorizationFacts:
+    try:
+        chain_id, address, nonce = authorization_tuple(payload)
+    except ValueError as exc:
+        raise FactsError(str(exc)) from None
+    return AuthorizationFacts(chain_id=chain_id, delegate=address.lower(), nonce=nonce)
 
 
 def facts_of(payload: Signable) -> Facts:
@@ -98,6 +117,10 @@ def facts_of(payload: Signable) -> Facts:
         if not _HEX_BYTES.fullmatch(message):
             raise FactsError("message must be 0x-prefixed hex bytes")
         return PersonalMessageFacts(size=(len(message) - 2) // 2)
+    if payload.kind == "authorization":
+        return _authorization_facts(payload)
+    if payload.kind != "typed_data":
+        raise FactsError(f"the cosigner does not read {payload.kind} payloads")
     try:
         view = read(payload.typedData or {})
     except ValueError as exc:  # TypedDataError: the field and the problem, never the document's values

@@ -111,8 +111,44 @@ class TransactionToEvaluate(WireModel):
     )
 
 
+MAX_CHAIN_ID = 2**256 - 1  # EIP-7702's bound on an authorization's chain id
+MAX_AUTHORIZATION_NONCE = 2**64 - 1
+
+
+class AuthorizationToEvaluate(WireModel):
+    """A would-be EIP-7702 authorization: its chain (`network`, or `chainId`, "0" for any chain) and its delegate."""
+
+    model_config = ConfigDict(extra="forbid")
+    example_overrides = {"network": None}  # the chain by its id: any chain
+
+    network: str | None = Field(
+        None, max_length=40, description="A network name of the service; or give `chainId`.", examples=["local-a"]
+    )
+    chainId: str | None = Field(
+        None,
+        pattern=r"^(0|[1-9][0-9]{0,77})$",
+        description='The chain id as a decimal string; "0" is an authorization valid on any chain.',
+        examples=["0"],
+    )
+    contractAddress: Address = Field(
+        description="The delegate: the contract whose code the wallet would run (the zero address revokes).",
+        examples=["0x5FbDB2315678afecb367f032d93F642f64180aa3"],
+    )
+    nonce: int = Field(
+        0, ge=0, le=MAX_AUTHORIZATION_NONCE, strict=True, description="The account nonce (no rule reads it)."
+    )
+
+    @model_validator(mode="after")
+    def _one_chain(self) -> AuthorizationToEvaluate:
+        if (self.network is None) == (self.chainId is None):
+            raise PydanticCustomError("one_chain", "give exactly one of network and chainId")
+        if self.chainId is not None and int(self.chainId) > MAX_CHAIN_ID:
+            raise PydanticCustomError("chain_id", "chainId is at most 2**256 - 1")
+        return self
+
+
 class EvaluateBody(WireModel):
-    """`POST /api/v1/policies/evaluate`: exactly one of `transaction`, `message`, `typedData`."""
+    """`POST /api/v1/policies/evaluate`: exactly one of `transaction`, `message`, `typedData`, `authorization`."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -127,6 +163,9 @@ class EvaluateBody(WireModel):
     typedData: dict[str, Any] | None = Field(
         None, description="An EIP-712 document as `eth_signTypedData_v4` takes it (as in sign-typed-data)."
     )
+    authorization: AuthorizationToEvaluate | None = Field(
+        None, description="An EIP-7702 authorization (as in sign-authorization).", examples=[None]
+    )
     walletAddress: Address | None = Field(
         None,
         description="A wallet of the app's client: its rolling 24 h totals count against `maxValuePer24h` and "
@@ -136,9 +175,11 @@ class EvaluateBody(WireModel):
 
     @model_validator(mode="after")
     def _exactly_one(self) -> EvaluateBody:
-        given = [self.transaction is not None, self.message is not None, self.typedData is not None]
-        if sum(given) != 1:
-            raise PydanticCustomError("one_payload", "give exactly one of transaction, message and typedData")
+        payloads = (self.transaction, self.message, self.typedData, self.authorization)
+        if sum(payload is not None for payload in payloads) != 1:
+            raise PydanticCustomError(
+                "one_payload", "give exactly one of transaction, message, typedData and authorization"
+            )
         return self
 
 

@@ -94,9 +94,11 @@ def get_policy(call: Call) -> Reply:
     "POST",
     summary="Would the policy allow this? (nothing is signed or counted)",
     description="Exactly one of `transaction` (`network`, `to`, `value` in wei, `data`), `message` (with "
-    "`encoding`) or `typedData`, checked as the wallet routes check them. The cosigner's engine decides as it would "
-    "for a signature: `{allowed, rule, reason}`, `rule` the path of the deciding rule. With `walletAddress` (a "
-    "wallet of the app's client, else `404 WALLET_NOT_FOUND`) the 24 h limits count that wallet's last 24 hours.",
+    '`encoding`), `typedData` or `authorization` (`network` or `chainId`, "0" for any chain, and '
+    "`contractAddress`, the delegate), checked as the wallet routes check them. The cosigner's engine decides as "
+    "it would for a signature: `{allowed, rule, reason}`, `rule` the path of the deciding rule. With "
+    "`walletAddress` (a wallet of the app's client, else `404 WALLET_NOT_FOUND`) the 24 h limits count that "
+    "wallet's last 24 hours.",
     tag=TAG,
     guard=guards.signed_request,
     body=EvaluateBody,

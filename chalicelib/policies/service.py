@@ -151,6 +151,10 @@ def _payload(body: EvaluateBody) -> Signable:
         return digests.transaction(_transaction(body.transaction))
     if body.message is not None:
         return digests.personal_message(_message_bytes(body.message, body.encoding))
+    if body.authorization is not None:
+        wanted = body.authorization
+        chain_id = _chain_id(wanted.network, "authorization.network") if wanted.chainId is None else int(wanted.chainId)
+        return digests.authorization(chain_id, wanted.contractAddress, wanted.nonce)
     assert body.typedData is not None
     try:
         typed_data.hashes(body.typedData)  # the wallet's own validation and codes: what it would refuse to sign
@@ -161,18 +165,22 @@ def _payload(body: EvaluateBody) -> Signable:
     return digests.typed_data(body.typedData)
 
 
-def _transaction(tx: TransactionToEvaluate) -> UnsignedTx:
-    """The transaction the engine reads; nonce, gas and fees are not read by any rule, so they are zero."""
-    network = registry().by_name(tx.network)
+def _chain_id(name: str | None, field: str) -> int:
+    network = registry().by_name(name or "")
     if network is None:
         reason = "not a configured network"
         raise bad_request(
             UNKNOWN_NETWORK,
-            f"Unknown network {tx.network[:40]!r}",
-            errors=[{"field": "transaction.network", "message": reason, "type": "unknown_network"}],
+            f"Unknown network {(name or '')[:40]!r}",
+            errors=[{"field": field, "message": reason, "type": "unknown_network"}],
         )
+    return network.chainId
+
+
+def _transaction(tx: TransactionToEvaluate) -> UnsignedTx:
+    """The transaction the engine reads; nonce, gas and fees are not read by any rule, so they are zero."""
     return UnsignedTx(
-        chain_id=network.chainId,
+        chain_id=_chain_id(tx.network, "transaction.network"),
         nonce=0,
         to=tx.to,
         value=int(tx.value),

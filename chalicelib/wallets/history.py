@@ -45,12 +45,13 @@ def signatures_of(wallet_id: str) -> AppendOnlyList:
 
 def signature_record(
     wallet_id: str,
-    kind: Literal["personal_message", "typed_data"],
+    kind: Literal["personal_message", "typed_data", "authorization"],
     digest: bytes,
     *,
     primary_type: str | None = None,
     chain_id: int | None = None,
     verifying_contract: str | None = None,
+    contract_address: str | None = None,
 ) -> Plan:
     """The plan that appends a signature the wallet makes to its list (a lost race for the next entry is planned
     again, platform/unit_of_work.py); the signing commits it with the signature's audit record."""
@@ -60,6 +61,7 @@ def signature_record(
         primaryType=primary_type,
         chainId=None if chain_id is None else str(chain_id),
         verifyingContract=verifying_contract,
+        contractAddress=contract_address,
         createdAt=clock.iso_now(),
     )
     return Plan(lists=[(signatures_of(wallet_id), record.model_dump())])

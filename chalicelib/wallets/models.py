@@ -28,6 +28,7 @@ class SecretRequest(WireModel):
 
 # Example values shared by several fields.
 _EXAMPLE_WALLET = "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C"
+_EXAMPLE_DELEGATE = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
 _EXAMPLE_RECIPIENT = "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2"
 _EXAMPLE_USDT = "0xc2132D05D31c914a87C6611C10748AEb04B58e8F"
 _EXAMPLE_NFT = "0x2cF7252e74036d1Da831d11089D326296e64a728"
@@ -395,6 +396,58 @@ class SignTypedDataRequest(SecretRequest):
     )
 
 
+MAX_AUTHORIZATION_NONCE = 2**64 - 1  # EIP-7702's bound
+
+
+class SignAuthorizationRequest(WalletRequest):
+    """An EIP-7702 authorization: the wallet lets `contractAddress`'s code run as its own account."""
+
+    example_overrides = {"chainId": None}  # the chain by its network's name
+
+    chainId: str | None = Field(
+        None,
+        max_length=20,
+        description='The chain id as a decimal string, or "0": an authorization valid on any chain (then `nonce` '
+        "is required and `network` is not given). Required when network is empty.",
+        examples=["31337"],
+    )
+    contractAddress: str = Field(
+        max_length=42,
+        description="The delegate: the contract whose code the wallet runs once the authorization is applied; the "
+        "zero address revokes a delegation.",
+        examples=[_EXAMPLE_DELEGATE],
+    )
+    nonce: int | None = Field(
+        None,
+        ge=0,
+        le=MAX_AUTHORIZATION_NONCE,
+        strict=True,
+        description="The wallet's account nonce the authorization is valid at. Default: its current nonce on the "
+        "chain (pending transactions included). A type-4 transaction the wallet itself sends needs its own nonce + 1.",
+        examples=[0],
+    )
+
+
+class AuthorizationSignature(WireModel):
+    """A signed authorization tuple, as an `authorizationList` entry takes it."""
+
+    chainId: int = Field(description="The chain id signed; 0: any chain.", examples=[31337])
+    address: str = Field(description="The delegate's checksummed address.", examples=[_EXAMPLE_DELEGATE])
+    nonce: int = Field(description="The account nonce signed.", examples=[0])
+    yParity: int = Field(description="0 or 1.", examples=[1])
+    r: str = Field(
+        description="0x + 32 bytes.", examples=["0x523190a6dee728f9e70cfbf19ca6e8040bf5234cc0e77a6f274abcbd20c9ae66"]
+    )
+    s: str = Field(
+        description="0x + 32 bytes, in the lower half of the curve order (low s).",
+        examples=["0x38242bd0e4db1dae3a7e3b90d807117babc0deb7a32917f508099a0bfefd42d4"],
+    )
+    hash: str = Field(
+        description="The digest signed: keccak256(0x05 ‖ rlp([chainId, address, nonce])).",
+        examples=["0x541d79c5dbb2a068caba3139f371fe918139b6992603ba3470f3aa798b149f9b"],
+    )
+
+
 class MessageSignature(WireModel):
     signature: str = Field(
         description="0x + 65 bytes r ‖ s ‖ v, v 27 or 28 (what ethers and viem produce).",
@@ -436,17 +489,20 @@ class TypedDataSignature(WireModel):
 class SignatureView(WireModel):
     """A message signature in the wallet's history: what was signed, never the message or the signature."""
 
-    kind: Literal["personal_message", "typed_data"] = Field(examples=["typed_data"])
+    kind: Literal["personal_message", "typed_data", "authorization"] = Field(examples=["typed_data"])
     hash: str = Field(
         description="The digest signed (`messageHash` or `hash` of the answer).", examples=[_EXAMPLE_TYPED_HASH]
     )
     primaryType: str | None = Field(description="Typed data: the document's primaryType.", examples=["Permit"])
     chainId: str | None = Field(
-        description="Typed data: `domain.chainId` as a decimal string, when it has one.", examples=["31337"]
+        description="Typed data: `domain.chainId` as a decimal string, when it has one; an authorization: its chain "
+        'id ("0": any chain).',
+        examples=["31337"],
     )
     verifyingContract: str | None = Field(
         description="Typed data: `domain.verifyingContract`, when it has one.", examples=[_EXAMPLE_PERMIT_CONTRACT]
     )
+    contractAddress: str | None = Field(None, description="An authorization: its delegate.", examples=[None])
     createdAt: str = Field(examples=["2026-11-22T10:00:00.000Z"])
 
 

@@ -12,6 +12,7 @@ from chalicelib.platform.path_ids import PathId
 from chalicelib.platform.router import JSON, MULTIPART, Call, Reply, route
 from chalicelib.wallets import balances, history, provisioning, sending, signatures
 from chalicelib.wallets.models import (
+    AuthorizationSignature,
     Balance,
     CancelRequest,
     CreateWalletRequest,
@@ -23,6 +24,7 @@ from chalicelib.wallets.models import (
     SendTokenRequest,
     SendTransactionRequest,
     SignaturePage,
+    SignAuthorizationRequest,
     SignMessageRequest,
     SignTypedDataRequest,
     SpeedUpRequest,
@@ -426,6 +428,7 @@ def cancel_transaction(call: Call) -> Reply:
 
 SIGNED_MESSAGE = "sign message successfully"
 SIGNED_TYPED_DATA = "sign typed data successfully"
+SIGNED_AUTHORIZATION = "sign authorization successfully"
 
 
 @route(
@@ -482,6 +485,43 @@ def sign_typed_data(call: Call) -> Reply:
     return Reply(signatures.sign_typed_data(call.principal, call.body), SIGNED_TYPED_DATA)
 
 
+@route(
+    bp,
+    "/api/v1/wallet/sign-authorization",
+    "POST",
+    summary="Sign an EIP-7702 authorization (the wallet delegates to a contract's code)",
+    description='`network` or `chainId` (`"0"`: valid on any chain, then `nonce` is required), '
+    "`contractAddress` (the delegate; the zero address revokes) and optional `nonce` (default: the wallet's "
+    "pending nonce on that chain; a type-4 transaction the wallet sends itself needs that nonce + 1). The cosigner "
+    "hashes keccak256(0x05 ‖ rlp([chainId, address, nonce])) itself and decides it under the app's signing "
+    "policies (`authorizations`, docs/policies.md; chain id 0 only where a policy allows it). The answer is an "
+    "`authorizationList` entry: `{chainId, address, nonce, yParity, r, s, hash}`, low s. Verify with viem "
+    "`verifyAuthorization` or eth-account. Listed in `GET /api/v1/wallet/signatures`.",
+    tag="Wallet",
+    guard=guards.wallet_token,
+    body=SignAuthorizationRequest,
+    response=AuthorizationSignature,
+    message=SIGNED_AUTHORIZATION,
+    errors={
+        400: (
+            "INVALID_ADDRESS",
+            "INVALID_PRIVATE_KEY",
+            "NETWORK_MISMATCH",
+            "NETWORK_REQUIRED",
+            "NONCE_REQUIRED",
+            "UNKNOWN_NETWORK",
+        ),
+        401: ("INVALID_SECRET",),
+        403: ("POLICY_DENIED",),
+        404: ("WALLET_NOT_FOUND",),
+        502: ("UPSTREAM_UNAVAILABLE",),
+        503: ("LIST_BUSY", "SIGNER_BUSY", "SIGNER_UNAVAILABLE"),
+    },
+)
+def sign_authorization(call: Call) -> Reply:
+    return Reply(signatures.sign_authorization(call.principal, call.body), SIGNED_AUTHORIZATION)
+
+
 SignaturesQuery = page_query(20)
 
 
@@ -490,8 +530,9 @@ SignaturesQuery = page_query(20)
     "/api/v1/wallet/signatures",
     "GET",
     summary="Messages and typed data the wallet signed, newest first",
-    description="Each entry: `kind` (`personal_message` or `typed_data`), `hash` (the digest signed), the typed "
-    "data's `primaryType`, `chainId` and `verifyingContract`, and `createdAt`. Neither messages nor signatures "
+    description="Each entry: `kind` (`personal_message`, `typed_data` or `authorization`), `hash` (the digest "
+    "signed), the typed data's `primaryType`, `chainId` and `verifyingContract`, an authorization's `chainId` and "
+    "`contractAddress`, and `createdAt`. Neither messages nor signatures "
     "are kept.",
     tag="Wallet",
     guard=guards.wallet_token,

@@ -1,4 +1,5 @@
-"""Message signatures of the caller's MPC wallet: EIP-191 personal messages and EIP-712 typed data.
+"""Message signatures of the caller's MPC wallet: EIP-191 personal messages, EIP-712 typed data and EIP-7702
+authorizations.
 
 The parties are shown the message or the document itself (evm/digests.py), never a digest, and each hashes it on
 its own; there is no way to have a caller's 32 bytes signed. Everything the caller sent is checked here first
@@ -16,12 +17,17 @@ import re
 
 from chalicelib.auth.models import WalletPrincipal
 from chalicelib.evm import digests, typed_data
+from chalicelib.evm.rpc import RpcError, transaction_count
 from chalicelib.evm.signatures import with_v27
-from chalicelib.platform.errors import bad_request
+from chalicelib.platform.addresses import checksum_address
+from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError, bad_request
+from chalicelib.platform.networks import NETWORK_MISMATCH, Network, resolve
 from chalicelib.wallets import history, provisioning
 from chalicelib.wallets.models import (
     MAX_MESSAGE_BYTES,
+    AuthorizationSignature,
     MessageSignature,
+    SignAuthorizationRequest,
     SignMessageRequest,
     SignTypedDataRequest,
     TypedDataSignature,
@@ -29,6 +35,7 @@ from chalicelib.wallets.models import (
 from chalicelib.wallets.store import BoundWallet
 
 INVALID_MESSAGE = "INVALID_MESSAGE"
+NONCE_REQUIRED = "NONCE_REQUIRED"
 MESSAGE_TOO_LARGE = "MESSAGE_TOO_LARGE"
 _HEX_BYTES = re.compile(r"0x(?:[0-9a-fA-F]{2})*")
 
@@ -65,6 +72,50 @@ def sign_typed_data(principal: WalletPrincipal, request: SignTypedDataRequest) -
         hash=_hex(hashes.digest),
         domainSeparator=_hex(hashes.domain_separator),
     )
+
+
+def sign_authorization(principal: WalletPrincipal, request: SignAuthorizationRequest) -> AuthorizationSignature:
+    """An EIP-7702 authorization of `contractAddress` at the wallet's nonce, decided by the cosigner's policies (it
+    hashes the tuple itself) and listed with the wallet's signatures."""
+    delegate = checksum_address(request.contractAddress, "contractAddress")
+    chain_id, network = _authorization_chain(request)
+    wallet = _wallet(principal, request.secret)
+    nonce = request.nonce
+    if nonce is None:
+        assert network is not None  # any chain needs its nonce (_authorization_chain)
+        try:
+            nonce = transaction_count(network, wallet.address, "pending")
+        except RpcError:
+            raise ApiError(502, UPSTREAM_UNAVAILABLE, f"The node of {network.name} did not return the nonce") from None
+    payload = digests.authorization(chain_id, delegate, nonce)
+    digest = digests.digest_of(payload)
+    record = history.signature_record(
+        wallet.walletId, "authorization", digest, chain_id=chain_id, contract_address=delegate
+    )
+    signature = provisioning.sign(principal, payload, request.secret, wallet, record)
+    return AuthorizationSignature(
+        chainId=chain_id,
+        address=delegate,
+        nonce=nonce,
+        yParity=signature[64],
+        r=_hex(signature[:32]),
+        s=_hex(signature[32:64]),
+        hash=_hex(digest),
+    )
+
+
+def _authorization_chain(request: SignAuthorizationRequest) -> tuple[int, Network | None]:
+    """The chain id an authorization names and its network (none for chain id 0, any chain)."""
+    if request.chainId == "0":
+        if request.network:
+            reason = 'chainId "0" (any chain) names no network: give one or the other'
+            raise bad_request(NETWORK_MISMATCH, reason, errors=[_field("network", reason, "any_chain")])
+        if request.nonce is None:
+            reason = 'an authorization for any chain (chainId "0") needs its nonce: no one chain has it'
+            raise bad_request(NONCE_REQUIRED, reason, errors=[_field("nonce", reason, "required")])
+        return 0, None
+    network = resolve(request.network, request.chainId)
+    return network.chainId, network
 
 
 def message_bytes(message: str, encoding: str) -> bytes:

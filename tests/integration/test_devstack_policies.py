@@ -34,6 +34,7 @@ from web3.contract import Contract
 
 from devtools import chain
 from tests.support import permit
+from tests.support.authorizations import eth_account_authority, viem_verifies
 from tests.support.concurrency import race
 from tests.support.devstack import evm_networks, signed
 from tests.support.operator import fill_aux_pool, operator, stack_table
@@ -877,3 +878,42 @@ def test_a_32_byte_message_needs_raw_hashes_under_a_daily_cap(app, wallet, nets)
     )
     assert signed_by == wallet.address
     refused(wallet.message("hello"), "messages.personal")
+
+
+def test_authorizations_are_signed_at_the_chains_nonce_and_decided_by_the_policy(app, wallet, nets):
+    """EIP-7702 over HTTP: the wallet's nonce read from the chain, the signature checked by eth-account and viem,
+    a delegate the policy does not list and an authorization for any chain refused."""
+    a = nets["local-a"]
+    delegate, other = new_address(), new_address()
+    app.set(default="allow")
+
+    def sign(**body: Any) -> requests.Response:
+        return wallet.call("/api/v1/wallet/sign-authorization", {"contractAddress": delegate, **body})
+
+    answer = sign(network=a.name)
+    assert answer.status_code == 200, answer.text
+    signed_tuple = answer.json()["data"]
+    assert (signed_tuple["chainId"], signed_tuple["nonce"]) == (a.w3.eth.chain_id, a.nonce(wallet.address))
+    assert eth_account_authority(signed_tuple) == wallet.address
+    assert viem_verifies(wallet.address, signed_tuple)
+    refused(sign(chainId="0", nonce=0), "default")  # valid on every chain: not without a rule that allows it
+
+    app.set(authorizations={"delegates": [delegate], "anyChain": False})
+    refused(sign(network=a.name, contractAddress=other), "authorizations.delegates")
+    refused(sign(chainId="0", nonce=0), "authorizations.anyChain")
+    assert (
+        app.evaluate(authorization={"chainId": "0", "contractAddress": delegate})["rule"] == "authorizations.anyChain"
+    )
+    listed = sign(chainId=str(a.w3.eth.chain_id), nonce=5)
+    assert listed.status_code == 200, listed.text
+    assert eth_account_authority(listed.json()["data"]) == wallet.address
+    revoke = wallet.call(
+        "/api/v1/wallet/sign-authorization", {"chainId": "0", "contractAddress": "0x" + "00" * 20, "nonce": 5}
+    )
+    assert revoke.status_code == 200 and viem_verifies(wallet.address, revoke.json()["data"])
+    entries = wallet.call("/api/v1/wallet/signatures", method="GET").json()["data"]["data"]
+    assert [(e["kind"], e["contractAddress"]) for e in entries[:3]] == [
+        ("authorization", "0x" + "00" * 20),
+        ("authorization", Web3.to_checksum_address(delegate)),
+        ("authorization", Web3.to_checksum_address(delegate)),
+    ]

@@ -20,6 +20,8 @@ Inputs:
      "permit"?: {"transfers": [(token, amount, spender, unbounded)], "revokes": [spender]} | None}
     where `permit` says what the document IS (the test built it): one of the permits the rules decode, and what it
     grants; None for any other typed data.
+  - {"kind": "authorization", "chain_id": int, "delegate": address}: an EIP-7702 authorization (chain id 0: any
+    chain; the zero address: a revocation).
 - `usage`: {"spent": {asset: int}, "count": int}, the 24 h before this signature.
 - `chain_ids`: network name -> chain id.
 Returns (allowed, rule).
@@ -104,12 +106,46 @@ def _value_rules(
     return None
 
 
+def _authorization(
+    policy: dict[str, Any], request: dict[str, Any], allowed_chains: set[int] | None
+) -> tuple[bool, str]:
+    """The written rules of an EIP-7702 authorization, in their order."""
+    delegate = request["delegate"].lower()
+    # 1. A revocation (the zero address) is always allowed.
+    if delegate == "0x" + "0" * 40:
+        return True, "authorizations.revoke"
+    rules = policy.get("authorizations")
+    # 2. Any chain (chain id 0): only with anyChain; without an authorizations rule the default refuses it, always.
+    if request["chain_id"] == 0:
+        if rules is None:
+            return False, "default"
+        if rules.get("anyChain", False) is not True:
+            return False, "authorizations.anyChain"
+    # 3. Otherwise the chain must be one of `networks`, when given.
+    elif allowed_chains is not None and request["chain_id"] not in allowed_chains:
+        return False, "networks"
+    # 4. A delegates list decides alone.
+    if rules is not None and rules.get("delegates") is not None:
+        return delegate in {d.lower() for d in rules["delegates"]}, "authorizations.delegates"
+    # 5. Under a daily cap naming an asset or an allow list, only a listed delegate: never the default.
+    transactions = policy.get("transactions") or {}
+    if (
+        len(transactions.get("maxValuePer24h") or {}) > 0
+        or (transactions.get("destinations") or {}).get("allow") is not None
+    ):
+        return False, "authorizations.delegates"
+    return _default(policy)
+
+
 def reference_decision(
     policy: dict[str, Any], request: dict[str, Any], usage: dict[str, Any], chain_ids: dict[str, int]
 ) -> tuple[bool, str]:
     networks = policy.get("networks")
     allowed_chains = None if networks is None else {chain_ids[name] for name in networks}
     messages = policy.get("messages")
+
+    if request["kind"] == "authorization":
+        return _authorization(policy, request, allowed_chains)
 
     if request["kind"] == "personal_message":
         if request["size"] == 32:

@@ -128,6 +128,19 @@ def test_the_cosigner_and_the_user_party_refuse_a_digest_that_is_not_the_payload
     assert parties.cosigner(party_request(wallet_id, "sign", broken, other))["code"] == "BAD_PARTY_REQUEST"
 
 
+def test_an_authorization_is_hashed_by_each_party_never_taken_as_a_bare_digest(wallet):
+    principal, _, _ = wallet
+    wallet_id = principal.user.walletId
+    shown = digests.authorization(31337, "0x1234567890123456789012345678901234567890", 0)
+    bare = digests.digest_of(digests.personal_message(b"pay me"))  # a digest presented as the authorization's
+    assert parties.cosigner(party_request(wallet_id, "sign", shown, bare)) == {"ok": False, "code": "DIGEST_MISMATCH"}
+    user = party_request(wallet_id, "sign", shown, bare, signers=[0, 2], secret0="dompet-s0.x")
+    assert parties.user_party(user) == {"ok": False, "code": "DIGEST_MISMATCH"}
+    # An authorization whose body is not one (a negative nonce) hashes to nothing.
+    broken = Signable(kind="authorization", authorization={**(shown.authorization or {}), "nonce": -1})
+    assert parties.cosigner(party_request(wallet_id, "sign", broken, bare))["code"] == "BAD_PARTY_REQUEST"
+
+
 def test_a_request_without_a_payload_is_refused(wallet):
     principal, _, _ = wallet
     wallet_id = principal.user.walletId

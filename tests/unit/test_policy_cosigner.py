@@ -589,3 +589,40 @@ def test_typed_data_that_is_no_permit_needs_an_entry_under_a_daily_cap_and_count
     assert set_policy(tenant.appId, policy_key, {**capped, "version": 2, "messages": named})["ok"]
     assert cosigner_decides(wallet_id, authorization) is None
     assert counted(wallet_id) == []
+
+
+# --- EIP-7702 authorizations ---------------------------------------------------------------------------------------
+
+DELEGATE = "0x" + "d7" * 20
+ZERO = "0x" + "00" * 20
+
+
+def test_authorizations_are_decided_by_the_cosigner_and_signed_by_the_wallet(tenant, policy_key, wallet):
+    wallet_id, address = wallet.user.walletId, wallet.user.walletAddress
+
+    def evaluate(payload: Signable) -> dict[str, Any]:
+        return parties.cosigner(
+            {"action": "policy-evaluate", "appId": tenant.appId, "walletId": wallet_id, "payload": payload.model_dump()}
+        )
+
+    # No policy: one for this chain signs, and its signature is the authority eth-account recovers.
+    payload = digests.authorization(CHAIN_ID, DELEGATE, 0)
+    signature = provisioning.sign(wallet, payload)
+    assert recovered_address(signature, digests.digest_of(payload)) == address
+    # One for any chain is refused by the default, even with no policy at all; a revocation never is.
+    refusal = denied(lambda: provisioning.sign(wallet, digests.authorization(0, DELEGATE, 0)))
+    assert refusal.details["rule"] == "default"
+    assert evaluate(digests.authorization(0, DELEGATE, 0))["rule"] == "default"
+    revoke = digests.authorization(0, ZERO, 1)
+    assert recovered_address(provisioning.sign(wallet, revoke), digests.digest_of(revoke)) == address
+
+    document = {"version": 1, "default": "deny", "authorizations": {"delegates": [DELEGATE], "anyChain": False}}
+    assert set_policy(tenant.appId, policy_key, document)["ok"]
+    refusal = denied(lambda: provisioning.sign(wallet, digests.authorization(CHAIN_ID, STRANGER, 0)))
+    assert refusal.details["rule"] == "authorizations.delegates"
+    refusal = denied(lambda: provisioning.sign(wallet, digests.authorization(0, DELEGATE, 0)))
+    assert refusal.details["rule"] == "authorizations.anyChain"
+    listed = digests.authorization(CHAIN_ID, DELEGATE, 1)
+    assert recovered_address(provisioning.sign(wallet, listed), digests.digest_of(listed)) == address
+    assert evaluate(digests.authorization(CHAIN_ID, STRANGER, 0))["allowed"] is False
+    assert counted(wallet_id) == []  # an authorization moves nothing by itself: no 24 h window counts it

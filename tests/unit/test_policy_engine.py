@@ -1248,3 +1248,78 @@ def test_the_permit_only_typed_data_example():
     assert _example(capped, typed(eip2612(2**256 - 1, token=USDC, chain_id=1))) == (False, rule)
     spent = Usage(spent={USDC: 999_999_999})
     assert _example(capped, typed(eip2612(2, token=USDC, chain_id=1)), spent) == (False, rule)
+
+
+# --- EIP-7702 authorizations ---------------------------------------------------------------------------------------
+
+DELEGATE = "0x" + "d7" * 20
+
+
+def auth(delegate: str = DELEGATE, chain_id: int = CHAIN, nonce: int = 0) -> Any:
+    return facts_of(digests.authorization(chain_id, delegate, nonce))
+
+
+def test_an_authorizations_facts_are_its_tuple_with_the_delegate_in_lower_case() -> None:
+    checksummed = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
+    facts = facts_of(digests.authorization(0, checksummed, 9))
+    assert (facts.chain_id, facts.delegate, facts.nonce) == (0, checksummed.lower(), 9)
+    with pytest.raises(FactsError):
+        facts_of(digests.Signable(kind="authorization", authorization={"chainId": 1, "address": DELEGATE}))
+
+
+def test_the_delegates_list_decides_alone() -> None:
+    listed = doc(default="deny", authorizations={"delegates": [DELEGATE.upper().replace("0X", "0x")]})
+    allowed(decide(listed, auth()), "authorizations.delegates")
+    refused(decide(listed, auth(delegate=CAROL)), "authorizations.delegates")
+    permissive = doc(default="allow", authorizations={"delegates": []})
+    refused(decide(permissive, auth()), "authorizations.delegates")
+
+
+def test_without_authorizations_the_default_decides_except_for_any_chain() -> None:
+    allowed(decide(doc(default="allow"), auth()), "default")
+    refused(decide(doc(default="deny"), auth()), "default")
+    refused(decide(doc(default="allow"), auth(chain_id=0)), "default")  # even under allow
+    refused(decide(doc(default="allow", authorizations={}), auth(chain_id=0)), "authorizations.anyChain")
+
+
+def test_any_chain_needs_any_chain_and_then_the_delegates() -> None:
+    rules = {"anyChain": True, "delegates": [DELEGATE]}
+    allowed(decide(doc(default="deny", authorizations=rules), auth(chain_id=0)), "authorizations.delegates")
+    refused(decide(doc(authorizations=rules), auth(chain_id=0, delegate=CAROL)), "authorizations.delegates")
+    allowed(decide(doc(default="allow", authorizations={"anyChain": True}), auth(chain_id=0)), "default")
+    # `networks` bounds a specific chain, not an authorization for every chain that anyChain allows.
+    allowed(decide(doc(networks=["far"], authorizations={"anyChain": True}), auth(chain_id=0)), "default")
+
+
+def test_networks_bound_the_chain_of_an_authorization() -> None:
+    refused(decide(doc(networks=["local-b"]), auth()), "networks")
+    allowed(decide(doc(networks=["local-a"]), auth()), "default")
+
+
+def test_revoking_is_always_allowed() -> None:
+    strict = doc(default="deny", networks=["far"], authorizations={"delegates": [DELEGATE], "anyChain": False})
+    for chain_id in (0, CHAIN):
+        allowed(decide(strict, auth(delegate=ZERO, chain_id=chain_id)), "authorizations.revoke")
+
+
+def test_under_a_daily_cap_or_an_allow_list_only_a_listed_delegate_is_allowed() -> None:
+    capped = doc(default="allow", transactions={"maxValuePer24h": {"native": "1"}})
+    refused(decide(capped, auth()), "authorizations.delegates")
+    fenced = doc(default="allow", transactions={"destinations": {"allow": [ALICE]}})
+    refused(decide(fenced, auth()), "authorizations.delegates")
+    listed = doc(transactions={"maxValuePer24h": {"native": "1"}}, authorizations={"delegates": [DELEGATE]})
+    allowed(decide(listed, auth()), "authorizations.delegates")
+    # A per-transaction cap alone bounds each transaction the wallet signs, not what its code may do: the default.
+    allowed(decide(doc(transactions={"maxValue": {"native": "1"}}), auth()), "default")
+
+
+def test_the_authorizations_rule_is_validated_strictly() -> None:
+    for bad, field in (
+        ({"delegates": ["0x1234"]}, "authorizations.delegates.0"),
+        ({"anyChain": "true"}, "authorizations.anyChain"),
+        ({"delegates": DELEGATE}, "authorizations.delegates"),
+        ({"other": 1}, "authorizations.other"),
+    ):
+        with pytest.raises(PolicyDocumentError) as refusal:
+            doc(authorizations=bad)
+        assert refusal.value.field == field, bad

@@ -126,6 +126,7 @@ def limits(draw: st.DrawFn) -> dict[str, str]:
 SELECTOR = st.one_of(st.sampled_from(KNOWN), st.binary(min_size=4, max_size=4).map(lambda b: "0x" + b.hex()))
 POOL = TOKENS + ACCOUNTS
 SIGNED_CONTRACTS = [*TOKENS, ACCOUNTS[2]]  # typed data's verifying contracts: a few, so rules match often
+DELEGATES = [ACCOUNTS[2], ACCOUNTS[3], TOKENS[1]]  # delegates a policy lists and an authorization names
 
 
 @st.composite
@@ -174,6 +175,11 @@ def policies(draw: st.DrawFn) -> dict[str, Any]:
         _put(draw, messages, "rawHashes", st.booleans(), 0.4)
         _put(draw, messages, "typedData", st.lists(typed_data_rule(), max_size=3), 0.7)
         document["messages"] = messages
+    if _often(draw, 0.5):
+        authorizations: dict[str, Any] = {}
+        _put(draw, authorizations, "delegates", st.lists(_address(DELEGATES), max_size=3), 0.6)
+        _put(draw, authorizations, "anyChain", st.booleans(), 0.5, nullable=False)
+        document["authorizations"] = authorizations
     return document
 
 
@@ -423,6 +429,15 @@ def permits(draw: st.DrawFn) -> tuple[digests.Signable, dict[str, Any]]:
 
 
 @st.composite
+def authorizations(draw: st.DrawFn) -> tuple[digests.Signable, dict[str, Any]]:
+    """An EIP-7702 authorization: for a chain of the policies' networks or not, for any chain (0), or revoking."""
+    chain_id = draw(st.sampled_from([0, 0, *CHAINS]))
+    delegate = draw(_address(DELEGATES)) if _often(draw, 0.85) else "0x" + "00" * 20
+    payload = digests.authorization(chain_id, delegate, draw(st.integers(0, 2**64 - 1)))
+    return payload, {"kind": "authorization", "chain_id": chain_id, "delegate": delegate}
+
+
+@st.composite
 def personal_messages(draw: st.DrawFn) -> tuple[digests.Signable, dict[str, Any]]:
     size = draw(st.sampled_from([0, 5, 31, 32, 32, 32, 33, 64]))
     return digests.personal_message(draw(st.binary(min_size=size, max_size=size))), {
@@ -462,6 +477,15 @@ def test_transactions_are_decided_as_the_reference_decides(
 @settings(_SETTINGS, max_examples=EXAMPLES // 3)
 @given(policy=policies(), signed=st.one_of(typed_data(), personal_messages()), usage=USAGES)
 def test_messages_are_decided_as_the_reference_decides(
+    policy: dict[str, Any], signed: tuple[digests.Signable, dict[str, Any]], usage: dict[str, Any]
+) -> None:
+    payload, request = signed
+    assert _engine(policy, facts_of(payload), usage) == reference_decision(policy, request, usage, CHAIN_IDS)
+
+
+@settings(_SETTINGS, max_examples=EXAMPLES // 3)
+@given(policy=policies(), signed=authorizations(), usage=USAGES)
+def test_authorizations_are_decided_as_the_reference_decides(
     policy: dict[str, Any], signed: tuple[digests.Signable, dict[str, Any]], usage: dict[str, Any]
 ) -> None:
     payload, request = signed

@@ -13,19 +13,24 @@ import json
 from typing import Any
 
 import pytest
+import rlp
 from eth_account import Account
 from eth_account.messages import _hash_eip191_message, encode_defunct, encode_typed_data
+from eth_utils import keccak
 
 from chalicelib.mpc import remote
 from chalicelib.platform import aws, examples
 from chalicelib.wallets.models import (
+    AuthorizationSignature,
     MessageSignature,
     SignatureView,
+    SignAuthorizationRequest,
     SignMessageRequest,
     SignTypedDataRequest,
     TypedDataSignature,
 )
 from tests.support import typed_data
+from tests.support.authorizations import eth_account_authority, viem
 from tests.support.mpc import audit_records, refill_messages, run_refill_function
 
 SIGN_MESSAGE = "/api/v1/wallet/sign-message"
@@ -284,6 +289,7 @@ def test_the_list_shows_each_signature_with_kind_hash_and_time_newest_first(wall
         "primaryType": "Permit",
         "chainId": None,
         "verifyingContract": None,
+        "contractAddress": None,
         "createdAt": newest["createdAt"],
     }
     assert middle == {
@@ -292,6 +298,7 @@ def test_the_list_shows_each_signature_with_kind_hash_and_time_newest_first(wall
         "primaryType": "Permit",
         "chainId": "31337",
         "verifyingContract": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+        "contractAddress": None,
         "createdAt": middle["createdAt"],
     }
     assert oldest == {
@@ -300,6 +307,7 @@ def test_the_list_shows_each_signature_with_kind_hash_and_time_newest_first(wall
         "primaryType": None,
         "chainId": None,
         "verifyingContract": None,
+        "contractAddress": None,
         "createdAt": oldest["createdAt"],
     }
     assert oldest["createdAt"] <= middle["createdAt"] <= newest["createdAt"]
@@ -378,3 +386,97 @@ def test_the_services_typed_data_signatures_verify_with_ethers_and_viem(wallet):
     for verdict in verdicts[:-1]:
         assert verdict["ethers"]["valid"] is True and verdict["viem"]["valid"] is True, verdict
     assert verdicts[-1]["ethers"].get("valid") is not True and verdicts[-1]["viem"].get("valid") is not True
+
+
+# --- EIP-7702 authorizations ---------------------------------------------------------------------------------------
+
+SIGN_AUTHORIZATION = "/api/v1/wallet/sign-authorization"
+DELEGATE = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
+SECP256K1_N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+
+
+def authority(signed: dict[str, Any]) -> str:
+    """eth-account's recovery, after checking the answer's hash against the EIP written out here."""
+    tuple_hash = keccak(
+        b"\x05" + rlp.encode([signed["chainId"], bytes.fromhex(signed["address"][2:]), signed["nonce"]])
+    )
+    assert "0x" + tuple_hash.hex() == signed["hash"]
+    return eth_account_authority(signed)
+
+
+@pytest.fixture
+def chains(use_networks) -> None:
+    use_networks([{"name": "local-a", "chainId": 31337, "rpcUrls": ["http://127.0.0.1:9"], "nativeSymbol": "ETH"}])
+
+
+def test_an_authorization_is_signed_as_eip7702_verified_by_viem_and_listed(chains, wallet, party_calls):
+    response = wallet.post(SIGN_AUTHORIZATION, {"network": "local-a", "contractAddress": DELEGATE.lower(), "nonce": 7})
+    assert response.json_body["message"] == "sign authorization successfully"
+    signed = data(response)
+    assert set(signed) == {"chainId", "address", "nonce", "yParity", "r", "s", "hash"}
+    assert (signed["chainId"], signed["address"], signed["nonce"]) == (31337, DELEGATE, 7)
+    assert signed["yParity"] in (0, 1) and len(signed["r"]) == len(signed["s"]) == 66
+    assert int(signed["s"], 16) <= SECP256K1_N // 2  # low s
+    assert authority(signed) == wallet.address
+    assert party_calls and set(party_calls) == {"cosigner"}
+    by_chain_id = data(wallet.post(SIGN_AUTHORIZATION, {"chainId": "31337", "contractAddress": DELEGATE, "nonce": 8}))
+    items = [{"signer": wallet.address, **{k: str(v) for k, v in s.items()}} for s in (signed, by_chain_id)]
+    assert viem({"action": "verify", "items": items}) == [{"valid": True, "recovered": wallet.address}] * 2
+
+    listed = data(wallet.get(SIGNATURES))["data"]
+    assert listed[1] == {
+        "kind": "authorization",
+        "hash": signed["hash"],
+        "primaryType": None,
+        "chainId": "31337",
+        "verifyingContract": None,
+        "contractAddress": DELEGATE,
+        "createdAt": listed[1]["createdAt"],
+    }
+    (record, _) = sorted(audit_records(wallet.wallet_id), key=lambda r: r["digest"] != signed["hash"][2:])
+    assert (record["kind"], record["digest"], record["outcome"]) == ("authorization", signed["hash"][2:], "signed")
+
+
+def test_an_authorization_for_any_chain_needs_its_nonce_and_a_policy(chains, wallet, party_calls):
+    def refused(body: dict[str, Any], status: int, code: str) -> None:
+        response = wallet.post(SIGN_AUTHORIZATION, body)
+        assert (response.status_code, response.json_body["data"]["code"]) == (status, code), response.json_body
+
+    refused({"chainId": "0", "contractAddress": DELEGATE}, 400, "NONCE_REQUIRED")
+    refused({"chainId": "0", "network": "local-a", "contractAddress": DELEGATE, "nonce": 1}, 400, "NETWORK_MISMATCH")
+    assert party_calls == []
+    # No policy at all: an authorization valid on every chain is refused by the default, and nothing is signed.
+    response = wallet.post(SIGN_AUTHORIZATION, {"chainId": "0", "contractAddress": DELEGATE, "nonce": 1})
+    assert response.status_code == 403 and response.json_body["data"] == {"code": "POLICY_DENIED", "rule": "default"}
+    assert data(wallet.get(SIGNATURES))["pagination"]["total"] == 0
+    # A revocation for any chain is always allowed.
+    revoked = data(wallet.post(SIGN_AUTHORIZATION, {"chainId": "0", "contractAddress": "0x" + "00" * 20, "nonce": 1}))
+    assert revoked["chainId"] == 0 and authority(revoked) == wallet.address
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "field"),
+    [
+        ({"network": "local-a", "contractAddress": "0x1234", "nonce": 0}, "INVALID_ADDRESS", "contractAddress"),
+        ({"network": "local-a", "contractAddress": DELEGATE, "nonce": "1"}, "VALIDATION_ERROR", "nonce"),
+        ({"network": "local-a", "contractAddress": DELEGATE, "nonce": 2**64}, "VALIDATION_ERROR", "nonce"),
+        ({"network": "local-a", "contractAddress": DELEGATE, "nonce": -1}, "VALIDATION_ERROR", "nonce"),
+        ({"network": "nowhere", "contractAddress": DELEGATE, "nonce": 0}, "UNKNOWN_NETWORK", "network"),
+        ({"chainId": "5", "contractAddress": DELEGATE, "nonce": 0}, "UNKNOWN_NETWORK", "chainId"),
+        ({"contractAddress": DELEGATE, "nonce": 0}, "NETWORK_REQUIRED", "network"),
+        ({"network": "local-a", "nonce": 0}, "VALIDATION_ERROR", "contractAddress"),
+        ({"network": "local-a", "contractAddress": DELEGATE, "extra": 1}, "VALIDATION_ERROR", "extra"),
+    ],
+)
+def test_a_bad_authorization_body_is_400_naming_the_field(chains, wallet, party_calls, body, code, field):
+    response = wallet.post(SIGN_AUTHORIZATION, body)
+    assert (response.status_code, response.json_body["data"]["code"]) == (400, code), response.json_body
+    assert response.json_body["data"]["errors"][0]["field"] == field
+    assert party_calls == []
+
+
+def test_the_authorization_example_is_a_real_signature():
+    body = examples.example(SignAuthorizationRequest, request=True)
+    answer = examples.example(AuthorizationSignature)
+    assert (answer["address"], answer["nonce"]) == (body["contractAddress"], 0)
+    assert authority(answer) == examples.example(MessageSignature)["address"]

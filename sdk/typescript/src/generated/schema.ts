@@ -676,7 +676,7 @@ export interface paths {
         put?: never;
         /**
          * Would the policy allow this? (nothing is signed or counted)
-         * @description Exactly one of `transaction` (`network`, `to`, `value` in wei, `data`), `message` (with `encoding`) or `typedData`, checked as the wallet routes check them. The cosigner's engine decides as it would for a signature: `{allowed, rule, reason}`, `rule` the path of the deciding rule. With `walletAddress` (a wallet of the app's client, else `404 WALLET_NOT_FOUND`) the 24 h limits count that wallet's last 24 hours.
+         * @description Exactly one of `transaction` (`network`, `to`, `value` in wei, `data`), `message` (with `encoding`), `typedData` or `authorization` (`network` or `chainId`, "0" for any chain, and `contractAddress`, the delegate), checked as the wallet routes check them. The cosigner's engine decides as it would for a signature: `{allowed, rule, reason}`, `rule` the path of the deciding rule. With `walletAddress` (a wallet of the app's client, else `404 WALLET_NOT_FOUND`) the 24 h limits count that wallet's last 24 hours.
          */
         post: operations["postPoliciesEvaluate"];
         delete?: never;
@@ -1249,6 +1249,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/wallet/sign-authorization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign an EIP-7702 authorization (the wallet delegates to a contract's code)
+         * @description `network` or `chainId` (`"0"`: valid on any chain, then `nonce` is required), `contractAddress` (the delegate; the zero address revokes) and optional `nonce` (default: the wallet's pending nonce on that chain; a type-4 transaction the wallet sends itself needs that nonce + 1). The cosigner hashes keccak256(0x05 ‖ rlp([chainId, address, nonce])) itself and decides it under the app's signing policies (`authorizations`, docs/policies.md; chain id 0 only where a policy allows it). The answer is an `authorizationList` entry: `{chainId, address, nonce, yParity, r, s, hash}`, low s. Verify with viem `verifyAuthorization` or eth-account. Listed in `GET /api/v1/wallet/signatures`.
+         */
+        post: operations["postWalletSignAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/wallet/sign-message": {
         parameters: {
             query?: never;
@@ -1298,7 +1318,7 @@ export interface paths {
         };
         /**
          * Messages and typed data the wallet signed, newest first
-         * @description Each entry: `kind` (`personal_message` or `typed_data`), `hash` (the digest signed), the typed data's `primaryType`, `chainId` and `verifyingContract`, and `createdAt`. Neither messages nor signatures are kept.
+         * @description Each entry: `kind` (`personal_message`, `typed_data` or `authorization`), `hash` (the digest signed), the typed data's `primaryType`, `chainId` and `verifyingContract`, an authorization's `chainId` and `contractAddress`, and `createdAt`. Neither messages nor signatures are kept.
          */
         get: operations["getWalletSignatures"];
         put?: never;
@@ -1776,6 +1796,87 @@ export interface components {
             /** Data */
             data: components["schemas"]["AuditEntry"][];
             pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * AuthorizationSignature
+         * @description A signed authorization tuple, as an `authorizationList` entry takes it.
+         */
+        AuthorizationSignature: {
+            /**
+             * Address
+             * @description The delegate's checksummed address.
+             * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+             */
+            address: string;
+            /**
+             * Chainid
+             * @description The chain id signed; 0: any chain.
+             * @example 31337
+             */
+            chainId: number;
+            /**
+             * Hash
+             * @description The digest signed: keccak256(0x05 ‖ rlp([chainId, address, nonce])).
+             * @example 0x541d79c5dbb2a068caba3139f371fe918139b6992603ba3470f3aa798b149f9b
+             */
+            hash: string;
+            /**
+             * Nonce
+             * @description The account nonce signed.
+             * @example 0
+             */
+            nonce: number;
+            /**
+             * R
+             * @description 0x + 32 bytes.
+             * @example 0x523190a6dee728f9e70cfbf19ca6e8040bf5234cc0e77a6f274abcbd20c9ae66
+             */
+            r: string;
+            /**
+             * S
+             * @description 0x + 32 bytes, in the lower half of the curve order (low s).
+             * @example 0x38242bd0e4db1dae3a7e3b90d807117babc0deb7a32917f508099a0bfefd42d4
+             */
+            s: string;
+            /**
+             * Yparity
+             * @description 0 or 1.
+             * @example 1
+             */
+            yParity: number;
+        };
+        /**
+         * AuthorizationToEvaluate
+         * @description A would-be EIP-7702 authorization: its chain (`network`, or `chainId`, "0" for any chain) and its delegate.
+         */
+        AuthorizationToEvaluate: {
+            /**
+             * Chainid
+             * @description The chain id as a decimal string; "0" is an authorization valid on any chain.
+             * @default null
+             * @example 0
+             */
+            chainId?: string | null;
+            /**
+             * Contractaddress
+             * Format: address
+             * @description The delegate: the contract whose code the wallet would run (the zero address revokes).
+             * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+             */
+            contractAddress: string;
+            /**
+             * Network
+             * @description A network name of the service; or give `chainId`.
+             * @default null
+             * @example local-a
+             */
+            network?: string | null;
+            /**
+             * Nonce
+             * @description The account nonce (no rule reads it).
+             * @default 0
+             */
+            nonce?: number;
         };
         /** Balance */
         Balance: {
@@ -2706,9 +2807,15 @@ export interface components {
         };
         /**
          * EvaluateBody
-         * @description `POST /api/v1/policies/evaluate`: exactly one of `transaction`, `message`, `typedData`.
+         * @description `POST /api/v1/policies/evaluate`: exactly one of `transaction`, `message`, `typedData`, `authorization`.
          */
         EvaluateBody: {
+            /**
+             * @description An EIP-7702 authorization (as in sign-authorization).
+             * @default null
+             * @example null
+             */
+            authorization?: components["schemas"]["AuthorizationToEvaluate"] | null;
             /**
              * Encoding
              * @description How `message` is written (as in sign-message).
@@ -4079,6 +4186,45 @@ export interface components {
             userId: string;
         };
         /**
+         * SignAuthorizationRequest
+         * @description An EIP-7702 authorization: the wallet lets `contractAddress`'s code run as its own account.
+         */
+        SignAuthorizationRequest: {
+            /**
+             * Chainid
+             * @description The chain id as a decimal string, or "0": an authorization valid on any chain (then `nonce` is required and `network` is not given). Required when network is empty.
+             * @default null
+             * @example 31337
+             */
+            chainId?: string | null;
+            /**
+             * Contractaddress
+             * @description The delegate: the contract whose code the wallet runs once the authorization is applied; the zero address revokes a delegation.
+             * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+             */
+            contractAddress: string;
+            /**
+             * Network
+             * @description Network name; required when chainId is empty.
+             * @default null
+             * @example polygon-pos
+             */
+            network?: string | null;
+            /**
+             * Nonce
+             * @description The wallet's account nonce the authorization is valid at. Default: its current nonce on the chain (pending transactions included). A type-4 transaction the wallet itself sends needs its own nonce + 1.
+             * @default null
+             * @example 0
+             */
+            nonce?: number | null;
+            /**
+             * Secret
+             * @description The wallet's secret0 from the user's device. Only operations that sign use it.
+             * @default null
+             */
+            secret?: string | null;
+        };
+        /**
          * SignMessageRequest
          * @description An EIP-191 personal message (`personal_sign`). No `network`: the signature is not bound to a chain.
          */
@@ -4204,10 +4350,17 @@ export interface components {
         SignatureView: {
             /**
              * Chainid
-             * @description Typed data: `domain.chainId` as a decimal string, when it has one.
+             * @description Typed data: `domain.chainId` as a decimal string, when it has one; an authorization: its chain id ("0": any chain).
              * @example 31337
              */
             chainId: string | null;
+            /**
+             * Contractaddress
+             * @description An authorization: its delegate.
+             * @default null
+             * @example null
+             */
+            contractAddress?: string | null;
             /**
              * Createdat
              * @example 2026-11-22T10:00:00.000Z
@@ -4224,7 +4377,7 @@ export interface components {
              * @example typed_data
              * @enum {string}
              */
-            kind: "personal_message" | "typed_data";
+            kind: "personal_message" | "typed_data" | "authorization";
             /**
              * Primarytype
              * @description Typed data: the document's primaryType.
@@ -13368,6 +13521,130 @@ export interface operations {
             };
         };
     };
+    postWalletSignAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "contractAddress": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+                 *       "network": "polygon-pos",
+                 *       "nonce": 0
+                 *     }
+                 */
+                "application/json": components["schemas"]["SignAuthorizationRequest"];
+            };
+        };
+        responses: {
+            /** @description sign authorization successfully */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "address": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+                     *         "chainId": 31337,
+                     *         "hash": "0x541d79c5dbb2a068caba3139f371fe918139b6992603ba3470f3aa798b149f9b",
+                     *         "nonce": 0,
+                     *         "r": "0x523190a6dee728f9e70cfbf19ca6e8040bf5234cc0e77a6f274abcbd20c9ae66",
+                     *         "s": "0x38242bd0e4db1dae3a7e3b90d807117babc0deb7a32917f508099a0bfefd42d4",
+                     *         "yParity": 1
+                     *       },
+                     *       "message": "sign authorization successfully",
+                     *       "status": 200
+                     *     }
+                     */
+                    "application/json": {
+                        data?: components["schemas"]["AuthorizationSignature"];
+                        /** @example sign authorization successfully */
+                        message: string;
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `INVALID_PRIVATE_KEY`, `NETWORK_MISMATCH`, `NETWORK_REQUIRED`, `NONCE_REQUIRED`, `UNKNOWN_NETWORK`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not authenticated. `data.code`: `MISSING_CLIENT_SECRET`, `INVALID_CLIENT_SECRET`, `MISSING_TOKEN`, `INVALID_TOKEN`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`, `TOKEN_CLIENT_MISMATCH`, `USER_NOT_FOUND`, `INVALID_SECRET`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `WALLET_TOKEN_REQUIRED`, `POLICY_DENIED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found. `data.code`: `WALLET_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `SIGNER_BUSY`, `SIGNER_UNAVAILABLE`, `DEADLINE_EXCEEDED`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     postWalletSignMessage: {
         parameters: {
             query?: never;
@@ -13650,6 +13927,7 @@ export interface operations {
                      *         "data": [
                      *           {
                      *             "chainId": "31337",
+                     *             "contractAddress": null,
                      *             "createdAt": "2026-11-22T10:00:00.000Z",
                      *             "hash": "0xb93fae8a6aa0064bce0bcc3b12d708b28c545fb889ac312cb19d08dfca63a5e5",
                      *             "kind": "typed_data",

@@ -8,6 +8,8 @@ from .audit_entry import AuditEntry
 from .audit_entry_details import AuditEntryDetails
 from .audit_entry_target import AuditEntryTarget
 from .audit_page import AuditPage
+from .authorization_signature import AuthorizationSignature
+from .authorization_to_evaluate import AuthorizationToEvaluate
 from .balance import Balance
 from .cancel_request import CancelRequest
 from .client_gas_tank import ClientGasTank
@@ -222,6 +224,9 @@ from .post_wallet_send_token_response_200 import PostWalletSendTokenResponse200
 from .post_wallet_send_transaction_response_200 import (
     PostWalletSendTransactionResponse200,
 )
+from .post_wallet_sign_authorization_response_200 import (
+    PostWalletSignAuthorizationResponse200,
+)
 from .post_wallet_sign_message_response_200 import PostWalletSignMessageResponse200
 from .post_wallet_sign_typed_data_response_200 import PostWalletSignTypedDataResponse200
 from .post_wallet_transactions_by_hash_cancel_response_200 import (
@@ -262,6 +267,7 @@ from .send_token_request import SendTokenRequest
 from .send_transaction_request import SendTransactionRequest
 from .session_info import SessionInfo
 from .session_info_tokentype import SessionInfoTokentype
+from .sign_authorization_request import SignAuthorizationRequest
 from .sign_message_request import SignMessageRequest
 from .sign_message_request_encoding import SignMessageRequestEncoding
 from .sign_transaction import SignTransaction
@@ -320,6 +326,8 @@ __all__ = (
     "AuditEntryDetails",
     "AuditEntryTarget",
     "AuditPage",
+    "AuthorizationSignature",
+    "AuthorizationToEvaluate",
     "Balance",
     "CancelRequest",
     "ClientGasTank",
@@ -476,6 +484,7 @@ __all__ = (
     "PostWalletSendCoinResponse200",
     "PostWalletSendTokenResponse200",
     "PostWalletSendTransactionResponse200",
+    "PostWalletSignAuthorizationResponse200",
     "PostWalletSignMessageResponse200",
     "PostWalletSignTypedDataResponse200",
     "PostWalletTransactionsByHashCancelResponse200",
@@ -504,6 +513,7 @@ __all__ = (
     "SendTransactionRequest",
     "SessionInfo",
     "SessionInfoTokentype",
+    "SignAuthorizationRequest",
     "SignMessageRequest",
     "SignMessageRequestEncoding",
     "SignTransaction",

@@ -9,6 +9,7 @@ from ..models.evaluate_body_encoding import EvaluateBodyEncoding
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.authorization_to_evaluate import AuthorizationToEvaluate
     from ..models.evaluate_body_typed_data_type_0 import EvaluateBodyTypedDataType0
     from ..models.transaction_to_evaluate import TransactionToEvaluate
 
@@ -18,7 +19,7 @@ T = TypeVar("T", bound="EvaluateBody")
 
 @_attrs_define
 class EvaluateBody:
-    """`POST /api/v1/policies/evaluate`: exactly one of `transaction`, `message`, `typedData`.
+    """`POST /api/v1/policies/evaluate`: exactly one of `transaction`, `message`, `typedData`, `authorization`.
 
     Attributes:
         transaction (None | TransactionToEvaluate | Unset):
@@ -28,6 +29,7 @@ class EvaluateBody:
             EvaluateBodyEncoding.UTF8.
         typed_data (EvaluateBodyTypedDataType0 | None | Unset): An EIP-712 document as `eth_signTypedData_v4` takes it
             (as in sign-typed-data).
+        authorization (AuthorizationToEvaluate | None | Unset): An EIP-7702 authorization (as in sign-authorization).
         wallet_address (None | str | Unset): A wallet of the app's client: its rolling 24 h totals count against
             `maxValuePer24h` and `maxCountPer24h`. Without it they count from zero.
     """
@@ -36,9 +38,11 @@ class EvaluateBody:
     message: None | str | Unset = UNSET
     encoding: EvaluateBodyEncoding | Unset = EvaluateBodyEncoding.UTF8
     typed_data: EvaluateBodyTypedDataType0 | None | Unset = UNSET
+    authorization: AuthorizationToEvaluate | None | Unset = UNSET
     wallet_address: None | str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.authorization_to_evaluate import AuthorizationToEvaluate
         from ..models.evaluate_body_typed_data_type_0 import EvaluateBodyTypedDataType0
         from ..models.transaction_to_evaluate import TransactionToEvaluate
 
@@ -68,6 +72,14 @@ class EvaluateBody:
         else:
             typed_data = self.typed_data
 
+        authorization: dict[str, Any] | None | Unset
+        if isinstance(self.authorization, Unset):
+            authorization = UNSET
+        elif isinstance(self.authorization, AuthorizationToEvaluate):
+            authorization = self.authorization.to_dict()
+        else:
+            authorization = self.authorization
+
         wallet_address: None | str | Unset
         if isinstance(self.wallet_address, Unset):
             wallet_address = UNSET
@@ -85,6 +97,8 @@ class EvaluateBody:
             field_dict["encoding"] = encoding
         if typed_data is not UNSET:
             field_dict["typedData"] = typed_data
+        if authorization is not UNSET:
+            field_dict["authorization"] = authorization
         if wallet_address is not UNSET:
             field_dict["walletAddress"] = wallet_address
 
@@ -92,6 +106,7 @@ class EvaluateBody:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.authorization_to_evaluate import AuthorizationToEvaluate
         from ..models.evaluate_body_typed_data_type_0 import EvaluateBodyTypedDataType0
         from ..models.transaction_to_evaluate import TransactionToEvaluate
 
@@ -149,6 +164,25 @@ class EvaluateBody:
 
         typed_data = _parse_typed_data(d.pop("typedData", UNSET))
 
+        def _parse_authorization(
+            data: object,
+        ) -> AuthorizationToEvaluate | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                authorization_type_0 = AuthorizationToEvaluate.from_dict(data)
+
+                return authorization_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(AuthorizationToEvaluate | None | Unset, data)
+
+        authorization = _parse_authorization(d.pop("authorization", UNSET))
+
         def _parse_wallet_address(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -163,6 +197,7 @@ class EvaluateBody:
             message=message,
             encoding=encoding,
             typed_data=typed_data,
+            authorization=authorization,
             wallet_address=wallet_address,
         )
 

@@ -7,6 +7,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.signature_view_kind import SignatureViewKind
+from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="SignatureView")
 
@@ -19,9 +20,11 @@ class SignatureView:
         kind (SignatureViewKind):
         hash_ (str): The digest signed (`messageHash` or `hash` of the answer).
         primary_type (None | str): Typed data: the document's primaryType.
-        chain_id (None | str): Typed data: `domain.chainId` as a decimal string, when it has one.
+        chain_id (None | str): Typed data: `domain.chainId` as a decimal string, when it has one; an authorization: its
+            chain id ("0": any chain).
         verifying_contract (None | str): Typed data: `domain.verifyingContract`, when it has one.
         created_at (str):
+        contract_address (None | str | Unset): An authorization: its delegate.
     """
 
     kind: SignatureViewKind
@@ -30,6 +33,7 @@ class SignatureView:
     chain_id: None | str
     verifying_contract: None | str
     created_at: str
+    contract_address: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -48,6 +52,12 @@ class SignatureView:
 
         created_at = self.created_at
 
+        contract_address: None | str | Unset
+        if isinstance(self.contract_address, Unset):
+            contract_address = UNSET
+        else:
+            contract_address = self.contract_address
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -60,6 +70,8 @@ class SignatureView:
                 "createdAt": created_at,
             }
         )
+        if contract_address is not UNSET:
+            field_dict["contractAddress"] = contract_address
 
         return field_dict
 
@@ -93,6 +105,15 @@ class SignatureView:
 
         created_at = d.pop("createdAt")
 
+        def _parse_contract_address(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        contract_address = _parse_contract_address(d.pop("contractAddress", UNSET))
+
         signature_view = cls(
             kind=kind,
             hash_=hash_,
@@ -100,6 +121,7 @@ class SignatureView:
             chain_id=chain_id,
             verifying_contract=verifying_contract,
             created_at=created_at,
+            contract_address=contract_address,
         )
 
         signature_view.additional_properties = d

@@ -2,6 +2,7 @@ from enum import StrEnum
 
 
 class SignatureViewKind(StrEnum):
+    AUTHORIZATION = "authorization"
     PERSONAL_MESSAGE = "personal_message"
     TYPED_DATA = "typed_data"
 

@@ -104,15 +104,16 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | PostPoliciesEvaluateResponse200]:
     """Would the policy allow this? (nothing is signed or counted)
 
-     Exactly one of `transaction` (`network`, `to`, `value` in wei, `data`), `message` (with `encoding`)
-    or `typedData`, checked as the wallet routes check them. The cosigner's engine decides as it would
+     Exactly one of `transaction` (`network`, `to`, `value` in wei, `data`), `message` (with `encoding`),
+    `typedData` or `authorization` (`network` or `chainId`, "0" for any chain, and `contractAddress`,
+    the delegate), checked as the wallet routes check them. The cosigner's engine decides as it would
     for a signature: `{allowed, rule, reason}`, `rule` the path of the deciding rule. With
     `walletAddress` (a wallet of the app's client, else `404 WALLET_NOT_FOUND`) the 24 h limits count
     that wallet's last 24 hours.
 
     Args:
         body (EvaluateBody): `POST /api/v1/policies/evaluate`: exactly one of `transaction`,
-            `message`, `typedData`.
+            `message`, `typedData`, `authorization`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -140,15 +141,16 @@ def sync(
 ) -> ErrorEnvelope | PostPoliciesEvaluateResponse200 | None:
     """Would the policy allow this? (nothing is signed or counted)
 
-     Exactly one of `transaction` (`network`, `to`, `value` in wei, `data`), `message` (with `encoding`)
-    or `typedData`, checked as the wallet routes check them. The cosigner's engine decides as it would
+     Exactly one of `transaction` (`network`, `to`, `value` in wei, `data`), `message` (with `encoding`),
+    `typedData` or `authorization` (`network` or `chainId`, "0" for any chain, and `contractAddress`,
+    the delegate), checked as the wallet routes check them. The cosigner's engine decides as it would
     for a signature: `{allowed, rule, reason}`, `rule` the path of the deciding rule. With
     `walletAddress` (a wallet of the app's client, else `404 WALLET_NOT_FOUND`) the 24 h limits count
     that wallet's last 24 hours.
 
     Args:
         body (EvaluateBody): `POST /api/v1/policies/evaluate`: exactly one of `transaction`,
-            `message`, `typedData`.
+            `message`, `typedData`, `authorization`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -171,15 +173,16 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | PostPoliciesEvaluateResponse200]:
     """Would the policy allow this? (nothing is signed or counted)
 
-     Exactly one of `transaction` (`network`, `to`, `value` in wei, `data`), `message` (with `encoding`)
-    or `typedData`, checked as the wallet routes check them. The cosigner's engine decides as it would
+     Exactly one of `transaction` (`network`, `to`, `value` in wei, `data`), `message` (with `encoding`),
+    `typedData` or `authorization` (`network` or `chainId`, "0" for any chain, and `contractAddress`,
+    the delegate), checked as the wallet routes check them. The cosigner's engine decides as it would
     for a signature: `{allowed, rule, reason}`, `rule` the path of the deciding rule. With
     `walletAddress` (a wallet of the app's client, else `404 WALLET_NOT_FOUND`) the 24 h limits count
     that wallet's last 24 hours.
 
     Args:
         body (EvaluateBody): `POST /api/v1/policies/evaluate`: exactly one of `transaction`,
-            `message`, `typedData`.
+            `message`, `typedData`, `authorization`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -205,15 +208,16 @@ async def asyncio(
 ) -> ErrorEnvelope | PostPoliciesEvaluateResponse200 | None:
     """Would the policy allow this? (nothing is signed or counted)
 
-     Exactly one of `transaction` (`network`, `to`, `value` in wei, `data`), `message` (with `encoding`)
-    or `typedData`, checked as the wallet routes check them. The cosigner's engine decides as it would
+     Exactly one of `transaction` (`network`, `to`, `value` in wei, `data`), `message` (with `encoding`),
+    `typedData` or `authorization` (`network` or `chainId`, "0" for any chain, and `contractAddress`,
+    the delegate), checked as the wallet routes check them. The cosigner's engine decides as it would
     for a signature: `{allowed, rule, reason}`, `rule` the path of the deciding rule. With
     `walletAddress` (a wallet of the app's client, else `404 WALLET_NOT_FOUND`) the 24 h limits count
     that wallet's last 24 hours.
 
     Args:
         body (EvaluateBody): `POST /api/v1/policies/evaluate`: exactly one of `transaction`,
-            `message`, `typedData`.
+            `message`, `typedData`, `authorization`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

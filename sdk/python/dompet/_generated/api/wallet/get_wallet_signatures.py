@@ -96,9 +96,9 @@ def sync_detailed(
 ) -> Response[ErrorEnvelope | GetWalletSignaturesResponse200]:
     """Messages and typed data the wallet signed, newest first
 
-     Each entry: `kind` (`personal_message` or `typed_data`), `hash` (the digest signed), the typed
-    data's `primaryType`, `chainId` and `verifyingContract`, and `createdAt`. Neither messages nor
-    signatures are kept.
+     Each entry: `kind` (`personal_message`, `typed_data` or `authorization`), `hash` (the digest
+    signed), the typed data's `primaryType`, `chainId` and `verifyingContract`, an authorization's
+    `chainId` and `contractAddress`, and `createdAt`. Neither messages nor signatures are kept.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -132,9 +132,9 @@ def sync(
 ) -> ErrorEnvelope | GetWalletSignaturesResponse200 | None:
     """Messages and typed data the wallet signed, newest first
 
-     Each entry: `kind` (`personal_message` or `typed_data`), `hash` (the digest signed), the typed
-    data's `primaryType`, `chainId` and `verifyingContract`, and `createdAt`. Neither messages nor
-    signatures are kept.
+     Each entry: `kind` (`personal_message`, `typed_data` or `authorization`), `hash` (the digest
+    signed), the typed data's `primaryType`, `chainId` and `verifyingContract`, an authorization's
+    `chainId` and `contractAddress`, and `createdAt`. Neither messages nor signatures are kept.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -163,9 +163,9 @@ async def asyncio_detailed(
 ) -> Response[ErrorEnvelope | GetWalletSignaturesResponse200]:
     """Messages and typed data the wallet signed, newest first
 
-     Each entry: `kind` (`personal_message` or `typed_data`), `hash` (the digest signed), the typed
-    data's `primaryType`, `chainId` and `verifyingContract`, and `createdAt`. Neither messages nor
-    signatures are kept.
+     Each entry: `kind` (`personal_message`, `typed_data` or `authorization`), `hash` (the digest
+    signed), the typed data's `primaryType`, `chainId` and `verifyingContract`, an authorization's
+    `chainId` and `contractAddress`, and `createdAt`. Neither messages nor signatures are kept.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
@@ -197,9 +197,9 @@ async def asyncio(
 ) -> ErrorEnvelope | GetWalletSignaturesResponse200 | None:
     """Messages and typed data the wallet signed, newest first
 
-     Each entry: `kind` (`personal_message` or `typed_data`), `hash` (the digest signed), the typed
-    data's `primaryType`, `chainId` and `verifyingContract`, and `createdAt`. Neither messages nor
-    signatures are kept.
+     Each entry: `kind` (`personal_message`, `typed_data` or `authorization`), `hash` (the digest
+    signed), the typed data's `primaryType`, `chainId` and `verifyingContract`, an authorization's
+    `chainId` and `contractAddress`, and `createdAt`. Neither messages nor signatures are kept.
 
     Args:
         page (int | Unset): Page number, from 1. Default: 1.
