@@ -7,8 +7,12 @@ module that serves it and calls the real handler: a function imports only what i
 the routes it has been asked for.
 
 A route module is loaded by registering its blueprint, which replaces the module's placeholders with its real
-routes; the table matches the modules exactly (tests/unit/test_route_table.py), so Chalice's routing, content-type
+routes; the table matches the modules exactly (tests/unit/test_lazy_app.py), so Chalice's routing, content-type
 check and `chalice package` see the same routes either way.
+
+The request being served (`current_request`, what every view reads through its blueprint) and the Lambda context
+are kept per thread: Chalice keeps them on the app object, and the local server serves requests on threads of one
+process, so a request could otherwise read another's (Lambda serves one at a time).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 from chalice import Chalice
-from chalice.app import Blueprint
+from chalice.app import Blueprint, Request
 
 from chalicelib.platform import resources
 
@@ -42,6 +46,7 @@ class LoadError(RuntimeError):
 
 class LazyChalice(Chalice):
     def __init__(self, app_name: str, prepare: Callable[[], None]) -> None:
+        self._per_thread = threading.local()  # before Chalice's __init__, which sets current_request
         super().__init__(app_name=app_name)
         self._prepare = prepare
         self._prepared = False
@@ -49,6 +54,23 @@ class LazyChalice(Chalice):
         self._route_modules: set[str] = set()
         # Held while a module is imported and registered: concurrent first requests wait for one load.
         self._loading = threading.RLock()
+
+    @property  # type: ignore[override]
+    def current_request(self) -> Request | None:
+        request: Request | None = getattr(self._per_thread, "request", None)
+        return request
+
+    @current_request.setter
+    def current_request(self, request: Request | None) -> None:
+        self._per_thread.request = request
+
+    @property  # type: ignore[override]
+    def lambda_context(self) -> Any:
+        return getattr(self._per_thread, "context", None)
+
+    @lambda_context.setter
+    def lambda_context(self, context: Any) -> None:
+        self._per_thread.context = context
 
     def declare_routes(self, routes: Iterable[DeclaredRoute]) -> None:
         for declared in routes:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from chalice import Chalice
@@ -99,6 +100,39 @@ def test_a_route_loads_its_module_on_its_first_request_once() -> None:
             assert answer.status_code == 200 and json.loads(answer.body) == {"thing": name, "body": {"n": name}}
     assert lazy_counts.imports == 1 and lazy_counts.prepared == 1
     assert not getattr(app.routes["/things/{thing}"]["POST"].view_function, "_dompet_placeholder", False)
+
+
+def test_concurrent_requests_each_read_their_own_request_while_the_module_loads() -> None:
+    """The local server serves requests on threads of one app: each view reads the request it serves, also while
+    the first request imports the module (Chalice keeps the request on the app; here it is per thread)."""
+    app = _lazy_app()
+    answers: dict[str, Any] = {}
+
+    with Client(app) as client:
+
+        def call(name: str) -> None:
+            body = json.dumps({"n": name})
+            answers[name] = client.http.post(f"/things/{name}", headers={"Content-Type": "application/json"}, body=body)
+
+        threads = [threading.Thread(target=call, args=(str(i),)) for i in range(16)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert {name: json.loads(a.body) for name, a in answers.items()} == {
+        str(i): {"thing": str(i), "body": {"n": str(i)}} for i in range(16)
+    }
+    assert lazy_counts.imports == 1 and lazy_counts.prepared == 1
+
+
+def test_the_request_being_served_is_per_thread() -> None:
+    app = _lazy_app()
+    app.current_request = "mine"  # type: ignore[assignment]
+    seen: list[object] = []
+    other = threading.Thread(target=lambda: seen.append(app.current_request))
+    other.start()
+    other.join()
+    assert seen == [None] and app.current_request == "mine"
 
 
 def test_concurrent_first_uses_load_and_wire_once() -> None:
