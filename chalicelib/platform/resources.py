@@ -140,7 +140,8 @@ TABLES: tuple[Table, ...] = (
     Table(
         name="cosigner-presignatures",
         purpose="Party B's shares of each wallet's presignatures (single use), sealed under a per-wallet data key "
-        "that KMS key share-b protects. Read by the cosigner only.",
+        "that KMS key share-b protects, and the cosigner's hourly presignature count per client. Read by the "
+        "cosigner only.",
         ttl_attribute="expiresAt",
     ),
     Table(

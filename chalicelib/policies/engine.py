@@ -17,6 +17,7 @@ allowed, never the default (as for typed data the cosigner cannot read).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -310,11 +311,16 @@ def _typed_data(
     return _deny("messages.typedData", "No typed-data rule of the policy matches this document.")
 
 
+@functools.cache
+def _no_document() -> PolicyDocument:
+    return PolicyDocument(version=1)
+
+
 def any_chain_refusal(facts: AuthorizationFacts) -> Decision | None:
-    """With no policy document at all: an authorization for any chain is still refused (`default`)."""
-    if facts.chain_id == 0 and facts.delegate != ZERO_ADDRESS:
-        return _deny("default", "An authorization for any chain (chain id 0) needs a policy that allows it (anyChain).")
-    return None
+    """With no policy document at all: the authorization rules of an empty document still refuse one for any chain
+    (`default`); None when they allow it."""
+    decision = _authorization(_no_document(), facts, {})
+    return None if decision.allowed else decision
 
 
 def _authorization(document: PolicyDocument, facts: AuthorizationFacts, chain_ids: Mapping[str, int]) -> Decision:

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
+from chalicelib.evm import digests
 from chalicelib.platform.addresses import Address
 from chalicelib.platform.amounts import Uint256
 from chalicelib.platform.wire import WireModel
@@ -111,10 +112,6 @@ class TransactionToEvaluate(WireModel):
     )
 
 
-MAX_CHAIN_ID = 2**256 - 1  # EIP-7702's bound on an authorization's chain id
-MAX_AUTHORIZATION_NONCE = 2**64 - 1
-
-
 class AuthorizationToEvaluate(WireModel):
     """A would-be EIP-7702 authorization: its chain (`network`, or `chainId`, "0" for any chain) and its delegate."""
 
@@ -135,14 +132,14 @@ class AuthorizationToEvaluate(WireModel):
         examples=["0x5FbDB2315678afecb367f032d93F642f64180aa3"],
     )
     nonce: int = Field(
-        0, ge=0, le=MAX_AUTHORIZATION_NONCE, strict=True, description="The account nonce (no rule reads it)."
+        0, ge=0, le=digests.MAX_AUTHORIZATION_NONCE, strict=True, description="The account nonce (no rule reads it)."
     )
 
     @model_validator(mode="after")
     def _one_chain(self) -> AuthorizationToEvaluate:
         if (self.network is None) == (self.chainId is None):
             raise PydanticCustomError("one_chain", "give exactly one of network and chainId")
-        if self.chainId is not None and int(self.chainId) > MAX_CHAIN_ID:
+        if self.chainId is not None and int(self.chainId) > digests.MAX_AUTHORIZATION_CHAIN_ID:
             raise PydanticCustomError("chain_id", "chainId is at most 2**256 - 1")
         return self
 

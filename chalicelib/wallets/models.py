@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
+from chalicelib.evm import digests
 from chalicelib.platform import amounts
 from chalicelib.platform.pagination import Pagination
 from chalicelib.platform.wire import WireModel
@@ -396,9 +397,6 @@ class SignTypedDataRequest(SecretRequest):
     )
 
 
-MAX_AUTHORIZATION_NONCE = 2**64 - 1  # EIP-7702's bound
-
-
 class SignAuthorizationRequest(WalletRequest):
     """An EIP-7702 authorization: the wallet lets `contractAddress`'s code run as its own account."""
 
@@ -420,7 +418,7 @@ class SignAuthorizationRequest(WalletRequest):
     nonce: int | None = Field(
         None,
         ge=0,
-        le=MAX_AUTHORIZATION_NONCE,
+        le=digests.MAX_AUTHORIZATION_NONCE,
         strict=True,
         description="The wallet's account nonce the authorization is valid at. Default: its current nonce on the "
         "chain (pending transactions included). A type-4 transaction the wallet itself sends needs its own nonce + 1.",
