@@ -173,6 +173,7 @@ ROUTES: tuple[R, ...] = (
     R("GET", "/api/v1/userOp/{id}", ("*/*",), "chalicelib.user_ops.routes", "get_one"),
     R("POST", "/api/v1/wallet/balance-coin", ("application/json",), "chalicelib.wallets.routes", "balance_coin"),
     R("POST", "/api/v1/wallet/balance-token", ("application/json",), "chalicelib.wallets.routes", "balance_token"),
+    R("POST", "/api/v1/wallet/delegate", ("application/json",), "chalicelib.wallets.routes", "delegate"),
     R("POST", "/api/v1/wallet/send-coin", ("application/json",), "chalicelib.wallets.routes", "send_coin"),
     R("POST", "/api/v1/wallet/send-token", ("application/json",), "chalicelib.wallets.routes", "send_token"),
     R(

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, model_validator
 
-from chalicelib.evm.transactions import UnsignedTx, signing_hash
+from chalicelib.evm.transactions import SignedAuthorization, UnsignedTx, signing_hash
 from chalicelib.evm.typed_data import hashes as typed_data_hashes
 from chalicelib.platform.wire import WireModel
 
@@ -95,6 +95,23 @@ def authorization_hash(chain_id: int, address: str, nonce: int) -> bytes:
     from eth_account.typed_transactions.set_code_transaction import Authorization
 
     return bytes(Authorization(chain_id, bytes.fromhex(address[2:]), nonce).hash())
+
+
+def authority(entry: SignedAuthorization) -> str | None:
+    """The checksummed address that signed `entry` (the account it delegates), None when its signature recovers to
+    no key."""
+    from eth_keys.datatypes import Signature
+    from eth_keys.exceptions import BadSignature
+
+    digest = authorization_hash(entry.chain_id, entry.address, entry.nonce)
+    try:
+        return str(
+            Signature(vrs=(entry.y_parity, entry.r, entry.s))
+            .recover_public_key_from_msg_hash(digest)
+            .to_checksum_address()
+        )
+    except (BadSignature, ValueError):
+        return None
 
 
 def digest_of(payload: Signable) -> bytes:

@@ -28,6 +28,7 @@ cosigner: the same payment at the same nonce (chalicelib/policies, docs/policies
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -210,16 +211,9 @@ def _replacement_of(tx: EvmTransaction, offered: Fees, cancel: bool) -> Unsigned
     base = tx.unsigned()
     if cancel and not tx.cancelling:
         base = UnsignedTx(tx.chainId, tx.nonce, tx.sender, 0, b"", tracking.CANCEL_GAS)
-    return UnsignedTx(
-        chain_id=base.chain_id,
-        nonce=base.nonce,
-        to=base.to,
-        value=base.value,
-        data=base.data,
-        gas=base.gas,
-        gas_price=offered.gas_price,
-        max_fee=offered.max_fee,
-        max_priority_fee=offered.max_priority_fee,
+    # A set-code transaction keeps its authorizations: they are valid at the same nonce.
+    return dataclasses.replace(
+        base, gas_price=offered.gas_price, max_fee=offered.max_fee, max_priority_fee=offered.max_priority_fee
     )
 
 

@@ -38,6 +38,10 @@ Who owns a nonce, and the only ways it changes hands:
    back when no transaction of its own used it: a reserved nonce is either used by its holder or handed on,
    so the gap it leaves in the meantime (later nonces wait on chain) closes either way.
 
+A transaction that carries its sender's own EIP-7702 authorization uses two nonces: its own, and the next one (the
+authorization's, applied once the transaction raised the nonce). It is allocated a span of two consecutive fresh
+nonces under one lease; wherever its nonce is given back, so is the second.
+
 Every give-back is conditional on the ownership it ends, so none can happen twice: a nonce given back twice
 (e.g. by a lease recovery and by the tracker, or by a send whose record write had in fact committed), or
 `release` moving `next` back under a nonce handed out again, would hand one nonce to two sends.
@@ -72,8 +76,13 @@ class Allocation:
     address: str
     chain_id: int
     nonce: int
-    lease: str  # the `inflight` entry `<nonce>:<until>:<token>` this allocation owns; a reservation's holder
+    lease: str  # the `inflight` entry `<nonce>:<until>:<token>[:<span>]` this allocation owns; a reservation's holder
     reserved: bool = False
+    span: int = 1  # the nonces from `nonce` it takes (2: a transaction with its sender's own authorization)
+
+    @property
+    def nonces(self) -> set[int]:
+        return set(range(self.nonce, self.nonce + self.span))
 
 
 def write_if(item: aws.TxItem) -> bool:
@@ -101,12 +110,14 @@ def write_with(change: aws.TxItem, also: Sequence[aws.TxItem]) -> bool:
         raise
 
 
-def _lease(nonce: int, now: int) -> str:
-    return f"{nonce}:{now + LEASE_S}:{secrets.token_hex(8)}"
+def _lease(nonce: int, now: int, span: int = 1) -> str:
+    return f"{nonce}:{now + LEASE_S}:{secrets.token_hex(8)}" + (f":{span}" if span > 1 else "")
 
 
-def _lease_nonce(lease: str) -> int:
-    return int(lease.split(":")[0])
+def _lease_nonces(lease: str) -> range:
+    parts = lease.split(":")
+    first = int(parts[0])
+    return range(first, first + (int(parts[3]) if len(parts) > 3 else 1))
 
 
 def _lease_until(lease: str) -> int:
@@ -118,16 +129,19 @@ def held(item: dict[str, Any]) -> dict[int, str]:
     return {int(name.removeprefix(HELD)): str(value) for name, value in item.items() if name.startswith(HELD)}
 
 
-def allocate(address: str, chain_id: int, chain_pending: int, item_read: dict[str, Any] | None = None) -> Allocation:
+def allocate(
+    address: str, chain_id: int, chain_pending: int, item_read: dict[str, Any] | None = None, span: int = 1
+) -> Allocation:
     """A nonce for a new transaction, under a lease of LEASE_S seconds; `chain_pending` is the node's pending
     nonce for `address` (what the chain has used or holds). `item_read`: the nonce item as the caller just read
-    it (consistently, e.g. in a batch with its other reads; {} when absent), used by the first round."""
+    it (consistently, e.g. in a batch with its other reads; {} when absent), used by the first round. `span` 2:
+    that nonce and the next, both fresh (a transaction with its sender's own authorization)."""
 
     def leased(nonce: int) -> tuple[Allocation, aws.Changes]:
-        lease = _lease(nonce, clock.epoch())
-        return Allocation(address, chain_id, nonce, lease), aws.Changes(add={"inflight": {lease}})
+        lease = _lease(nonce, clock.epoch(), span)
+        return Allocation(address, chain_id, nonce, lease, span=span), aws.Changes(add={"inflight": {lease}})
 
-    return _hand_out(address, chain_id, chain_pending, item_read, leased, lambda change, _: write_if(change))
+    return _hand_out(address, chain_id, chain_pending, item_read, leased, lambda change, _: write_if(change), span=span)
 
 
 def reserve(
@@ -156,6 +170,7 @@ def _hand_out(
     item_read: dict[str, Any] | None,
     entry: Callable[[int], tuple[Allocation, aws.Changes]],
     write: Callable[[aws.TxItem, Allocation], bool],
+    span: int = 1,
 ) -> Allocation:
     for attempt in retry.attempts(ATTEMPTS, base_s=0.005, cap_s=0.3):
         item: dict[str, Any] = (
@@ -170,32 +185,40 @@ def _hand_out(
         reserved = held(item)
         usable = [n for n in free if n >= chain_pending and n not in reserved]
         stale = {n for n in free if n < chain_pending}
-        if usable:
-            nonce = usable[0]
-            allocation, own = entry(nonce)
-            changes = aws.Changes(set=own.set, add=own.add, delete={"given": {nonce, *stale}})
-            condition = aws.Condition(
-                "#n = :seen AND contains(#g, :one) AND attribute_not_exists(#h)",
-                {"#n": "next", "#g": "given", "#h": f"{HELD}{nonce}"},
-                {":seen": stored, ":one": nonce},
-            )
-        else:
-            nonce = max(stored or 0, chain_pending)
-            allocation, own = entry(nonce)
-            changes = aws.Changes(
-                set={"next": nonce + 1, **own.set}, add=own.add, delete={"given": stale} if stale else {}
-            )
-            names = {"#n": "next", "#h": f"{HELD}{nonce}"}
-            condition = (
-                aws.Condition("attribute_not_exists(#n) AND attribute_not_exists(#h)", names)
-                if stored is None
-                else aws.Condition("#n = :seen AND attribute_not_exists(#h)", names, {":seen": stored})
-            )
+        fresh = max(stored or 0, chain_pending)  # from here on, nonces never handed out
+        nonce = _first_run(usable, fresh, span)
+        span_nonces = range(nonce, nonce + span)
+        taken = {n for n in span_nonces if n < fresh}  # given back before
+        allocation, own = entry(nonce)
+        grown = {"next": nonce + span} if nonce + span > fresh else {}
+        names = {"#n": "next", **{f"#h{i}": f"{HELD}{n}" for i, n in enumerate(span_nonces)}}
+        values: dict[str, Any] = {f":g{i}": n for i, n in enumerate(sorted(taken))}
+        checks = ["attribute_not_exists(#n)" if stored is None else "#n = :seen"]
+        if stored is not None:
+            values[":seen"] = stored
+        if taken:
+            names["#g"] = "given"
+            checks += [f"contains(#g, :g{i})" for i in range(len(taken))]
+        checks += [f"attribute_not_exists(#h{i})" for i in range(span)]
+        condition = aws.Condition(" AND ".join(checks), names, values)
+        changes = aws.Changes(
+            set={**grown, **own.set}, add=own.add, delete={"given": taken | stale} if taken | stale else {}
+        )
         with contextlib.suppress(aws.ItemBusyError):
             if write(aws.update("nonce", TABLE, key(address, chain_id), changes, condition), allocation):
                 return allocation
         # Another allocation or give-back moved the item, or a send's record transaction holds it: look again.
     raise RetryLaterError(NONCE_BUSY, "Too many concurrent sends from this wallet; retry shortly", 1)
+
+
+def _first_run(usable: list[int], fresh: int, span: int) -> int:
+    """The smallest nonce whose span is free: given back (`usable`, ascending) or, from `fresh` on, never handed
+    out; `fresh` when no given-back nonce starts one."""
+    free = set(usable)
+    for nonce in usable:
+        if all(n in free or n >= fresh for n in range(nonce, nonce + span)):
+            return nonce
+    return fresh
 
 
 def commit_item(allocation: Allocation) -> aws.TxItem:
@@ -236,20 +259,21 @@ def release(allocation: Allocation) -> bool:
         "nonce",
         TABLE,
         key(allocation.address, allocation.chain_id),
-        aws.Changes(delete={"inflight": {allocation.lease}}, add={"given": {allocation.nonce}}),
+        aws.Changes(delete={"inflight": {allocation.lease}}, add={"given": allocation.nonces}),
         aws.Condition("contains(#i, :lease)", {"#i": "inflight"}, {":lease": allocation.lease}),
     )
     return bool(retry.call(lambda: write_if(give_back), retry_on=(aws.ItemBusyError,), count=8, base_s=0.01))
 
 
-def give_back_item(address: str, chain_id: int, nonce: int) -> aws.TxItem:
+def give_back_item(address: str, chain_id: int, nonce: int, span: int = 1) -> aws.TxItem:
     """For the transaction that moves a recorded transaction to `failed`/`dropped` without it being mined:
-    its nonce is handed out again (the record's own conditional move makes this happen once)."""
+    its nonce (and the rest of its span) is handed out again (the record's own conditional move makes this happen
+    once)."""
     return aws.update(
         "nonce-give-back",
         TABLE,
         key(address, chain_id),
-        aws.Changes(add={"given": {nonce}}),
+        aws.Changes(add={"given": set(range(nonce, nonce + span))}),
         aws.Condition("#n > :nonce", {"#n": "next"}, {":nonce": nonce}),
     )
 
@@ -292,9 +316,10 @@ def take_given(address: str, chain_id: int, nonce: int) -> Allocation | None:
 
 
 def _recover(address: str, chain_id: int, lease: str, chain_pending: int) -> None:
-    nonce = _lease_nonce(lease)
-    back = nonce >= chain_pending  # below: the chain used it (a transaction sent elsewhere)
-    changes = aws.Changes(delete={"inflight": {lease}}, add={"given": {nonce}} if back else {})
+    # Below the chain's pending nonce: the chain used it (a transaction sent elsewhere).
+    back = {n for n in _lease_nonces(lease) if n >= chain_pending}
+    nonce = _lease_nonces(lease).start
+    changes = aws.Changes(delete={"inflight": {lease}}, add={"given": back} if back else {})
     recovery = aws.update(
         "nonce",
         TABLE,
@@ -307,4 +332,6 @@ def _recover(address: str, chain_id: int, lease: str, chain_pending: int) -> Non
             return  # recovered by another allocation, or committed/released at the last moment
     except aws.ItemBusyError:
         return  # a transaction holds the item: the next round looks again
-    logger.warning("nonce of a dead send recovered", extra={"chainId": chain_id, "nonce": nonce, "givenBack": back})
+    logger.warning(
+        "nonce of a dead send recovered", extra={"chainId": chain_id, "nonce": nonce, "givenBack": bool(back)}
+    )

@@ -27,11 +27,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib.evm import fees, nonces, rpc, tracking
+from chalicelib.evm import digests, fees, nonces, rpc, tracking
 from chalicelib.evm.rpc import NO_ANSWER, RpcError, quantity, rpc_call
 from chalicelib.evm.signer import Signer
 from chalicelib.evm.tracking import EvmTransaction
-from chalicelib.evm.transactions import SignedTx, UnsignedTx, assemble, receipt
+from chalicelib.evm.transactions import SignedAuthorization, SignedTx, UnsignedTx, assemble, receipt
 from chalicelib.platform import deadline
 from chalicelib.platform.errors import ApiError
 from chalicelib.platform.logging import log_failure, logger
@@ -40,6 +40,11 @@ from chalicelib.platform.unit_of_work import Plan
 
 INSUFFICIENT_FUNDS = fees.INSUFFICIENT_FUNDS
 BROADCAST_REJECTED = "BROADCAST_REJECTED"
+AUTHORIZATION_NONCE_MISMATCH = "AUTHORIZATION_NONCE_MISMATCH"
+# The sender's own authorization, signed after the estimate: EIP-7702's 25 000 gas for the tuple, and room for the
+# delegate's code, which a call to the sender itself then runs (a cold read of the delegate and its entry).
+OWN_AUTHORIZATION_GAS = 25_000
+DELEGATED_CALL_GAS = 25_000
 BROADCAST_NEEDS_S = 1.0  # time a claim and a broadcast need; with less left the send stops before claiming
 GIVE_BACK_S = 2.0  # kept from signing, recording and claiming: a send that runs out of time gives its nonce back
 ALREADY_KNOWN = re.compile(r"already known|known transaction|already imported", re.IGNORECASE)
@@ -69,6 +74,9 @@ class Call:
     to: str
     value: int
     data: bytes
+    # Signed authorizations the call carries (a set-code, type-4 transaction): another account's, or the sender's
+    # own at its nonce + 1 (the sender's nonce is raised before the list is applied).
+    authorizations: tuple[SignedAuthorization, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -95,6 +103,7 @@ def send(
     allocation: nonces.Allocation | None = None,
     also: Callable[[SignedTx], Plan] | None = None,
     ref: str | None = None,
+    authorize: Callable[[int], SignedAuthorization] | None = None,
 ) -> Sent:
     """Send `call` from `signer` on `network`, recorded under `owner` (the list of transactions it belongs to).
     `ref`: what the owner's transaction is for (e.g. the withdrawal it pays), kept on the record for the owner's
@@ -102,14 +111,15 @@ def send(
     `allocation`: a nonce the caller leased itself (it keeps the nonce across its own retries). `also`: the
     caller's part of the record's unit of work for the signed transaction (a Plan: its items, lists, event and
     `replan_on`; e.g. the custody withdrawal it pays), so a signed transaction is recorded (and then broadcast)
-    only together with it.
+    only together with it. `authorize`: the sender's own authorization for a set-code transaction, signed once the
+    nonce is taken; it is called with the nonce the authorization must name (the transaction's + 1).
 
     When the pipeline chose the nonce (neither `nonce` nor `allocation` given) and the node refuses the broadcast
     for it, the transaction is built, signed and broadcast once more at the chain's nonce read again; the refused
     one stays `failed`. A caller's own nonce is the caller's to change, and its `also` writes went with the first
     transaction's record."""
     try:
-        return _send_once(network, signer, call, owner, kind, gas, gas_price, nonce, allocation, also, ref)
+        return _send_once(network, signer, call, owner, kind, gas, gas_price, nonce, allocation, also, ref, authorize)
     except NonceTakenError as refused:
         if nonce is not None or allocation is not None or also is not None:
             raise
@@ -117,7 +127,7 @@ def send(
             "broadcast refused for its nonce; signing again at the chain's nonce",
             extra={"network": network.name, "sender": signer.address, "reason": refused.message[:200]},
         )
-    return _send_once(network, signer, call, owner, kind, gas, gas_price, nonce, allocation, also, ref)
+    return _send_once(network, signer, call, owner, kind, gas, gas_price, nonce, allocation, also, ref, authorize)
 
 
 def _send_once(
@@ -132,14 +142,22 @@ def _send_once(
     allocation: nonces.Allocation | None,
     also: Callable[[SignedTx], Plan] | None,
     ref: str | None = None,
+    authorize: Callable[[int], SignedAuthorization] | None = None,
 ) -> Sent:
     sender = signer.address
     caller_owns_nonce = allocation is not None  # then the caller gives it back, or keeps it for its own retry
     if allocation is not None:
         nonce = allocation.nonce
-    estimate = {"to": call.to, "value": hex(call.value), "data": "0x" + call.data.hex()}
+    estimate: dict[str, Any] = {"to": call.to, "value": hex(call.value), "data": "0x" + call.data.hex()}
+    if call.authorizations:
+        estimate["authorizationList"] = [_rpc_authorization(entry) for entry in call.authorizations]
     quoted = fees.quote(network, sender, estimate, gas=gas, gas_price=gas_price, with_nonce=nonce is None)
-    if quoted.balance < call.value + quoted.gas * quoted.fees.cap:
+    own_authorities = _own_authorizations(call, sender)
+    _check_own_nonces(own_authorities, nonce if nonce is not None else int(quoted.pending_nonce or 0))
+    gas_limit = quoted.gas
+    if authorize is not None and gas is None:
+        gas_limit += OWN_AUTHORIZATION_GAS + (DELEGATED_CALL_GAS if call.to.lower() == sender.lower() else 0)
+    if quoted.balance < call.value + gas_limit * quoted.fees.cap:
         raise ApiError(
             422, INSUFFICIENT_FUNDS, f"Not enough {network.nativeSymbol} for the value plus gas on {network.name}"
         )
@@ -147,21 +165,25 @@ def _send_once(
     signer.admit(None if left is None else left - GIVE_BACK_S - BROADCAST_NEEDS_S)  # before a nonce is taken
     state = tracking.read_send_state(owner, sender, network.chainId, with_nonce=nonce is None)
     if nonce is None:
-        allocation = nonces.allocate(sender, network.chainId, int(quoted.pending_nonce or 0), state.nonce_item)
+        span = 2 if authorize is not None or own_authorities else 1  # its own authorization takes the next nonce
+        allocation = nonces.allocate(sender, network.chainId, int(quoted.pending_nonce or 0), state.nonce_item, span)
         nonce = allocation.nonce
-    tx = UnsignedTx(
-        chain_id=network.chainId,
-        nonce=nonce,
-        to=call.to,
-        value=call.value,
-        data=call.data,
-        gas=quoted.gas,
-        gas_price=quoted.fees.gas_price,
-        max_fee=quoted.fees.max_fee,
-        max_priority_fee=quoted.fees.max_priority_fee,
-    )
     try:
         with deadline.holding_back(GIVE_BACK_S):
+            _check_own_nonces(own_authorities, nonce)  # the nonce taken may be above the one read
+            own = () if authorize is None else (authorize(nonce + 1),)
+            tx = UnsignedTx(
+                chain_id=network.chainId,
+                nonce=nonce,
+                to=call.to,
+                value=call.value,
+                data=call.data,
+                gas=gas_limit,
+                gas_price=quoted.fees.gas_price,
+                max_fee=quoted.fees.max_fee,
+                max_priority_fee=quoted.fees.max_priority_fee,
+                authorization_list=(*call.authorizations, *own),
+            )
             signed = assemble(tx, sender, signer.sign_transaction(tx))
         body = receipt(signed)
     except BaseException:
@@ -181,6 +203,36 @@ def _send_once(
     )
     give_back = allocation is not None and not allocation.reserved
     return _broadcast(network, _claim(recorded), signed, body, give_back=give_back)
+
+
+def _rpc_authorization(entry: SignedAuthorization) -> dict[str, str]:
+    """An authorization as eth_estimateGas takes it (quantities in hex)."""
+    return {
+        "chainId": hex(entry.chain_id),
+        "address": entry.address,
+        "nonce": hex(entry.nonce),
+        "yParity": hex(entry.y_parity),
+        "r": hex(entry.r),
+        "s": hex(entry.s),
+    }
+
+
+def _own_authorizations(call: Call, sender: str) -> list[SignedAuthorization]:
+    """The call's authorizations the sender signed itself."""
+    return [entry for entry in call.authorizations if digests.authority(entry) == sender]
+
+
+def _check_own_nonces(own: list[SignedAuthorization], nonce: int) -> None:
+    """The sender's own authorization is applied after its nonce was raised for the transaction: at any other nonce
+    the chain skips it, and the transaction would be sent for nothing."""
+    for entry in own:
+        if entry.nonce != nonce + 1:
+            raise ApiError(
+                422,
+                AUTHORIZATION_NONCE_MISMATCH,
+                f"The sender's own authorization names nonce {entry.nonce}; sent at nonce {nonce}, the transaction "
+                f"applies it only at {nonce + 1}",
+            )
 
 
 def _release(allocation: nonces.Allocation | None) -> None:
@@ -259,7 +311,7 @@ def _broadcast(
         # No node answered (or the budget ran out): it may or may not be out there. It stays pending and
         # the tracker re-broadcasts it, then settles it; never sign anew.
         return _unconfirmed(network, signed, body, exc.code)
-    if signed.tx.type == 2:
+    if signed.tx.type != 0:
         # For a typed transaction the node, not the transaction, defines `gasPrice` (what it would charge
         # now); take its word so the answer is what ethers shows for this hash. The stored receipt gets the
         # node's figure at the tracker's first check, in the write that check makes anyway.

@@ -40,7 +40,7 @@ from typing import Any, ClassVar
 from pydantic import ConfigDict
 
 from chalicelib.evm import nonces
-from chalicelib.evm.transactions import SignedTx, UnsignedTx
+from chalicelib.evm.transactions import SignedAuthorization, SignedTx, UnsignedTx
 from chalicelib.platform import aws, clock, followups, retry, unit_of_work
 from chalicelib.platform.errors import RetryLaterError
 from chalicelib.platform.networks import Network
@@ -135,6 +135,7 @@ class EvmTransaction(Stateful):
     receipt: str
     raw: str
     chosenNonce: bool = False
+    nonceSpan: int = 1  # 2: it carries its sender's own authorization, which takes the next nonce too (nonces.py)
     ref: str | None = None  # what the owner's transaction is for (pipeline.send)
     createdAt: str
     updatedAt: str
@@ -197,6 +198,9 @@ class EvmTransaction(Stateful):
             gas_price=None if gas_price is None else int(gas_price),
             max_fee=None if max_fee is None else int(max_fee),
             max_priority_fee=None if priority is None else int(priority),
+            authorization_list=()
+            if cancel
+            else tuple(SignedAuthorization.from_wire(entry) for entry in sent.get("authorizationList") or ()),
         )
 
 
@@ -261,6 +265,7 @@ def record(
         "receipt": json.dumps(receipt, separators=(",", ":")),
         "raw": "0x" + signed.raw.hex(),  # re-broadcast while the nodes do not know it
         "chosenNonce": allocation is None,
+        "nonceSpan": allocation.span if allocation is not None and allocation.span > 1 else None,
         "ref": ref,
         "createdAt": now,
         "updatedAt": now,
@@ -332,7 +337,7 @@ def mark_refused(tx: EvmTransaction, reason: str, give_back: bool) -> bool:
     """The nodes refused the broadcast of the claimed `tx`: `pending` → `failed`, and (unless the caller chose the
     nonce) the nonce given back in the same transaction. False when the tracker settled it meanwhile (its verdict
     stands, and the nonce stays where it is)."""
-    also = [nonces.give_back_item(tx.sender, tx.chainId, tx.nonce)] if give_back else []
+    also = [nonces.give_back_item(tx.sender, tx.chainId, tx.nonce, tx.nonceSpan)] if give_back else []
     return _send_path(transition(tx, "failed", any_version=True, failedReason=reason[:300]), also)
 
 
@@ -448,7 +453,7 @@ def public(tx: EvmTransaction) -> dict[str, Any]:
 def drop_unsent(tx: EvmTransaction, checks: int) -> bool:
     """`signing` → `dropped` for a transaction never claimed, so never broadcast; its nonce (unless the
     caller chose it) is given back in the same transaction."""
-    also = [] if tx.chosenNonce else [nonces.give_back_item(tx.sender, tx.chainId, tx.nonce)]
+    also = [] if tx.chosenNonce else [nonces.give_back_item(tx.sender, tx.chainId, tx.nonce, tx.nonceSpan)]
     dropped = transition(tx, "dropped", failedReason="its request ended before the broadcast", checks=checks)
     return nonces.write_with(dropped, also)
 
@@ -457,7 +462,15 @@ def move(tx: EvmTransaction, to: str, **changes: Any) -> bool:
     """Move the record if nobody changed it since `tx` was read; False when another step moved it on.
     aws.ItemBusyError when a concurrent transaction held it (no verdict: the send path retries, a tracker
     message fails and SQS delivers it again)."""
-    return nonces.write_with(transition(tx, to, **changes), ())
+    return nonces.write_with(transition(tx, to, **changes), _spared(tx, to))
+
+
+def _spared(tx: EvmTransaction, to: str) -> list[aws.TxItem]:
+    """The rest of a span the chain will not use: its no-op replacement was mined instead (`cancelled`), or another
+    transaction used its nonce (`dropped`), so the sender's own authorization never raised the next nonce."""
+    if tx.nonceSpan > 1 and to in ("cancelled", "dropped") and tx.status in UNSETTLED:
+        return [nonces.give_back_item(tx.sender, tx.chainId, tx.nonce + 1, tx.nonceSpan - 1)]
+    return []
 
 
 def _send_path(change: aws.TxItem, also: Sequence[aws.TxItem] = ()) -> bool:

@@ -108,6 +108,12 @@ def check(request: SigningRequest) -> None:
         if not documents:
             return  # no app of the client has a policy: as before
         raise PolicyRefusedError("the cosigner cannot read this payload") from None
+    if isinstance(facts, TransactionFacts):
+        # The wallet's own authorizations in a set-code transaction are its delegations, decided as such (however
+        # they were signed); another account's are that account's, the wallet only pays their gas.
+        for listed in facts.authorizations:
+            if listed.authority == request.address.lower():
+                _decide(documents, listed, Usage())
     spending = _spending(facts)
     if spending is None:
         _decide(documents, facts, Usage())
@@ -193,6 +199,10 @@ def _count(request: SigningRequest, documents: Sequence[Document], facts: Transa
     nonce_key = usage.nonce_key(wallet_id, payment) if payment is not None else None
     keys = [window_key, counted_key, *([nonce_key] if nonce_key is not None else [])]
     self_send = isinstance(facts, TransactionFacts) and _moves_nothing(facts, request.address)
+    # A set-code transaction whose call moves nothing does only what its authorizations do (decided in `check`).
+    delegates_only = (
+        isinstance(facts, TransactionFacts) and bool(facts.authorizations) and _calls_nothing(facts, request.address)
+    )
     ahead = request.prefetched
     first = ahead is not None and all(_key(key) in ahead for key in keys)
 
@@ -213,13 +223,14 @@ def _count(request: SigningRequest, documents: Sequence[Document], facts: Transa
         mark = usage.nonce_mark_of(read.get(_key(nonce_key)), now)
         if counted is None and mark is not None:
             _replacement(payment, mark)
-            if not self_send:  # the documents decide it as the payment it replaces, counted once
+            if not (self_send or delegates_only):  # the documents decide it as the payment it replaces, counted once
                 _decide(documents, facts, usage.usage(window, now, mark.share))
             return None
         if counted is None and self_send and _no_op(wallet_id, payment):
             share = usage.Counted(now // usage.BUCKET_S, {}, 0)
             return Plan(items=[usage.nonce_mark(wallet_id, payment, share, now)], replan_on=_REPLAN)
-        _decide(documents, facts, usage.usage(window, now, counted))
+        if not delegates_only:
+            _decide(documents, facts, usage.usage(window, now, counted))
         if counted is None:
             return _count_plan(wallet_id, digest, window, now, facts, payment)
         return None  # this signature is in the window already (its nonce mark written with its count)
@@ -253,7 +264,11 @@ def _payment(payload: Signable) -> usage.Payment | None:
 
 
 def _moves_nothing(facts: TransactionFacts, address: str) -> bool:
-    """A self-send of nothing: what a cancel or a gap fill signs."""
+    """A self-send of nothing: what a cancel or a gap fill signs (never a set-code transaction: it delegates)."""
+    return _calls_nothing(facts, address) and not facts.authorizations
+
+
+def _calls_nothing(facts: TransactionFacts, address: str) -> bool:
     return facts.value == 0 and not facts.has_data and facts.to is not None and facts.to == address.lower()
 
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from chalicelib.evm import abi
-from chalicelib.evm.digests import Signable, authorization_tuple
-from chalicelib.evm.transactions import UnsignedTx
+from chalicelib.evm.digests import Signable, authority, authorization_tuple
+from chalicelib.evm.transactions import SignedAuthorization, UnsignedTx
 from chalicelib.evm.typed_data import read
 
 __all__ = [
@@ -67,6 +67,8 @@ class TransactionFacts:
     transfers: tuple[Transfer, ...]
     decoded: bool  # False for call data that is not one of the standard calls (or is malformed), and for a creation
     revokes: tuple[str, ...] = ()  # lowercase spenders whose approval the call lowers or ends (it moves nothing)
+    # A set-code (type 4) transaction's authorizations, each with the account that signed it.
+    authorizations: tuple[AuthorizationFacts, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,9 @@ class AuthorizationFacts:
     chain_id: int  # 0: valid on any chain
     delegate: str  # lowercase; the zero address revokes a delegation
     nonce: int
+    # In a transaction's authorization list: the account that signed it, lowercase (None: its signature recovers
+    # to no key). A payload to sign has none: the signer is the authority.
+    authority: str | None = None
 
 
 ZERO_ADDRESS = "0x" + "00" * 20
@@ -141,6 +146,23 @@ def facts_of(payload: Signable) -> Facts:
 
 
 def transaction_facts(tx: UnsignedTx) -> TransactionFacts:
+    facts = _call_facts(tx)
+    if not tx.authorization_list:
+        return facts
+    return replace(facts, authorizations=tuple(_listed(entry) for entry in tx.authorization_list))
+
+
+def _listed(entry: SignedAuthorization) -> AuthorizationFacts:
+    signer = authority(entry)
+    return AuthorizationFacts(
+        chain_id=entry.chain_id,
+        delegate=entry.address.lower(),
+        nonce=entry.nonce,
+        authority=None if signer is None else signer.lower(),
+    )
+
+
+def _call_facts(tx: UnsignedTx) -> TransactionFacts:
     data = tx.data
     selector = "0x" + data[:4].hex() if len(data) >= 4 else None
     if tx.to is None:

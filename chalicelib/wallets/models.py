@@ -8,6 +8,7 @@ from pydantic import AfterValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
 from chalicelib.evm import digests
+from chalicelib.evm.transactions import MAX_AUTHORIZATIONS
 from chalicelib.platform import amounts
 from chalicelib.platform.pagination import Pagination
 from chalicelib.platform.wire import WireModel
@@ -177,6 +178,15 @@ class RawTransaction(WireModel):
     gasPrice: str | None = Field(None, max_length=66, description="Hex wei; given: a legacy (type 0) transaction.")
     gasLimit: str | None = Field(None, max_length=66, description="Hex; default: estimated.", examples=["0xea60"])
     value: str | None = Field(None, max_length=66, description="Hex wei; default 0x0.", examples=["0x0"])
+    authorizationList: list[AuthorizationListEntry] | None = Field(
+        None,
+        min_length=1,
+        max_length=MAX_AUTHORIZATIONS,
+        description="Signed EIP-7702 authorizations: given, the transaction is a set-code transaction (type 4, "
+        "EIP-1559 fees, `to` required). Entries as POST /api/v1/wallet/sign-authorization answers them; the "
+        "wallet's own authorization must name its nonce + 1 (the transaction's nonce is used first).",
+        examples=[None],
+    )
 
 
 class SendTransactionRequest(WalletRequest):
@@ -209,8 +219,11 @@ class TxReceipt(WireModel):
     nonce: int = Field(examples=[4])
     signature: TxSignature
     to: str | None = Field(examples=[_EXAMPLE_RECIPIENT])
-    type: int = Field(examples=[0])
+    type: int = Field(description="0 legacy, 2 EIP-1559, 4 set-code (EIP-7702).", examples=[0])
     value: str = Field(examples=["10000000000000000"])
+    authorizationList: list[AuthorizationEntry] | None = Field(
+        None, description="A type-4 transaction's signed authorizations; absent for any other type."
+    )
 
 
 class SendResult(WireModel):
@@ -426,8 +439,21 @@ class SignAuthorizationRequest(WalletRequest):
     )
 
 
-class AuthorizationSignature(WireModel):
-    """A signed authorization tuple, as an `authorizationList` entry takes it."""
+class DelegateRequest(WalletRequest):
+    """A set-code transaction from the wallet to itself carrying its own authorization of `contractAddress`."""
+
+    example_overrides = {"chainId": None}
+
+    contractAddress: str = Field(
+        max_length=42,
+        description="The delegate: the contract whose code the wallet runs from then on; the zero address revokes "
+        "the wallet's delegation (its code is empty again).",
+        examples=[_EXAMPLE_DELEGATE],
+    )
+
+
+class AuthorizationEntry(WireModel):
+    """A signed EIP-7702 authorization tuple: an entry of a type-4 transaction's `authorizationList`."""
 
     chainId: int = Field(description="The chain id signed; 0: any chain.", examples=[31337])
     address: str = Field(description="The delegate's checksummed address.", examples=[_EXAMPLE_DELEGATE])
@@ -440,6 +466,26 @@ class AuthorizationSignature(WireModel):
         description="0x + 32 bytes, in the lower half of the curve order (low s).",
         examples=["0x38242bd0e4db1dae3a7e3b90d807117babc0deb7a32917f508099a0bfefd42d4"],
     )
+
+
+class AuthorizationListEntry(WireModel):
+    """An authorization a transaction carries, as POST /api/v1/wallet/sign-authorization answers it (`hash`, when
+    given, must be the tuple's). Integers are JSON numbers."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    chainId: int = Field(ge=0, le=digests.MAX_AUTHORIZATION_CHAIN_ID, strict=True, examples=[31337])
+    address: str = Field(max_length=42, examples=[_EXAMPLE_DELEGATE])
+    nonce: int = Field(ge=0, le=digests.MAX_AUTHORIZATION_NONCE, strict=True, examples=[1])
+    yParity: int = Field(ge=0, le=1, strict=True, examples=[1])
+    r: str = Field(max_length=66, examples=["0x523190a6dee728f9e70cfbf19ca6e8040bf5234cc0e77a6f274abcbd20c9ae66"])
+    s: str = Field(max_length=66, examples=["0x38242bd0e4db1dae3a7e3b90d807117babc0deb7a32917f508099a0bfefd42d4"])
+    hash: str | None = Field(None, max_length=66)
+
+
+class AuthorizationSignature(AuthorizationEntry):
+    """A signed authorization tuple, as an `authorizationList` entry takes it."""
+
     hash: str = Field(
         description="The digest signed: keccak256(0x05 ‖ rlp([chainId, address, nonce])).",
         examples=["0x541d79c5dbb2a068caba3139f371fe918139b6992603ba3470f3aa798b149f9b"],

@@ -16,6 +16,7 @@ from chalicelib.wallets.models import (
     Balance,
     CancelRequest,
     CreateWalletRequest,
+    DelegateRequest,
     ImportWalletRequest,
     MessageSignature,
     RecoverWalletRequest,
@@ -289,7 +290,8 @@ def transfer_erc721(call: Call) -> Reply:
     "POST",
     summary="Sign and send a raw transaction",
     description="Hex fields; `from` must be the wallet. Missing nonce, gas or fees are filled in; a given "
-    "`gasPrice` makes a legacy transaction. Honours `Idempotency-Key`.",
+    "`gasPrice` makes a legacy transaction, an `authorizationList` (signed EIP-7702 tuples) a set-code "
+    "transaction (type 4). Honours `Idempotency-Key`.",
     tag="Wallet",
     guard=guards.wallet_token,
     body=SendTransactionRequest,
@@ -299,8 +301,50 @@ def transfer_erc721(call: Call) -> Reply:
         400: (
             "FROM_MISMATCH",
             "INVALID_ADDRESS",
+            "INVALID_AUTHORIZATION",
             "INVALID_PRIVATE_KEY",
             "INVALID_TRANSACTION",
+            "NETWORK_MISMATCH",
+            "NETWORK_REQUIRED",
+            "UNKNOWN_NETWORK",
+        ),
+        401: ("INVALID_SECRET",),
+        403: ("POLICY_DENIED",),
+        404: ("WALLET_NOT_FOUND",),
+        422: (
+            "AUTHORIZATION_NONCE_MISMATCH",
+            "BROADCAST_REJECTED",
+            "INSUFFICIENT_FUNDS",
+            "TRANSACTION_WOULD_FAIL",
+        ),
+        502: ("UPSTREAM_UNAVAILABLE",),
+        503: ("LIST_BUSY", "NONCE_BUSY", "SIGNER_BUSY", "SIGNER_UNAVAILABLE"),
+    },
+    idempotent=True,
+)
+def send_transaction(call: Call) -> Reply:
+    return _sent(sending.send_transaction(call.principal, call.body))
+
+
+@route(
+    bp,
+    "/api/v1/wallet/delegate",
+    "POST",
+    summary="Delegate the wallet to a contract's code (EIP-7702), or revoke its delegation",
+    description="A set-code transaction (type 4) from the wallet to itself, carrying its own authorization of "
+    "`contractAddress` at the transaction's nonce + 1, signed under the app's signing policies (`authorizations`, "
+    "docs/policies.md). Once mined, the wallet's code is `0xef0100 ‖ contractAddress`; the zero address clears "
+    "it. The wallet pays the gas. Recorded and tracked like every send (speed-up and cancel included); the "
+    "authorization is listed in `GET /api/v1/wallet/signatures`. Honours `Idempotency-Key`.",
+    tag="Wallet",
+    guard=guards.wallet_token,
+    body=DelegateRequest,
+    response=SendResult,
+    message=SENT,
+    errors={
+        400: (
+            "INVALID_ADDRESS",
+            "INVALID_PRIVATE_KEY",
             "NETWORK_MISMATCH",
             "NETWORK_REQUIRED",
             "UNKNOWN_NETWORK",
@@ -314,8 +358,8 @@ def transfer_erc721(call: Call) -> Reply:
     },
     idempotent=True,
 )
-def send_transaction(call: Call) -> Reply:
-    return _sent(sending.send_transaction(call.principal, call.body))
+def delegate(call: Call) -> Reply:
+    return _sent(sending.delegate(call.principal, call.body))
 
 
 TransactionsQuery = page_query(20)

@@ -11,8 +11,9 @@ confirmed the broadcast) or an ApiError refusal.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -22,17 +23,19 @@ from chalicelib.evm.fees import Fees
 from chalicelib.evm.pipeline import Call, Sent
 from chalicelib.evm.rpc import quantity
 from chalicelib.evm.tracking import EvmTransaction
-from chalicelib.evm.transactions import UnsignedTx
+from chalicelib.evm.transactions import SignedAuthorization, UnsignedTx
 from chalicelib.mpc import service as mpc
 from chalicelib.platform import amounts, aws, unit_of_work
 from chalicelib.platform.addresses import checksum_address
 from chalicelib.platform.amounts import parse_amount
 from chalicelib.platform.errors import ApiError, bad_request
 from chalicelib.platform.networks import Network, resolve
-from chalicelib.wallets import history, provisioning
+from chalicelib.wallets import history, provisioning, signatures
 from chalicelib.wallets.models import (
     INVALID_FEES,
+    AuthorizationListEntry,
     CancelRequest,
+    DelegateRequest,
     RawTransaction,
     SendCoinRequest,
     SendTokenRequest,
@@ -45,6 +48,7 @@ from chalicelib.wallets.store import BoundWallet
 INVALID_AMOUNT = amounts.INVALID_AMOUNT
 INVALID_TOKEN_ID = amounts.INVALID_TOKEN_ID
 INVALID_TRANSACTION = "INVALID_TRANSACTION"
+INVALID_AUTHORIZATION = "INVALID_AUTHORIZATION"
 FROM_MISMATCH = "FROM_MISMATCH"
 INSUFFICIENT_TOKEN_BALANCE = "INSUFFICIENT_TOKEN_BALANCE"
 NOT_TOKEN_OWNER = tokens.NOT_TOKEN_OWNER
@@ -97,7 +101,7 @@ class TrackerSigner:
 
 # The kinds of transaction a wallet sends, which the engine re-prices and whose nonce gaps it fills.
 WALLET_SENDS = engine.Owner(
-    kinds=frozenset({"coin", "token", "erc721", "raw", engine.GAP_FILL}),
+    kinds=frozenset({"coin", "token", "erc721", "raw", "delegation", engine.GAP_FILL}),
     signer=lambda tx: TrackerSigner(tx.walletId, tx.sender),
 )
 
@@ -147,7 +151,11 @@ def send_transaction(principal: WalletPrincipal, request: SendTransactionRequest
     to = checksum_address(raw.to, "transaction.to") if raw.to else None
     if to is None:
         raise bad_request(INVALID_TRANSACTION, "transaction.to is required", errors=[_field("to")])
-    call = Call(to, fields["value"], bytes.fromhex(raw.data[2:]) if raw.data else b"")
+    if raw.authorizationList and raw.gasPrice is not None:
+        reason = "a transaction with an authorizationList (type 4) has EIP-1559 fees: leave gasPrice out"
+        raise bad_request(INVALID_TRANSACTION, reason, errors=[_field("gasPrice")])
+    authorizations = _authorizations(network, raw.authorizationList or [])
+    call = Call(to, fields["value"], bytes.fromhex(raw.data[2:]) if raw.data else b"", authorizations)
     return _send(
         principal,
         wallet,
@@ -158,6 +166,45 @@ def send_transaction(principal: WalletPrincipal, request: SendTransactionRequest
         gas=fields.get("gasLimit"),
         gas_price=fields.get("gasPrice"),
         nonce=fields.get("nonce"),
+    )
+
+
+def delegate(principal: WalletPrincipal, request: DelegateRequest) -> Sent:
+    """A set-code transaction from the wallet to itself with its own authorization of `contractAddress` (the zero
+    address revokes), signed at the transaction's nonce + 1."""
+    network = resolve(request.network, request.chainId)
+    delegate_to = checksum_address(request.contractAddress, "contractAddress")
+    wallet = provisioning.bound_wallet(principal)
+    call = Call(wallet.address, 0, b"")
+    return _send(principal, wallet, network, request.secret, call, kind="delegation", delegate_to=delegate_to)
+
+
+def _authorizations(network: Network, entries: list[AuthorizationListEntry]) -> tuple[SignedAuthorization, ...]:
+    """The signed tuples a transaction carries, each for this chain (or any), signed by some account, with the
+    hash it was given (if any) its own: the chain would skip any other without a word."""
+    listed = []
+    for index, entry in enumerate(entries):
+        at = f"authorizationList[{index}]"
+        address = checksum_address(entry.address, f"transaction.{at}.address")
+        try:
+            signed = SignedAuthorization.from_wire({**entry.model_dump(exclude={"hash"}), "address": address})
+        except ValueError as exc:
+            raise _bad_authorization(at, str(exc)) from None
+        if signed.chain_id not in (0, network.chainId):
+            raise _bad_authorization(at, f"signed for chain {signed.chain_id}, not {network.chainId} (or 0, any)")
+        digest = digests.authorization_hash(signed.chain_id, signed.address, signed.nonce)
+        if entry.hash is not None and entry.hash.lower() != "0x" + digest.hex():
+            raise _bad_authorization(at, "hash is not the tuple's: keccak256(0x05 ‖ rlp([chainId, address, nonce]))")
+        if digests.authority(signed) is None:
+            raise _bad_authorization(at, "the signature recovers to no account")
+        listed.append(signed)
+    return tuple(listed)
+
+
+def _bad_authorization(at: str, reason: str) -> ApiError:
+    message = f"transaction.{at}: {reason}"
+    return bad_request(
+        INVALID_AUTHORIZATION, message, errors=[{"field": at, "message": reason[:300], "type": "value_error"}]
     )
 
 
@@ -172,13 +219,28 @@ def _send(
     gas: int | None = None,
     gas_price: int | None = None,
     nonce: int | None = None,
+    delegate_to: str | None = None,
 ) -> Sent:
+    """`delegate_to`: the wallet's own authorization of that contract goes with the transaction (set-code)."""
     if secret is not None:
         wallet = provisioning.wallet_of(principal)  # read once: its secret0 hash is checked here and when signing
     provisioning.check_secret(principal, wallet, secret)
     signer = MpcWalletSigner(principal, wallet, secret)
+    authorize: Callable[[int], SignedAuthorization] | None = None
+    if delegate_to is not None:
+        authorize = functools.partial(
+            signatures.signed_authorization, principal, wallet, secret, network.chainId, delegate_to
+        )
     return pipeline.send(
-        network, signer, call, owner=wallet.walletId, kind=kind, gas=gas, gas_price=gas_price, nonce=nonce
+        network,
+        signer,
+        call,
+        owner=wallet.walletId,
+        kind=kind,
+        gas=gas,
+        gas_price=gas_price,
+        nonce=nonce,
+        authorize=authorize,
     )
 
 

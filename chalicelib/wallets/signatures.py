@@ -19,6 +19,7 @@ from chalicelib.auth.models import WalletPrincipal
 from chalicelib.evm import digests, typed_data
 from chalicelib.evm.rpc import RpcError, transaction_count
 from chalicelib.evm.signatures import with_v27
+from chalicelib.evm.transactions import SignedAuthorization
 from chalicelib.platform.addresses import checksum_address
 from chalicelib.platform.errors import UPSTREAM_UNAVAILABLE, ApiError, bad_request
 from chalicelib.platform.networks import NETWORK_MISMATCH, Network, resolve
@@ -87,21 +88,23 @@ def sign_authorization(principal: WalletPrincipal, request: SignAuthorizationReq
             nonce = transaction_count(network, wallet.address, "pending")
         except RpcError:
             raise ApiError(502, UPSTREAM_UNAVAILABLE, f"The node of {network.name} did not return the nonce") from None
+    signed = signed_authorization(principal, wallet, request.secret, chain_id, delegate, nonce)
+    return AuthorizationSignature(**signed.wire(), hash=_hex(digests.authorization_hash(chain_id, delegate, nonce)))
+
+
+def signed_authorization(
+    principal: WalletPrincipal, wallet: BoundWallet, secret: str | None, chain_id: int, delegate: str, nonce: int
+) -> SignedAuthorization:
+    """The wallet's authorization of `delegate` (checksummed) on `chain_id` at `nonce`, signed under the cosigner's
+    policies and listed with the wallet's signatures."""
     payload = digests.authorization(chain_id, delegate, nonce)
     digest = digests.digest_of(payload)
     record = history.signature_record(
         wallet.walletId, "authorization", digest, chain_id=chain_id, contract_address=delegate
     )
-    signature = provisioning.sign(principal, payload, request.secret, wallet, record)
-    return AuthorizationSignature(
-        chainId=chain_id,
-        address=delegate,
-        nonce=nonce,
-        yParity=signature[64],
-        r=_hex(signature[:32]),
-        s=_hex(signature[32:64]),
-        hash=_hex(digest),
-    )
+    signature = provisioning.sign(principal, payload, secret, wallet, record)
+    r, s = int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:64], "big")
+    return SignedAuthorization(chain_id, delegate, nonce, signature[64], r, s)
 
 
 def _authorization_chain(request: SignAuthorizationRequest) -> tuple[int, Network | None]:

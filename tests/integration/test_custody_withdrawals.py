@@ -218,6 +218,14 @@ def test_the_cosigner_refuses_a_tampered_transaction(custody, monkeypatch):
     ):
         with pytest.raises(cosigner_check.PolicyRefusedError, match=reason.split()[0]):
             cosigner_check.check(key_id, payload, digest, context_given)
+    # The withdrawal's own payment carrying an authorization: the key would run a delegate's code.
+    from dataclasses import replace
+
+    from chalicelib.evm.transactions import SignedAuthorization
+
+    delegating = replace(tx, authorization_list=(SignedAuthorization(31337, thief, 1, 0, 1, 1),))
+    with pytest.raises(cosigner_check.PolicyRefusedError, match="set-code"):
+        cosigner_check.check(key_id, digests.transaction(delegating), signing_hash(delegating), context)
 
 
 def test_crash_points_never_send_twice_and_never_lose_the_hold(custody, monkeypatch):

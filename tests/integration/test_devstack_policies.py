@@ -917,3 +917,88 @@ def test_authorizations_are_signed_at_the_chains_nonce_and_decided_by_the_policy
         ("authorization", Web3.to_checksum_address(delegate)),
         ("authorization", Web3.to_checksum_address(delegate)),
     ]
+
+
+def test_delegate_sets_the_wallets_code_and_a_revoke_clears_it(app, wallet, nets):
+    """EIP-7702 set-code transactions over HTTP: `delegate` sends the wallet's own authorization at its nonce + 1
+    (type 4, recorded and tracked), and the chain then holds `0xef0100 ‖ delegate` as the wallet's code;
+    `send-transaction` carries signed tuples from `sign-authorization`; a revoke clears the code. A delegate the
+    policy does not list is refused before anything is sent."""
+    a = nets["local-a"]
+    delegate, other, zero = new_address(), new_address(), "0x" + "00" * 20
+    address = Web3.to_checksum_address(wallet.address)
+    app.set(default="allow", authorizations={"delegates": [delegate], "anyChain": False})
+
+    def delegate_to(contract: str) -> Attempt:
+        return wallet._attempt(a, "/api/v1/wallet/delegate", {"contractAddress": contract}, {}, lambda: ())
+
+    def code() -> bytes:
+        return bytes(a.w3.eth.get_code(address))
+
+    def set_code(attempt: Attempt) -> dict[str, Any]:
+        """`sent`, but the wallet's own authorization raised its nonce once more."""
+        assert attempt.response.status_code == 200, attempt.response.text
+        tx = attempt.response.json()["data"]["txReceipt"]
+        assert tx["nonce"] == attempt.before[0], (tx["nonce"], attempt.before)
+        receipt = a.w3.eth.wait_for_transaction_receipt(tx["hash"], timeout=30, poll_latency=0.05)
+        assert receipt["status"] == 1 and receipt["type"] == 4, dict(receipt)
+        assert a.nonce(address) == attempt.before[0] + 2
+        return tx
+
+    refused(delegate_to(other), "authorizations.delegates")
+    tx = set_code(delegate_to(delegate))
+    assert tx["type"] == 4 and tx["to"] == address and tx["value"] == "0"
+    [own] = tx["authorizationList"]
+    assert (own["chainId"], own["address"], own["nonce"]) == (
+        a.chain_id,
+        Web3.to_checksum_address(delegate),
+        tx["nonce"] + 1,
+    )
+    assert eth_account_authority(own) == address and viem_verifies(address, own)
+    assert code() == bytes.fromhex("ef0100") + bytes.fromhex(delegate[2:])
+    on_chain = a.w3.eth.get_transaction(tx["hash"])
+    assert on_chain["type"] == 4 and len(on_chain["authorizationList"]) == 1
+    signatures = wallet.call("/api/v1/wallet/signatures", method="GET").json()["data"]["data"]
+    assert (signatures[0]["kind"], signatures[0]["contractAddress"]) == ("authorization", own["address"])
+    record = wallet.call(f"/api/v1/wallet/transactions/{tx['hash']}", method="GET").json()["data"]
+    assert record["kind"] == "delegation" and record["txReceipt"]["authorizationList"] == [own]
+
+    # send-transaction with a tuple from sign-authorization: the wallet's own must name its nonce + 1.
+    nonce = a.nonce(address)
+    stale = wallet.call(
+        "/api/v1/wallet/sign-authorization", {"network": a.name, "contractAddress": zero, "nonce": nonce}
+    ).json()["data"]
+    revoke = wallet.call(
+        "/api/v1/wallet/sign-authorization", {"network": a.name, "contractAddress": zero, "nonce": nonce + 1}
+    ).json()["data"]
+    body = {"from": address, "to": address, "value": "0x0"}
+    mismatch = wallet._attempt(
+        a, "/api/v1/wallet/send-transaction", {"transaction": {**body, "authorizationList": [stale]}}, {}, lambda: ()
+    )
+    assert mismatch.response.status_code == 422, mismatch.response.text
+    assert mismatch.response.json()["data"]["code"] == "AUTHORIZATION_NONCE_MISMATCH"
+    assert mismatch.watch() == mismatch.before and code() != b""
+    forged = {**revoke, "hash": "0x" + "00" * 32}
+    bad = wallet.call(
+        "/api/v1/wallet/send-transaction", {"network": a.name, "transaction": {**body, "authorizationList": [forged]}}
+    )
+    assert (bad.status_code, bad.json()["data"]["code"]) == (400, "INVALID_AUTHORIZATION"), bad.text
+    wallet.count += 1  # the refused nonce mismatch signed nothing; the forged hash neither: this send is counted
+    tx = set_code(
+        wallet._attempt(
+            a,
+            "/api/v1/wallet/send-transaction",
+            {"transaction": {**body, "authorizationList": [revoke]}},
+            {},
+            lambda: (),
+        )
+    )
+    wallet.count -= 1  # `_attempt` counted it already
+    assert tx["type"] == 4 and tx["authorizationList"] == [{k: v for k, v in revoke.items() if k != "hash"}]
+    assert code() == b""
+
+    # And `delegate` to the zero address revokes as well.
+    set_code(delegate_to(delegate))
+    assert code() != b""
+    set_code(delegate_to(zero))
+    assert code() == b""

@@ -252,3 +252,51 @@ def test_no_reservation_without_its_holders_record(aws_env):
         _reserve(0, also=lambda allocation: [taken])
     assert nonces.held(_item()) == {}
     assert nonces.allocate(ADDRESS, CHAIN, chain_pending=0).nonce == 0
+
+
+def _given(address: str = ADDRESS) -> set[int]:
+    item = aws.table(nonces.TABLE).get_item(Key=nonces.key(address, CHAIN), ConsistentRead=True).get("Item") or {}
+    return {int(n) for n in item.get("given", set())}
+
+
+def test_a_span_of_two_takes_two_consecutive_nonces_and_every_give_back_returns_both(aws_env):
+    """A transaction with its sender's own EIP-7702 authorization uses its nonce and the next: both are its own
+    from the allocation (two given back in a row, or the last given back and the next fresh one, else two fresh),
+    and wherever the first comes back (a release, a lease recovery, a record dropped unsent, a cancel mined
+    instead) the second does too, so no later nonce waits on a hole."""
+    first, second, third = (nonces.allocate(ADDRESS, CHAIN, chain_pending=0) for _ in range(3))
+    _record(second)
+    assert nonces.release(first) and nonces.release(third) and _given() == {0, 2}
+    span = nonces.allocate(ADDRESS, CHAIN, chain_pending=0, span=2)
+    assert (span.nonce, span.nonces) == (2, {2, 3})  # 0 alone is no span: 1 is taken
+    below, past = (nonces.allocate(ADDRESS, CHAIN, chain_pending=0) for _ in range(2))
+    assert (below.nonce, past.nonce) == (0, 4)  # the one left, then past the span
+    _record(below)
+    _record(past)
+    assert nonces.release(span) and _given() == {2, 3}
+    again = nonces.allocate(ADDRESS, CHAIN, chain_pending=0, span=2)
+    assert again.nonce == 2 and _given() == set()  # both given back, both taken
+
+    # A send that died holding its span: the next allocation recovers its lease, both nonces.
+    clock.travel(nonces.LEASE_S + 1)  # every lease above is past its time; only `again` was not ended
+    recovered = nonces.allocate(ADDRESS, CHAIN, chain_pending=0)
+    assert recovered.nonce == 2 and _given() == {3}
+    _record(recovered)
+
+    # Recorded, then dropped before its broadcast: both back, once.
+    recorded = nonces.allocate(ADDRESS, CHAIN, chain_pending=0, span=2)
+    assert recorded.nonce == 5  # 3 alone is no span: 4 was handed out
+    tx_hash = _record(recorded)
+    assert tracking.read(tx_hash).nonceSpan == 2
+    assert tracking.abandon(tx_hash)
+    assert _given() == {3, 5, 6}
+
+    # Recorded and broadcast, then its no-op replacement mined (cancelled): the chain used the first nonce only.
+    sent = nonces.allocate(ADDRESS, CHAIN, chain_pending=0, span=2)
+    assert sent.nonce == 5
+    signed = _signed(sent.nonce, value=2)  # another transaction at the nonce the dropped one had
+    tracking.record("w1", NETWORK, signed, "coin", receipt(signed), sent)
+    tx = tracking.read(signed.hash)
+    assert tx is not None and tracking.claim(tx) is not None
+    assert tracking.move(tracking.read(tx.hash), "cancelled")
+    assert _given() == {3, 6}

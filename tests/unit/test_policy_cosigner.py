@@ -27,7 +27,7 @@ from nacl.signing import SigningKey
 from chalicelib.auth.models import WalletPrincipal
 from chalicelib.evm import abi, digests
 from chalicelib.evm.digests import Signable
-from chalicelib.evm.transactions import UnsignedTx
+from chalicelib.evm.transactions import SignedAuthorization, UnsignedTx
 from chalicelib.mpc import aux_pool, cosigner_checks, parties, presignatures, shares
 from chalicelib.mpc import service as mpc
 from chalicelib.platform import aws, clock
@@ -626,3 +626,60 @@ def test_authorizations_are_decided_by_the_cosigner_and_signed_by_the_wallet(ten
     assert recovered_address(provisioning.sign(wallet, listed), digests.digest_of(listed)) == address
     assert evaluate(digests.authorization(CHAIN_ID, STRANGER, 0))["allowed"] is False
     assert counted(wallet_id) == []  # an authorization moves nothing by itself: no 24 h window counts it
+
+
+def _signed_by_wallet(wallet: WalletPrincipal, delegate: str, nonce: int) -> SignedAuthorization:
+    signature = provisioning.sign(wallet, digests.authorization(CHAIN_ID, delegate, nonce))
+    r, s = int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:64], "big")
+    return SignedAuthorization(CHAIN_ID, delegate, nonce, signature[64], r, s)
+
+
+def _set_code(to: str, authorizations: tuple[SignedAuthorization, ...], value: int = 0, nonce: int = 0) -> Signable:
+    return digests.transaction(
+        UnsignedTx(
+            CHAIN_ID,
+            nonce,
+            to,
+            value,
+            b"",
+            100_000,
+            max_fee=10**9,
+            max_priority_fee=10**9,
+            authorization_list=authorizations,
+        )
+    )
+
+
+def test_the_wallets_own_authorizations_in_a_set_code_transaction_are_decided_as_delegations(
+    tenant, policy_key, wallet
+):
+    """However the wallet's own authorization was signed (before a policy, say), a transaction that carries it is a
+    delegation of the wallet and the cosigner decides it as one; another account's authorization is that account's,
+    the wallet only pays its gas. A set-code transaction to the wallet itself that moves nothing is decided by its
+    authorizations alone (a destination allow list does not name the wallet), never as a no-op."""
+    wallet_id, address = wallet.user.walletId, wallet.user.walletAddress
+    own_stranger = _signed_by_wallet(wallet, STRANGER, 1)  # no policy yet: signed
+    own_listed = _signed_by_wallet(wallet, DELEGATE, 1)
+    other = Account.create()
+    signed = other.sign_authorization({"chainId": CHAIN_ID, "address": STRANGER, "nonce": 0})
+    others = SignedAuthorization(CHAIN_ID, STRANGER, 0, signed.y_parity, signed.r, signed.s)
+
+    document = {
+        "version": 1,
+        "default": "deny",
+        "authorizations": {"delegates": [DELEGATE], "anyChain": False},
+        "transactions": {"destinations": {"allow": [FRIEND]}},
+    }
+    assert set_policy(tenant.appId, policy_key, document)["ok"]
+    assert cosigner_decides(wallet_id, _set_code(address, (own_stranger,))) == "authorizations.delegates"
+    assert cosigner_decides(wallet_id, _set_code(FRIEND, (own_stranger,), 1)) == "authorizations.delegates"
+    # Its own listed delegation, sent to itself: signed (the allow list does not name the wallet), and counted at
+    # its nonce like any transaction; another account's authorization beside it is not the wallet's to decide.
+    delegation = _set_code(address, (own_listed, others))
+    assert cosigner_decides(wallet_id, delegation) is None
+    assert recovered_address(provisioning.sign(wallet, delegation), digests.digest_of(delegation)) == address
+    assert len(counted(wallet_id)) == 1
+    # The call still answers to the transaction rules: coin to a stranger is refused by the allow list.
+    assert cosigner_decides(wallet_id, _set_code(STRANGER, (own_listed,), 5, 1)) == "transactions.destinations.allow"
+    # A set-code self-send is never the no-op a cancel signs: at a nonce already signed, its authorizations decide.
+    assert cosigner_decides(wallet_id, _set_code(address, (own_stranger,))) == "authorizations.delegates"

@@ -8,8 +8,15 @@ import pytest
 from eth_account import Account
 from eth_keys import keys as eth_keys
 
-from chalicelib.evm import nonces
-from chalicelib.evm.transactions import UnsignedTx, assemble, receipt, signing_hash
+from chalicelib.evm import digests, nonces
+from chalicelib.evm.transactions import (
+    SECP256K1_HALF_N,
+    SignedAuthorization,
+    UnsignedTx,
+    assemble,
+    receipt,
+    signing_hash,
+)
 from chalicelib.platform import clock
 from chalicelib.platform.amounts import parse_amount
 from chalicelib.platform.errors import ApiError
@@ -48,6 +55,19 @@ def _sign_like_mpc(digest: bytes) -> bytes:
     return signature.r.to_bytes(32, "big") + signature.s.to_bytes(32, "big") + bytes([signature.v])
 
 
+# An authorization signed by eth-account (a fixed key: the module's parameters are built at import).
+_AUTHORITY = Account.from_key("0x" + "22" * 32)
+_AUTHORIZATION = _AUTHORITY.sign_authorization({"chainId": 31337, "address": ADDRESS, "nonce": 4})
+_AUTHORIZED = {
+    "chain_id": 31337,
+    "address": ADDRESS,
+    "nonce": 4,
+    "y_parity": _AUTHORIZATION.y_parity,
+    "r": _AUTHORIZATION.r,
+    "s": _AUTHORIZATION.s,
+}
+
+
 @pytest.mark.parametrize(
     "tx",
     [
@@ -62,8 +82,22 @@ def _sign_like_mpc(digest: bytes) -> bytes:
             max_fee=40 * 10**9,
             max_priority_fee=10**9,
         ),
+        UnsignedTx(
+            chain_id=31337,
+            nonce=3,
+            to=ADDRESS,
+            value=5,
+            data=b"\x01\x02",
+            gas=90_000,
+            max_fee=3 * 10**9,
+            max_priority_fee=10**9,
+            authorization_list=(
+                SignedAuthorization(**_AUTHORIZED),
+                SignedAuthorization(**{**_AUTHORIZED, "chain_id": 0, "nonce": 0}),
+            ),
+        ),
     ],
-    ids=["legacy", "eip1559"],
+    ids=["legacy", "eip1559", "set_code"],
 )
 def test_assembled_transaction_equals_eth_accounts_own_signing(tx):
     signed = assemble(tx, ADDRESS, _sign_like_mpc(signing_hash(tx)))
@@ -77,6 +111,50 @@ def test_assembled_transaction_equals_eth_accounts_own_signing(tx):
     assert body["signature"]["v"] in (27, 28)
     assert body["signature"]["networkV"] == (str(reference.v) if tx.type == 0 else None)
     assert body["accessList"] == (None if tx.type == 0 else [])
+    assert UnsignedTx.from_wire(tx.wire()) == tx
+    if tx.type == 4:
+        listed = body["authorizationList"]
+        assert [entry["nonce"] for entry in listed] == [4, 0] and listed[0]["chainId"] == 31337
+        assert listed[0]["r"] == f"0x{_AUTHORIZATION.r:064x}" and listed[0]["yParity"] == _AUTHORIZATION.y_parity
+        assert digests.authority(tx.authorization_list[0]) == _AUTHORITY.address
+        assert digests.authority(tx.authorization_list[1]) != _AUTHORITY.address  # signed for another tuple
+    else:
+        assert "authorizationList" not in body and "authorizationList" not in tx.wire()
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ({"authorizationList": []}, "1 to 16"),
+        ({"authorizationList": [{}] * 17}, "1 to 16"),
+        ({"gasPrice": "1", "maxFee": None, "maxPriorityFee": None}, "EIP-1559 fees and a recipient"),
+        ({"to": None}, "EIP-1559 fees and a recipient"),
+        ({"entry": {"nonce": "4"}}, "non-negative integers"),
+        ({"entry": {"yParity": True}}, "non-negative integers"),
+        ({"entry": {"yParity": 2}}, "out of range"),
+        ({"entry": {"chainId": 2**256}}, "out of range"),
+        ({"entry": {"nonce": 2**64}}, "out of range"),
+        ({"entry": {"r": "0x01"}}, "64 hex digits"),
+        ({"entry": {"s": f"0x{SECP256K1_HALF_N + 1:064x}"}}, "low s"),
+        ({"entry": {"v": 27}}, "exactly"),
+        ({"entry": {"address": "0x1234"}}, "40 hex digits"),
+    ],
+)
+def test_a_set_code_transactions_wire_form_is_read_strictly(change, why):
+    base = UnsignedTx(
+        31337,
+        0,
+        ADDRESS,
+        0,
+        b"",
+        60_000,
+        max_fee=2,
+        max_priority_fee=1,
+        authorization_list=(SignedAuthorization(**_AUTHORIZED),),
+    ).wire()
+    entry = {**base["authorizationList"][0], **change.pop("entry", {})}
+    with pytest.raises(ValueError, match=why):
+        UnsignedTx.from_wire({**base, "authorizationList": [entry], **change})
 
 
 def test_a_high_s_or_bad_parity_signature_is_refused():
@@ -138,3 +216,36 @@ def test_concurrent_allocations_are_distinct_and_consecutive(aws_env):
     for t in threads:
         t.join()
     assert sorted(got) == list(range(20))
+
+
+def test_a_set_code_transaction_is_re_priced_with_its_authorizations_and_cancelled_without(aws_env):
+    """A speed-up (or a bump) signs the same transaction at higher fees: its authorizations stay, valid at the same
+    nonce. A cancel is the plain no-op at the nonce."""
+    from chalicelib.evm import engine, tracking
+    from chalicelib.evm.fees import Fees
+    from chalicelib.platform.networks import Network
+
+    network = Network.model_validate(
+        {"name": "local-a", "chainId": 31337, "rpcUrls": ["http://127.0.0.1:9"], "nativeSymbol": "ETH"}
+    )
+    tx = UnsignedTx(
+        31337,
+        0,
+        ADDRESS,
+        0,
+        b"",
+        60_000,
+        max_fee=2 * 10**9,
+        max_priority_fee=10**9,
+        authorization_list=(SignedAuthorization(**_AUTHORIZED),),
+    )
+    signed = assemble(tx, ADDRESS, _sign_like_mpc(signing_hash(tx)))
+    tracking.record("w1", network, signed, "delegation", receipt(signed), None)
+    record = tracking.read(signed.hash)
+    assert record is not None and record.unsigned() == tx
+    offered = Fees(max_fee=3 * 10**9, max_priority_fee=2 * 10**9)
+    faster = engine._replacement_of(record, offered, cancel=False)
+    assert faster.authorization_list == tx.authorization_list and faster.type == 4
+    assert (faster.max_fee, faster.max_priority_fee, faster.nonce) == (3 * 10**9, 2 * 10**9, 0)
+    cancel = engine._replacement_of(record, offered, cancel=True)
+    assert cancel.authorization_list == () and cancel.type == 2 and (cancel.to, cancel.data) == (ADDRESS, b"")

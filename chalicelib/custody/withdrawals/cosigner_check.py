@@ -382,9 +382,12 @@ def _transaction(payload: Signable) -> UnsignedTx:
     if payload.transaction is None:
         raise PolicyRefusedError("no transaction")
     try:
-        return UnsignedTx.from_wire(payload.transaction)
+        tx = UnsignedTx.from_wire(payload.transaction)
     except ValueError:
         raise PolicyRefusedError("a malformed transaction") from None
+    if tx.authorization_list:  # a custody key runs no code but its own account's
+        raise PolicyRefusedError("a custody key signs no set-code transaction")
+    return tx
 
 
 def expected_call(record: dict[str, Any]) -> bytes:

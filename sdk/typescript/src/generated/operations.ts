@@ -9,6 +9,7 @@ export const WEBHOOK_API_VERSION = "2025-06-22";
 export const IDEMPOTENT_POSTS: ReadonlySet<string> = new Set([
   "/api/v1/custody/invoices",
   "/api/v1/custody/withdrawals",
+  "/api/v1/wallet/delegate",
   "/api/v1/wallet/send-coin",
   "/api/v1/wallet/send-token",
   "/api/v1/wallet/send-transaction",

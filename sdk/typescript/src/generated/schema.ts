@@ -1189,6 +1189,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/wallet/delegate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delegate the wallet to a contract's code (EIP-7702), or revoke its delegation
+         * @description A set-code transaction (type 4) from the wallet to itself, carrying its own authorization of `contractAddress` at the transaction's nonce + 1, signed under the app's signing policies (`authorizations`, docs/policies.md). Once mined, the wallet's code is `0xef0100 ‖ contractAddress`; the zero address clears it. The wallet pays the gas. Recorded and tracked like every send (speed-up and cancel included); the authorization is listed in `GET /api/v1/wallet/signatures`. Honours `Idempotency-Key`.
+         */
+        post: operations["postWalletDelegate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/wallet/send-coin": {
         parameters: {
             query?: never;
@@ -1240,7 +1260,7 @@ export interface paths {
         put?: never;
         /**
          * Sign and send a raw transaction
-         * @description Hex fields; `from` must be the wallet. Missing nonce, gas or fees are filled in; a given `gasPrice` makes a legacy transaction. Honours `Idempotency-Key`.
+         * @description Hex fields; `from` must be the wallet. Missing nonce, gas or fees are filled in; a given `gasPrice` makes a legacy transaction, an `authorizationList` (signed EIP-7702 tuples) a set-code transaction (type 4). Honours `Idempotency-Key`.
          */
         post: operations["postWalletSendTransaction"];
         delete?: never;
@@ -1798,6 +1818,90 @@ export interface components {
             pagination: components["schemas"]["Pagination"];
         };
         /**
+         * AuthorizationEntry
+         * @description A signed EIP-7702 authorization tuple: an entry of a type-4 transaction's `authorizationList`.
+         */
+        AuthorizationEntry: {
+            /**
+             * Address
+             * @description The delegate's checksummed address.
+             * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+             */
+            address: string;
+            /**
+             * Chainid
+             * @description The chain id signed; 0: any chain.
+             * @example 31337
+             */
+            chainId: number;
+            /**
+             * Nonce
+             * @description The account nonce signed.
+             * @example 0
+             */
+            nonce: number;
+            /**
+             * R
+             * @description 0x + 32 bytes.
+             * @example 0x523190a6dee728f9e70cfbf19ca6e8040bf5234cc0e77a6f274abcbd20c9ae66
+             */
+            r: string;
+            /**
+             * S
+             * @description 0x + 32 bytes, in the lower half of the curve order (low s).
+             * @example 0x38242bd0e4db1dae3a7e3b90d807117babc0deb7a32917f508099a0bfefd42d4
+             */
+            s: string;
+            /**
+             * Yparity
+             * @description 0 or 1.
+             * @example 1
+             */
+            yParity: number;
+        };
+        /**
+         * AuthorizationListEntry
+         * @description An authorization a transaction carries, as POST /api/v1/wallet/sign-authorization answers it (`hash`, when
+         *     given, must be the tuple's). Integers are JSON numbers.
+         */
+        AuthorizationListEntry: {
+            /**
+             * Address
+             * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+             */
+            address: string;
+            /**
+             * Chainid
+             * @example 31337
+             */
+            chainId: number;
+            /**
+             * Hash
+             * @default null
+             */
+            hash?: string | null;
+            /**
+             * Nonce
+             * @example 1
+             */
+            nonce: number;
+            /**
+             * R
+             * @example 0x523190a6dee728f9e70cfbf19ca6e8040bf5234cc0e77a6f274abcbd20c9ae66
+             */
+            r: string;
+            /**
+             * S
+             * @example 0x38242bd0e4db1dae3a7e3b90d807117babc0deb7a32917f508099a0bfefd42d4
+             */
+            s: string;
+            /**
+             * Yparity
+             * @example 1
+             */
+            yParity: number;
+        };
+        /**
          * AuthorizationSignature
          * @description A signed authorization tuple, as an `authorizationList` entry takes it.
          */
@@ -2335,6 +2439,37 @@ export interface components {
              * @example f7b9d1c3-5e7a-4c9b-8d1f-5a7c9e1b3d5f
              */
             walletId: string;
+        };
+        /**
+         * DelegateRequest
+         * @description A set-code transaction from the wallet to itself carrying its own authorization of `contractAddress`.
+         */
+        DelegateRequest: {
+            /**
+             * Chainid
+             * @description Chain id as a decimal string; required when network is empty.
+             * @default null
+             */
+            chainId?: string | null;
+            /**
+             * Contractaddress
+             * @description The delegate: the contract whose code the wallet runs from then on; the zero address revokes the wallet's delegation (its code is empty again).
+             * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+             */
+            contractAddress: string;
+            /**
+             * Network
+             * @description Network name; required when chainId is empty.
+             * @default null
+             * @example polygon-pos
+             */
+            network?: string | null;
+            /**
+             * Secret
+             * @description The wallet's secret0 from the user's device. Only operations that sign use it.
+             * @default null
+             */
+            secret?: string | null;
         };
         /** Deleted */
         Deleted: {
@@ -3838,6 +3973,13 @@ export interface components {
          */
         RawTransaction: {
             /**
+             * Authorizationlist
+             * @description Signed EIP-7702 authorizations: given, the transaction is a set-code transaction (type 4, EIP-1559 fees, `to` required). Entries as POST /api/v1/wallet/sign-authorization answers them; the wallet's own authorization must name its nonce + 1 (the transaction's nonce is used first).
+             * @default null
+             * @example null
+             */
+            authorizationList?: components["schemas"]["AuthorizationListEntry"][] | null;
+            /**
              * Data
              * @description 0x-prefixed call data.
              * @default null
@@ -4938,6 +5080,12 @@ export interface components {
             _type: string;
             /** Accesslist */
             accessList: unknown[] | null;
+            /**
+             * Authorizationlist
+             * @description A type-4 transaction's signed authorizations; absent for any other type.
+             * @default null
+             */
+            authorizationList?: components["schemas"]["AuthorizationEntry"][] | null;
             /** Blockhash */
             blockHash: string | null;
             /** Blocknumber */
@@ -4989,6 +5137,7 @@ export interface components {
             to: string | null;
             /**
              * Type
+             * @description 0 legacy, 2 EIP-1559, 4 set-code (EIP-7702).
              * @example 0
              */
             type: number;
@@ -13017,6 +13166,172 @@ export interface operations {
             };
         };
     };
+    postWalletDelegate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Same key and body: the first response again, nothing new is done (24 h, per user or app). A request that may have taken effect is never run again (409 IDEMPOTENCY_OUTCOME_UNKNOWN).
+                 * @example 7d2c1f0e-4b7a-4a59-9f3e-2b8c5d1e6a90
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "contractAddress": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+                 *       "network": "polygon-pos"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DelegateRequest"];
+            };
+        };
+        responses: {
+            /** @description transaction is processing */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "txReceipt": {
+                     *           "_type": "TransactionReceipt",
+                     *           "accessList": null,
+                     *           "authorizationList": null,
+                     *           "blockHash": null,
+                     *           "blockNumber": null,
+                     *           "chainId": "137",
+                     *           "data": "0x",
+                     *           "from": "0x14723A09ACff6D2A60DcdF7aA4AFf308FDDC160C",
+                     *           "gasLimit": "21000",
+                     *           "gasPrice": "30000000000",
+                     *           "hash": "0x8f3a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c2e4f6a8b0c2d4e6f8a0b2c",
+                     *           "maxFeePerGas": null,
+                     *           "maxPriorityFeePerGas": null,
+                     *           "nonce": 4,
+                     *           "signature": {
+                     *             "_type": "signature",
+                     *             "networkV": "309",
+                     *             "r": "0x1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a",
+                     *             "s": "0x2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b",
+                     *             "v": 28
+                     *           },
+                     *           "to": "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2",
+                     *           "type": 0,
+                     *           "value": "10000000000000000"
+                     *         }
+                     *       },
+                     *       "message": "transaction is processing",
+                     *       "status": 200
+                     *     }
+                     */
+                    "application/json": {
+                        data?: components["schemas"]["SendResult"];
+                        /** @example transaction is processing */
+                        message: string;
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_IDEMPOTENCY_KEY`, `INVALID_ADDRESS`, `INVALID_PRIVATE_KEY`, `NETWORK_MISMATCH`, `NETWORK_REQUIRED`, `UNKNOWN_NETWORK`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not authenticated. `data.code`: `MISSING_CLIENT_SECRET`, `INVALID_CLIENT_SECRET`, `MISSING_TOKEN`, `INVALID_TOKEN`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`, `TOKEN_CLIENT_MISMATCH`, `USER_NOT_FOUND`, `INVALID_SECRET`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `WALLET_TOKEN_REQUIRED`, `POLICY_DENIED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found. `data.code`: `WALLET_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict. `data.code`: `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_OUTCOME_UNKNOWN`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Cannot be processed. `data.code`: `IDEMPOTENCY_KEY_REUSED`, `BROADCAST_REJECTED`, `INSUFFICIENT_FUNDS`, `TRANSACTION_WOULD_FAIL`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `LIST_BUSY`, `NONCE_BUSY`, `SIGNER_BUSY`, `SIGNER_UNAVAILABLE`, `DEADLINE_EXCEEDED`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     postWalletSendCoin: {
         parameters: {
             query?: never;
@@ -13055,6 +13370,7 @@ export interface operations {
                      *         "txReceipt": {
                      *           "_type": "TransactionReceipt",
                      *           "accessList": null,
+                     *           "authorizationList": null,
                      *           "blockHash": null,
                      *           "blockNumber": null,
                      *           "chainId": "137",
@@ -13222,6 +13538,7 @@ export interface operations {
                      *         "txReceipt": {
                      *           "_type": "TransactionReceipt",
                      *           "accessList": null,
+                     *           "authorizationList": null,
                      *           "blockHash": null,
                      *           "blockNumber": null,
                      *           "chainId": "137",
@@ -13393,6 +13710,7 @@ export interface operations {
                      *         "txReceipt": {
                      *           "_type": "TransactionReceipt",
                      *           "accessList": null,
+                     *           "authorizationList": null,
                      *           "blockHash": null,
                      *           "blockNumber": null,
                      *           "chainId": "137",
@@ -13429,7 +13747,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_IDEMPOTENCY_KEY`, `FROM_MISMATCH`, `INVALID_ADDRESS`, `INVALID_PRIVATE_KEY`, `INVALID_TRANSACTION`, `NETWORK_MISMATCH`, `NETWORK_REQUIRED`, `UNKNOWN_NETWORK`. */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_IDEMPOTENCY_KEY`, `FROM_MISMATCH`, `INVALID_ADDRESS`, `INVALID_AUTHORIZATION`, `INVALID_PRIVATE_KEY`, `INVALID_TRANSACTION`, `NETWORK_MISMATCH`, `NETWORK_REQUIRED`, `UNKNOWN_NETWORK`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13483,7 +13801,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed. `data.code`: `IDEMPOTENCY_KEY_REUSED`, `BROADCAST_REJECTED`, `INSUFFICIENT_FUNDS`, `TRANSACTION_WOULD_FAIL`. */
+            /** @description Cannot be processed. `data.code`: `IDEMPOTENCY_KEY_REUSED`, `AUTHORIZATION_NONCE_MISMATCH`, `BROADCAST_REJECTED`, `INSUFFICIENT_FUNDS`, `TRANSACTION_WOULD_FAIL`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14055,6 +14373,7 @@ export interface operations {
                      *             "txReceipt": {
                      *               "_type": "TransactionReceipt",
                      *               "accessList": null,
+                     *               "authorizationList": null,
                      *               "blockHash": null,
                      *               "blockNumber": null,
                      *               "chainId": "137",
@@ -14205,6 +14524,7 @@ export interface operations {
                      *         "txReceipt": {
                      *           "_type": "TransactionReceipt",
                      *           "accessList": null,
+                     *           "authorizationList": null,
                      *           "blockHash": null,
                      *           "blockNumber": null,
                      *           "chainId": "137",
@@ -14324,6 +14644,7 @@ export interface operations {
                      *         "txReceipt": {
                      *           "_type": "TransactionReceipt",
                      *           "accessList": null,
+                     *           "authorizationList": null,
                      *           "blockHash": null,
                      *           "blockNumber": null,
                      *           "chainId": "137",
@@ -14491,6 +14812,7 @@ export interface operations {
                      *         "txReceipt": {
                      *           "_type": "TransactionReceipt",
                      *           "accessList": null,
+                     *           "authorizationList": null,
                      *           "blockHash": null,
                      *           "blockNumber": null,
                      *           "chainId": "137",
@@ -14658,6 +14980,7 @@ export interface operations {
                      *         "txReceipt": {
                      *           "_type": "TransactionReceipt",
                      *           "accessList": null,
+                     *           "authorizationList": null,
                      *           "blockHash": null,
                      *           "blockNumber": null,
                      *           "chainId": "137",

@@ -8,6 +8,8 @@ from .audit_entry import AuditEntry
 from .audit_entry_details import AuditEntryDetails
 from .audit_entry_target import AuditEntryTarget
 from .audit_page import AuditPage
+from .authorization_entry import AuthorizationEntry
+from .authorization_list_entry import AuthorizationListEntry
 from .authorization_signature import AuthorizationSignature
 from .authorization_to_evaluate import AuthorizationToEvaluate
 from .balance import Balance
@@ -33,6 +35,7 @@ from .custody_balances import CustodyBalances
 from .custody_token import CustodyToken
 from .custody_token_list import CustodyTokenList
 from .custody_wallet import CustodyWallet
+from .delegate_request import DelegateRequest
 from .delete_webhooks_settings_response_200 import DeleteWebhooksSettingsResponse200
 from .deleted import Deleted
 from .delivery import Delivery
@@ -219,6 +222,7 @@ from .post_user_op_sponsorship_check_response_200 import (
 from .post_user_op_submit_response_200 import PostUserOpSubmitResponse200
 from .post_wallet_balance_coin_response_200 import PostWalletBalanceCoinResponse200
 from .post_wallet_balance_token_response_200 import PostWalletBalanceTokenResponse200
+from .post_wallet_delegate_response_200 import PostWalletDelegateResponse200
 from .post_wallet_send_coin_response_200 import PostWalletSendCoinResponse200
 from .post_wallet_send_token_response_200 import PostWalletSendTokenResponse200
 from .post_wallet_send_transaction_response_200 import (
@@ -326,6 +330,8 @@ __all__ = (
     "AuditEntryDetails",
     "AuditEntryTarget",
     "AuditPage",
+    "AuthorizationEntry",
+    "AuthorizationListEntry",
     "AuthorizationSignature",
     "AuthorizationToEvaluate",
     "Balance",
@@ -349,6 +355,7 @@ __all__ = (
     "CustodyToken",
     "CustodyTokenList",
     "CustodyWallet",
+    "DelegateRequest",
     "DeleteWebhooksSettingsResponse200",
     "Deleted",
     "Delivery",
@@ -481,6 +488,7 @@ __all__ = (
     "PostUserOpSubmitResponse200",
     "PostWalletBalanceCoinResponse200",
     "PostWalletBalanceTokenResponse200",
+    "PostWalletDelegateResponse200",
     "PostWalletSendCoinResponse200",
     "PostWalletSendTokenResponse200",
     "PostWalletSendTransactionResponse200",

@@ -1,11 +1,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.authorization_list_entry import AuthorizationListEntry
+
 
 T = TypeVar("T", bound="RawTransaction")
 
@@ -22,6 +26,10 @@ class RawTransaction:
         gas_price (None | str | Unset): Hex wei; given: a legacy (type 0) transaction.
         gas_limit (None | str | Unset): Hex; default: estimated.
         value (None | str | Unset): Hex wei; default 0x0.
+        authorization_list (list[AuthorizationListEntry] | None | Unset): Signed EIP-7702 authorizations: given, the
+            transaction is a set-code transaction (type 4, EIP-1559 fees, `to` required). Entries as POST
+            /api/v1/wallet/sign-authorization answers them; the wallet's own authorization must name its nonce + 1 (the
+            transaction's nonce is used first).
     """
 
     from_: str
@@ -31,6 +39,7 @@ class RawTransaction:
     gas_price: None | str | Unset = UNSET
     gas_limit: None | str | Unset = UNSET
     value: None | str | Unset = UNSET
+    authorization_list: list[AuthorizationListEntry] | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         from_ = self.from_
@@ -71,6 +80,20 @@ class RawTransaction:
         else:
             value = self.value
 
+        authorization_list: list[dict[str, Any]] | None | Unset
+        if isinstance(self.authorization_list, Unset):
+            authorization_list = UNSET
+        elif isinstance(self.authorization_list, list):
+            authorization_list = []
+            for authorization_list_type_0_item_data in self.authorization_list:
+                authorization_list_type_0_item = (
+                    authorization_list_type_0_item_data.to_dict()
+                )
+                authorization_list.append(authorization_list_type_0_item)
+
+        else:
+            authorization_list = self.authorization_list
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -90,11 +113,15 @@ class RawTransaction:
             field_dict["gasLimit"] = gas_limit
         if value is not UNSET:
             field_dict["value"] = value
+        if authorization_list is not UNSET:
+            field_dict["authorizationList"] = authorization_list
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.authorization_list_entry import AuthorizationListEntry
+
         d = dict(src_dict)
         from_ = d.pop("from")
 
@@ -152,6 +179,34 @@ class RawTransaction:
 
         value = _parse_value(d.pop("value", UNSET))
 
+        def _parse_authorization_list(
+            data: object,
+        ) -> list[AuthorizationListEntry] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                authorization_list_type_0 = []
+                _authorization_list_type_0 = data
+                for authorization_list_type_0_item_data in _authorization_list_type_0:
+                    authorization_list_type_0_item = AuthorizationListEntry.from_dict(
+                        authorization_list_type_0_item_data
+                    )
+
+                    authorization_list_type_0.append(authorization_list_type_0_item)
+
+                return authorization_list_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[AuthorizationListEntry] | None | Unset, data)
+
+        authorization_list = _parse_authorization_list(
+            d.pop("authorizationList", UNSET)
+        )
+
         raw_transaction = cls(
             from_=from_,
             to=to,
@@ -160,6 +215,7 @@ class RawTransaction:
             gas_price=gas_price,
             gas_limit=gas_limit,
             value=value,
+            authorization_list=authorization_list,
         )
 
         return raw_transaction

@@ -6,7 +6,10 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 if TYPE_CHECKING:
+    from ..models.authorization_entry import AuthorizationEntry
     from ..models.tx_signature import TxSignature
 
 
@@ -33,8 +36,10 @@ class TxReceipt:
         nonce (int):
         signature (TxSignature):
         to (None | str):
-        type_ (int):
+        type_ (int): 0 legacy, 2 EIP-1559, 4 set-code (EIP-7702).
         value (str):
+        authorization_list (list[AuthorizationEntry] | None | Unset): A type-4 transaction's signed authorizations;
+            absent for any other type.
     """
 
     field_type_: str
@@ -54,6 +59,7 @@ class TxReceipt:
     to: None | str
     type_: int
     value: str
+    authorization_list: list[AuthorizationEntry] | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -102,6 +108,20 @@ class TxReceipt:
 
         value = self.value
 
+        authorization_list: list[dict[str, Any]] | None | Unset
+        if isinstance(self.authorization_list, Unset):
+            authorization_list = UNSET
+        elif isinstance(self.authorization_list, list):
+            authorization_list = []
+            for authorization_list_type_0_item_data in self.authorization_list:
+                authorization_list_type_0_item = (
+                    authorization_list_type_0_item_data.to_dict()
+                )
+                authorization_list.append(authorization_list_type_0_item)
+
+        else:
+            authorization_list = self.authorization_list
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -125,11 +145,14 @@ class TxReceipt:
                 "value": value,
             }
         )
+        if authorization_list is not UNSET:
+            field_dict["authorizationList"] = authorization_list
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.authorization_entry import AuthorizationEntry
         from ..models.tx_signature import TxSignature
 
         d = dict(src_dict)
@@ -212,6 +235,34 @@ class TxReceipt:
 
         value = d.pop("value")
 
+        def _parse_authorization_list(
+            data: object,
+        ) -> list[AuthorizationEntry] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                authorization_list_type_0 = []
+                _authorization_list_type_0 = data
+                for authorization_list_type_0_item_data in _authorization_list_type_0:
+                    authorization_list_type_0_item = AuthorizationEntry.from_dict(
+                        authorization_list_type_0_item_data
+                    )
+
+                    authorization_list_type_0.append(authorization_list_type_0_item)
+
+                return authorization_list_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[AuthorizationEntry] | None | Unset, data)
+
+        authorization_list = _parse_authorization_list(
+            d.pop("authorizationList", UNSET)
+        )
+
         tx_receipt = cls(
             field_type_=field_type_,
             access_list=access_list,
@@ -230,6 +281,7 @@ class TxReceipt:
             to=to,
             type_=type_,
             value=value,
+            authorization_list=authorization_list,
         )
 
         tx_receipt.additional_properties = d

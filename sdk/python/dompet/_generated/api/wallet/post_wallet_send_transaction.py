@@ -119,7 +119,8 @@ def sync_detailed(
     """Sign and send a raw transaction
 
      Hex fields; `from` must be the wallet. Missing nonce, gas or fees are filled in; a given `gasPrice`
-    makes a legacy transaction. Honours `Idempotency-Key`.
+    makes a legacy transaction, an `authorizationList` (signed EIP-7702 tuples) a set-code transaction
+    (type 4). Honours `Idempotency-Key`.
 
     Args:
         idempotency_key (str | Unset):
@@ -154,7 +155,8 @@ def sync(
     """Sign and send a raw transaction
 
      Hex fields; `from` must be the wallet. Missing nonce, gas or fees are filled in; a given `gasPrice`
-    makes a legacy transaction. Honours `Idempotency-Key`.
+    makes a legacy transaction, an `authorizationList` (signed EIP-7702 tuples) a set-code transaction
+    (type 4). Honours `Idempotency-Key`.
 
     Args:
         idempotency_key (str | Unset):
@@ -184,7 +186,8 @@ async def asyncio_detailed(
     """Sign and send a raw transaction
 
      Hex fields; `from` must be the wallet. Missing nonce, gas or fees are filled in; a given `gasPrice`
-    makes a legacy transaction. Honours `Idempotency-Key`.
+    makes a legacy transaction, an `authorizationList` (signed EIP-7702 tuples) a set-code transaction
+    (type 4). Honours `Idempotency-Key`.
 
     Args:
         idempotency_key (str | Unset):
@@ -217,7 +220,8 @@ async def asyncio(
     """Sign and send a raw transaction
 
      Hex fields; `from` must be the wallet. Missing nonce, gas or fees are filled in; a given `gasPrice`
-    makes a legacy transaction. Honours `Idempotency-Key`.
+    makes a legacy transaction, an `authorizationList` (signed EIP-7702 tuples) a set-code transaction
+    (type 4). Honours `Idempotency-Key`.
 
     Args:
         idempotency_key (str | Unset):
