@@ -109,6 +109,8 @@ ROUTES: tuple[R, ...] = (
     ),
     R("GET", "/api/v1/userOp", ("*/*",), "chalicelib.user_ops.routes", "list_all"),
     R("POST", "/api/v1/userOp/activate/hash", ("application/json",), "chalicelib.user_ops.routes", "hash_activation"),
+    R("POST", "/api/v1/userOp/batch/estimate", ("application/json",), "chalicelib.user_ops.routes", "estimate_batch"),
+    R("POST", "/api/v1/userOp/batch/hash", ("application/json",), "chalicelib.user_ops.routes", "hash_batch"),
     R("GET", "/api/v1/userOp/owner/{ownerId}", ("*/*",), "chalicelib.user_ops.routes", "list_owner"),
     R(
         "POST",

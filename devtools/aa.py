@@ -1,9 +1,11 @@
-"""ERC-4337 v0.7 on the local anvil chains: the canonical EntryPoint and SimpleAccountFactory, a
-VerifyingPaymaster, and Alto (Pimlico's bundler) in front of each chain.
+"""ERC-4337 on the local anvil chains: v0.7 (the canonical EntryPoint and SimpleAccountFactory, a
+VerifyingPaymaster) and v0.8 for EIP-7702 accounts (the canonical EntryPoint and Simple7702Account, the service's
+GasTankPaymaster), and Alto (Pimlico's bundler) in front of each chain, serving both entry points.
 
 Used by the dev stack (`make dev`) and the integration tests. The contracts come from the
-@account-abstraction/contracts 0.7.0 artifacts and Alto from @pimlico/alto, both in node_modules
-(`make deps`); web3 is imported lazily so importing this module stays cheap.
+@account-abstraction/contracts 0.7.0 and 0.8.0 (npm alias `contracts-v08`) artifacts, the v0.8 paymaster from
+contracts/GasTankPaymaster.sol, and Alto from @pimlico/alto, all in node_modules (`make deps`); web3 is imported
+lazily so importing this module stays cheap.
 """
 
 from __future__ import annotations
@@ -17,12 +19,23 @@ import urllib.error
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from devtools.chain import LOCAL_CHAIN_IDS, NODE_MODULES, ChainError, ChildProcess, _port_is_free, _rpc
+from devtools.chain import (
+    LOCAL_CHAIN_IDS,
+    NODE_MODULES,
+    ChainError,
+    ChildProcess,
+    _port_is_free,
+    _rpc,
+    compile_contracts,
+    load_artifact,
+)
 
 if TYPE_CHECKING:
     from web3 import Web3
+    from web3.types import TxParams
 
 AA_ARTIFACTS = NODE_MODULES / "@account-abstraction" / "contracts" / "artifacts"
+AA_ARTIFACTS_V08 = NODE_MODULES / "@account-abstraction" / "contracts-v08" / "artifacts"
 ALTO_PACKAGE = NODE_MODULES / "@pimlico" / "alto"
 
 # The canonical v0.7 addresses, the same on every chain: CREATE2 through the deterministic deployer
@@ -33,6 +46,13 @@ ENTRY_POINT = "0x0000000071727De22E5E9d8BAf0edAc6f37da032"
 ENTRY_POINT_SALT = bytes.fromhex("90d8084deab30c2a37c45e8d47f49f2f7965183cb6990a98943ef94940681de3")
 ACCOUNT_FACTORY = "0x91E60e0613810449d098b0b5Ec8b51A0FE8c8985"
 ACCOUNT_FACTORY_SALT = bytes(32)
+# v0.8 (0.8.0's deployment salts): bundlers recognise the v0.8 EntryPoint by its address, and Simple7702Account
+# names that EntryPoint in its code.
+ENTRY_POINT_V08 = "0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108"
+ENTRY_POINT_V08_SALT = bytes.fromhex("0a59dbff790c23c976a548690c27297883cc66b4c67024f9117b0238995e35e9")
+SIMPLE_7702_ACCOUNT = "0xe6Cae83BdE06E4c305530e199D7217f42808555B"
+SIMPLE_7702_ACCOUNT_SALT = bytes(32)
+V08_DEPLOY_GAS = 10_000_000  # the EntryPoint takes about 5 M; web3's estimate through the deployer falls short
 
 # Private keys of anvil's default mnemonic accounts ("test test ... junk"), public knowledge.
 # Account 0 mints and deploys in the tests and account 1 stands in for the paymaster signer, so the
@@ -42,9 +62,10 @@ ALTO_EXECUTOR_KEY = "0xdbda1821b80551c9d65939329250298aa3472ba22feea921c0cf5d620
 ALTO_UTILITY_KEY = "0x4bbbf85ce3377467afe5d46f804f221813b2bb87f24d81f60f1fcdbf7cbf4356"  # account 7
 
 
-def load_aa_artifact(name: str) -> dict[str, Any]:
-    """The hardhat artifact ({"abi", "bytecode", ...}) of an @account-abstraction/contracts 0.7.0 contract."""
-    path = AA_ARTIFACTS / f"{name}.json"
+def load_aa_artifact(name: str, version: str = "0.7") -> dict[str, Any]:
+    """The hardhat artifact ({"abi", "bytecode", ...}) of an @account-abstraction/contracts 0.7.0 (or, with
+    `version` "0.8", 0.8.0) contract."""
+    path = (AA_ARTIFACTS_V08 if version == "0.8" else AA_ARTIFACTS) / f"{name}.json"
     try:
         artifact: dict[str, Any] = json.loads(path.read_text())
     except FileNotFoundError:
@@ -73,7 +94,7 @@ def _wait_success(w3: Web3, tx_hash: bytes, what: str) -> Any:
     return receipt
 
 
-def _create2(w3: Web3, salt: bytes, init_code: bytes, expected: str, what: str) -> str:
+def _create2(w3: Web3, salt: bytes, init_code: bytes, expected: str, what: str, gas: int | None = None) -> str:
     """Deploy init_code through the deterministic deployer unless `expected` already has code."""
     from web3 import Web3
 
@@ -89,7 +110,10 @@ def _create2(w3: Web3, salt: bytes, init_code: bytes, expected: str, what: str) 
         return address  # already deployed (make dev restarted against a running chain, a second call)
     if not w3.eth.get_code(deployer):
         raise ChainError(f"no deterministic deployer at {CREATE2_DEPLOYER} on {w3.provider}")
-    tx_hash = w3.eth.send_transaction({"from": w3.eth.accounts[0], "to": deployer, "data": salt + init_code})
+    tx: TxParams = {"from": w3.eth.accounts[0], "to": deployer, "data": salt + init_code}
+    if gas:
+        tx["gas"] = gas
+    tx_hash = w3.eth.send_transaction(tx)
     _wait_success(w3, tx_hash, f"deploying {what}")
     if not w3.eth.get_code(address):
         raise ChainError(f"deploying {what} succeeded but {address} has no code")
@@ -97,10 +121,11 @@ def _create2(w3: Web3, salt: bytes, init_code: bytes, expected: str, what: str) 
 
 
 def deploy_core(rpc_url: str) -> dict[str, str]:
-    """Deploy the v0.7 EntryPoint and SimpleAccountFactory at their canonical addresses.
+    """Deploy the v0.7 EntryPoint and SimpleAccountFactory, and the v0.8 EntryPoint and Simple7702Account, at their
+    canonical addresses.
 
-    Returns {"entryPoint": ..., "accountFactory": ...}, checksummed. Idempotent: contracts that are
-    already there are kept. Refuses chains outside LOCAL_CHAIN_IDS.
+    Returns {"entryPoint", "accountFactory", "entryPointV08", "eip7702Account"}, checksummed. Idempotent: contracts
+    that are already there are kept. Refuses chains outside LOCAL_CHAIN_IDS.
     """
     from eth_abi import encode
 
@@ -116,11 +141,33 @@ def deploy_core(rpc_url: str) -> dict[str, str]:
         ACCOUNT_FACTORY,
         "SimpleAccountFactory",
     )
-    return {"entryPoint": entry_point, "accountFactory": factory}
+    entry_point_v08 = _create2(
+        w3,
+        ENTRY_POINT_V08_SALT,
+        bytes.fromhex(load_aa_artifact("EntryPoint", "0.8")["bytecode"][2:]),
+        ENTRY_POINT_V08,
+        "EntryPoint v0.8",
+        V08_DEPLOY_GAS,
+    )
+    account_7702 = _create2(
+        w3,
+        SIMPLE_7702_ACCOUNT_SALT,
+        bytes.fromhex(load_aa_artifact("Simple7702Account", "0.8")["bytecode"][2:]),
+        SIMPLE_7702_ACCOUNT,
+        "Simple7702Account",
+        V08_DEPLOY_GAS,
+    )
+    return {
+        "entryPoint": entry_point,
+        "accountFactory": factory,
+        "entryPointV08": entry_point_v08,
+        "eip7702Account": account_7702,
+    }
 
 
-def deploy_paymaster(rpc_url: str, verifying_signer: str, deposit_wei: int = 100 * 10**18) -> str:
-    """Deploy a 0.7.0 VerifyingPaymaster for verifying_signer and deposit deposit_wei for it in the EntryPoint.
+def deploy_paymaster(rpc_url: str, verifying_signer: str, deposit_wei: int = 100 * 10**18, version: str = "0.7") -> str:
+    """Deploy the paymaster of EntryPoint `version` for verifying_signer (0.7: 0.7.0's VerifyingPaymaster; 0.8:
+    contracts/GasTankPaymaster.sol, the same data layout and hash) and deposit deposit_wei for it in that EntryPoint.
 
     Deployed with a plain transaction from anvil account 0, which becomes its owner (Ownable: the
     owner must be an account that can sign, which the CREATE2 deployer cannot). deploy_core() first.
@@ -129,13 +176,18 @@ def deploy_paymaster(rpc_url: str, verifying_signer: str, deposit_wei: int = 100
     from web3 import Web3
 
     w3 = _local_web3(rpc_url)
-    if not w3.eth.get_code(Web3.to_checksum_address(ENTRY_POINT)):
-        raise ChainError(f"no EntryPoint at {ENTRY_POINT} on {rpc_url}: run deploy_core() first")
-    artifact = load_aa_artifact("VerifyingPaymaster")
+    entry_point = ENTRY_POINT_V08 if version == "0.8" else ENTRY_POINT
+    if not w3.eth.get_code(Web3.to_checksum_address(entry_point)):
+        raise ChainError(f"no EntryPoint at {entry_point} on {rpc_url}: run deploy_core() first")
+    if version == "0.8":
+        compile_contracts()
+        artifact = load_artifact("GasTankPaymaster")
+    else:
+        artifact = load_aa_artifact("VerifyingPaymaster")
     owner = w3.eth.accounts[0]
     factory = w3.eth.contract(abi=artifact["abi"], bytecode=artifact["bytecode"])
-    tx_hash = factory.constructor(ENTRY_POINT, Web3.to_checksum_address(verifying_signer)).transact({"from": owner})
-    receipt = _wait_success(w3, tx_hash, "deploying VerifyingPaymaster")
+    tx_hash = factory.constructor(entry_point, Web3.to_checksum_address(verifying_signer)).transact({"from": owner})
+    receipt = _wait_success(w3, tx_hash, f"deploying the v{version} paymaster")
     address = Web3.to_checksum_address(receipt["contractAddress"])
     paymaster = w3.eth.contract(address=address, abi=artifact["abi"])
     if deposit_wei:
@@ -171,7 +223,8 @@ def _alto_command() -> list[str]:
 
 
 class Alto(ChildProcess):
-    """A running Alto bundler for ENTRY_POINT in front of rpc_url; stop() (or leaving the `with` block) ends it.
+    """A running Alto bundler for ENTRY_POINT and ENTRY_POINT_V08 in front of rpc_url; stop() (or leaving the
+    `with` block) ends it.
 
     Output goes to log_path (appended) if given, otherwise to a temporary file kept only to explain a
     failed start. Alto binds 0.0.0.0; `url` is its loopback address.
@@ -188,7 +241,7 @@ class Alto(ChildProcess):
         command = [
             *_alto_command(),
             "--entrypoints",
-            ENTRY_POINT,
+            f"{ENTRY_POINT},{ENTRY_POINT_V08}",
             "--executor-private-keys",
             ALTO_EXECUTOR_KEY,
             "--utility-private-key",  # without one Alto exits at start
@@ -248,9 +301,9 @@ class Alto(ChildProcess):
             except (urllib.error.URLError, ConnectionError, TimeoutError, KeyError, ValueError):
                 entry_points = None  # not listening yet, or not answering JSON-RPC yet
             if entry_points is not None:
-                if ENTRY_POINT.lower() in (e.lower() for e in entry_points):
+                if {ENTRY_POINT.lower(), ENTRY_POINT_V08.lower()} <= {e.lower() for e in entry_points}:
                     return
-                raise ChainError(f"{self.url} supports entry points {entry_points}, not {ENTRY_POINT}")
+                raise ChainError(f"{self.url} supports entry points {entry_points}, not {ENTRY_POINT} and v0.8's")
             if time.monotonic() > deadline:
                 raise ChainError(f"alto at {self.url} did not answer within {timeout_s:.0f} s:\n{self.log_tail()}")
             time.sleep(0.1)
@@ -264,5 +317,5 @@ class Alto(ChildProcess):
 
 
 def start_alto(rpc_url: str, port: int, log_path: Path | None = None) -> Alto:
-    """Start Alto for rpc_url and return once it answers eth_supportedEntryPoints with ENTRY_POINT."""
+    """Start Alto for rpc_url and return once it answers eth_supportedEntryPoints with both entry points."""
     return Alto(rpc_url, port, log_path)

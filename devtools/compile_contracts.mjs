@@ -45,6 +45,7 @@ const input = {
 const hash = createHash('sha256')
   .update(JSON.stringify(input))
   .update(`solc@${packageVersion('solc')} oz@${packageVersion('@openzeppelin/contracts')}`)
+  .update(`aa08@${packageVersion('@account-abstraction/contracts-v08')}`)
   .update(fs.readFileSync(fileURLToPath(import.meta.url))) // this script decides the artifact format
   .digest('hex')
 

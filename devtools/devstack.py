@@ -154,11 +154,13 @@ def main(argv: list[str] | None = None) -> int:
         for network, port in zip(networks, bundler_ports, strict=True):
             name, rpc_url = network["name"], network["rpcUrl"]
             network["paymaster"] = aa.deploy_paymaster(rpc_url, signer)
+            network["paymasterV08"] = aa.deploy_paymaster(rpc_url, signer, version="0.8")
             network["poolAddress"] = aa.pool_address(rpc_url)
             alto = aa.start_alto(rpc_url, port, log_path=logs / f"alto-{name}.log")
             running.callback(alto.stop)
             network["bundlerUrl"] = alto.url
-            _say(f"{name}: paymaster {network['paymaster']} (signer {signer}), bundler {alto.url}")
+            paymasters = f"{network['paymaster']} (v0.7), {network['paymasterV08']} (v0.8)"
+            _say(f"{name}: paymasters {paymasters} (signer {signer}), bundler {alto.url}")
         _write_networks(state_dir / "networks.json", networks, bitcoin)
         _forget_settings()
 
@@ -314,6 +316,9 @@ def _write_networks(path: Path, networks: list[dict[str, Any]], bitcoin: dict[st
                     "entryPoint": n["entryPoint"],
                     "accountFactory": n["accountFactory"],
                     "paymaster": n["paymaster"],
+                    "entryPointV08": n["entryPointV08"],
+                    "eip7702Account": n["eip7702Account"],
+                    "paymasterV08": n["paymasterV08"],
                     "bundlerUrls": [n["bundlerUrl"]],
                     "poolAddress": n["poolAddress"],
                     "usdtDecimals": 6,  # tokens.usdt is TestUSDT

@@ -23,7 +23,18 @@ def encode_call(signature: str, *args: Any) -> bytes:
     from eth_abi import encode
 
     types = signature[signature.index("(") + 1 : -1]
-    return selector(signature) + (encode(types.split(","), list(args)) if types else b"")
+    return selector(signature) + (encode(_top_level(types), list(args)) if types else b"")
+
+
+def _top_level(types: str) -> list[str]:
+    """`address,(address,uint256,bytes)[]` → its two types: commas inside a tuple do not split."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(types):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parts.append(types[start:index])
+            start = index + 1
+    return [*parts, types[start:]]
 
 
 def decode(types: list[str], data: bytes) -> tuple[Any, ...]:

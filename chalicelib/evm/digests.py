@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, model_validator
 
+from chalicelib.evm.signatures import recovered
 from chalicelib.evm.transactions import SignedAuthorization, UnsignedTx, signing_hash
 from chalicelib.evm.typed_data import hashes as typed_data_hashes
 from chalicelib.platform.wire import WireModel
@@ -100,18 +101,7 @@ def authorization_hash(chain_id: int, address: str, nonce: int) -> bytes:
 def authority(entry: SignedAuthorization) -> str | None:
     """The checksummed address that signed `entry` (the account it delegates), None when its signature recovers to
     no key."""
-    from eth_keys.datatypes import Signature
-    from eth_keys.exceptions import BadSignature
-
-    digest = authorization_hash(entry.chain_id, entry.address, entry.nonce)
-    try:
-        return str(
-            Signature(vrs=(entry.y_parity, entry.r, entry.s))
-            .recover_public_key_from_msg_hash(digest)
-            .to_checksum_address()
-        )
-    except (BadSignature, ValueError):
-        return None
+    return recovered(authorization_hash(entry.chain_id, entry.address, entry.nonce), entry.y_parity, entry.r, entry.s)
 
 
 def digest_of(payload: Signable) -> bytes:

@@ -150,7 +150,7 @@ def _send_once(
         nonce = allocation.nonce
     estimate: dict[str, Any] = {"to": call.to, "value": hex(call.value), "data": "0x" + call.data.hex()}
     if call.authorizations:
-        estimate["authorizationList"] = [_rpc_authorization(entry) for entry in call.authorizations]
+        estimate["authorizationList"] = [entry.rpc() for entry in call.authorizations]
     quoted = fees.quote(network, sender, estimate, gas=gas, gas_price=gas_price, with_nonce=nonce is None)
     own_authorities = _own_authorizations(call, sender)
     _check_own_nonces(own_authorities, nonce if nonce is not None else int(quoted.pending_nonce or 0))
@@ -203,18 +203,6 @@ def _send_once(
     )
     give_back = allocation is not None and not allocation.reserved
     return _broadcast(network, _claim(recorded), signed, body, give_back=give_back)
-
-
-def _rpc_authorization(entry: SignedAuthorization) -> dict[str, str]:
-    """An authorization as eth_estimateGas takes it (quantities in hex)."""
-    return {
-        "chainId": hex(entry.chain_id),
-        "address": entry.address,
-        "nonce": hex(entry.nonce),
-        "yParity": hex(entry.y_parity),
-        "r": hex(entry.r),
-        "s": hex(entry.s),
-    }
 
 
 def _own_authorizations(call: Call, sender: str) -> list[SignedAuthorization]:

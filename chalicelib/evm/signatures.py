@@ -1,8 +1,11 @@
-"""The one conversion of a signer's 65-byte signature to the form Ethereum tools take, and the one recovery of who
-signed a personal message (EIP-191). Pure: no I/O. eth_account is imported on use (it pulls in py_ecc's pairing
-tables: a third of the API function's cold start)."""
+"""The one conversion of a signer's 65-byte signature to the form Ethereum tools take, and the recoveries of who
+signed a personal message (EIP-191) or a 32-byte digest itself (an EIP-712 hash, an EIP-7702 authorization). Pure:
+no I/O. eth_account is imported on use (it pulls in py_ecc's pairing tables: a third of the API function's cold
+start)."""
 
 from __future__ import annotations
+
+from chalicelib.evm.transactions import SECP256K1_HALF_N, SECP256K1_N
 
 
 def with_v27(signature: bytes) -> bytes:
@@ -23,4 +26,28 @@ def personal_signer(message: str | bytes, signature: str) -> str | None:
     try:
         return str(Account.recover_message(signable, signature=signature)).lower()
     except Exception:  # noqa: BLE001 - a malformed signature simply is nobody's
+        return None
+
+
+def hash_signer(digest: bytes, signature: str) -> str | None:
+    """The lower-case address whose key signed the 32-byte `digest` itself (what OpenZeppelin's ECDSA.recover checks:
+    65 bytes, v 27/28 or 0/1, low s), or None for a signature that recovers to nothing."""
+    raw = bytes.fromhex(signature[2:]) if len(signature) == 132 and signature.startswith("0x") else b""
+    if len(raw) != 65 or raw[64] % 27 > 1:
+        return None
+    signer = recovered(digest, raw[64] % 27, int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:64], "big"))
+    return None if signer is None else signer.lower()
+
+
+def recovered(digest: bytes, y_parity: int, r: int, s: int) -> str | None:
+    """The checksummed address whose key made the signature (y_parity, r, s) of `digest`; None for one that is not
+    canonical (high s) or recovers to no key."""
+    from eth_keys.datatypes import Signature
+    from eth_keys.exceptions import BadSignature
+
+    if not (0 < r < SECP256K1_N and 0 < s <= SECP256K1_HALF_N) or y_parity not in (0, 1):
+        return None
+    try:
+        return str(Signature(vrs=(y_parity, r, s)).recover_public_key_from_msg_hash(digest).to_checksum_address())
+    except (BadSignature, ValueError):
         return None

@@ -70,6 +70,17 @@ class SignedAuthorization:
             "s": f"0x{self.s:064x}",
         }
 
+    def rpc(self) -> dict[str, str]:
+        """As JSON-RPC takes it (eth_estimateGas's `authorizationList`, a bundler's `eip7702Auth`): hex quantities."""
+        return {
+            "chainId": hex(self.chain_id),
+            "address": self.address,
+            "nonce": hex(self.nonce),
+            "yParity": hex(self.y_parity),
+            "r": f"0x{self.r:064x}",
+            "s": f"0x{self.s:064x}",
+        }
+
     @classmethod
     def from_wire(cls, fields: Mapping[str, Any]) -> SignedAuthorization:
         """The entry of `wire()`: integers as JSON numbers (never a bool or a string), `r` and `s` 32-byte hex, a

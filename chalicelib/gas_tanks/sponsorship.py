@@ -50,8 +50,9 @@ class Operation:
     app_id: str
     owner_id: str
     network: str
-    dest: str | None  # the account's call: `execute(dest, value, data)`; None for a deployment alone
-    data: bytes
+    # The account's calls, (to, data) each: one for `execute`, several for `executeBatch`; none for a deployment
+    # (or an EIP-7702 delegation) alone.
+    calls: tuple[tuple[str, bytes], ...]
     cost: int
 
 
@@ -139,7 +140,7 @@ def judge(op: Operation, seen: Standing) -> Refusal | None:
     if policy.networks is not None and op.network not in policy.networks:
         return Refusal("networks", f"Operations on {op.network} are not sponsored")
     if policy.contracts is not None and not _allowed_call(policy, op):
-        return Refusal("contracts", "The operation's call is not one the policy sponsors")
+        return Refusal("contracts", "A call of the operation is not one the policy sponsors")
     most = policy.perOperation.max if policy.perOperation is not None else None
     if most is not None and op.cost > int(most):
         return Refusal("perOperation.max", f"The operation may cost {op.cost}, above {most}")
@@ -242,11 +243,15 @@ def _seen(version: int) -> aws.Condition:
 
 
 def _allowed_call(policy: SponsorshipPolicy, op: Operation) -> bool:
-    if op.dest is None:
-        return False
-    selector = "0x" + op.data[:4].hex() if len(op.data) >= 4 else None
+    """Every call of the operation is to a listed contract (and a listed function of it); a batch is sponsored only
+    whole, and an operation that calls nothing is no listed call."""
+    return bool(op.calls) and all(_listed(policy, to, data) for to, data in op.calls)
+
+
+def _listed(policy: SponsorshipPolicy, to: str, data: bytes) -> bool:
+    selector = "0x" + data[:4].hex() if len(data) >= 4 else None
     for contract in policy.contracts or []:
-        if contract.address.lower() != op.dest.lower():
+        if contract.address.lower() != to.lower():
             continue
         if not contract.selectors or (selector is not None and selector in {s.lower() for s in contract.selectors}):
             return True

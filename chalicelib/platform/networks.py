@@ -9,7 +9,9 @@ across families: Bitcoin has no chain id, so its entries declare a number of the
 Bitcoin networks, which only custody uses.
 
 A network supports smart accounts (ERC-4337 v0.7) when it has all of SMART_ACCOUNT_FIELDS
-and a `usdt` token; one that has some but not all stops start-up naming what is missing.
+and a `usdt` token; one that has some but not all stops start-up naming what is missing. It supports EIP-7702
+smart accounts (an MPC wallet delegating to Simple7702Account, operations through EntryPoint v0.8) when it also
+has all of EIP7702_FIELDS.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ SMART_ACCOUNT_FIELDS = (
     "usdtDecimals",
     "nativeToGasTankRate",
 )
+EIP7702_FIELDS = ("entryPointV08", "eip7702Account", "paymasterV08")
 
 
 class CustodyToken(BaseModel):
@@ -100,6 +103,14 @@ class Network(BaseModel):
     entryPoint: str | None = Field(None, pattern=ADDRESS, description="ERC-4337 v0.7 EntryPoint.")
     accountFactory: str | None = Field(None, pattern=ADDRESS, description="SimpleAccountFactory v0.7.")
     paymaster: str | None = Field(None, pattern=ADDRESS, description="The service's VerifyingPaymaster.")
+    # EIP-7702 smart accounts (all or none, and only beside the fields above).
+    entryPointV08: str | None = Field(None, pattern=ADDRESS, description="ERC-4337 v0.8 EntryPoint.")
+    eip7702Account: str | None = Field(
+        None, pattern=ADDRESS, description="The delegate of EIP-7702 accounts: Simple7702Account 0.8."
+    )
+    paymasterV08: str | None = Field(
+        None, pattern=ADDRESS, description="The service's paymaster for v0.8 (GasTankPaymaster; the same signer)."
+    )
     bundlerUrls: tuple[str, ...] = Field((), description="ERC-4337 bundlers (Alto, Pimlico, ...), tried in turn.")
     poolAddress: str | None = Field(None, pattern=ADDRESS, description="Where gas-tank top-ups are sent.")
     usdtDecimals: int | None = Field(None, ge=0, le=18, description="Decimals of this network's USDT token.")
@@ -149,11 +160,25 @@ class Network(BaseModel):
             missing = sorted({*SMART_ACCOUNT_FIELDS} - present) + ([] if "usdt" in self.tokens else ["tokens.usdt"])
             if missing:
                 raise ValueError(f"smart accounts half-configured: missing {', '.join(missing)}")
+        with_7702 = {f for f in EIP7702_FIELDS if getattr(self, f)}
+        if with_7702 and (with_7702 != set(EIP7702_FIELDS) or not present):
+            missing = sorted({*EIP7702_FIELDS} - with_7702) or ["the smart-account fields"]
+            raise ValueError(f"EIP-7702 accounts half-configured: missing {', '.join(missing)}")
         return self
 
     @property
     def supports_smart_accounts(self) -> bool:
         return self.entryPoint is not None
+
+    @property
+    def supports_eip7702_accounts(self) -> bool:
+        return self.entryPointV08 is not None
+
+    def entry_point_for(self, version: str) -> str:
+        """The EntryPoint of an operation's `bundlerVersion`: "0.8" (EIP-7702 accounts) or "0.7"."""
+        address = self.entryPointV08 if version == "0.8" else self.entryPoint
+        assert address is not None, f"{self.name} has no EntryPoint {version}"
+        return address
 
     @property
     def custody(self) -> bool:

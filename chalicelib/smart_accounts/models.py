@@ -3,6 +3,8 @@ stored owner record and account."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import ConfigDict, Field
 
 from chalicelib.platform.addresses import Address
@@ -27,10 +29,22 @@ class OwnerRef(WireModel):
     )
 
 
+AccountType = Literal["simple", "eip7702"]
+_ACCOUNT_TYPE_DOC = (
+    "`simple`: a SimpleAccount (ERC-4337 v0.7) the factory deploys at a counterfactual address. `eip7702`: the "
+    "owner's own address (an MPC wallet of the service) delegating to Simple7702Account (EIP-7702, EntryPoint v0.8)."
+)
+
+
 class CreateSmartAccount(WireModel):
     model_config = ConfigDict(extra="forbid")
 
     owner: OwnerRef
+    accountType: AccountType = Field(
+        "simple",
+        description=_ACCOUNT_TYPE_DOC + " Creating the other type for an owner that has accounts adds them.",
+        examples=["simple"],
+    )
 
 
 class GasTank(WireModel):
@@ -50,17 +64,30 @@ class Account(WireModel):
     updatedAt: str | None
     ownerId: str = Field(description="The owner record's id.", examples=[_EXAMPLE_OWNER_RECORD_ID])
     status: str = Field(
-        description="`not_deployed` until the first user operation deploys it.", examples=["not_deployed"]
+        description="`not_deployed` until the first user operation deploys it (an `eip7702` account: delegates the "
+        "wallet), then `deployed`.",
+        examples=["not_deployed"],
     )
     aaAddress: str = Field(
-        description="The counterfactual address the factory deploys the account to.",
+        description="The counterfactual address the factory deploys the account to; an `eip7702` account's is the "
+        "wallet's own address.",
         examples=["0x4B0897b0513fdC7C541B6d9D7E929C4e5364D2dB"],
     )
     chainId: int = Field(examples=[137])
     network: str = Field(examples=["polygon-pos"])
     clientId: str = Field(examples=["5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a"])
     appId: str = Field(examples=["0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10"])
-    version: str = Field(examples=["0.1"])
+    version: str = Field(
+        description="The account's implementation: `0.7` (SimpleAccount 0.7.0), `simple7702-0.8` (Simple7702Account "
+        "0.8.0).",
+        examples=["0.1"],
+    )
+    accountType: AccountType = Field(
+        "simple",
+        exclude_if=lambda v: v == "simple",  # a simple account keeps the reference API's shape
+        description=_ACCOUNT_TYPE_DOC + " Present only on `eip7702` accounts.",
+        examples=["eip7702"],
+    )
 
 
 class OwnerRecord(WireModel):
@@ -94,6 +121,21 @@ class NetworkInfo(WireModel):
     paymaster: str = Field(examples=["0xc0E2b1E5b3B5e1E7BB2af0D8CD2a3E1f4A5b6C7d"])
     bundlerVersion: str = "0.7"
     accountVersion: str = Field(examples=["0.1"])
+    entryPointV08: str | None = Field(
+        None,
+        exclude_if=lambda v: v is None,
+        description="EIP-7702 accounts (absent: the network has none): ERC-4337 v0.8 EntryPoint.",
+        examples=["0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108"],
+    )
+    eip7702Account: str | None = Field(
+        None,
+        exclude_if=lambda v: v is None,
+        description="The delegate of EIP-7702 accounts (Simple7702Account 0.8.0): what `eip7702Auth` names.",
+        examples=["0xe6Cae83BdE06E4c305530e199D7217f42808555B"],
+    )
+    paymasterV08: str | None = Field(
+        None, exclude_if=lambda v: v is None, description="The service's paymaster for v0.8 operations."
+    )
 
 
 class NetworkList(WireModel):
@@ -128,3 +170,4 @@ class SmartAccount(Record):
     appId: str
     version: str
     factory: str | None = None
+    accountType: str = "simple"

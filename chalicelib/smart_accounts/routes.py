@@ -37,17 +37,25 @@ def list_networks(call: Call) -> Reply:
     "POST",
     summary="Create (or return) the owner's smart accounts, one per network, and its gas tank",
     description="Idempotent per owner address (any letter case) and app. Accounts are counterfactual "
-    "(`not_deployed`): `aaAddress` is where the factory deploys the account with its first user operation.",
+    "(`not_deployed`): `aaAddress` is where the factory deploys the account with its first user operation. "
+    '`accountType` `"eip7702"` (the owner an MPC wallet of the service): accounts at the wallet\'s own address, on '
+    "the networks with EIP-7702 accounts, `deployed` once an operation delegated the wallet to Simple7702Account "
+    "(docs/smart-accounts.md); asked again for an owner that has accounts, the other type's are added.",
     tag="Smart accounts",
     guard=guards.signed_request,
     body=CreateSmartAccount,
     response=OwnerRecord,
     message=CREATED,
-    errors={400: ("UNSUPPORTED_PROVIDER",), 404: ("OWNER_NOT_FOUND",), 503: ("LIST_BUSY",)},
+    errors={
+        400: ("UNSUPPORTED_PROVIDER",),
+        404: ("OWNER_NOT_FOUND",),
+        422: ("NO_EIP7702_NETWORK",),
+        503: ("LIST_BUSY",),
+    },
 )
 def create_smart_account(call: Call) -> Reply:
     owner = call.body.owner
-    return Reply(service.create(call.principal, owner.id, owner.provider), CREATED)
+    return Reply(service.create(call.principal, owner.id, owner.provider, call.body.accountType), CREATED)
 
 
 @route(

@@ -1,9 +1,12 @@
-"""Smart-account owners: one owner record per address and app, its gas tank, one account per network.
+"""Smart-account owners: one owner record per address and app, its gas tank, and its accounts: one per network and
+type. A `simple` account is a SimpleAccount (v0.7) the factory deploys at a counterfactual address; an `eip7702`
+account is the owner's own address (an MPC wallet) delegating to Simple7702Account (v0.8), on the networks that have
+EIP-7702 accounts.
 
 Creation is one DynamoDB transaction (address item, owner record, tank, every account, the entry of the app's
-owners list) and no RPC call: the account addresses are counterfactual, computed locally (counterfactual.py). A
-repeated or concurrent call for the same address (any letter case) finds the address item taken and returns the
-existing record, adding the accounts of networks configured since.
+owners list) and no RPC call: the account addresses are counterfactual, computed locally (counterfactual.py), or
+the owner's. A repeated or concurrent call for the same address (any letter case) finds the address item taken and
+returns the existing record, adding the accounts of networks configured since, and of the type asked for.
 """
 
 from __future__ import annotations
@@ -15,13 +18,14 @@ from chalicelib.evm.aa import counterfactual
 from chalicelib.platform import aws, unit_of_work
 from chalicelib.platform.addresses import checksum_address
 from chalicelib.platform.clock import iso_now
-from chalicelib.platform.errors import bad_request, not_found
+from chalicelib.platform.errors import ApiError, bad_request, not_found
 from chalicelib.platform.networks import Network, registry
 from chalicelib.platform.pagination import PageQuery
 from chalicelib.platform.unit_of_work import Plan
 from chalicelib.smart_accounts import store, tanks
 from chalicelib.smart_accounts.models import (
     Account,
+    AccountType,
     GasTank,
     NetworkInfo,
     Owner,
@@ -32,10 +36,12 @@ from chalicelib.smart_accounts.models import (
 from chalicelib.tenancy.models import App
 
 UNSUPPORTED_PROVIDER = "UNSUPPORTED_PROVIDER"
+NO_EIP7702_NETWORK = "NO_EIP7702_NETWORK"
 OWNER_NOT_FOUND = "OWNER_NOT_FOUND"
 NOT_DEPLOYED = "not_deployed"
 DEPLOYED = "deployed"  # set when a user operation that deployed the account is settled (`deployed`)
 PROVIDERS = ("wallet",)
+EIP7702_ACCOUNT_VERSION = "simple7702-0.8"  # Simple7702Account of @account-abstraction/contracts 0.8.0
 
 
 def networks() -> list[NetworkInfo]:
@@ -46,7 +52,7 @@ def smart_account_networks() -> list[Network]:
     return [n for n in registry().networks if n.supports_smart_accounts]
 
 
-def create(app: App, address: str, provider: str) -> OwnerRecord:
+def create(app: App, address: str, provider: str, account_type: AccountType = "simple") -> OwnerRecord:
     if provider not in PROVIDERS:
         raise bad_request(
             UNSUPPORTED_PROVIDER,
@@ -54,6 +60,8 @@ def create(app: App, address: str, provider: str) -> OwnerRecord:
             errors=[{"field": "owner.provider", "message": "only `wallet` is supported", "type": "provider"}],
         )
     owner_address = checksum_address(address, "owner.id")
+    if account_type == "eip7702" and not _networks_for(account_type):
+        raise ApiError(422, NO_EIP7702_NETWORK, "No network of the service has EIP-7702 accounts")
     now = iso_now()
     record_id = str(uuid.uuid4())
     tank_put, tank = tanks.registered().open(record_id, now)
@@ -68,7 +76,7 @@ def create(app: App, address: str, provider: str) -> OwnerRecord:
         appId=app.appId,
         tankId=tank.id,
     )
-    accounts = [_account_item(owner, n, now) for n in smart_account_networks()]
+    accounts = [_account_item(owner, n, now, account_type) for n in _networks_for(account_type)]
     taken = aws.put("address", store.TABLE, {**store.address_key(app.appId, owner_address), "ownerRecordId": record_id})
     try:
         unit_of_work.commit(
@@ -87,7 +95,7 @@ def create(app: App, address: str, provider: str) -> OwnerRecord:
         if not exc.condition_failed("address"):
             raise
         existing = str(exc.old["address"]["ownerRecordId"])  # created before, or by a concurrent call
-        return _with_new_networks(app, existing)
+        return _with_new_networks(app, existing, account_type)
     return _record(owner, tank, accounts)
 
 
@@ -117,7 +125,7 @@ def deployed(account_id: str, now: str) -> aws.TxItem:
     return aws.update(
         "account",
         store.TABLE,
-        store.account_key(account.ownerId, account.chainId),
+        store.account_key(account.ownerId, account.chainId, account.accountType),
         aws.Changes(set={"status": DEPLOYED, "updatedAt": now}),
         aws.EXISTS,
     )
@@ -135,48 +143,69 @@ def _find(app: App, owner_id: str) -> tuple[Owner, list[SmartAccount]]:
     return owner, accounts
 
 
-def _with_new_networks(app: App, record_id: str) -> OwnerRecord:
+def _with_new_networks(app: App, record_id: str, account_type: AccountType = "simple") -> OwnerRecord:
     owner, accounts = store.owner_items(record_id)
     if owner is None:
         raise RuntimeError("address item without an owner record")
-    have = {a.chainId for a in accounts}
-    missing = [n for n in smart_account_networks() if n.chainId not in have]
+    have = {(a.chainId, a.accountType) for a in accounts}
+    types = {account_type, *(a.accountType for a in accounts)}
+    missing = [(n, t) for t in sorted(types) for n in _networks_for(t) if (n.chainId, t) not in have]
     if missing:
         now = iso_now()
-        added = [_account_item(owner, n, now) for n in missing]
+        added = [_account_item(owner, n, now, t) for n, t in missing]
         puts = [*map(_put, added), *map(_pointer, added)]
         try:
             unit_of_work.commit(Plan(items=puts))
         except aws.TransactionCancelledError as exc:
-            if exc.conflict or any(exc.condition_failed(f"account-{a.chainId}") for a in added):
-                return _with_new_networks(app, record_id)  # a concurrent call added them: read again
+            if exc.conflict or any(exc.condition_failed(_item_name("account", a)) for a in added):
+                return _with_new_networks(app, record_id, account_type)  # a concurrent call added them: read again
             raise
     return get(app, record_id)
 
 
+def _networks_for(account_type: str) -> list[Network]:
+    networks = smart_account_networks()
+    return [n for n in networks if n.supports_eip7702_accounts] if account_type == "eip7702" else networks
+
+
+def _item_name(what: str, account: SmartAccount) -> str:
+    return f"{what}-{account.chainId}" + ("-eip7702" if account.accountType == "eip7702" else "")
+
+
 def _put(account: SmartAccount) -> aws.TxItem:
-    return aws.put(f"account-{account.chainId}", store.TABLE, account.to_item())
+    return aws.put(_item_name("account", account), store.TABLE, account.to_item())
 
 
 def _pointer(account: SmartAccount) -> aws.TxItem:
     item = {**store.account_pointer_key(account.id), "ownerRecordId": account.ownerId, "chainId": account.chainId}
-    return aws.put(f"pointer-{account.chainId}", store.TABLE, item)
+    return aws.put(_item_name("pointer", account), store.TABLE, item)
 
 
-def _account_item(owner: Owner, network: Network, now: str) -> SmartAccount:
+def _account_item(owner: Owner, network: Network, now: str, account_type: str = "simple") -> SmartAccount:
+    common = {
+        "id": str(uuid.uuid4()),
+        "createdAt": now,
+        "updatedAt": None,
+        "ownerId": owner.id,
+        "status": NOT_DEPLOYED,
+        "chainId": network.chainId,
+        "network": network.name,
+        "clientId": owner.clientId,
+        "appId": owner.appId,
+    }
+    if account_type == "eip7702":
+        return SmartAccount(
+            **store.account_key(owner.id, network.chainId, account_type),
+            **common,
+            aaAddress=owner.ownerId,  # the wallet itself
+            version=EIP7702_ACCOUNT_VERSION,
+            accountType="eip7702",
+        )
     assert network.accountFactory is not None
     return SmartAccount(
         **store.account_key(owner.id, network.chainId),
-        id=str(uuid.uuid4()),
-        createdAt=now,
-        updatedAt=None,
-        ownerId=owner.id,
-        status=NOT_DEPLOYED,
+        **common,
         aaAddress=counterfactual.account_address(network.accountFactory, owner.ownerId),
-        chainId=network.chainId,
-        network=network.name,
-        clientId=owner.clientId,
-        appId=owner.appId,
         version=counterfactual.ACCOUNT_VERSION,
         factory=network.accountFactory,
     )
@@ -194,7 +223,7 @@ def _record(owner: Owner, tank: GasTank, accounts: list[SmartAccount]) -> OwnerR
         gasTanks=[tank],
         accounts=[
             Account.model_validate({k: v for k, v in a.to_item().items() if k in Account.model_fields})
-            for a in sorted(accounts, key=lambda a: a.chainId)
+            for a in sorted(accounts, key=lambda a: (a.chainId, a.accountType))
         ],
     )
 
@@ -213,4 +242,7 @@ def _network_info(network: Network) -> NetworkInfo:
         accountFactory=network.accountFactory,
         paymaster=network.paymaster,
         accountVersion=counterfactual.ACCOUNT_VERSION,
+        entryPointV08=network.entryPointV08,
+        eip7702Account=network.eip7702Account,
+        paymasterV08=network.paymasterV08,
     )

@@ -3,7 +3,8 @@
 - `APP#<appId>#ADDR#<address lower-case>` / `OWNER`: one per owner address and app (`ownerRecordId`); its
   conditional put is what makes creation idempotent, also under concurrent calls.
 - `OWNER#<id>` / `OWNER`: the owner record (and `tankId`, the owner's gas tank).
-- `OWNER#<id>` / `ACCOUNT#<chainId>`: the owner's account on one network.
+- `OWNER#<id>` / `ACCOUNT#<chainId>`: the owner's (simple) account on one network; `ACCOUNT#<chainId>#EIP7702` its
+  EIP-7702 account there.
 - `ACCOUNT#<accountId>` / `ACCOUNT`: which owner and network an account id names (user operations take it).
 - `APP#<appId>#OWNERS`: the app's list (platform/pagination) of its owner records, entries `{ownerRecordId,
   createdAt}`, appended in the owner's creation transaction.
@@ -28,8 +29,9 @@ def owner_key(owner_record_id: str) -> dict[str, str]:
     return {"pk": f"OWNER#{owner_record_id}", "sk": "OWNER"}
 
 
-def account_key(owner_record_id: str, chain_id: int) -> dict[str, str]:
-    return {"pk": f"OWNER#{owner_record_id}", "sk": f"ACCOUNT#{chain_id:020d}"}
+def account_key(owner_record_id: str, chain_id: int, account_type: str = "simple") -> dict[str, str]:
+    suffix = "#EIP7702" if account_type == "eip7702" else ""
+    return {"pk": f"OWNER#{owner_record_id}", "sk": f"ACCOUNT#{chain_id:020d}{suffix}"}
 
 
 def owner_items(owner_record_id: str) -> tuple[Owner | None, list[SmartAccount]]:

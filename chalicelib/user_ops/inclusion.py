@@ -90,12 +90,11 @@ def included(network: Network, op: UserOpRecord) -> Receipt | None:
 
 
 def _search(network: Network, op: UserOpRecord, head: int) -> Receipt | None:
-    assert network.entryPoint
     first = max(0, int(op.submittedBlock or 0) - SCAN_MARGIN_BLOCKS)
     if first > head:
         return None
     query = {
-        "address": network.entryPoint,
+        "address": network.entry_point_for(op.bundlerVersion),
         "topics": [[USER_OPERATION_EVENT, USER_OPERATION_REVERT_REASON], op.userOpHash],
     }
     logs = [log for log in logs_in_range(network, query, first, head) if not log.get("removed")]
@@ -128,7 +127,7 @@ def _sequence_used(network: Network, op: UserOpRecord, block: str) -> bool:
     nonce = quantity(wire["nonce"])
     key, sequence = nonce >> SEQUENCE_BITS, nonce & ((1 << SEQUENCE_BITS) - 1)
     call = {
-        "to": network.entryPoint,
+        "to": network.entry_point_for(op.bundlerVersion),
         "data": "0x" + encode_call("getNonce(address,uint192)", wire["sender"], key).hex(),
     }
     (current,) = decode(["uint256"], result_bytes(rpc_call(network, "eth_call", [call, block])))

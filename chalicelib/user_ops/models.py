@@ -3,7 +3,7 @@ API's shapes); the stored operation with its transition table."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, StrictBool, model_validator
 
@@ -14,6 +14,7 @@ from chalicelib.platform.amounts import TokenId, Uint256
 from chalicelib.platform.pagination import Pagination
 from chalicelib.platform.transitions import Machine, Move, Stateful
 from chalicelib.platform.wire import WireModel
+from chalicelib.wallets.models import AuthorizationListEntry
 
 TABLE = "user-ops"
 
@@ -80,8 +81,22 @@ class SignTransaction(_Body):
     callData: str = Field(pattern=HEX, examples=[_EXAMPLE_CALL_DATA])
 
 
+class BatchCall(WireModel):
+    model_config = ConfigDict(extra="forbid")
+
+    to: Address = Field(examples=["0xc2132D05D31c914a87C6611C10748AEb04B58e8F"])
+    value: Uint256 = Field("0", description="Wei sent with the call, at most 2**256-1.", examples=["0"])
+    callData: str = Field("0x", pattern=HEX, examples=[_EXAMPLE_CALL_DATA])
+
+
+class Batch(_Body):
+    """Several calls in one operation (`executeBatch`), in order, all or none."""
+
+    calls: list[BatchCall] = Field(min_length=1, max_length=16, description="1 to 16 calls, made in this order.")
+
+
 class Activate(_Body):
-    """Deploy the account only (an operation with an empty call)."""
+    """Deploy the account only (an operation with an empty call); an EIP-7702 account: delegate the wallet."""
 
 
 class Estimate(WireModel):
@@ -94,12 +109,25 @@ class Estimate(WireModel):
 
 class HashResult(WireModel):
     hash: str = Field(
-        description="The userOpHash; the owner signs it (EIP-191 personal_sign of the 32 bytes).",
+        description="The userOpHash. A `simple` account's owner signs it as EIP-191 personal_sign of the 32 bytes; "
+        "an `eip7702` account's (EntryPoint v0.8) signs `typedData`, whose EIP-712 digest it is.",
         examples=[_EXAMPLE_USER_OP_HASH],
     )
     userOpId: str = Field(examples=[_EXAMPLE_USER_OP_ID])
     validUntil: int = Field(
         description="Unix seconds until which the operation can be submitted and included.", examples=[1795334400]
+    )
+    typedData: dict[str, Any] | None = Field(
+        None,
+        exclude_if=lambda v: v is None,
+        description="An `eip7702` account's operation (EntryPoint v0.8): the `PackedUserOperation` EIP-712 document "
+        "whose digest is `hash`, for POST /api/v1/wallet/sign-typed-data. Absent for a `simple` account's.",
+    )
+    delegates: bool | None = Field(
+        None,
+        exclude_if=lambda v: v is None,
+        description="An `eip7702` account's operation that delegates the wallet (its code is not yet Simple7702Account"
+        "'s): submit it with `eip7702Auth`. Absent for a `simple` account's.",
     )
 
 
@@ -113,6 +141,11 @@ class Submit(WireModel):
     hash: str = Field(pattern=r"^0x[0-9a-fA-F]{64}$", examples=[_EXAMPLE_USER_OP_HASH])
     isSponsored: StrictBool = Field(
         description="true: the organization's gas tank pays; false: the owner's.", examples=[True]
+    )
+    eip7702Auth: AuthorizationListEntry | None = Field(
+        None,
+        description="An operation with `delegates`: the wallet's EIP-7702 authorization of the network's "
+        "Simple7702Account at the wallet's current nonce, as POST /api/v1/wallet/sign-authorization answers it.",
     )
 
 
@@ -205,7 +238,8 @@ class UserOpRecord(Stateful):
     ownerTankId: str
     accountId: str
     op: str
-    deploys: bool = False
+    deploys: bool = False  # a SimpleAccount's factory deploys it; an EIP-7702 account's wallet is delegated
+    bundlerVersion: str = "0.7"  # the EntryPoint's: "0.8" for an EIP-7702 account's operation
     submittedBlock: int | None = None
     payerTankId: str | None = None
     usageSeq: int | None = None

@@ -16,6 +16,7 @@ from chalicelib.smart_accounts.routes import OWNER_ID
 from chalicelib.user_ops import build, service
 from chalicelib.user_ops.models import (
     Activate,
+    Batch,
     Estimate,
     HashResult,
     SendCoin,
@@ -60,6 +61,10 @@ def _call_for(body: Any) -> service.MakeCall:
         )
     if isinstance(body, SignTransaction):
         return lambda _: build.transaction(body.to, int(body.value), bytes.fromhex(body.callData[2:]))
+    if isinstance(body, Batch):
+        return lambda _: build.batch(
+            [build.Target(c.to, int(c.value), bytes.fromhex(c.callData[2:])) for c in body.calls]
+        )
     return lambda _: build.activation()
 
 
@@ -69,6 +74,7 @@ KINDS: dict[str, tuple[type[Any], str]] = {
     "sendERC721": (SendErc721, "an ERC-721 transfer"),
     "sendERC1155": (SendErc1155, "an ERC-1155 transfer"),
     "signTransaction": (SignTransaction, "an arbitrary call"),
+    "batch": (Batch, "a batch of calls (executeBatch: in order, all or none)"),
 }
 
 
@@ -129,7 +135,8 @@ for _kind, (_body, _what) in KINDS.items():
         502: ("UPSTREAM_UNAVAILABLE",),
     },
     description="Family S. Deploys the counterfactual account without doing anything else (any first operation "
-    "deploys it too). Sign the hash and submit it like any other operation.",
+    "deploys it too); an `eip7702` account's delegates the wallet. Sign the hash and submit it like any other "
+    "operation.",
 )
 def hash_activation(call: Call) -> Reply:
     return Reply(service.hash_operation(call.principal, call.body.accountId, _call_for(call.body)))
@@ -145,11 +152,16 @@ def hash_activation(call: Call) -> Reply:
     body=Submit,
     response=UserOperation,
     errors={
-        400: ("HASH_MISMATCH", "INVALID_USER_OP_SIGNATURE"),
+        400: ("AUTHORIZATION_REQUIRED", "HASH_MISMATCH", "INVALID_AUTHORIZATION", "INVALID_USER_OP_SIGNATURE"),
         403: ("SPONSORSHIP_DENIED",),
         404: ("USER_OP_NOT_FOUND",),
         409: ("USER_OP_ALREADY_SUBMITTED",),
-        422: ("INSUFFICIENT_GAS_TANK_BALANCE", "NETWORK_WITHOUT_GAS_TANKS", "USER_OP_EXPIRED"),
+        422: (
+            "AUTHORIZATION_NONCE_MISMATCH",
+            "INSUFFICIENT_GAS_TANK_BALANCE",
+            "NETWORK_WITHOUT_GAS_TANKS",
+            "USER_OP_EXPIRED",
+        ),
         502: ("UPSTREAM_UNAVAILABLE",),
         503: ("LIST_BUSY",),
     },
@@ -158,11 +170,16 @@ def hash_activation(call: Call) -> Reply:
     "status `on_process`, then `success` or `failed` (events `userOp.success` / `userOp.failed`); the "
     "unused part of the charge is refunded. A sponsored operation is first judged by the app's gas sponsorship "
     "policy (`PUT /api/v1/client/gasTank/policy`), atomically with its debit: refused, it is `403 "
-    "SPONSORSHIP_DENIED` with `data.rule`, and nothing is charged or sent.",
+    "SPONSORSHIP_DENIED` with `data.rule`, and nothing is charged or sent. An `eip7702` account's operation "
+    "(`bundlerVersion` `0.8`) is signed over its hash itself (sign-typed-data of the hash call's `typedData`), and "
+    "one that `delegates` the wallet needs `eip7702Auth`: the wallet's authorization of the network's "
+    "Simple7702Account at its current nonce (POST /api/v1/wallet/sign-authorization).",
 )
 def submit(call: Call) -> Reply:
     body = call.body
-    return Reply(service.submit(call.principal, body.userOpId, body.hash, body.signature, body.isSponsored))
+    return Reply(
+        service.submit(call.principal, body.userOpId, body.hash, body.signature, body.isSponsored, body.eip7702Auth)
+    )
 
 
 @route(

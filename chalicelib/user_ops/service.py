@@ -17,9 +17,11 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from chalicelib.evm import digests
 from chalicelib.evm.aa import packing
-from chalicelib.evm.rpc import NO_ANSWER, RpcError, block_number, rpc_call
-from chalicelib.evm.signatures import personal_signer
+from chalicelib.evm.rpc import NO_ANSWER, RpcError, block_number, rpc_call, transaction_count
+from chalicelib.evm.signatures import hash_signer, personal_signer
+from chalicelib.evm.transactions import SignedAuthorization
 from chalicelib.gas_tanks import alerts, charges, sponsorship
 from chalicelib.gas_tanks import store as tanks
 from chalicelib.gas_tanks.models import SponsorshipCheck, SponsorshipRemaining
@@ -53,6 +55,7 @@ from chalicelib.user_ops.models import (
     UserOpRecord,
 )
 from chalicelib.user_ops.views import view
+from chalicelib.wallets.models import AuthorizationListEntry
 
 ACCOUNT_NOT_FOUND = "ACCOUNT_NOT_FOUND"
 USER_OP_NOT_FOUND = "USER_OP_NOT_FOUND"
@@ -62,6 +65,9 @@ USER_OP_EXPIRED = "USER_OP_EXPIRED"
 INVALID_USER_OP_SIGNATURE = "INVALID_USER_OP_SIGNATURE"
 INSUFFICIENT_GAS_TANK_BALANCE = "INSUFFICIENT_GAS_TANK_BALANCE"
 SPONSORSHIP_DENIED = "SPONSORSHIP_DENIED"
+AUTHORIZATION_REQUIRED = "AUTHORIZATION_REQUIRED"
+INVALID_AUTHORIZATION = "INVALID_AUTHORIZATION"
+AUTHORIZATION_NONCE_MISMATCH = "AUTHORIZATION_NONCE_MISMATCH"
 SUBMIT_ATTEMPTS = 24  # concurrent sponsored submits of one app each lose at most one race per winner
 
 
@@ -71,7 +77,7 @@ MakeCall = Callable[[SmartAccount], build.Call]  # the call, given the account (
 def estimate(app: App, account_id: str, make_call: MakeCall) -> Estimate:
     account, owner, network = _account(app, account_id)
     call = make_call(account)
-    built = build.build(network, owner.ownerId, call, sign=False, known_deployed=_deployed(account))
+    built = _build(network, account, owner, call, sign=False)
     cost = charges.charge(network, built.op.max_cost_wei())
     return Estimate(requiredNative=str(cost.native), requiredGasTankBalance=str(cost.total), decimal=tanks.DECIMALS)
 
@@ -79,7 +85,7 @@ def estimate(app: App, account_id: str, make_call: MakeCall) -> Estimate:
 def hash_operation(app: App, account_id: str, make_call: MakeCall) -> HashResult:
     account, owner, network = _account(app, account_id)
     call: build.Call = make_call(account)
-    built = build.build(network, owner.ownerId, call, known_deployed=_deployed(account))
+    built = _build(network, account, owner, call)
     user_op_id = str(uuid.uuid4())
     op = UserOpRecord(
         **store.key(user_op_id),
@@ -103,7 +109,7 @@ def hash_operation(app: App, account_id: str, make_call: MakeCall) -> HashResult
         validUntil=iso_at(built.valid_until),
         validUntilEpoch=built.valid_until,
         failedReason=None,
-        bundlerVersion="0.7",
+        bundlerVersion=built.version,
         successAt=None,
         failedAt=None,
         sentAt=None,
@@ -111,13 +117,28 @@ def hash_operation(app: App, account_id: str, make_call: MakeCall) -> HashResult
         op=json.dumps(built.op.wire()),
     )
     aws.write(create(op))
-    return HashResult(hash=op.userOpHash, userOpId=user_op_id, validUntil=built.valid_until)
+    eip7702 = built.typed_data is not None
+    return HashResult(
+        hash=op.userOpHash,
+        userOpId=user_op_id,
+        validUntil=built.valid_until,
+        typedData=built.typed_data,
+        delegates=built.delegates if eip7702 else None,
+    )
 
 
-def submit(app: App, user_op_id: str, op_hash: str, signature: str, sponsored: bool) -> UserOperation:
+def submit(
+    app: App,
+    user_op_id: str,
+    op_hash: str,
+    signature: str,
+    sponsored: bool,
+    eip7702_auth: AuthorizationListEntry | None = None,
+) -> UserOperation:
     """Charge the payer's tank and send the operation. A sponsored one is first judged by the app's sponsorship
     policy (gas_tanks/sponsorship.py) in the same transaction as its debit: refused, it is 403 SPONSORSHIP_DENIED
-    and nothing is charged, counted or sent (the operation stays `created`)."""
+    and nothing is charged, counted or sent (the operation stays `created`). An EIP-7702 account's operation that
+    delegates its wallet needs the wallet's authorization (`eip7702_auth`), checked before anything is charged."""
     record = store.get(user_op_id)
     if record is None or record.appId != app.appId:
         raise not_found(USER_OP_NOT_FOUND, "No user operation with this id in this app")
@@ -127,11 +148,15 @@ def submit(app: App, user_op_id: str, op_hash: str, signature: str, sponsored: b
         raise conflict(USER_OP_ALREADY_SUBMITTED, "This operation was submitted already")
     if epoch() >= record.validUntilEpoch:
         raise ApiError(422, USER_OP_EXPIRED, "The operation is past its validUntil; build it again")
-    if personal_signer(bytes.fromhex(op_hash[2:]), signature) != record.ownerAddress.lower():
+    digest = bytes.fromhex(op_hash[2:])
+    # v0.8 (Simple7702Account) checks a signature of the hash itself; SimpleAccount one of its EIP-191 message.
+    signer = hash_signer(digest, signature) if record.bundlerVersion == "0.8" else personal_signer(digest, signature)
+    if signer != record.ownerAddress.lower():
         _fail_unsent(record, "signature does not recover to the account's owner")
         raise bad_request(INVALID_USER_OP_SIGNATURE, "The signature was not made by the account's owner")
     network = _network(record.chainId)
     op = _op(record).with_(signature=bytes.fromhex(signature[2:]))
+    authorization = _authorization(network, record, op, eip7702_auth)
     cost = charges.charge(network, op.max_cost_wei())
     # The debit is conditional on the balance: no read of the tank is needed first.
     tank_id = tanks.client_tank_id(app.clientId) if sponsored else record.ownerTankId
@@ -198,8 +223,9 @@ def submit(app: App, user_op_id: str, op_hash: str, signature: str, sponsored: b
         settlement.enqueue(user_op_id, str(due_at["dueAt"]))
     except Exception as exc:  # noqa: BLE001 - committed: the requeue schedule queues it once its due time passes
         logger.warning("user operation tracker not queued", extra={"userOpId": user_op_id, "reason": str(exc)})
+    wire: dict[str, Any] = op.wire() if authorization is None else {**op.wire(), "eip7702Auth": authorization}
     try:
-        rpc_call(network, "eth_sendUserOperation", [op.wire(), network.entryPoint], bundler=True)
+        rpc_call(network, "eth_sendUserOperation", [wire, network.entry_point_for(record.bundlerVersion)], bundler=True)
     except RpcError as refused:
         if refused.endpoint > 0:
             # A bundler before this one failed to answer: it may have taken the operation and include it still.
@@ -224,15 +250,15 @@ def sponsorship_check(app: App, request: SponsorshipCheckRequest) -> Sponsorship
             raise not_found(USER_OP_NOT_FOUND, "No user operation with this id in this app")
         network, op = _network(record.chainId), _op(record)
         owner_id, cost = record.ownerId, charges.charge(network, op.max_cost_wei())
-        dest, data = build.call_of(op.call_data)
+        targets = build.targets_of(op.call_data)
     else:
         assert request.accountId is not None and request.to is not None
         account, owner, network = _account(app, request.accountId)
         call = build.transaction(request.to, int(request.value), bytes.fromhex(request.callData[2:]))
-        built = build.build(network, owner.ownerId, call, sign=False, known_deployed=_deployed(account))
+        built = _build(network, account, owner, call, sign=False)
         owner_id, cost = owner.id, charges.charge(network, built.op.max_cost_wei())
-        dest, data = call.dest, call.data
-    judged = sponsorship.Operation(app.appId, owner_id, network.name, dest, data, cost.total)
+        targets = call.targets
+    judged = sponsorship.Operation(app.appId, owner_id, network.name, _calls(targets), cost.total)
     seen = sponsorship.standing(app.appId, owner_id)
     refusal = sponsorship.judge(judged, seen)
     return SponsorshipCheck(
@@ -254,8 +280,75 @@ class _SponsorshipRefusedError(Exception):
 def _sponsorship_of(
     app: App, record: UserOpRecord, network: Network, op: packing.UserOp, cost: int
 ) -> sponsorship.Operation:
-    dest, data = build.call_of(op.call_data)
-    return sponsorship.Operation(app.appId, record.ownerId, network.name, dest, data, cost)
+    return sponsorship.Operation(app.appId, record.ownerId, network.name, _calls(build.targets_of(op.call_data)), cost)
+
+
+def _calls(targets: tuple[build.Target, ...]) -> tuple[tuple[str, bytes], ...]:
+    return tuple((target.to, target.data) for target in targets)
+
+
+def _build(network: Network, account: SmartAccount, owner: Owner, call: build.Call, sign: bool = True) -> build.Built:
+    if account.accountType == "eip7702" and not network.supports_eip7702_accounts:
+        raise ApiError(422, NETWORK_WITHOUT_GAS_TANKS, "The account's network no longer has EIP-7702 accounts")
+    return build.build(
+        network,
+        owner.ownerId,
+        call,
+        sign=sign,
+        known_deployed=_deployed(account),
+        account_type="eip7702" if account.accountType == "eip7702" else "simple",
+    )
+
+
+def _authorization(
+    network: Network, record: UserOpRecord, op: packing.UserOp, given: AuthorizationListEntry | None
+) -> dict[str, Any] | None:
+    """The eip7702Auth a delegating operation is sent with, as bundlers take it; None for any other operation. It
+    must be the owner's authorization of the network's Simple7702Account, for this chain (or any), at the wallet's
+    nonce now: checked here, before anything is charged (the bundler would refuse it, or the chain skip it)."""
+    if op.factory != packing.EIP7702_MARKER:
+        return None
+    if given is None:
+        raise bad_request(
+            AUTHORIZATION_REQUIRED,
+            "This operation delegates the wallet (EIP-7702): submit it with eip7702Auth, the wallet's authorization "
+            "of the network's Simple7702Account at its current nonce (POST /api/v1/wallet/sign-authorization)",
+            errors=[_field("eip7702Auth", "required")],
+        )
+    try:
+        signed = SignedAuthorization.from_wire(given.model_dump(exclude={"hash"}))
+    except ValueError as exc:
+        raise _bad_authorization(str(exc)) from None
+    if signed.address.lower() != str(network.eip7702Account).lower():
+        raise _bad_authorization(f"it delegates to {signed.address}, not the network's {network.eip7702Account}")
+    if signed.chain_id not in (0, network.chainId):
+        raise _bad_authorization(f"signed for chain {signed.chain_id}, not {network.chainId} (or 0, any)")
+    if (
+        given.hash is not None
+        and given.hash.lower() != "0x" + digests.authorization_hash(signed.chain_id, signed.address, signed.nonce).hex()
+    ):
+        raise _bad_authorization("hash is not the tuple's")
+    if (digests.authority(signed) or "").lower() != record.ownerAddress.lower():
+        raise _bad_authorization("it was not signed by the account's wallet")
+    try:
+        nonce = transaction_count(network, record.ownerAddress, "latest")
+    except RpcError as exc:
+        raise upstream_unavailable(UPSTREAM_UNAVAILABLE, "The node refused eth_getTransactionCount") from exc
+    if signed.nonce != nonce:
+        raise ApiError(
+            422,
+            AUTHORIZATION_NONCE_MISMATCH,
+            f"eip7702Auth names nonce {signed.nonce}; the wallet's nonce is {nonce}: sign it again at that nonce",
+        )
+    return signed.rpc()
+
+
+def _bad_authorization(reason: str) -> ApiError:
+    return bad_request(INVALID_AUTHORIZATION, f"eip7702Auth: {reason}", errors=[_field("eip7702Auth", reason)])
+
+
+def _field(name: str, message: str) -> dict[str, str]:
+    return {"field": name, "message": message[:300], "type": "value_error"}
 
 
 def get(app: App, user_op_id: str) -> UserOperation:

@@ -226,6 +226,21 @@ NOT_ANSWERED: dict[tuple[str, str], dict[tuple[int, str], str]] = {
     ("GET", "/api/v1/health/details"): {
         (502, "UPSTREAM_UNAVAILABLE"): "each network's check catches its RPC failure (system.routes._network_status)",
     },
+    ("POST", "/api/v1/userOp/activate/hash"): {
+        (400, "INVALID_ADDRESS"): "the v0.8 hash reads the service's own typed data (packing.user_op_typed_data)",
+    },
+    **{
+        route: {
+            (422, "AUTHORIZATION_NONCE_MISMATCH"): "only send-transaction takes the caller's authorizationList; "
+            "delegate signs the wallet's own at the nonce + 1 itself"
+        }
+        for route in (
+            ("POST", "/api/v1/wallet/send-coin"),
+            ("POST", "/api/v1/wallet/send-token"),
+            ("POST", "/api/v1/wallet/transfer-erc721"),
+            ("POST", "/api/v1/wallet/delegate"),
+        )
+    },
     **{
         route: {(503, "SIGNER_BUSY"): "a cosigner action takes no run slot; policies.service answers its own 503"}
         for route in (

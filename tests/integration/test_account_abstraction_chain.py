@@ -68,10 +68,19 @@ def test_canonical_contracts_on_both_chains(aa_chains) -> None:
             assert w3.eth.get_code(address), f"no code at {address} on {network['name']}"
         factory = _contract(w3, network["accountFactory"], "SimpleAccountFactory")
         assert factory.functions.accountImplementation().call() != "0x" + "00" * 20
+        # v0.8 for EIP-7702 accounts, canonical too: Simple7702Account names that EntryPoint in its code.
+        assert network["entryPointV08"] == aa.ENTRY_POINT_V08 == "0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108"
+        assert network["eip7702Account"] == aa.SIMPLE_7702_ACCOUNT
+        account = w3.eth.contract(
+            address=network["eip7702Account"], abi=aa.load_aa_artifact("Simple7702Account", "0.8")["abi"]
+        )
+        assert account.functions.entryPoint().call() == aa.ENTRY_POINT_V08
         # A second deployment changes nothing.
         assert aa.deploy_core(network["rpc"]) == {
             "entryPoint": network["entryPoint"],
             "accountFactory": network["accountFactory"],
+            "entryPointV08": network["entryPointV08"],
+            "eip7702Account": network["eip7702Account"],
         }
 
 
@@ -141,7 +150,8 @@ def test_bundlers_answer_per_chain(aa_chains) -> None:
     assert aa_chains[0]["bundlerUrl"] != aa_chains[1]["bundlerUrl"]
     for network in aa_chains:
         url = network["bundlerUrl"]
-        assert [Web3.to_checksum_address(e) for e in _bundler(url, "eth_supportedEntryPoints", [])] == [aa.ENTRY_POINT]
+        supported = [Web3.to_checksum_address(e) for e in _bundler(url, "eth_supportedEntryPoints", [])]
+        assert supported == [aa.ENTRY_POINT, aa.ENTRY_POINT_V08]
         assert int(_bundler(url, "eth_chainId", []), 16) == network["chainId"]
 
 

@@ -278,11 +278,14 @@ def test_smart_accounts_run_on_both_chains_with_the_kms_paymaster_signer(stack):
     assert created.status_code == 200, created.text
     accounts = {a["chainId"]: a["aaAddress"] for a in created.json()["data"]["accounts"]}
     for network, entry in zip(evm_networks(info), listed, strict=True):
-        for field in ("entryPoint", "accountFactory", "paymaster", "poolAddress"):
+        for field in ("entryPoint", "accountFactory", "paymaster", "poolAddress", "entryPointV08", "paymasterV08"):
             assert network[field].lower() == entry[field].lower()
         assert network["entryPoint"] == "0x0000000071727De22E5E9d8BAf0edAc6f37da032"
         signer = _eth_call(network["rpcUrl"], network["paymaster"], "0x" + keccak(text="verifyingSigner()")[:4].hex())
         assert decode(["address"], bytes.fromhex(signer[2:]))[0].lower() == kms_signer.lower()
+        # The v0.8 paymaster (EIP-7702 accounts) trusts the same key.
+        approver = _eth_call(network["rpcUrl"], network["paymasterV08"], "0x" + keccak(text="approver()")[:4].hex())
+        assert decode(["address"], bytes.fromhex(approver[2:]))[0].lower() == kms_signer.lower()
         data = keccak(text="getAddress(address,uint256)")[:4] + encode(["address", "uint256"], [owner, 0])
         on_chain = decode(
             ["address"], bytes.fromhex(_eth_call(network["rpcUrl"], network["accountFactory"], "0x" + data.hex())[2:])
@@ -293,7 +296,7 @@ def test_smart_accounts_run_on_both_chains_with_the_kms_paymaster_signer(stack):
             json={"jsonrpc": "2.0", "id": 1, "method": "eth_supportedEntryPoints", "params": []},
             timeout=5,
         ).json()["result"]
-        assert [a.lower() for a in supported] == [network["entryPoint"].lower()]
+        assert [a.lower() for a in supported] == [network["entryPoint"].lower(), network["entryPointV08"].lower()]
 
 
 def test_family_s_whoami(stack):

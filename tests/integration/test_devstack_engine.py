@@ -96,6 +96,17 @@ class Api:
         finally:
             self.rpc("evm_setAutomine", True)
 
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Nothing is mined inside (the tracker's own re-pricing waits in the pool too, however slow the machine);
+        at the end one block takes what the pool has."""
+        self.rpc("evm_setAutomine", False)
+        try:
+            yield
+        finally:
+            self.rpc("evm_setAutomine", True)
+            self.rpc("evm_mine")
+
 
 @pytest.fixture
 def api(stack: dict[str, Any]) -> Iterator[Api]:
@@ -152,29 +163,31 @@ def test_speed_up_and_cancel_over_http(api):
     with api.stuck():
         first = api.send(wallet, paid, "0.1")
         second = api.send(wallet, cancelled_to, "0.2")
-    # The tracker would re-price them after 3 s; the integrator is quicker.
+    # The tracker re-prices them after 3 s (within its ceiling, below what the integrator offers); held, nothing is
+    # mined before the integrator's speed-up and cancel are in the pool, however slow the machine is.
     cap, tip = int(first["maxFeePerGas"]), int(first["maxPriorityFeePerGas"])
-    low = api.call(
-        "POST",
-        f"/api/v1/wallet/transactions/{first['hash']}/speed-up",
-        wallet.token,
-        {"maxFeePerGas": str(cap + 1), "maxPriorityFeePerGas": str(tip + 1)},
-    )
-    assert low.status_code == 409 and low.json()["data"]["code"] == "REPLACEMENT_UNDERPRICED", low.text
-    faster = api.call(
-        "POST",
-        f"/api/v1/wallet/transactions/{first['hash']}/speed-up",
-        wallet.token,
-        {"maxFeePerGas": str(cap * 12), "maxPriorityFeePerGas": str(tip * 2)},
-        **{"Idempotency-Key": f"speed-{first['hash'][:12]}"},
-    )
-    assert faster.status_code == 200, faster.text
-    receipt = faster.json()["data"]["txReceipt"]
-    assert receipt["nonce"] == first["nonce"] and receipt["maxFeePerGas"] == str(cap * 12)
-    cancel = api.call("POST", f"/api/v1/wallet/transactions/{second['hash']}/cancel", wallet.token, {})
-    assert cancel.status_code == 200, cancel.text
-    no_op = cancel.json()["data"]["txReceipt"]
-    assert no_op["to"] == wallet.address and no_op["value"] == "0" and no_op["nonce"] == second["nonce"]
+    with api.held():
+        low = api.call(
+            "POST",
+            f"/api/v1/wallet/transactions/{first['hash']}/speed-up",
+            wallet.token,
+            {"maxFeePerGas": str(cap + 1), "maxPriorityFeePerGas": str(tip + 1)},
+        )
+        assert low.status_code == 409 and low.json()["data"]["code"] == "REPLACEMENT_UNDERPRICED", low.text
+        faster = api.call(
+            "POST",
+            f"/api/v1/wallet/transactions/{first['hash']}/speed-up",
+            wallet.token,
+            {"maxFeePerGas": str(cap * 12), "maxPriorityFeePerGas": str(tip * 2)},
+            **{"Idempotency-Key": f"speed-{first['hash'][:12]}"},
+        )
+        assert faster.status_code == 200, faster.text
+        receipt = faster.json()["data"]["txReceipt"]
+        assert receipt["nonce"] == first["nonce"] and receipt["maxFeePerGas"] == str(cap * 12)
+        cancel = api.call("POST", f"/api/v1/wallet/transactions/{second['hash']}/cancel", wallet.token, {})
+        assert cancel.status_code == 200, cancel.text
+        no_op = cancel.json()["data"]["txReceipt"]
+        assert no_op["to"] == wallet.address and no_op["value"] == "0" and no_op["nonce"] == second["nonce"]
 
     assert api.settled(wallet, first["hash"])["status"] == "mined"
     done = api.settled(wallet, second["hash"])

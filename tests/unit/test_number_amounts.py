@@ -56,7 +56,7 @@ def test_sponsorship_caps_are_no_dynamodb_numbers_and_keep_their_60_digits(api, 
 
 
 def _operation(cost: int) -> sponsorship.Operation:
-    return sponsorship.Operation("app", "owner-1", "local-a", "0x" + "11" * 20, b"", cost)
+    return sponsorship.Operation("app", "owner-1", "local-a", (("0x" + "11" * 20, b""),), cost)
 
 
 def _tank(balance: int) -> str:

@@ -163,3 +163,49 @@ def test_a_bad_rate_stops_start_up(use_networks, rate):
     use_networks([aa_network("local-a", 31337, nativeToGasTankRate=rate)])
     with pytest.raises(settings.SettingsError, match="nativeToGasTankRate"):
         networks.registry()
+
+
+EIP7702 = {
+    "entryPointV08": "0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108",
+    "eip7702Account": "0xe6Cae83BdE06E4c305530e199D7217f42808555B",
+    "paymasterV08": "0x" + "9a" * 20,
+}
+
+
+def test_eip7702_accounts_are_the_owners_own_address_on_the_networks_that_have_them(api, tenant, use_networks):
+    """`accountType: "eip7702"`: one account per network with EIP-7702 accounts, at the owner's address, beside the
+    owner's simple accounts in one record; simple accounts keep the reference API's shape (no `accountType`)."""
+    use_networks([aa_network("local-a", 31337, **EIP7702), aa_network("local-b", 31338)])
+    body = {"owner": {"id": OWNER, "provider": "wallet"}, "accountType": "eip7702"}
+    first = call(api, tenant, "POST", "/api/v1/smart-account", body).json_body["data"]
+    [account] = first["accounts"]
+    assert (account["aaAddress"], account["network"], account["accountType"], account["version"]) == (
+        OWNER,
+        "local-a",
+        "eip7702",
+        "simple7702-0.8",
+    )
+    both = create(api, tenant).json_body["data"]  # the same owner, simple accounts: added to the record
+    assert both["id"] == first["id"]
+    assert [(a["network"], a.get("accountType")) for a in both["accounts"]] == [
+        ("local-a", "eip7702"),
+        ("local-a", None),
+        ("local-b", None),
+    ]
+    assert call(api, tenant, "POST", "/api/v1/smart-account", body).json_body["data"] == both  # idempotent
+    listed = {n["name"]: n for n in call(api, tenant, "GET", "/api/v1/networks").json_body["data"]["networks"]}
+    assert listed["local-a"]["eip7702Account"] == EIP7702["eip7702Account"] and "entryPointV08" not in listed["local-b"]
+
+
+def test_eip7702_accounts_need_a_network_that_has_them(api, tenant, two_networks):
+    body = {"owner": {"id": OWNER, "provider": "wallet"}, "accountType": "eip7702"}
+    answer = call(api, tenant, "POST", "/api/v1/smart-account", body)
+    assert (answer.status_code, answer.json_body["data"]["code"]) == (422, "NO_EIP7702_NETWORK")
+    assert create(api, tenant).json_body["data"]["accounts"]  # nothing was stored: the owner is new here
+
+
+@pytest.mark.parametrize("missing", ["entryPointV08", "eip7702Account", "paymasterV08"])
+def test_half_configured_eip7702_accounts_stop_start_up(use_networks, missing):
+    use_networks([aa_network("local-a", 31337, **{k: v for k, v in EIP7702.items() if k != missing})])
+    with pytest.raises(settings.SettingsError, match=missing):
+        networks.registry()

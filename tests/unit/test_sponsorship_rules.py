@@ -13,8 +13,10 @@ NOW = 1_796_000_000  # a Unix time
 TOKEN = "0xc2132D05D31c914a87C6611C10748AEb04B58e8F"
 
 
-def operation(**changes):
-    base = {"app_id": "app", "owner_id": "owner", "network": "local-a", "dest": TOKEN, "data": b"", "cost": 100}
+def operation(dest: str | None = TOKEN, data: bytes = b"", **changes):
+    """One call of `dest` with `data` (none when `dest` is None); `calls` given: a batch."""
+    calls = () if dest is None else ((dest, data),)
+    base = {"app_id": "app", "owner_id": "owner", "network": "local-a", "calls": calls, "cost": 100}
     return sponsorship.Operation(**{**base, **changes})
 
 
@@ -56,6 +58,9 @@ def test_contracts_and_selectors():
     assert rule(listed, operation(data=b"")) == "contracts"  # a plain transfer to it calls no function
     assert rule({"contracts": [{"address": TOKEN}]}, operation(data=b"")) is None
     assert rule(listed, operation(dest=None)) == "contracts"  # a deployment alone calls nothing
+    # A batch is sponsored whole: every call listed, or none of it.
+    assert rule(listed, operation(calls=((TOKEN, transfer), (TOKEN, transfer)))) is None
+    assert rule(listed, operation(calls=((TOKEN, transfer), ("0x" + "11" * 20, transfer)))) == "contracts"
     assert rule({"contracts": []}) == "contracts"
 
 

@@ -1,5 +1,11 @@
-"""ERC-4337 v0.7 user operations: the unpacked form bundlers take, the packed form the EntryPoint hashes, the
-`userOpHash`, and the VerifyingPaymaster 0.7.0's `paymasterAndData` and `getHash`. All encoding through eth_abi.
+"""ERC-4337 v0.7 and v0.8 user operations: the unpacked form bundlers take, the packed form the EntryPoint hashes,
+the `userOpHash` (v0.7: nested keccak; v0.8: the EIP-712 digest of `user_op_typed_data`), and the VerifyingPaymaster
+0.7.0's `paymasterAndData` and `getHash` (the v0.8 GasTankPaymaster uses both unchanged). All encoding through
+eth_abi.
+
+An operation of an EIP-7702 account (v0.8) that is not yet delegated has the factory `0x7702` (EIP7702_MARKER) and
+carries the account's authorization beside it (`eip7702Auth`): on chain its initCode is those two bytes, and the
+EntryPoint hashes the delegate's address in its place (`initCode` of the typed data).
 
 `paymasterAndData` = paymaster (20) ‖ verification gas limit (uint128) ‖ postOp gas limit (uint128) ‖
 abi.encode(uint48 validUntil, uint48 validAfter) ‖ 65-byte signature: 181 bytes. The paymaster signs an EIP-191
@@ -12,8 +18,29 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from chalicelib.evm.rpc import quantity
+from chalicelib.evm.typed_data import hashes as typed_data_hashes
 
 PAYMASTER_DATA_LENGTH = 181
+EIP7702_MARKER = "0x7702"
+_USER_OP_DOMAIN = {"name": "ERC4337", "version": "1"}  # EntryPoint v0.8's EIP712("ERC4337", "1")
+_USER_OP_TYPES = {
+    "EIP712Domain": [
+        {"name": "name", "type": "string"},
+        {"name": "version", "type": "string"},
+        {"name": "chainId", "type": "uint256"},
+        {"name": "verifyingContract", "type": "address"},
+    ],
+    "PackedUserOperation": [
+        {"name": "sender", "type": "address"},
+        {"name": "nonce", "type": "uint256"},
+        {"name": "initCode", "type": "bytes"},
+        {"name": "callData", "type": "bytes"},
+        {"name": "accountGasLimits", "type": "bytes32"},
+        {"name": "preVerificationGas", "type": "uint256"},
+        {"name": "gasFees", "type": "bytes32"},
+        {"name": "paymasterAndData", "type": "bytes"},
+    ],
+}
 # A well-formed 65-byte ECDSA signature (recovers to some unrelated address): estimation must get as far as the
 # signature check, and OpenZeppelin's ECDSA reverts on malformed ones instead of failing validation.
 DUMMY_SIGNATURE = bytes.fromhex(  # key 0x11…11 signing "dompet estimation placeholder"
@@ -159,6 +186,36 @@ def user_op_hash(op: UserOp, entry_point: str, chain_id: int) -> bytes:
         ],
     )
     return bytes(keccak(encode(["bytes32", "address", "uint256"], [keccak(inner), entry_point, chain_id])))
+
+
+def user_op_typed_data(op: UserOp, entry_point: str, chain_id: int, delegate: str | None = None) -> dict[str, Any]:
+    """EntryPoint v0.8's userOpHash as an `eth_signTypedData_v4` document: what the owner signs (its digest is the
+    hash), so a signer is shown a user operation, never a bare hash. `delegate`: the EIP-7702 account's delegate,
+    hashed in place of an EIP7702_MARKER factory."""
+    init_code = op.init_code()
+    if op.factory == EIP7702_MARKER:
+        assert delegate is not None
+        init_code = _address(delegate) + op.factory_data
+    return {
+        "types": _USER_OP_TYPES,
+        "primaryType": "PackedUserOperation",
+        "domain": {**_USER_OP_DOMAIN, "chainId": chain_id, "verifyingContract": entry_point},
+        "message": {
+            "sender": op.sender,
+            "nonce": str(op.nonce),
+            "initCode": _hex(init_code),
+            "callData": _hex(op.call_data),
+            "accountGasLimits": _hex(op.account_gas_limits()),
+            "preVerificationGas": str(op.pre_verification_gas),
+            "gasFees": _hex(op.gas_fees()),
+            "paymasterAndData": _hex(op.paymaster_and_data()),
+        },
+    }
+
+
+def user_op_hash_v08(op: UserOp, entry_point: str, chain_id: int, delegate: str | None = None) -> bytes:
+    """EntryPoint v0.8 getUserOpHash: the EIP-712 digest of `user_op_typed_data`."""
+    return typed_data_hashes(user_op_typed_data(op, entry_point, chain_id, delegate)).digest
 
 
 def paymaster_hash(op: UserOp, chain_id: int, valid_until: int, valid_after: int) -> bytes:

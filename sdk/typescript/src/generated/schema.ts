@@ -716,7 +716,7 @@ export interface paths {
         put?: never;
         /**
          * Create (or return) the owner's smart accounts, one per network, and its gas tank
-         * @description Idempotent per owner address (any letter case) and app. Accounts are counterfactual (`not_deployed`): `aaAddress` is where the factory deploys the account with its first user operation.
+         * @description Idempotent per owner address (any letter case) and app. Accounts are counterfactual (`not_deployed`): `aaAddress` is where the factory deploys the account with its first user operation. `accountType` `"eip7702"` (the owner an MPC wallet of the service): accounts at the wallet's own address, on the networks with EIP-7702 accounts, `deployed` once an operation delegated the wallet to Simple7702Account (docs/smart-accounts.md); asked again for an owner that has accounts, the other type's are added.
          */
         post: operations["postSmartAccount"];
         delete?: never;
@@ -860,9 +860,49 @@ export interface paths {
         put?: never;
         /**
          * Build an operation that only deploys the account (empty call); submit it like any other
-         * @description Family S. Deploys the counterfactual account without doing anything else (any first operation deploys it too). Sign the hash and submit it like any other operation.
+         * @description Family S. Deploys the counterfactual account without doing anything else (any first operation deploys it too); an `eip7702` account's delegates the wallet. Sign the hash and submit it like any other operation.
          */
         post: operations["postUserOpActivateHash"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/userOp/batch/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Estimate a batch of calls (executeBatch: in order, all or none): the maximum cost in wei and in gas-tank units (fees included); records nothing
+         * @description Family S. The maximum cost of a batch of calls (executeBatch: in order, all or none) from the smart account, in wei (`requiredNative`) and in gas-tank base units (`requiredGasTankBalance`, fees included). Nothing is recorded.
+         */
+        post: operations["postUserOpBatchEstimate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/userOp/batch/hash": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Build a batch of calls (executeBatch: in order, all or none) (state `created`) and return the hash the owner signs
+         * @description Family S. Builds a batch of calls (executeBatch: in order, all or none) (state `created`, valid until `validUntil`) and returns its ERC-4337 hash: have the owner sign it and send it to `POST /api/v1/userOp/submit`.
+         */
+        post: operations["postUserOpBatchHash"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1120,7 +1160,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a signed operation: charge the payer's gas tank and send it to the bundler
-         * @description Family S. Checks the owner's signature and the hash, charges the paying tank its maximum cost (the organization's when `isSponsored`, else the owner's), and sends the operation to the bundler: status `on_process`, then `success` or `failed` (events `userOp.success` / `userOp.failed`); the unused part of the charge is refunded. A sponsored operation is first judged by the app's gas sponsorship policy (`PUT /api/v1/client/gasTank/policy`), atomically with its debit: refused, it is `403 SPONSORSHIP_DENIED` with `data.rule`, and nothing is charged or sent.
+         * @description Family S. Checks the owner's signature and the hash, charges the paying tank its maximum cost (the organization's when `isSponsored`, else the owner's), and sends the operation to the bundler: status `on_process`, then `success` or `failed` (events `userOp.success` / `userOp.failed`); the unused part of the charge is refunded. A sponsored operation is first judged by the app's gas sponsorship policy (`PUT /api/v1/client/gasTank/policy`), atomically with its debit: refused, it is `403 SPONSORSHIP_DENIED` with `data.rule`, and nothing is charged or sent. An `eip7702` account's operation (`bundlerVersion` `0.8`) is signed over its hash itself (sign-typed-data of the hash call's `typedData`), and one that `delegates` the wallet needs `eip7702Auth`: the wallet's authorization of the network's Simple7702Account at its current nonce (POST /api/v1/wallet/sign-authorization).
          */
         post: operations["postUserOpSubmit"];
         delete?: never;
@@ -1646,10 +1686,18 @@ export interface components {
         Account: {
             /**
              * Aaaddress
-             * @description The counterfactual address the factory deploys the account to.
+             * @description The counterfactual address the factory deploys the account to; an `eip7702` account's is the wallet's own address.
              * @example 0x4B0897b0513fdC7C541B6d9D7E929C4e5364D2dB
              */
             aaAddress: string;
+            /**
+             * Accounttype
+             * @description `simple`: a SimpleAccount (ERC-4337 v0.7) the factory deploys at a counterfactual address. `eip7702`: the owner's own address (an MPC wallet of the service) delegating to Simple7702Account (EIP-7702, EntryPoint v0.8). Present only on `eip7702` accounts.
+             * @default simple
+             * @example eip7702
+             * @enum {string}
+             */
+            accountType?: "simple" | "eip7702";
             /**
              * Appid
              * @example 0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10
@@ -1688,7 +1736,7 @@ export interface components {
             ownerId: string;
             /**
              * Status
-             * @description `not_deployed` until the first user operation deploys it.
+             * @description `not_deployed` until the first user operation deploys it (an `eip7702` account: delegates the wallet), then `deployed`.
              * @example not_deployed
              */
             status: string;
@@ -1696,13 +1744,14 @@ export interface components {
             updatedAt: string | null;
             /**
              * Version
+             * @description The account's implementation: `0.7` (SimpleAccount 0.7.0), `simple7702-0.8` (Simple7702Account 0.8.0).
              * @example 0.1
              */
             version: string;
         };
         /**
          * Activate
-         * @description Deploy the account only (an operation with an empty call).
+         * @description Deploy the account only (an operation with an empty call); an EIP-7702 account: delegate the wallet.
          */
         Activate: {
             /**
@@ -2003,6 +2052,47 @@ export interface components {
             symbol: string;
         };
         /**
+         * Batch
+         * @description Several calls in one operation (`executeBatch`), in order, all or none.
+         */
+        Batch: {
+            /**
+             * Accountid
+             * @description The smart account (from the owner record).
+             * @example 2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e
+             */
+            accountId: string;
+            /**
+             * Calls
+             * @description 1 to 16 calls, made in this order.
+             */
+            calls: components["schemas"]["BatchCall"][];
+        };
+        /** BatchCall */
+        BatchCall: {
+            /**
+             * Calldata
+             * @default 0x
+             * @example 0x095ea7b3000000000000000000000000ab8483f64d9c6d1ecf9b849ae677dd3315835cb200000000000000000000000000000000000000000000000000000000000f4240
+             */
+            callData?: string;
+            /**
+             * To
+             * Format: address
+             * @description A 20-byte hex address; mixed case must be a correct EIP-55 checksum.
+             * @example 0xc2132D05D31c914a87C6611C10748AEb04B58e8F
+             */
+            to: string;
+            /**
+             * Value
+             * Format: uint256
+             * @description Wei sent with the call, at most 2**256-1.
+             * @default 0
+             * @example 0
+             */
+            value?: string;
+        };
+        /**
          * CancelRequest
          * @description Nothing but the optional `secret`: the cancel is a 0-value send to the wallet itself at the transaction's
          *     nonce, at the next bump's fees.
@@ -2197,6 +2287,14 @@ export interface components {
         };
         /** CreateSmartAccount */
         CreateSmartAccount: {
+            /**
+             * Accounttype
+             * @description `simple`: a SimpleAccount (ERC-4337 v0.7) the factory deploys at a counterfactual address. `eip7702`: the owner's own address (an MPC wallet of the service) delegating to Simple7702Account (EIP-7702, EntryPoint v0.8). Creating the other type for an owner that has accounts adds them.
+             * @default simple
+             * @example simple
+             * @enum {string}
+             */
+            accountType?: "simple" | "eip7702";
             owner: components["schemas"]["OwnerRef"];
         };
         /** CreateWalletRequest */
@@ -3132,11 +3230,25 @@ export interface components {
         /** HashResult */
         HashResult: {
             /**
+             * Delegates
+             * @description An `eip7702` account's operation that delegates the wallet (its code is not yet Simple7702Account's): submit it with `eip7702Auth`. Absent for a `simple` account's.
+             * @default null
+             */
+            delegates?: boolean | null;
+            /**
              * Hash
-             * @description The userOpHash; the owner signs it (EIP-191 personal_sign of the 32 bytes).
+             * @description The userOpHash. A `simple` account's owner signs it as EIP-191 personal_sign of the 32 bytes; an `eip7702` account's (EntryPoint v0.8) signs `typedData`, whose EIP-712 digest it is.
              * @example 0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c
              */
             hash: string;
+            /**
+             * Typeddata
+             * @description An `eip7702` account's operation (EntryPoint v0.8): the `PackedUserOperation` EIP-712 document whose digest is `hash`, for POST /api/v1/wallet/sign-typed-data. Absent for a `simple` account's.
+             * @default null
+             */
+            typedData?: {
+                [key: string]: unknown;
+            } | null;
             /**
              * Useropid
              * @example 4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c
@@ -3553,10 +3665,24 @@ export interface components {
              */
             chainId: number;
             /**
+             * Eip7702Account
+             * @description The delegate of EIP-7702 accounts (Simple7702Account 0.8.0): what `eip7702Auth` names.
+             * @default null
+             * @example 0xe6Cae83BdE06E4c305530e199D7217f42808555B
+             */
+            eip7702Account?: string | null;
+            /**
              * Entrypoint
              * @example 0x0000000071727De22E5E9d8BAf0edAc6f37da032
              */
             entryPoint: string;
+            /**
+             * Entrypointv08
+             * @description EIP-7702 accounts (absent: the network has none): ERC-4337 v0.8 EntryPoint.
+             * @default null
+             * @example 0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108
+             */
+            entryPointV08?: string | null;
             /**
              * Name
              * @example polygon-pos
@@ -3577,6 +3703,12 @@ export interface components {
              * @example 0xc0E2b1E5b3B5e1E7BB2af0D8CD2a3E1f4A5b6C7d
              */
             paymaster: string;
+            /**
+             * Paymasterv08
+             * @description The service's paymaster for v0.8 operations.
+             * @default null
+             */
+            paymasterV08?: string | null;
             /**
              * Pooladdress
              * @description Where top-ups are sent (USDT transfers).
@@ -4699,6 +4831,11 @@ export interface components {
         };
         /** Submit */
         Submit: {
+            /**
+             * @description An operation with `delegates`: the wallet's EIP-7702 authorization of the network's Simple7702Account at the wallet's current nonce, as POST /api/v1/wallet/sign-authorization answers it.
+             * @default null
+             */
+            eip7702Auth?: components["schemas"]["AuthorizationListEntry"] | null;
             /**
              * Hash
              * @example 0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c
@@ -9388,7 +9525,9 @@ export interface operations {
                      *             "accountVersion": "0.1",
                      *             "bundlerVersion": "0.7",
                      *             "chainId": 137,
+                     *             "eip7702Account": "0xe6Cae83BdE06E4c305530e199D7217f42808555B",
                      *             "entryPoint": "0x0000000071727De22E5E9d8BAf0edAc6f37da032",
+                     *             "entryPointV08": "0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108",
                      *             "name": "polygon-pos",
                      *             "nativeDecimals": 18,
                      *             "nativeSymbol": "POL",
@@ -10009,6 +10148,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "accountType": "simple",
                  *       "owner": {
                  *         "id": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                  *         "provider": "wallet"
@@ -10031,6 +10171,7 @@ export interface operations {
                      *         "accounts": [
                      *           {
                      *             "aaAddress": "0x4B0897b0513fdC7C541B6d9D7E929C4e5364D2dB",
+                     *             "accountType": "eip7702",
                      *             "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
                      *             "chainId": 137,
                      *             "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
@@ -10114,6 +10255,15 @@ export interface operations {
             };
             /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Cannot be processed. `data.code`: `NO_EIP7702_NETWORK`. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10291,6 +10441,7 @@ export interface operations {
                      *         "accounts": [
                      *           {
                      *             "aaAddress": "0x4B0897b0513fdC7C541B6d9D7E929C4e5364D2dB",
+                     *             "accountType": "eip7702",
                      *             "appId": "0b7d5f3e-5a8c-4c1e-9d1a-2f6b8e4c7a10",
                      *             "chainId": 137,
                      *             "clientId": "5d9e2c1a-7b3f-4e8d-a6c2-1f0b9e8d7c6a",
@@ -10994,6 +11145,274 @@ export interface operations {
                 };
             };
             /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Cannot be processed. `data.code`: `BUNDLER_REFUSED`, `NETWORK_WITHOUT_GAS_TANKS`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postUserOpBatchEstimate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+                 *       "calls": [
+                 *         {
+                 *           "callData": "0x095ea7b3000000000000000000000000ab8483f64d9c6d1ecf9b849ae677dd3315835cb200000000000000000000000000000000000000000000000000000000000f4240",
+                 *           "to": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+                 *           "value": "0"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["Batch"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "decimal": 6,
+                     *         "requiredGasTankBalance": "1107675",
+                     *         "requiredNative": "2461500000000000"
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
+                    "application/json": {
+                        data?: components["schemas"]["Estimate"];
+                        /** @example ok */
+                        message: string;
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `INVALID_AMOUNT`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not authenticated. `data.code`: `MISSING_SIGNATURE_HEADERS`, `INVALID_TIMESTAMP`, `STALE_TIMESTAMP`, `UNKNOWN_APP`, `INVALID_SIGNATURE`, `REPLAYED_REQUEST`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed. `data.code`: `APP_DISABLED`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found. `data.code`: `ACCOUNT_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not UTF-8 JSON (Content-Type: application/json). `data.code`: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Cannot be processed. `data.code`: `BUNDLER_REFUSED`, `NETWORK_WITHOUT_GAS_TANKS`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (data.requestId). `data.code`: `INTERNAL_ERROR`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Upstream (chain, bundler) unavailable. `data.code`: `UPSTREAM_UNAVAILABLE`. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not ready, or the request ran out of time (DEADLINE_EXCEEDED). `data.code`: `DEADLINE_EXCEEDED`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postUserOpBatchHash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "accountId": "2f4a6c8e-0b1d-4f3a-9c5e-7b9d1f3a5c7e",
+                 *       "calls": [
+                 *         {
+                 *           "callData": "0x095ea7b3000000000000000000000000ab8483f64d9c6d1ecf9b849ae677dd3315835cb200000000000000000000000000000000000000000000000000000000000f4240",
+                 *           "to": "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+                 *           "value": "0"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["Batch"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "hash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
+                     *         "userOpId": "4d6f8a0c-2e4b-4d6f-8a0c-2e4b6d8f0a1c",
+                     *         "validUntil": 1795334400
+                     *       },
+                     *       "message": "ok",
+                     *       "status": 200
+                     *     }
+                     */
+                    "application/json": {
+                        data?: components["schemas"]["HashResult"];
+                        /** @example ok */
+                        message: string;
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `INVALID_ADDRESS`, `INVALID_AMOUNT`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12672,6 +13091,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "eip7702Auth": {
+                 *         "address": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+                 *         "chainId": 31337,
+                 *         "nonce": 1,
+                 *         "r": "0x523190a6dee728f9e70cfbf19ca6e8040bf5234cc0e77a6f274abcbd20c9ae66",
+                 *         "s": "0x38242bd0e4db1dae3a7e3b90d807117babc0deb7a32917f508099a0bfefd42d4",
+                 *         "yParity": 1
+                 *       },
                  *       "hash": "0x3c5e7a9b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c",
                  *       "isSponsored": true,
                  *       "signature": "0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a1b",
@@ -12726,7 +13153,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `HASH_MISMATCH`, `INVALID_USER_OP_SIGNATURE`. */
+            /** @description Invalid request. `data.code`: `VALIDATION_ERROR`, `MALFORMED_JSON`, `AUTHORIZATION_REQUIRED`, `HASH_MISMATCH`, `INVALID_AUTHORIZATION`, `INVALID_USER_OP_SIGNATURE`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12780,7 +13207,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Cannot be processed. `data.code`: `INSUFFICIENT_GAS_TANK_BALANCE`, `NETWORK_WITHOUT_GAS_TANKS`, `USER_OP_EXPIRED`. */
+            /** @description Cannot be processed. `data.code`: `AUTHORIZATION_NONCE_MISMATCH`, `INSUFFICIENT_GAS_TANK_BALANCE`, `NETWORK_WITHOUT_GAS_TANKS`, `USER_OP_EXPIRED`. */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -1,6 +1,7 @@
 """Contains all the data models used in inputs/outputs"""
 
 from .account import Account
+from .account_accounttype import AccountAccounttype
 from .activate import Activate
 from .actor import Actor
 from .allowlist import Allowlist
@@ -13,6 +14,8 @@ from .authorization_list_entry import AuthorizationListEntry
 from .authorization_signature import AuthorizationSignature
 from .authorization_to_evaluate import AuthorizationToEvaluate
 from .balance import Balance
+from .batch import Batch
+from .batch_call import BatchCall
 from .cancel_request import CancelRequest
 from .client_gas_tank import ClientGasTank
 from .client_top_up import ClientTopUp
@@ -25,6 +28,7 @@ from .create_invoice_request_address_type_type_0 import (
     CreateInvoiceRequestAddressTypeType0,
 )
 from .create_smart_account import CreateSmartAccount
+from .create_smart_account_accounttype import CreateSmartAccountAccounttype
 from .create_wallet_request import CreateWalletRequest
 from .create_withdrawal_request import CreateWithdrawalRequest
 from .custody_account import CustodyAccount
@@ -146,6 +150,7 @@ from .get_webhooks_deliveries_response_200 import GetWebhooksDeliveriesResponse2
 from .get_webhooks_public_key_response_200 import GetWebhooksPublicKeyResponse200
 from .get_webhooks_settings_response_200 import GetWebhooksSettingsResponse200
 from .hash_result import HashResult
+from .hash_result_typed_data_type_0 import HashResultTypedDataType0
 from .health import Health
 from .health_details import HealthDetails
 from .import_wallet_request import ImportWalletRequest
@@ -188,6 +193,8 @@ from .post_policies_evaluate_response_200 import PostPoliciesEvaluateResponse200
 from .post_smart_account_response_200 import PostSmartAccountResponse200
 from .post_smart_account_top_up_response_200 import PostSmartAccountTopUpResponse200
 from .post_user_op_activate_hash_response_200 import PostUserOpActivateHashResponse200
+from .post_user_op_batch_estimate_response_200 import PostUserOpBatchEstimateResponse200
+from .post_user_op_batch_hash_response_200 import PostUserOpBatchHashResponse200
 from .post_user_op_send_coin_estimate_response_200 import (
     PostUserOpSendCoinEstimateResponse200,
 )
@@ -323,6 +330,7 @@ from .withdrawal_status import WithdrawalStatus
 
 __all__ = (
     "Account",
+    "AccountAccounttype",
     "Activate",
     "Actor",
     "Allowlist",
@@ -335,6 +343,8 @@ __all__ = (
     "AuthorizationSignature",
     "AuthorizationToEvaluate",
     "Balance",
+    "Batch",
+    "BatchCall",
     "CancelRequest",
     "ClientGasTank",
     "ClientTopUp",
@@ -345,6 +355,7 @@ __all__ = (
     "CreateInvoiceRequest",
     "CreateInvoiceRequestAddressTypeType0",
     "CreateSmartAccount",
+    "CreateSmartAccountAccounttype",
     "CreateWalletRequest",
     "CreateWithdrawalRequest",
     "CustodyAccount",
@@ -432,6 +443,7 @@ __all__ = (
     "GetWebhooksPublicKeyResponse200",
     "GetWebhooksSettingsResponse200",
     "HashResult",
+    "HashResultTypedDataType0",
     "Health",
     "HealthDetails",
     "ImportWalletRequest",
@@ -474,6 +486,8 @@ __all__ = (
     "PostSmartAccountResponse200",
     "PostSmartAccountTopUpResponse200",
     "PostUserOpActivateHashResponse200",
+    "PostUserOpBatchEstimateResponse200",
+    "PostUserOpBatchHashResponse200",
     "PostUserOpSendCoinEstimateResponse200",
     "PostUserOpSendCoinHashResponse200",
     "PostUserOpSendErc721EstimateResponse200",

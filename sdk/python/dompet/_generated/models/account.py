@@ -6,6 +6,9 @@ from typing import Any, Self, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.account_accounttype import AccountAccounttype
+from ..types import UNSET, Unset
+
 T = TypeVar("T", bound="Account")
 
 
@@ -17,13 +20,20 @@ class Account:
         created_at (str):
         updated_at (None | str):
         owner_id (str): The owner record's id.
-        status (str): `not_deployed` until the first user operation deploys it.
-        aa_address (str): The counterfactual address the factory deploys the account to.
+        status (str): `not_deployed` until the first user operation deploys it (an `eip7702` account: delegates the
+            wallet), then `deployed`.
+        aa_address (str): The counterfactual address the factory deploys the account to; an `eip7702` account's is the
+            wallet's own address.
         chain_id (int):
         network (str):
         client_id (str):
         app_id (str):
-        version (str):
+        version (str): The account's implementation: `0.7` (SimpleAccount 0.7.0), `simple7702-0.8` (Simple7702Account
+            0.8.0).
+        account_type (AccountAccounttype | Unset): `simple`: a SimpleAccount (ERC-4337 v0.7) the factory deploys at a
+            counterfactual address. `eip7702`: the owner's own address (an MPC wallet of the service) delegating to
+            Simple7702Account (EIP-7702, EntryPoint v0.8). Present only on `eip7702` accounts. Default:
+            AccountAccounttype.SIMPLE.
     """
 
     id: str
@@ -37,6 +47,7 @@ class Account:
     client_id: str
     app_id: str
     version: str
+    account_type: AccountAccounttype | Unset = AccountAccounttype.SIMPLE
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -63,6 +74,10 @@ class Account:
 
         version = self.version
 
+        account_type: str | Unset = UNSET
+        if not isinstance(self.account_type, Unset):
+            account_type = self.account_type.value
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -80,6 +95,8 @@ class Account:
                 "version": version,
             }
         )
+        if account_type is not UNSET:
+            field_dict["accountType"] = account_type
 
         return field_dict
 
@@ -113,6 +130,13 @@ class Account:
 
         version = d.pop("version")
 
+        _account_type = d.pop("accountType", UNSET)
+        account_type: AccountAccounttype | Unset
+        if isinstance(_account_type, Unset):
+            account_type = UNSET
+        else:
+            account_type = AccountAccounttype(_account_type)
+
         account = cls(
             id=id,
             created_at=created_at,
@@ -125,6 +149,7 @@ class Account:
             client_id=client_id,
             app_id=app_id,
             version=version,
+            account_type=account_type,
         )
 
         account.additional_properties = d

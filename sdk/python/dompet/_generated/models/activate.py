@@ -10,7 +10,7 @@ T = TypeVar("T", bound="Activate")
 
 @_attrs_define
 class Activate:
-    """Deploy the account only (an operation with an empty call).
+    """Deploy the account only (an operation with an empty call); an EIP-7702 account: delegate the wallet.
 
     Attributes:
         account_id (str): The smart account (from the owner record).

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -30,6 +30,11 @@ class NetworkInfo:
         paymaster (str):
         account_version (str):
         bundler_version (str | Unset):  Default: '0.7'.
+        entry_point_v08 (None | str | Unset): EIP-7702 accounts (absent: the network has none): ERC-4337 v0.8
+            EntryPoint.
+        eip_7702_account (None | str | Unset): The delegate of EIP-7702 accounts (Simple7702Account 0.8.0): what
+            `eip7702Auth` names.
+        paymaster_v08 (None | str | Unset): The service's paymaster for v0.8 operations.
     """
 
     name: str
@@ -43,6 +48,9 @@ class NetworkInfo:
     paymaster: str
     account_version: str
     bundler_version: str | Unset = "0.7"
+    entry_point_v08: None | str | Unset = UNSET
+    eip_7702_account: None | str | Unset = UNSET
+    paymaster_v08: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -68,6 +76,24 @@ class NetworkInfo:
 
         bundler_version = self.bundler_version
 
+        entry_point_v08: None | str | Unset
+        if isinstance(self.entry_point_v08, Unset):
+            entry_point_v08 = UNSET
+        else:
+            entry_point_v08 = self.entry_point_v08
+
+        eip_7702_account: None | str | Unset
+        if isinstance(self.eip_7702_account, Unset):
+            eip_7702_account = UNSET
+        else:
+            eip_7702_account = self.eip_7702_account
+
+        paymaster_v08: None | str | Unset
+        if isinstance(self.paymaster_v08, Unset):
+            paymaster_v08 = UNSET
+        else:
+            paymaster_v08 = self.paymaster_v08
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -86,6 +112,12 @@ class NetworkInfo:
         )
         if bundler_version is not UNSET:
             field_dict["bundlerVersion"] = bundler_version
+        if entry_point_v08 is not UNSET:
+            field_dict["entryPointV08"] = entry_point_v08
+        if eip_7702_account is not UNSET:
+            field_dict["eip7702Account"] = eip_7702_account
+        if paymaster_v08 is not UNSET:
+            field_dict["paymasterV08"] = paymaster_v08
 
         return field_dict
 
@@ -116,6 +148,33 @@ class NetworkInfo:
 
         bundler_version = d.pop("bundlerVersion", UNSET)
 
+        def _parse_entry_point_v08(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        entry_point_v08 = _parse_entry_point_v08(d.pop("entryPointV08", UNSET))
+
+        def _parse_eip_7702_account(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        eip_7702_account = _parse_eip_7702_account(d.pop("eip7702Account", UNSET))
+
+        def _parse_paymaster_v08(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        paymaster_v08 = _parse_paymaster_v08(d.pop("paymasterV08", UNSET))
+
         network_info = cls(
             name=name,
             chain_id=chain_id,
@@ -128,6 +187,9 @@ class NetworkInfo:
             paymaster=paymaster,
             account_version=account_version,
             bundler_version=bundler_version,
+            entry_point_v08=entry_point_v08,
+            eip_7702_account=eip_7702_account,
+            paymaster_v08=paymaster_v08,
         )
 
         network_info.additional_properties = d

@@ -63,6 +63,11 @@ def _parse_response(
 
         return response_415
 
+    if response.status_code == 422:
+        response_422 = ErrorEnvelope.from_dict(response.json())
+
+        return response_422
+
     if response.status_code == 500:
         response_500 = ErrorEnvelope.from_dict(response.json())
 
@@ -99,7 +104,10 @@ def sync_detailed(
 
      Idempotent per owner address (any letter case) and app. Accounts are counterfactual
     (`not_deployed`): `aaAddress` is where the factory deploys the account with its first user
-    operation.
+    operation. `accountType` `"eip7702"` (the owner an MPC wallet of the service): accounts at the
+    wallet's own address, on the networks with EIP-7702 accounts, `deployed` once an operation delegated
+    the wallet to Simple7702Account (docs/smart-accounts.md); asked again for an owner that has
+    accounts, the other type's are added.
 
     Args:
         body (CreateSmartAccount):
@@ -132,7 +140,10 @@ def sync(
 
      Idempotent per owner address (any letter case) and app. Accounts are counterfactual
     (`not_deployed`): `aaAddress` is where the factory deploys the account with its first user
-    operation.
+    operation. `accountType` `"eip7702"` (the owner an MPC wallet of the service): accounts at the
+    wallet's own address, on the networks with EIP-7702 accounts, `deployed` once an operation delegated
+    the wallet to Simple7702Account (docs/smart-accounts.md); asked again for an owner that has
+    accounts, the other type's are added.
 
     Args:
         body (CreateSmartAccount):
@@ -160,7 +171,10 @@ async def asyncio_detailed(
 
      Idempotent per owner address (any letter case) and app. Accounts are counterfactual
     (`not_deployed`): `aaAddress` is where the factory deploys the account with its first user
-    operation.
+    operation. `accountType` `"eip7702"` (the owner an MPC wallet of the service): accounts at the
+    wallet's own address, on the networks with EIP-7702 accounts, `deployed` once an operation delegated
+    the wallet to Simple7702Account (docs/smart-accounts.md); asked again for an owner that has
+    accounts, the other type's are added.
 
     Args:
         body (CreateSmartAccount):
@@ -191,7 +205,10 @@ async def asyncio(
 
      Idempotent per owner address (any letter case) and app. Accounts are counterfactual
     (`not_deployed`): `aaAddress` is where the factory deploys the account with its first user
-    operation.
+    operation. `accountType` `"eip7702"` (the owner an MPC wallet of the service): accounts at the
+    wallet's own address, on the networks with EIP-7702 accounts, `deployed` once an operation delegated
+    the wallet to Simple7702Account (docs/smart-accounts.md); asked again for an owner that has
+    accounts, the other type's are added.
 
     Args:
         body (CreateSmartAccount):

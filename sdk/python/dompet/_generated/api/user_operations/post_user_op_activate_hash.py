@@ -110,10 +110,12 @@ def sync_detailed(
     """Build an operation that only deploys the account (empty call); submit it like any other
 
      Family S. Deploys the counterfactual account without doing anything else (any first operation
-    deploys it too). Sign the hash and submit it like any other operation.
+    deploys it too); an `eip7702` account's delegates the wallet. Sign the hash and submit it like any
+    other operation.
 
     Args:
-        body (Activate): Deploy the account only (an operation with an empty call).
+        body (Activate): Deploy the account only (an operation with an empty call); an EIP-7702
+            account: delegate the wallet.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -142,10 +144,12 @@ def sync(
     """Build an operation that only deploys the account (empty call); submit it like any other
 
      Family S. Deploys the counterfactual account without doing anything else (any first operation
-    deploys it too). Sign the hash and submit it like any other operation.
+    deploys it too); an `eip7702` account's delegates the wallet. Sign the hash and submit it like any
+    other operation.
 
     Args:
-        body (Activate): Deploy the account only (an operation with an empty call).
+        body (Activate): Deploy the account only (an operation with an empty call); an EIP-7702
+            account: delegate the wallet.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -169,10 +173,12 @@ async def asyncio_detailed(
     """Build an operation that only deploys the account (empty call); submit it like any other
 
      Family S. Deploys the counterfactual account without doing anything else (any first operation
-    deploys it too). Sign the hash and submit it like any other operation.
+    deploys it too); an `eip7702` account's delegates the wallet. Sign the hash and submit it like any
+    other operation.
 
     Args:
-        body (Activate): Deploy the account only (an operation with an empty call).
+        body (Activate): Deploy the account only (an operation with an empty call); an EIP-7702
+            account: delegate the wallet.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -199,10 +205,12 @@ async def asyncio(
     """Build an operation that only deploys the account (empty call); submit it like any other
 
      Family S. Deploys the counterfactual account without doing anything else (any first operation
-    deploys it too). Sign the hash and submit it like any other operation.
+    deploys it too); an `eip7702` account's delegates the wallet. Sign the hash and submit it like any
+    other operation.
 
     Args:
-        body (Activate): Deploy the account only (an operation with an empty call).
+        body (Activate): Deploy the account only (an operation with an empty call); an EIP-7702
+            account: delegate the wallet.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -117,7 +117,11 @@ def sync_detailed(
     `on_process`, then `success` or `failed` (events `userOp.success` / `userOp.failed`); the unused
     part of the charge is refunded. A sponsored operation is first judged by the app's gas sponsorship
     policy (`PUT /api/v1/client/gasTank/policy`), atomically with its debit: refused, it is `403
-    SPONSORSHIP_DENIED` with `data.rule`, and nothing is charged or sent.
+    SPONSORSHIP_DENIED` with `data.rule`, and nothing is charged or sent. An `eip7702` account's
+    operation (`bundlerVersion` `0.8`) is signed over its hash itself (sign-typed-data of the hash
+    call's `typedData`), and one that `delegates` the wallet needs `eip7702Auth`: the wallet's
+    authorization of the network's Simple7702Account at its current nonce (POST /api/v1/wallet/sign-
+    authorization).
 
     Args:
         body (Submit):
@@ -153,7 +157,11 @@ def sync(
     `on_process`, then `success` or `failed` (events `userOp.success` / `userOp.failed`); the unused
     part of the charge is refunded. A sponsored operation is first judged by the app's gas sponsorship
     policy (`PUT /api/v1/client/gasTank/policy`), atomically with its debit: refused, it is `403
-    SPONSORSHIP_DENIED` with `data.rule`, and nothing is charged or sent.
+    SPONSORSHIP_DENIED` with `data.rule`, and nothing is charged or sent. An `eip7702` account's
+    operation (`bundlerVersion` `0.8`) is signed over its hash itself (sign-typed-data of the hash
+    call's `typedData`), and one that `delegates` the wallet needs `eip7702Auth`: the wallet's
+    authorization of the network's Simple7702Account at its current nonce (POST /api/v1/wallet/sign-
+    authorization).
 
     Args:
         body (Submit):
@@ -184,7 +192,11 @@ async def asyncio_detailed(
     `on_process`, then `success` or `failed` (events `userOp.success` / `userOp.failed`); the unused
     part of the charge is refunded. A sponsored operation is first judged by the app's gas sponsorship
     policy (`PUT /api/v1/client/gasTank/policy`), atomically with its debit: refused, it is `403
-    SPONSORSHIP_DENIED` with `data.rule`, and nothing is charged or sent.
+    SPONSORSHIP_DENIED` with `data.rule`, and nothing is charged or sent. An `eip7702` account's
+    operation (`bundlerVersion` `0.8`) is signed over its hash itself (sign-typed-data of the hash
+    call's `typedData`), and one that `delegates` the wallet needs `eip7702Auth`: the wallet's
+    authorization of the network's Simple7702Account at its current nonce (POST /api/v1/wallet/sign-
+    authorization).
 
     Args:
         body (Submit):
@@ -218,7 +230,11 @@ async def asyncio(
     `on_process`, then `success` or `failed` (events `userOp.success` / `userOp.failed`); the unused
     part of the charge is refunded. A sponsored operation is first judged by the app's gas sponsorship
     policy (`PUT /api/v1/client/gasTank/policy`), atomically with its debit: refused, it is `403
-    SPONSORSHIP_DENIED` with `data.rule`, and nothing is charged or sent.
+    SPONSORSHIP_DENIED` with `data.rule`, and nothing is charged or sent. An `eip7702` account's
+    operation (`bundlerVersion` `0.8`) is signed over its hash itself (sign-typed-data of the hash
+    call's `typedData`), and one that `delegates` the wallet needs `eip7702Auth`: the wallet's
+    authorization of the network's Simple7702Account at its current nonce (POST /api/v1/wallet/sign-
+    authorization).
 
     Args:
         body (Submit):

@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class CreateSmartAccountAccounttype(StrEnum):
+    EIP7702 = "eip7702"
+    SIMPLE = "simple"
+
+    def __str__(self) -> str:
+        return str(self.value)
