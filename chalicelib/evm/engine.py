@@ -453,7 +453,7 @@ def _node_gas_price(tx: EvmTransaction, known: Any) -> dict[str, str]:
         node = str(quantity(price))
     except ValueError:
         return {}
-    if not isinstance(stored, dict) or stored.get("type") != 2 or stored.get("gasPrice") == node:
+    if not isinstance(stored, dict) or stored.get("type") in (None, 0) or stored.get("gasPrice") == node:
         return {}
     return {"receipt": json.dumps({**stored, "gasPrice": node}, separators=(",", ":"))}
 
@@ -489,7 +489,9 @@ def _owner_waits(tx: EvmTransaction) -> bool:
 def _settle(tx: EvmTransaction, mined_hash: str, receipt: dict[str, Any], checked: dict[str, Any]) -> None:
     ok = receipt.get("status") == "0x1"
     cancelled = any(a.hash == mined_hash and a.cancel for a in tx.attempts)
-    to = ("cancelled" if cancelled else "mined") if ok else "failed"
+    # A cancel mined took the nonce whatever its status (a delegated wallet's self-send can run out of gas in its
+    # delegate's code): the payment never happened either way.
+    to = "cancelled" if cancelled else ("mined" if ok else "failed")
     settled = _step_move(
         tx,
         to,

@@ -30,12 +30,12 @@ def personal_signer(message: str | bytes, signature: str) -> str | None:
 
 
 def hash_signer(digest: bytes, signature: str) -> str | None:
-    """The lower-case address whose key signed the 32-byte `digest` itself (what OpenZeppelin's ECDSA.recover checks:
-    65 bytes, v 27/28 or 0/1, low s), or None for a signature that recovers to nothing."""
+    """The lower-case address whose key signed the 32-byte `digest` itself, as OpenZeppelin's ECDSA.recover accepts it
+    (65 bytes, v 27 or 28, low s), or None for any other signature."""
     raw = bytes.fromhex(signature[2:]) if len(signature) == 132 and signature.startswith("0x") else b""
-    if len(raw) != 65 or raw[64] % 27 > 1:
+    if len(raw) != 65 or raw[64] not in (27, 28):
         return None
-    signer = recovered(digest, raw[64] % 27, int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:64], "big"))
+    signer = recovered(digest, raw[64] - 27, int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:64], "big"))
     return None if signer is None else signer.lower()
 
 

@@ -199,9 +199,13 @@ def _count(request: SigningRequest, documents: Sequence[Document], facts: Transa
     nonce_key = usage.nonce_key(wallet_id, payment) if payment is not None else None
     keys = [window_key, counted_key, *([nonce_key] if nonce_key is not None else [])]
     self_send = isinstance(facts, TransactionFacts) and _moves_nothing(facts, request.address)
-    # A set-code transaction whose call moves nothing does only what its authorizations do (decided in `check`).
+    # A set-code transaction whose call moves nothing and whose every authorization is the wallet's own does only
+    # what those delegations do (decided in `check`); one that carries another account's is a transaction as any.
     delegates_only = (
-        isinstance(facts, TransactionFacts) and bool(facts.authorizations) and _calls_nothing(facts, request.address)
+        isinstance(facts, TransactionFacts)
+        and bool(facts.authorizations)
+        and all(listed.authority == request.address.lower() for listed in facts.authorizations)
+        and _calls_nothing(facts, request.address)
     )
     ahead = request.prefetched
     first = ahead is not None and all(_key(key) in ahead for key in keys)

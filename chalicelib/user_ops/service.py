@@ -155,6 +155,8 @@ def submit(
         _fail_unsent(record, "signature does not recover to the account's owner")
         raise bad_request(INVALID_USER_OP_SIGNATURE, "The signature was not made by the account's owner")
     network = _network(record.chainId)
+    if record.bundlerVersion == "0.8" and not network.supports_eip7702_accounts:
+        raise ApiError(422, NETWORK_WITHOUT_GAS_TANKS, "The account's network no longer has EIP-7702 accounts")
     op = _op(record).with_(signature=bytes.fromhex(signature[2:]))
     authorization = _authorization(network, record, op, eip7702_auth)
     cost = charges.charge(network, op.max_cost_wei())

@@ -300,3 +300,24 @@ def test_a_span_of_two_takes_two_consecutive_nonces_and_every_give_back_returns_
     assert tx is not None and tracking.claim(tx) is not None
     assert tracking.move(tracking.read(tx.hash), "cancelled")
     assert _given() == {3, 6}
+
+
+def test_a_cancel_mined_reverted_still_cancels_and_gives_the_rest_of_the_span_back(aws_env, monkeypatch):
+    """A delegated wallet's cancel (a 0-value self-send at 21 000 gas) can run out of gas in its delegate's code: it
+    is mined all the same, took the nonce, and the payment never happened. The record is `cancelled` and the
+    nonce its own authorization would have raised comes back, so no later send waits on it."""
+    span = nonces.allocate(ADDRESS, CHAIN, chain_pending=0, span=2)
+    signed = _signed(span.nonce, value=3)
+    tracking.record("w1", NETWORK, signed, "delegation", receipt(signed), span)
+    tx = tracking.claim(tracking.read(signed.hash))
+    assert tx is not None
+    no_op = UnsignedTx(CHAIN, span.nonce, ADDRESS, 0, b"", tracking.CANCEL_GAS, gas_price=2 * 10**9)
+    key = eth_keys.PrivateKey(bytes.fromhex(KEY[2:])).sign_msg_hash(signing_hash(no_op))
+    cancel = assemble(no_op, ADDRESS, key.r.to_bytes(32, "big") + key.s.to_bytes(32, "big") + bytes([key.v]))
+    replaced = tracking.replace(tx, cancel, "cancel", True)
+    assert replaced is not None
+    monkeypatch.setattr(engine, "_owner_waits", lambda _: False)
+    mined = {"status": "0x0", "blockNumber": "0x5", "blockHash": "0x" + "ab" * 32, "gasUsed": "0x5208"}
+    engine._settle(replaced, cancel.hash, mined, {"checks": 1})
+    assert tracking.read(signed.hash).status == "cancelled"
+    assert _given() == {span.nonce + 1}

@@ -655,8 +655,9 @@ def test_the_wallets_own_authorizations_in_a_set_code_transaction_are_decided_as
 ):
     """However the wallet's own authorization was signed (before a policy, say), a transaction that carries it is a
     delegation of the wallet and the cosigner decides it as one; another account's authorization is that account's,
-    the wallet only pays its gas. A set-code transaction to the wallet itself that moves nothing is decided by its
-    authorizations alone (a destination allow list does not name the wallet), never as a no-op."""
+    and paying its gas is a transaction the documents decide. A set-code transaction to the wallet itself that moves
+    nothing and carries only the wallet's own authorizations is decided by them alone (a destination allow list
+    need not name the wallet), never as a no-op."""
     wallet_id, address = wallet.user.walletId, wallet.user.walletAddress
     own_stranger = _signed_by_wallet(wallet, STRANGER, 1)  # no policy yet: signed
     own_listed = _signed_by_wallet(wallet, DELEGATE, 1)
@@ -673,9 +674,13 @@ def test_the_wallets_own_authorizations_in_a_set_code_transaction_are_decided_as
     assert set_policy(tenant.appId, policy_key, document)["ok"]
     assert cosigner_decides(wallet_id, _set_code(address, (own_stranger,))) == "authorizations.delegates"
     assert cosigner_decides(wallet_id, _set_code(FRIEND, (own_stranger,), 1)) == "authorizations.delegates"
-    # Its own listed delegation, sent to itself: signed (the allow list does not name the wallet), and counted at
-    # its nonce like any transaction; another account's authorization beside it is not the wallet's to decide.
-    delegation = _set_code(address, (own_listed, others))
+    # Another account's authorization is that account's, not the wallet's to decide: the wallet paying for it is a
+    # transaction as any, decided by the documents (the allow list does not name the wallet), alone or beside its own.
+    assert cosigner_decides(wallet_id, _set_code(address, (others,))) == "transactions.destinations.allow"
+    assert cosigner_decides(wallet_id, _set_code(address, (own_listed, others))) == "transactions.destinations.allow"
+    # Its own listed delegation, sent to itself: signed (the allow list need not name the wallet), and counted at
+    # its nonce like any transaction.
+    delegation = _set_code(address, (own_listed,))
     assert cosigner_decides(wallet_id, delegation) is None
     assert recovered_address(provisioning.sign(wallet, delegation), digests.digest_of(delegation)) == address
     assert len(counted(wallet_id)) == 1
