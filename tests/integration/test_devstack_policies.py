@@ -684,17 +684,20 @@ def test_ten_parallel_sends_against_a_count_of_seven(stack, app, nets):
 
     def send(_: int) -> Any:
         # A send the signer cannot take in time is refused before it takes a nonce (503 SIGNER_BUSY, Retry-After):
-        # the integrator sends it again, as a client does.
-        for _attempt in range(5):
+        # the integrator sends it again, as a client does, for as long as a busy machine needs (five full signing
+        # runs share two cores with the rest of the suite).
+        deadline = time.monotonic() + 90
+        while True:
             answer = racer.call("/api/v1/wallet/send-coin", {"network": "local-a", "to": to, "amount": ether(1)})
-            if answer.status_code != 503 or answer.json()["data"]["code"] != "SIGNER_BUSY":
+            busy = answer.status_code == 503 and answer.json()["data"]["code"] == "SIGNER_BUSY"
+            if not busy or time.monotonic() > deadline:
                 return answer
             time.sleep(float(answer.headers.get("Retry-After", "1")))
-        return answer
 
     answers = race(send, 10)
     statuses = sorted(answer.status_code for answer in answers)
-    assert statuses == [200] * 7 + [403] * 3, [answer.text for answer in answers if answer.status_code != 200]
+    refusals = [answer.json()["data"]["code"] for answer in answers if answer.status_code != 200]
+    assert statuses == [200] * 7 + [403] * 3, refusals
     for answer in answers:
         if answer.status_code == 403:
             data = answer.json()["data"]
